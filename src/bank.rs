@@ -1,0 +1,467 @@
+//! Banks, bank widths and the per-capability bank configuration.
+//!
+//! The rules themselves (which lanes are served together, how words map to banks)
+//! are documented on [`BankConfig`]; the scheduling that applies them lives in
+//! [`crate::partition`].
+
+use core::fmt;
+
+use bitvec::prelude::{BitArray, Lsb0};
+
+use crate::{
+    AccessWidth, ComputeCapability, Error, Op, Partition, WarpRequest,
+};
+
+/// One shared-memory bank: 0 to 15 on 1.x, 0 to 31 from 2.0 on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(transparent))]
+pub struct Bank(u8);
+
+impl Bank {
+    /// The bank's number.
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    pub(crate) const fn from_index(index: u32) -> Self {
+        Bank(index as u8)
+    }
+}
+
+impl fmt::Display for Bank {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+/// A set of banks (at most 32 on any capability).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct BankSet(BitArray<u32, Lsb0>);
+
+impl BankSet {
+    /// No banks.
+    pub const EMPTY: BankSet = BankSet(BitArray {
+        _ord: core::marker::PhantomData,
+        data: 0,
+    });
+
+    /// Whether `bank` is in the set.
+    pub fn contains(self, bank: Bank) -> bool {
+        self.0[bank.index()]
+    }
+
+    /// Adds `bank`.
+    pub fn insert(&mut self, bank: Bank) {
+        self.0.set(bank.index(), true);
+    }
+
+    /// The number of banks in the set.
+    pub fn len(self) -> usize {
+        self.0.count_ones()
+    }
+
+    /// Whether the set has no banks.
+    pub fn is_empty(self) -> bool {
+        self.0.data == 0
+    }
+
+    /// The set as a mask: bit `i` is bank `i`.
+    pub const fn bits(self) -> u32 {
+        self.0.data
+    }
+
+    /// The banks in ascending order.
+    pub fn iter(self) -> impl Iterator<Item = Bank> {
+        self.0.into_iter().enumerate().filter(|(_, set)| *set).map(|(i, _)| Bank(i as u8))
+    }
+}
+
+impl fmt::Debug for BankSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.iter().map(|bank| bank.0)).finish()
+    }
+}
+
+impl FromIterator<Bank> for BankSet {
+    fn from_iter<I: IntoIterator<Item = Bank>>(iter: I) -> Self {
+        let mut set = BankSet::EMPTY;
+        for bank in iter {
+            set.insert(bank);
+        }
+        set
+    }
+}
+
+/// How many bytes one bank delivers per word: the unit of the address-to-bank map.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum BankWidth {
+    /// 32-bit banks: bank = (address / 4) % banks. Every capability but 3.x in
+    /// eight-byte mode.
+    FourBytes,
+    /// 64-bit banks: bank = (address / 8) % 32. Kepler (3.x) in eight-byte mode.
+    EightBytes,
+}
+
+impl BankWidth {
+    /// The width in bytes.
+    pub const fn bytes(self) -> u32 {
+        match self {
+            BankWidth::FourBytes => 4,
+            BankWidth::EightBytes => 8,
+        }
+    }
+}
+
+/// The bank-size request of `cudaDeviceSetSharedMemConfig` (`cudaSharedMemConfig`).
+///
+/// Only Kepler (3.x) honours it; elsewhere the runtime accepts and ignores it,
+/// and so does [`BankConfig::with_shared_mem_config`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum SharedMemConfig {
+    /// `cudaSharedMemBankSizeDefault`: the device default (four bytes on 3.x).
+    #[default]
+    Default,
+    /// `cudaSharedMemBankSizeFourByte`.
+    FourByte,
+    /// `cudaSharedMemBankSizeEightByte`.
+    EightByte,
+}
+
+/// What happens when several lanes of one step read the same word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Broadcast {
+    /// 1.x: each step broadcasts one word to every lane that reads it, and serves
+    /// one more lane in each other bank. Lanes sharing any other word wait.
+    ///
+    /// Source: Programming Guide v4.2, F.3.3.1. Which word is broadcast and which
+    /// lane each other bank serves is unspecified there; the model picks the lowest
+    /// lane still waiting in both cases (a modelling choice).
+    SingleWord,
+    /// 2.x on: any number of words are each delivered to every lane that reads them
+    /// in the same step. Source: Programming Guide v4.2, F.4.3.1 and later guides.
+    Multicast,
+}
+
+/// The shared-memory bank rules of one compute capability, in one bank mode.
+///
+/// A small `Copy` value: build it once per device and pass it by value. Its
+/// [`partition`](Self::partition) splits a [`WarpRequest`] into the transactions
+/// (wavefronts) the hardware serves it in; [`wavefronts`](Self::wavefronts) only
+/// counts them.
+///
+/// # The rules
+///
+/// A *phase* is a group of lanes never served together; each phase is split into
+/// conflict-free steps, one distinct word per bank per step.
+///
+/// | capability | banks | phases | same word |
+/// |---|---|---|---|
+/// | 1.x | 16 x 4 B | half-warps; accesses wider than 4 B are split into 4-byte accesses | one broadcast word per step |
+/// | 2.x | 32 x 4 B | warp for <= 4 B; half-warps for 8 B; quarter-warps for 16 B, which cost one step more than their degree | multicast |
+/// | 3.x | 32 banks, 4 B or 8 B mode | warp for <= 8 B; half-warps for 16 B | multicast, 64 bits per bank per step |
+/// | 5.x, 6.x | 32 x 4 B | warp for <= 4 B; half-warps for 8 B; quarter-warps for 16 B | multicast |
+/// | 7.0 on | 32 x 4 B | as 5.x, except that loads merge phases in pairs (below) | multicast |
+///
+/// Sources and status of each rule:
+///
+/// - 1.x and 2.x: Programming Guide v4.2, F.3.3 and F.4.3, documented; tested
+///   against the guide's own examples.
+/// - 3.x: Programming Guide v4.2, F.5.3: in eight-byte mode bank = (address / 8) %
+///   32; in four-byte mode bank = (address / 4) % 32, and 32-bit words `i` and
+///   `i + 32` of one 256-byte-aligned segment share a 64-bit bank row, so never
+///   conflict. The guide is silent on phases for wide accesses; serving as many
+///   lanes per step as fill 32 banks x 8 bytes (the warp up to 8-byte accesses,
+///   half-warps for 16 bytes) is a modelling choice.
+/// - 5.x and 6.x: the guides give only the 32-bit rule. The model applies the
+///   phase split every measured generation shares (the 2.x split without its extra
+///   128-bit step), and not the load merge measured on sm_90: a modelling choice.
+/// - 7.0 and later: measured on sm_90 (H100, H200) with Nsight Compute; the model
+///   predicts all 2,915 patterns of the project's hardware corpus exactly:
+///   - 1-, 2- and 4-byte loads and stores: one phase; wavefronts = the largest
+///     number of distinct 4-byte words in one bank.
+///   - 8-byte: half-warps; 16-byte: quarter-warps; wavefronts = the sum of the
+///     phases' degrees.
+///   - Loads only: when every pair of active lanes `(n, n ^ 1)`, or every pair
+///     `(n, n ^ 2)`, has the same address, phases merge in pairs. A pair with an
+///     inactive lane does not prevent the merge. (Measured; an NVIDIA forum answer
+///     states the same condition for 7.x.)
+///   - 32-bit atomics: wavefronts = the most active lanes in one bank; lanes on one
+///     address are not merged. Applied to every capability with shared atomics (a
+///     modelling choice before 7.0).
+///   - `ldmatrix`/`stmatrix`: lanes `8m..8m+8` give the row addresses of matrix
+///     `m`; each matrix is a phase of 16-byte rows.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+///
+/// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+/// // s[2 * lane] on 4-byte words: lanes 0 and 16 meet in bank 0.
+/// let stride2 = WarpRequest::from_fn(Op::Load, 4, |lane| Some(lane.get() * 8))?;
+/// assert_eq!(sm90.wavefronts(&stride2)?, 2);
+/// # Ok::<(), smem_model::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct BankConfig {
+    capability: ComputeCapability,
+    bank_width: BankWidth,
+}
+
+/// The rule family of a capability; each family is one row of the table above.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Rules {
+    Tesla,
+    Fermi,
+    Kepler,
+    Maxwell,
+    Measured,
+}
+
+impl BankConfig {
+    /// The configuration a device of this capability starts in (four-byte banks).
+    pub const fn new(capability: ComputeCapability) -> Self {
+        BankConfig {
+            capability,
+            bank_width: BankWidth::FourBytes,
+        }
+    }
+
+    /// Applies a bank-size request as `cudaDeviceSetSharedMemConfig` does.
+    ///
+    /// On 3.x the request sets the mode (`Default` means four bytes). On every
+    /// other capability the bank width is fixed and the request has no effect:
+    /// [`bank_width`](Self::bank_width) still reports the width in force.
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, BankWidth, ComputeCapability, SharedMemConfig};
+    ///
+    /// let kepler = BankConfig::new(ComputeCapability::Sm35)
+    ///     .with_shared_mem_config(SharedMemConfig::EightByte);
+    /// assert_eq!(kepler.bank_width(), BankWidth::EightBytes);
+    ///
+    /// let hopper = BankConfig::new(ComputeCapability::Sm90)
+    ///     .with_shared_mem_config(SharedMemConfig::EightByte);
+    /// assert_eq!(hopper.bank_width(), BankWidth::FourBytes);
+    /// ```
+    pub const fn with_shared_mem_config(self, config: SharedMemConfig) -> Self {
+        let bank_width = match (self.rules(), config) {
+            (Rules::Kepler, SharedMemConfig::EightByte) => BankWidth::EightBytes,
+            (Rules::Kepler, SharedMemConfig::Default | SharedMemConfig::FourByte) => {
+                BankWidth::FourBytes
+            }
+            (Rules::Tesla | Rules::Fermi | Rules::Maxwell | Rules::Measured, _) => {
+                BankWidth::FourBytes
+            }
+        };
+        BankConfig { bank_width, ..self }
+    }
+
+    /// The compute capability.
+    pub const fn capability(self) -> ComputeCapability {
+        self.capability
+    }
+
+    /// The bank width in force.
+    pub const fn bank_width(self) -> BankWidth {
+        self.bank_width
+    }
+
+    /// The number of banks: 16 on 1.x, 32 from 2.0 on.
+    ///
+    /// Source: Programming Guide v4.2, F.3.3 (1.x), F.4.3 (2.x), F.5.3 (3.x); later
+    /// guides' compute-capability appendix.
+    pub const fn bank_count(self) -> u32 {
+        match self.rules() {
+            Rules::Tesla => 16,
+            Rules::Fermi | Rules::Kepler | Rules::Maxwell | Rules::Measured => 32,
+        }
+    }
+
+    /// How several lanes reading one word in one step are served.
+    pub const fn broadcast(self) -> Broadcast {
+        match self.rules() {
+            Rules::Tesla => Broadcast::SingleWord,
+            Rules::Fermi | Rules::Kepler | Rules::Maxwell | Rules::Measured => {
+                Broadcast::Multicast
+            }
+        }
+    }
+
+    /// The bank holding the byte at `address`.
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, SharedMemConfig};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// assert_eq!(sm90.bank_of(132).index(), 1);
+    /// let tesla = BankConfig::new(ComputeCapability::Sm13);
+    /// assert_eq!(tesla.bank_of(64).index(), 0);
+    /// let kepler8 = BankConfig::new(ComputeCapability::Sm35)
+    ///     .with_shared_mem_config(SharedMemConfig::EightByte);
+    /// assert_eq!(kepler8.bank_of(12).index(), 1);
+    /// ```
+    pub const fn bank_of(self, address: u32) -> Bank {
+        Bank::from_index(self.word_of(address) % self.bank_count())
+    }
+
+    /// The index of the bank-width word holding the byte at `address`.
+    pub const fn word_of(self, address: u32) -> u32 {
+        address / self.bank_width.bytes()
+    }
+
+    /// How many lanes are served in each phase of `op` at `width` before any load
+    /// merge: 8, 16 or 32 (see the table on [`BankConfig`]).
+    ///
+    /// ```
+    /// use smem_model::{AccessWidth, BankConfig, ComputeCapability, Op};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// assert_eq!(sm90.phase_lanes(Op::Store, AccessWidth::B16), 8);
+    /// let kepler = BankConfig::new(ComputeCapability::Sm35);
+    /// assert_eq!(kepler.phase_lanes(Op::Store, AccessWidth::B8), 32);
+    /// ```
+    pub const fn phase_lanes(self, op: Op, width: AccessWidth) -> u32 {
+        match op {
+            Op::LdMatrix(_) | Op::StMatrix(_) => 8,
+            Op::Atomic => match self.rules() {
+                Rules::Tesla => 16,
+                Rules::Fermi | Rules::Kepler | Rules::Maxwell | Rules::Measured => 32,
+            },
+            Op::Load | Op::Store => match (self.rules(), width) {
+                (Rules::Tesla, _) => 16,
+                (Rules::Kepler, AccessWidth::B16) => 16,
+                (Rules::Kepler, _) => 32,
+                (Rules::Fermi | Rules::Maxwell | Rules::Measured, AccessWidth::B16) => 8,
+                (Rules::Fermi | Rules::Maxwell | Rules::Measured, AccessWidth::B8) => 16,
+                (
+                    Rules::Fermi | Rules::Maxwell | Rules::Measured,
+                    AccessWidth::B1 | AccessWidth::B2 | AccessWidth::B4,
+                ) => 32,
+            },
+        }
+    }
+
+    /// Whether loads whose lanes pair up on equal addresses have their phases
+    /// merged in pairs (measured on sm_90; see the table on [`BankConfig`]).
+    pub const fn merges_paired_loads(self) -> bool {
+        matches!(self.rules(), Rules::Measured)
+    }
+
+    /// Whether the capability checks `op`, returning the first capability that has
+    /// it when it does not.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::UnsupportedOp`] for shared atomics before 1.2, `ldmatrix` before
+    /// 7.5 and `stmatrix` before 9.0.
+    pub const fn check_op(self, op: Op) -> Result<(), Error> {
+        let cc = self.capability;
+        let required = match op {
+            Op::Load | Op::Store => return Ok(()),
+            Op::Atomic if cc.has_shared_atomics() => return Ok(()),
+            Op::Atomic => ComputeCapability::Sm12,
+            Op::LdMatrix(_) if cc.has_ldmatrix() => return Ok(()),
+            Op::LdMatrix(_) => ComputeCapability::Sm75,
+            Op::StMatrix(_) if cc.has_stmatrix() => return Ok(()),
+            Op::StMatrix(_) => ComputeCapability::Sm90,
+        };
+        Err(Error::UnsupportedOp {
+            op,
+            capability: cc,
+            required,
+        })
+    }
+
+    /// Splits `request` into the transactions the hardware serves it in.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::UnsupportedOp`] when the capability lacks the request's op.
+    /// - [`Error::OutsideWindow`] when a lane's access runs past
+    ///   [`ComputeCapability::shared_window_size`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, Classification, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let config = BankConfig::new(ComputeCapability::Sm90);
+    /// // Column access of a 32x32 float tile: every lane in bank 0.
+    /// let column = WarpRequest::from_fn(Op::Load, 4, |lane| Some(lane.get() * 32 * 4))?;
+    /// let partition = config.partition(&column)?;
+    /// assert_eq!(partition.wavefronts(), 32);
+    /// assert_eq!(partition.bank_conflicts(), 31);
+    /// assert_eq!(partition.classification(), Classification::Serial { ways: 32 });
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn partition(&self, request: &WarpRequest) -> Result<Partition, Error> {
+        self.validate(request)?;
+        Ok(crate::partition::build(*self, request))
+    }
+
+    /// The number of wavefronts `request` takes, without building the partition.
+    ///
+    /// Always equal to `self.partition(request)?.wavefronts()`.
+    ///
+    /// # Errors
+    ///
+    /// As [`partition`](Self::partition).
+    pub fn wavefronts(&self, request: &WarpRequest) -> Result<u32, Error> {
+        self.validate(request)?;
+        Ok(crate::partition::count(*self, request).wavefronts)
+    }
+
+    fn validate(&self, request: &WarpRequest) -> Result<(), Error> {
+        self.check_op(request.op())?;
+        let window = self.capability.shared_window_size();
+        let width = request.width().bytes();
+        for (lane, address) in request.active_addresses() {
+            let end = u64::from(address) + u64::from(width);
+            if end > u64::from(window) {
+                return Err(Error::OutsideWindow {
+                    lane: lane.index() as u8,
+                    address,
+                    end,
+                    window,
+                    capability: self.capability,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) const fn rules(self) -> Rules {
+        use ComputeCapability as C;
+        match self.capability {
+            C::Sm10 | C::Sm11 | C::Sm12 | C::Sm13 => Rules::Tesla,
+            C::Sm20 | C::Sm21 => Rules::Fermi,
+            C::Sm30 | C::Sm32 | C::Sm35 | C::Sm37 => Rules::Kepler,
+            C::Sm50 | C::Sm52 | C::Sm53 | C::Sm60 | C::Sm61 | C::Sm62 => Rules::Maxwell,
+            C::Sm70
+            | C::Sm72
+            | C::Sm75
+            | C::Sm80
+            | C::Sm86
+            | C::Sm87
+            | C::Sm89
+            | C::Sm90
+            | C::Sm100
+            | C::Sm103
+            | C::Sm110
+            | C::Sm120
+            | C::Sm121 => Rules::Measured,
+        }
+    }
+}
+
+impl From<ComputeCapability> for BankConfig {
+    fn from(capability: ComputeCapability) -> Self {
+        BankConfig::new(capability)
+    }
+}

@@ -1,0 +1,305 @@
+//! Lanes of a warp and sets of them.
+
+use core::fmt;
+
+use bitvec::prelude::{BitArray, Lsb0};
+
+use crate::Error;
+
+/// The number of lanes (threads) in a warp, on every compute capability.
+pub const WARP_SIZE: usize = 32;
+
+/// One lane (thread) of a warp: a number from 0 to 31.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::Lane;
+///
+/// let lane = Lane::new(5)?;
+/// assert_eq!(lane.index(), 5);
+/// assert!(Lane::new(32).is_err());
+/// # Ok::<(), smem_model::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(transparent))]
+pub struct Lane(u8);
+
+impl Lane {
+    /// The lane with this number.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::LaneOutOfRange`] when `lane` is 32 or more.
+    pub const fn new(lane: u32) -> Result<Self, Error> {
+        if lane < WARP_SIZE as u32 {
+            Ok(Self(lane as u8))
+        } else {
+            Err(Error::LaneOutOfRange { lane })
+        }
+    }
+
+    /// The lane's number, 0 to 31.
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// The lane's number as a `u32`, handy in address arithmetic.
+    pub const fn get(self) -> u32 {
+        self.0 as u32
+    }
+
+    /// All 32 lanes, in order.
+    pub fn all() -> impl Iterator<Item = Lane> + Clone {
+        (0..WARP_SIZE as u8).map(Lane)
+    }
+
+    /// Used internally where the index is known to be in range.
+    pub(crate) const fn from_index(index: usize) -> Self {
+        debug_assert!(index < WARP_SIZE);
+        Self(index as u8)
+    }
+}
+
+impl fmt::Display for Lane {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+/// A set of lanes of one warp, such as an active mask.
+///
+/// A small `Copy` value (one 32-bit word) whose bit `i` stands for lane `i`, the
+/// same convention as CUDA's `__activemask()` and `__ballot_sync()`.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{Lane, LaneSet};
+///
+/// let low_half = LaneSet::from_bits(0x0000_ffff);
+/// assert_eq!(low_half.len(), 16);
+/// assert!(low_half.contains(Lane::new(15)?));
+/// assert!(!low_half.contains(Lane::new(16)?));
+/// assert_eq!(low_half.iter().last(), Some(Lane::new(15)?));
+/// # Ok::<(), smem_model::Error>(())
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct LaneSet(BitArray<u32, Lsb0>);
+
+impl LaneSet {
+    /// No lanes.
+    pub const EMPTY: LaneSet = LaneSet(BitArray {
+        _ord: core::marker::PhantomData,
+        data: 0,
+    });
+
+    /// All 32 lanes.
+    pub const FULL: LaneSet = LaneSet(BitArray {
+        _ord: core::marker::PhantomData,
+        data: u32::MAX,
+    });
+
+    /// The set whose bit `i` is lane `i`.
+    pub const fn from_bits(bits: u32) -> Self {
+        LaneSet(BitArray {
+            _ord: core::marker::PhantomData,
+            data: bits,
+        })
+    }
+
+    /// The set as a mask: bit `i` is lane `i`.
+    pub const fn bits(self) -> u32 {
+        self.0.data
+    }
+
+    /// Lanes `start..end` (clamped to the warp).
+    pub const fn range(start: u32, end: u32) -> Self {
+        let end = if end > WARP_SIZE as u32 { WARP_SIZE as u32 } else { end };
+        if start >= end {
+            return Self::EMPTY;
+        }
+        let width = end - start;
+        let ones = if width == 32 { u32::MAX } else { (1u32 << width) - 1 };
+        Self::from_bits(ones << start)
+    }
+
+    /// Whether `lane` is in the set.
+    pub fn contains(self, lane: Lane) -> bool {
+        self.0[lane.index()]
+    }
+
+    /// Adds `lane`.
+    pub fn insert(&mut self, lane: Lane) {
+        self.0.set(lane.index(), true);
+    }
+
+    /// Removes `lane`.
+    pub fn remove(&mut self, lane: Lane) {
+        self.0.set(lane.index(), false);
+    }
+
+    /// The number of lanes in the set.
+    pub fn len(self) -> usize {
+        self.0.count_ones()
+    }
+
+    /// Whether the set has no lanes.
+    pub const fn is_empty(self) -> bool {
+        self.bits() == 0
+    }
+
+    /// The lowest lane, if any.
+    pub fn first(self) -> Option<Lane> {
+        self.0.first_one().map(Lane::from_index)
+    }
+
+    /// The highest lane, if any.
+    pub fn last(self) -> Option<Lane> {
+        self.0.last_one().map(Lane::from_index)
+    }
+
+    /// The lanes in both sets.
+    pub const fn intersection(self, other: Self) -> Self {
+        Self::from_bits(self.bits() & other.bits())
+    }
+
+    /// The lanes in either set.
+    pub const fn union(self, other: Self) -> Self {
+        Self::from_bits(self.bits() | other.bits())
+    }
+
+    /// The lanes in ascending order.
+    pub fn iter(self) -> LaneIter {
+        LaneIter(self)
+    }
+}
+
+impl fmt::Debug for LaneSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.iter().map(|lane| lane.0)).finish()
+    }
+}
+
+impl fmt::Display for LaneSet {
+    /// Writes the lanes as ranges: `0-15,20,31`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut rest = self.bits();
+        let mut first = true;
+        while rest != 0 {
+            let start = rest.trailing_zeros();
+            let run = (rest >> start).trailing_ones();
+            if !first {
+                f.write_str(",")?;
+            }
+            first = false;
+            match run {
+                1 => write!(f, "{start}")?,
+                _ => write!(f, "{}-{}", start, start + run - 1)?,
+            }
+            rest &= !(((1u64 << run) - 1) << start) as u32;
+        }
+        if first {
+            f.write_str("-")?;
+        }
+        Ok(())
+    }
+}
+
+impl FromIterator<Lane> for LaneSet {
+    fn from_iter<I: IntoIterator<Item = Lane>>(iter: I) -> Self {
+        let mut set = LaneSet::EMPTY;
+        for lane in iter {
+            set.insert(lane);
+        }
+        set
+    }
+}
+
+impl IntoIterator for LaneSet {
+    type Item = Lane;
+    type IntoIter = LaneIter;
+    fn into_iter(self) -> LaneIter {
+        self.iter()
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for LaneSet {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for LaneSet {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let lanes = <Vec<u32> as serde::Deserialize>::deserialize(deserializer)?;
+        lanes
+            .into_iter()
+            .map(|lane| Lane::new(lane).map_err(serde::de::Error::custom))
+            .collect()
+    }
+}
+
+/// The lanes of a [`LaneSet`], in ascending order.
+#[derive(Debug, Clone)]
+pub struct LaneIter(LaneSet);
+
+impl Iterator for LaneIter {
+    type Item = Lane;
+
+    fn next(&mut self) -> Option<Lane> {
+        let lane = self.0.first()?;
+        self.0.remove(lane);
+        Some(lane)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let len = self.0.len();
+        (len, Some(len))
+    }
+}
+
+impl DoubleEndedIterator for LaneIter {
+    fn next_back(&mut self) -> Option<Lane> {
+        let lane = self.0.last()?;
+        self.0.remove(lane);
+        Some(lane)
+    }
+}
+
+impl ExactSizeIterator for LaneIter {}
+
+impl core::iter::FusedIterator for LaneIter {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_writes_runs() {
+        assert_eq!(LaneSet::from_bits(0x8010_ffff).to_string(), "0-15,20,31");
+        assert_eq!(LaneSet::FULL.to_string(), "0-31");
+        assert_eq!(LaneSet::EMPTY.to_string(), "-");
+    }
+
+    #[test]
+    fn range_clamps() {
+        assert_eq!(LaneSet::range(0, 32), LaneSet::FULL);
+        assert_eq!(LaneSet::range(8, 16).bits(), 0xff00);
+        assert_eq!(LaneSet::range(16, 99).bits(), 0xffff_0000);
+        assert!(LaneSet::range(5, 5).is_empty());
+    }
+
+    #[test]
+    fn iteration_both_ways() {
+        let set = LaneSet::from_bits(0b1010_0001);
+        let up: Vec<_> = set.iter().map(Lane::get).collect();
+        let down: Vec<_> = set.iter().rev().map(Lane::get).collect();
+        assert_eq!(up, [0, 5, 7]);
+        assert_eq!(down, [7, 5, 0]);
+        assert_eq!(set.iter().len(), 3);
+    }
+}

@@ -1,0 +1,95 @@
+//! A reference model of GPU (CUDA) shared memory.
+//!
+//! `smem_model` predicts how a warp's shared-memory instruction is split into
+//! conflict-free transactions (wavefronts) on every CUDA compute capability from
+//! 1.0 to 12.1: which lanes each transaction serves, which banks and words it
+//! touches, what it broadcasts, and the totals Nsight Compute reports. The rules
+//! for 7.0 and later were measured on sm_90 (H100, H200) and the model predicts
+//! every measured pattern exactly; the older rules follow the CUDA programming
+//! guides, and each rule's doc comment names its source or says that it is a
+//! modelling choice.
+//!
+//! # Example: a strided access
+//!
+//! ```
+//! use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+//!
+//! let config = BankConfig::new(ComputeCapability::Sm90);
+//! for stride in [1, 2, 3, 32, 33] {
+//!     // float s[]; ... = s[stride * lane];
+//!     let request = WarpRequest::from_fn(Op::Load, 4, |lane| Some(4 * stride * lane.get()))?;
+//!     let partition = config.partition(&request)?;
+//!     let expected = [(1, 1), (2, 2), (3, 1), (32, 32), (33, 1)];
+//!     assert!(expected.contains(&(stride, partition.wavefronts())));
+//! }
+//! # Ok::<(), smem_model::Error>(())
+//! ```
+//!
+//! # Example: broadcast and write collisions
+//!
+//! ```
+//! use smem_model::{BankConfig, Classification, ComputeCapability, Op, WarpRequest};
+//!
+//! let config = BankConfig::new(ComputeCapability::Sm90);
+//! let load = WarpRequest::from_fn(Op::Load, 4, |_| Some(128))?;
+//! assert_eq!(config.partition(&load)?.classification(), Classification::Broadcast);
+//!
+//! // The same address stored by every lane: one write lands, which one is undefined.
+//! let store = WarpRequest::from_fn(Op::Store, 4, |_| Some(128))?;
+//! assert_eq!(config.wavefronts(&store)?, 1);
+//! assert_eq!(store.write_collisions()[0].lanes().len(), 32);
+//! # Ok::<(), smem_model::Error>(())
+//! ```
+//!
+//! # Example: Kepler's bank modes
+//!
+//! ```
+//! use smem_model::{BankConfig, ComputeCapability, Op, SharedMemConfig, WarpRequest};
+//!
+//! let four = BankConfig::new(ComputeCapability::Sm35);
+//! let eight = four.with_shared_mem_config(SharedMemConfig::EightByte);
+//! // Doubles, s[lane]: conflict-free in eight-byte mode, and in four-byte mode too,
+//! // since each 64-bit bank row holds words i and i + 32.
+//! let doubles = WarpRequest::from_fn(Op::Load, 8, |lane| Some(8 * lane.get()))?;
+//! assert_eq!((four.wavefronts(&doubles)?, eight.wavefronts(&doubles)?), (1, 1));
+//! // Floats, s[3 * lane]: conflict-free in four-byte mode, 2-way in eight-byte mode.
+//! let stride3 = WarpRequest::from_fn(Op::Load, 4, |lane| Some(12 * lane.get()))?;
+//! assert_eq!((four.wavefronts(&stride3)?, eight.wavefronts(&stride3)?), (1, 2));
+//! # Ok::<(), smem_model::Error>(())
+//! ```
+//!
+//! # Bad input
+//!
+//! Nothing panics on bad input: a misaligned address, a width that does not exist,
+//! an access past the shared window or the 32-bit address space, an op the
+//! capability lacks and a malformed corpus line are each an [`Error`] variant
+//! whose message names the quantity and the limit.
+//!
+//! # Crate features
+//!
+//! - `serde`: `Serialize`/`Deserialize` for the public value types.
+//! - `corpus`: reading hardware corpora ([`corpus`]); implies `serde`, pulls `serde_json`.
+//! - `proptest`: [`strategy`], proptest strategies for downstream property tests.
+//! - `cli`: the `smem` command-line tool and its dependencies; a library user
+//!   needs none of them.
+
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod bank;
+mod capability;
+#[cfg(feature = "corpus")]
+pub mod corpus;
+mod error;
+mod lane;
+mod partition;
+mod request;
+#[cfg(feature = "proptest")]
+pub mod strategy;
+
+pub use bank::{Bank, BankConfig, BankSet, BankWidth, Broadcast, SharedMemConfig};
+pub use capability::{Architecture, ComputeCapability};
+pub use error::Error;
+pub use lane::{Lane, LaneIter, LaneSet, WARP_SIZE};
+pub use partition::{Classification, Partition, Transaction, Transactions, WordAccess};
+pub use request::{AccessWidth, Matrices, Op, StoreOrder, WarpRequest, WriteCollision};

@@ -1,0 +1,279 @@
+//! The scheduler: applies a [`BankConfig`]'s rules to a request, step by step.
+//!
+//! Every rule reduces to the same shape. Each lane's access is a *key*: the
+//! aligned group of banks it touches and the *slot* it needs from them (two lanes
+//! with the same key are served by the same bank reads; two lanes with the same
+//! group and different slots conflict). Lanes are cut into phases, phases are
+//! scheduled one after another, and inside a phase a scheduler decides which
+//! lanes go in each step. One generic function serves both the counting path and
+//! the full partition, so the two cannot disagree.
+
+use crate::bank::Rules;
+use crate::lane::WARP_SIZE;
+use crate::{AccessWidth, BankConfig, BankWidth, LaneSet, Op, WarpRequest};
+
+/// How steps are formed inside a phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scheduler {
+    /// Step `k` serves, in every bank group, the `k`-th distinct slot (in order of
+    /// first appearance by lane) and every lane that needs it.
+    Multicast,
+    /// 1.x: step serves the lowest waiting lane's slot to every lane that needs it,
+    /// plus the lowest waiting lane of each other bank.
+    SingleWord,
+}
+
+/// log2 of Kepler's 256-byte segment (64 words of 4 bytes; Programming Guide
+/// v4.2, F.5.3).
+const KEPLER_SEGMENT_SHIFT: u32 = 8;
+
+/// The rules resolved for one request: everything the inner loops need.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Plan {
+    scheduler: Scheduler,
+    /// Lanes per phase after any merge: 8, 16 or 32.
+    pub(crate) phase_lanes: u32,
+    /// Accesses split into this many 4-byte parts (1.x only), each scheduled alone.
+    pub(crate) parts: u32,
+    /// log2 of the bytes one key covers: addresses `>> group_shift` name a bank group.
+    group_shift: u32,
+    /// Bank groups - 1.
+    group_mask: u32,
+    /// Addresses `>> slot_shift` name the slot; `None`: the slot is the lane (atomics).
+    slot_shift: Option<u32>,
+    /// 2.x 128-bit accesses cost one step more than their degree in every phase.
+    extra_step: bool,
+}
+
+impl Plan {
+    pub(crate) fn new(config: BankConfig, request: &WarpRequest) -> Plan {
+        let op = request.op();
+        let width = request.width();
+        let rules = config.rules();
+        let bank_bytes = config.bank_width().bytes();
+        let row_bytes = config.bank_count() * bank_bytes;
+
+        let mut phase_lanes = config.phase_lanes(op, width);
+        if config.merges_paired_loads()
+            && op == Op::Load
+            && phase_lanes < WARP_SIZE as u32
+            && pairs_share_addresses(request)
+        {
+            phase_lanes *= 2;
+        }
+
+        let split = rules == Rules::Tesla && width.bytes() > 4;
+        let parts = if split { width.bytes() / 4 } else { 1 };
+        let key_bytes = match op {
+            Op::Atomic => bank_bytes,
+            _ if split => 4,
+            _ => width.bytes().max(bank_bytes),
+        };
+        let group_shift = key_bytes.trailing_zeros();
+        let group_mask = row_bytes / key_bytes - 1;
+        let slot_shift = match (op, config.bank_width(), rules) {
+            (Op::Atomic, _, _) => None,
+            // In four-byte mode a Kepler bank is still 64 bits wide: one read
+            // delivers 32-bit words `i` and `i + 32` of a 256-byte segment, so
+            // the segment is the slot.
+            (_, BankWidth::FourBytes, Rules::Kepler) => Some(KEPLER_SEGMENT_SHIFT),
+            _ => Some(group_shift),
+        };
+        Plan {
+            scheduler: match config.broadcast() {
+                crate::Broadcast::SingleWord if op != Op::Atomic => Scheduler::SingleWord,
+                _ => Scheduler::Multicast,
+            },
+            phase_lanes,
+            parts,
+            group_shift,
+            group_mask,
+            slot_shift,
+            extra_step: rules == Rules::Fermi
+                && width == AccessWidth::B16
+                && matches!(op, Op::Load | Op::Store),
+        }
+    }
+
+    /// The phases' lane sets, in the order served.
+    pub(crate) fn phases(&self) -> impl Iterator<Item = LaneSet> {
+        let size = self.phase_lanes;
+        (0..WARP_SIZE as u32 / size).map(move |i| LaneSet::range(i * size, (i + 1) * size))
+    }
+}
+
+/// The load-merge condition measured on sm_90: every pair of active lanes
+/// `(n, n ^ 1)`, or every pair `(n, n ^ 2)`, has one address. Pairs with an
+/// inactive lane do not count against it.
+fn pairs_share_addresses(request: &WarpRequest) -> bool {
+    let active = request.active();
+    if active.is_empty() {
+        return false;
+    }
+    let addresses = request.raw_addresses();
+    [1usize, 2].iter().any(|&x| {
+        (0..WARP_SIZE).all(|n| {
+            let bits = active.bits();
+            let both = bits >> n & 1 == 1 && bits >> (n ^ x) & 1 == 1;
+            !both || addresses[n] == addresses[n ^ x]
+        })
+    })
+}
+
+/// What the scheduler reports, step by step.
+pub(crate) trait Sink {
+    /// Whether the sink wants each step's lanes (the counting path does not).
+    const STEPS: bool;
+    /// One step of phase `phase` of part `part`, serving `lanes` (empty for the
+    /// 2.x extra 128-bit step).
+    fn step(&mut self, phase: u8, part: u8, lanes: LaneSet);
+}
+
+/// Totals of a schedule.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Totals {
+    pub(crate) wavefronts: u32,
+    pub(crate) ideal: u32,
+    /// The most steps any phase took.
+    pub(crate) ways: u32,
+}
+
+/// A sink that only counts.
+pub(crate) struct Count;
+
+impl Sink for Count {
+    const STEPS: bool = false;
+    #[inline]
+    fn step(&mut self, _: u8, _: u8, _: LaneSet) {}
+}
+
+/// Runs the schedule of `request` under `config`, reporting steps to `sink`.
+pub(crate) fn run<S: Sink>(config: BankConfig, request: &WarpRequest, sink: &mut S) -> Totals {
+    let plan = Plan::new(config, request);
+    let mut totals = Totals::default();
+    let active = request.active();
+    for part in 0..plan.parts {
+        for (phase, phase_set) in plan.phases().enumerate() {
+            let lanes = phase_set.intersection(active);
+            if lanes.is_empty() {
+                continue;
+            }
+            let keys = Keys::new(&plan, request, part, lanes);
+            let mut steps = match plan.scheduler {
+                Scheduler::Multicast => multicast(&keys, phase as u8, part as u8, sink),
+                Scheduler::SingleWord => single_word(&keys, phase as u8, part as u8, sink),
+            };
+            if plan.extra_step {
+                sink.step(phase as u8, part as u8, LaneSet::EMPTY);
+                steps += 1;
+            }
+            totals.ideal += 1;
+            totals.wavefronts += steps;
+            totals.ways = totals.ways.max(steps);
+        }
+    }
+    totals
+}
+
+/// The keys of one phase's active lanes, in lane order.
+struct Keys {
+    len: usize,
+    lanes: [u8; WARP_SIZE],
+    groups: [u32; WARP_SIZE],
+    slots: [u32; WARP_SIZE],
+}
+
+impl Keys {
+    #[inline]
+    fn new(plan: &Plan, request: &WarpRequest, part: u32, lanes: LaneSet) -> Keys {
+        let addresses = request.raw_addresses();
+        let mut keys = Keys {
+            len: 0,
+            lanes: [0; WARP_SIZE],
+            groups: [0; WARP_SIZE],
+            slots: [0; WARP_SIZE],
+        };
+        let mut bits = lanes.bits();
+        while bits != 0 {
+            let lane = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            // Parts are the 4-byte pieces of a wide 1.x access; no overflow, since
+            // the request was checked against the shared window.
+            let address = addresses[lane] + 4 * part;
+            let i = keys.len;
+            keys.lanes[i] = lane as u8;
+            keys.groups[i] = (address >> plan.group_shift) & plan.group_mask;
+            keys.slots[i] = match plan.slot_shift {
+                Some(shift) => address >> shift,
+                None => lane as u32,
+            };
+            keys.len += 1;
+        }
+        keys
+    }
+
+    #[inline]
+    fn same(&self, i: usize, j: usize) -> bool {
+        self.groups[i] == self.groups[j] && self.slots[i] == self.slots[j]
+    }
+}
+
+/// Step `k` serves the `k`-th distinct slot of every group. Returns the step count.
+#[inline]
+fn multicast<S: Sink>(keys: &Keys, phase: u8, part: u8, sink: &mut S) -> u32 {
+    let mut per_group = [0u8; WARP_SIZE];
+    let mut rank = [0u8; WARP_SIZE];
+    let mut steps = 0u8;
+    for i in 0..keys.len {
+        rank[i] = match (0..i).find(|&j| keys.same(i, j)) {
+            Some(j) => rank[j],
+            None => {
+                let group = keys.groups[i] as usize;
+                let r = per_group[group];
+                per_group[group] = r + 1;
+                steps = steps.max(r + 1);
+                r
+            }
+        };
+    }
+    if S::STEPS {
+        let mut step_lanes = [0u32; WARP_SIZE];
+        for i in 0..keys.len {
+            step_lanes[rank[i] as usize] |= 1 << keys.lanes[i];
+        }
+        for lanes in &step_lanes[..steps as usize] {
+            sink.step(phase, part, LaneSet::from_bits(*lanes));
+        }
+    }
+    u32::from(steps)
+}
+
+/// 1.x: each step broadcasts the lowest waiting lane's word and serves the lowest
+/// waiting lane of every other bank. Returns the step count.
+fn single_word<S: Sink>(keys: &Keys, phase: u8, part: u8, sink: &mut S) -> u32 {
+    let mut waiting: u32 = if keys.len == WARP_SIZE { u32::MAX } else { (1 << keys.len) - 1 };
+    let mut steps = 0;
+    while waiting != 0 {
+        let first = waiting.trailing_zeros() as usize;
+        let mut served = 0u32;
+        let mut banks_used = 1u32 << keys.groups[first];
+        for i in (0..keys.len).filter(|&i| waiting >> i & 1 == 1) {
+            let bank = 1u32 << keys.groups[i];
+            if keys.same(i, first) {
+                served |= 1 << i;
+            } else if banks_used & bank == 0 {
+                banks_used |= bank;
+                served |= 1 << i;
+            }
+        }
+        waiting &= !served;
+        steps += 1;
+        if S::STEPS {
+            let lanes = (0..keys.len)
+                .filter(|&i| served >> i & 1 == 1)
+                .fold(0u32, |acc, i| acc | 1 << keys.lanes[i]);
+            sink.step(phase, part, LaneSet::from_bits(lanes));
+        }
+    }
+    steps
+}
