@@ -93,3 +93,8 @@ pub use error::Error;
 pub use lane::{Lane, LaneIter, LaneSet, WARP_SIZE};
 pub use partition::{Classification, Partition, Transaction, Transactions, WordAccess};
 pub use request::{AccessWidth, Matrices, Op, StoreOrder, WarpRequest, WriteCollision};
+
+// The README's examples are compiled and run as doc tests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
