@@ -23,20 +23,24 @@ pub(crate) use schedule::Totals;
 /// use smem_model::{BankConfig, Classification, ComputeCapability, Op, WarpRequest};
 ///
 /// let config = BankConfig::new(ComputeCapability::Sm90);
-/// // s[lane % 16 * 2]: lanes l and l + 16 read the same word; 2-way conflict in
-/// // banks 0, 2, ..., 30 between words 0 and 32, 2 and 34, ...
-/// let request = WarpRequest::from_fn(Op::Load, 4, |lane| Some(lane.get() % 16 * 8))?;
+/// // s[2 * lane] on floats: lanes l and l + 16 meet in bank 2l % 32 (words 2l
+/// // and 2l + 32), a 2-way conflict.
+/// let request = WarpRequest::from_fn(Op::Load, 4, |lane| Some(8 * lane.get()))?;
 /// let partition = config.partition(&request)?;
 /// assert_eq!(partition.wavefronts(), 2);
 /// assert_eq!(partition.ideal_wavefronts(), 1);
 /// assert_eq!(partition.bank_conflicts(), 1);
 /// assert_eq!(partition.classification(), Classification::Conflicted { ways: 2 });
+/// let lanes: Vec<String> = partition.transactions().map(|t| t.lanes().to_string()).collect();
+/// assert_eq!(lanes, ["0-15", "16-31"]);
 ///
-/// let first = partition.transactions().next().unwrap();
-/// assert_eq!(first.lanes().to_string(), "0-7,16-23");
-/// // Lanes 0 and 16 share word 0: one read, broadcast to both.
-/// let word0 = first.words().into_iter().find(|w| w.word == 0).unwrap();
-/// assert!(word0.is_broadcast());
+/// // s[lane % 8]: lanes 0, 8, 16 and 24 share word 0, read once and broadcast.
+/// let request = WarpRequest::from_fn(Op::Load, 4, |lane| Some(4 * (lane.get() % 8)))?;
+/// let partition = config.partition(&request)?;
+/// let only = partition.transactions().next().unwrap();
+/// let word0 = only.words()[0];
+/// assert_eq!((word0.word, word0.lanes.to_string()), (0, "0,8,16,24".to_string()));
+/// assert_eq!(only.broadcast_words().count(), 8);
 /// # Ok::<(), smem_model::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
