@@ -72,10 +72,36 @@ impl BankSet {
     }
 
     /// The banks in ascending order.
-    pub fn iter(self) -> impl Iterator<Item = Bank> {
-        self.0.into_iter().enumerate().filter(|(_, set)| *set).map(|(i, _)| Bank(i as u8))
+    pub fn iter(self) -> BankIter {
+        BankIter(self.0.data)
     }
 }
+
+/// The banks of a [`BankSet`], in ascending order.
+#[derive(Debug, Clone)]
+pub struct BankIter(u32);
+
+impl Iterator for BankIter {
+    type Item = Bank;
+
+    fn next(&mut self) -> Option<Bank> {
+        if self.0 == 0 {
+            return None;
+        }
+        let bank = self.0.trailing_zeros();
+        self.0 &= self.0 - 1;
+        Some(Bank(bank as u8))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let len = self.0.count_ones() as usize;
+        (len, Some(len))
+    }
+}
+
+impl ExactSizeIterator for BankIter {}
+
+impl core::iter::FusedIterator for BankIter {}
 
 impl fmt::Debug for BankSet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -344,6 +370,24 @@ impl BankConfig {
                     AccessWidth::B1 | AccessWidth::B2 | AccessWidth::B4,
                 ) => 32,
             },
+        }
+    }
+
+    /// Into how many parts each lane's access is split, each part scheduled as a
+    /// request of its own: 1.x splits accesses wider than 32 bits into 32-bit
+    /// accesses (Programming Guide v4.2, F.3.3.1); every later capability serves
+    /// them whole.
+    ///
+    /// ```
+    /// use smem_model::{AccessWidth, BankConfig, ComputeCapability};
+    ///
+    /// assert_eq!(BankConfig::new(ComputeCapability::Sm13).parts(AccessWidth::B8), 2);
+    /// assert_eq!(BankConfig::new(ComputeCapability::Sm20).parts(AccessWidth::B8), 1);
+    /// ```
+    pub const fn parts(self, width: AccessWidth) -> u32 {
+        match self.rules() {
+            Rules::Tesla if width.bytes() > 4 => width.bytes() / 4,
+            Rules::Tesla | Rules::Fermi | Rules::Kepler | Rules::Maxwell | Rules::Measured => 1,
         }
     }
 

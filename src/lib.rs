@@ -87,7 +87,7 @@ mod request;
 #[cfg(feature = "proptest")]
 pub mod strategy;
 
-pub use bank::{Bank, BankConfig, BankSet, BankWidth, Broadcast, SharedMemConfig};
+pub use bank::{Bank, BankConfig, BankIter, BankSet, BankWidth, Broadcast, SharedMemConfig};
 pub use capability::{Architecture, ComputeCapability};
 pub use error::Error;
 pub use lane::{Lane, LaneIter, LaneSet, WARP_SIZE};

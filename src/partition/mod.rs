@@ -6,7 +6,7 @@ use core::fmt;
 
 use smallvec::SmallVec;
 
-use crate::{Bank, BankConfig, BankSet, Lane, LaneSet, Op, WarpRequest};
+use crate::{Bank, BankConfig, BankSet, Lane, LaneSet, WarpRequest};
 
 pub(crate) use schedule::Totals;
 
@@ -175,11 +175,9 @@ impl Partition {
                 Classification::Conflicted { ways }
             }
         } else if active.len() > 1
-            && matches!(self.request.op(), Op::Load | Op::LdMatrix(_))
-            && self
-                .request
-                .active_addresses()
-                .all(|(_, a)| Some(a) == self.request.active_addresses().next().map(|x| x.1))
+            && !self.request.op().writes()
+            && self.request.active_addresses().map(|(_, a)| a).min()
+                == self.request.active_addresses().map(|(_, a)| a).max()
         {
             Classification::Broadcast
         } else {
@@ -280,8 +278,7 @@ impl Transaction<'_> {
         let bank_bytes = config.bank_width().bytes();
         let width = request.width().bytes();
         // 1.x moves 4-byte parts of wide accesses one at a time.
-        let (offset, bytes) = if partition.config.rules() == crate::bank::Rules::Tesla && width > 4
-        {
+        let (offset, bytes) = if config.parts(request.width()) > 1 {
             (4 * u32::from(self.step.part), 4)
         } else {
             (0, width)

@@ -32,9 +32,9 @@ const KEPLER_SEGMENT_SHIFT: u32 = 8;
 pub(crate) struct Plan {
     scheduler: Scheduler,
     /// Lanes per phase after any merge: 8, 16 or 32.
-    pub(crate) phase_lanes: u32,
+    phase_lanes: u32,
     /// Accesses split into this many 4-byte parts (1.x only), each scheduled alone.
-    pub(crate) parts: u32,
+    parts: u32,
     /// log2 of the bytes one key covers: addresses `>> group_shift` name a bank group.
     group_shift: u32,
     /// Bank groups - 1.
@@ -62,11 +62,10 @@ impl Plan {
             phase_lanes *= 2;
         }
 
-        let split = rules == Rules::Tesla && width.bytes() > 4;
-        let parts = if split { width.bytes() / 4 } else { 1 };
+        let parts = config.parts(width);
         let key_bytes = match op {
             Op::Atomic => bank_bytes,
-            _ if split => 4,
+            _ if parts > 1 => 4,
             _ => width.bytes().max(bank_bytes),
         };
         let group_shift = key_bytes.trailing_zeros();
@@ -96,7 +95,7 @@ impl Plan {
     }
 
     /// The phases' lane sets, in the order served.
-    pub(crate) fn phases(&self) -> impl Iterator<Item = LaneSet> {
+    fn phases(&self) -> impl Iterator<Item = LaneSet> {
         let size = self.phase_lanes;
         (0..WARP_SIZE as u32 / size).map(move |i| LaneSet::range(i * size, (i + 1) * size))
     }
