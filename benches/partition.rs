@@ -12,7 +12,9 @@ use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
 fn mix(width: u32) -> Vec<WarpRequest> {
     let mut requests = Vec::new();
     for stride in [1u32, 2, 3, 4, 8, 16, 32, 33] {
-        requests.push(WarpRequest::from_fn(Op::Load, width, |l| Some(l.get() * stride * width)).unwrap());
+        requests.push(
+            WarpRequest::from_fn(Op::Load, width, |l| Some(l.get() * stride * width)).unwrap(),
+        );
     }
     requests.push(WarpRequest::from_fn(Op::Load, width, |_| Some(256)).unwrap());
     let mut state = 0x9e37_79b9u32;

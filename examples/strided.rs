@@ -12,7 +12,8 @@ fn main() -> Result<(), smem_model::Error> {
         ("3.5 (4 B)", BankConfig::new(ComputeCapability::Sm35)),
         (
             "3.5 (8 B)",
-            BankConfig::new(ComputeCapability::Sm35).with_shared_mem_config(SharedMemConfig::EightByte),
+            BankConfig::new(ComputeCapability::Sm35)
+                .with_shared_mem_config(SharedMemConfig::EightByte),
         ),
         ("9.0", BankConfig::new(ComputeCapability::Sm90)),
     ];

@@ -9,7 +9,9 @@ use std::path::Path;
 use smem_model::corpus::{self, Summary};
 
 fn check_file(name: &str) -> Summary {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/hw-corpus").join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/hw-corpus")
+        .join(name);
     let reader = BufReader::new(File::open(&path).unwrap());
     let mut summary = Summary::default();
     for record in corpus::read(reader, name) {
