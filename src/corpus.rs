@@ -91,7 +91,7 @@ impl Check {
         self.measured_wavefronts == Some(self.wavefronts)
             && self
                 .measured_bank_conflicts
-                .is_none_or(|measured| measured == self.bank_conflicts)
+                .map_or(true, |measured| measured == self.bank_conflicts)
     }
 }
 
@@ -102,7 +102,9 @@ impl Record {
     ///
     /// A description of what is wrong, from `serde_json`.
     pub fn from_json(line: &str) -> Result<Record, String> {
-        serde_json::from_str(line).map_err(|err| err.to_string())
+        // One record is one line, so serde's "at line 1" only confuses.
+        serde_json::from_str(line)
+            .map_err(|err| err.to_string().replace(" at line 1 column ", " at column "))
     }
 
     /// The capability named by `arch`.
@@ -118,12 +120,16 @@ impl Record {
     ///
     /// # Errors
     ///
-    /// [`Error::MalformedRecord`] (with no source) when `op` is unknown or a matrix
+    /// [`Error::InvalidRecord`] when `op` is unknown or a matrix
     /// op has a matrix count other than 1, 2 or 4.
     pub fn operation(&self) -> Result<Op, Error> {
         let matrices = || {
-            Matrices::from_count(self.width)
-                .ok_or_else(|| bad(format!("{} needs 1, 2 or 4 matrices, not {}", self.op, self.width)))
+            Matrices::from_count(self.width).ok_or_else(|| {
+                bad(format!(
+                    "{} needs 1, 2 or 4 matrices, not {}",
+                    self.op, self.width
+                ))
+            })
         };
         Ok(match self.op.as_str() {
             "ld" => Op::Load,
@@ -144,8 +150,8 @@ impl Record {
     ///
     /// # Errors
     ///
-    /// [`Error::LaneCount`] unless there are 32 offsets; [`Error::MalformedRecord`]
-    /// for an offset below -1 or above `u32::MAX`; and the errors of
+    /// [`Error::LaneCount`] unless there are 32 offsets; [`Error::InvalidRecord`]
+    /// for an offset below -1 or above `u32::MAX` and for a misaligned offset; and the errors of
     /// [`WarpRequest::new`].
     pub fn request(&self, capability: ComputeCapability) -> Result<WarpRequest, Error> {
         let op = self.operation()?;
@@ -171,7 +177,14 @@ impl Record {
                 }
             };
         }
-        WarpRequest::new(op, width, addresses)
+        WarpRequest::new(op, width, addresses).map_err(|err| match err {
+            // Name the offset as written in the record, beside the shared address.
+            Error::Misaligned { lane, address, width } => bad(format!(
+                "misaligned address: lane {lane} accesses {width} bytes at offset {} (shared address {address:#x}), which is not a multiple of {width}",
+                i64::from(address) - base
+            )),
+            other => other,
+        })
     }
 
     /// Predicts the record on `capability` (default: its own `arch`), in the
@@ -198,22 +211,20 @@ impl Record {
 }
 
 fn bad(reason: String) -> Error {
-    Error::MalformedRecord {
-        source_name: String::new(),
-        line: 0,
-        reason,
-    }
+    Error::InvalidRecord { reason }
 }
 
 /// Reads records from `reader`, one a line, skipping blank lines.
 ///
 /// Each item is a record or an [`Error::MalformedRecord`] naming `source_name`
-/// and the line; reading goes on after a malformed line.
+/// and the line; reading goes on after a malformed line, and stops after the
+/// first error of the reader itself.
 pub fn read<R: BufRead>(reader: R, source_name: &str) -> Records<R> {
     Records {
         lines: reader.lines(),
         source_name: source_name.to_owned(),
         line: 0,
+        failed: false,
     }
 }
 
@@ -223,15 +234,21 @@ pub struct Records<R> {
     lines: std::io::Lines<R>,
     source_name: String,
     line: usize,
+    failed: bool,
 }
 
 impl<R> Records<R> {
+    /// The line number of the record last returned, counting from 1.
+    pub fn line(&self) -> usize {
+        self.line
+    }
+
     /// Attaches this reader's source name and current line to an error about the
     /// current record (used for errors found after parsing, such as a misaligned
     /// address).
     pub fn locate(&self, err: Error) -> Error {
         let reason = match err {
-            Error::MalformedRecord { reason, .. } => reason,
+            Error::InvalidRecord { reason } | Error::MalformedRecord { reason, .. } => reason,
             other => other.to_string(),
         };
         Error::MalformedRecord {
@@ -247,11 +264,20 @@ impl<R: BufRead> Iterator for Records<R> {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
+            if self.failed {
+                return None;
+            }
             let line = self.lines.next()?;
             self.line += 1;
             let text = match line {
                 Ok(text) => text,
-                Err(err) => return Some(Err(self.locate(bad(format!("cannot read: {err}"))))),
+                // A line that is not UTF-8 has been consumed: report it and go
+                // on. Any other failure tends to repeat forever: report it once
+                // and stop.
+                Err(err) => {
+                    self.failed = err.kind() != std::io::ErrorKind::InvalidData;
+                    return Some(Err(self.locate(bad(format!("cannot read: {err}")))));
+                }
             };
             if text.trim().is_empty() {
                 continue;
@@ -271,7 +297,10 @@ pub struct Summary {
 impl Summary {
     /// Counts one checked record.
     pub fn add(&mut self, record: &Record, check: &Check) {
-        let row = self.rows.entry((record.op.clone(), record.width)).or_default();
+        let row = self
+            .rows
+            .entry((record.op.clone(), record.width))
+            .or_default();
         row.1 += 1;
         if check.is_exact() {
             row.0 += 1;
@@ -300,5 +329,50 @@ impl Summary {
     /// Records checked.
     pub fn total(&self) -> usize {
         self.rows.values().map(|row| row.1).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{self, BufReader, Read};
+
+    /// A reader whose every read fails, as a dying disk would.
+    struct Failing;
+
+    impl Read for Failing {
+        fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+            Err(io::Error::other("device error"))
+        }
+    }
+
+    #[test]
+    fn a_failing_reader_is_one_error_then_the_end() {
+        let mut records = read(BufReader::new(Failing), "disk");
+        let err = records.next().unwrap().unwrap_err();
+        assert_eq!(err.to_string(), "disk:1: cannot read: device error");
+        assert!(records.next().is_none());
+    }
+
+    #[test]
+    fn misaligned_offsets_are_named_as_written() {
+        let mut offsets = vec![-1i64; 32];
+        offsets[3] = 14;
+        let record = Record {
+            arch: "sm_90".into(),
+            gpu: None,
+            group: None,
+            label: None,
+            op: "ld".into(),
+            width: 4,
+            offsets,
+            wavefronts: Some(1),
+            ncu_bank_conflicts: None,
+        };
+        let err = record.request(ComputeCapability::Sm90).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "misaligned address: lane 3 accesses 4 bytes at offset 14 (shared address 0x40e), which is not a multiple of 4"
+        );
     }
 }

@@ -6,7 +6,31 @@ use crate::{ComputeCapability, Op};
 /// reading a corpus.
 ///
 /// Each variant carries the numbers involved, and its message is one lowercase
-/// sentence naming the quantity and the limit it broke.
+/// sentence naming the quantity and the limit it broke. Nothing in the crate
+/// panics on bad input: it returns one of these instead. The enum is
+/// `#[non_exhaustive]`, so a `match` on it needs a catch-all arm.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{BankConfig, ComputeCapability, Error, Matrices, Op, WarpRequest};
+///
+/// // `*(float*)((char*)s + 2 + 4 * lane)`: the hardware faults on this.
+/// let err = WarpRequest::from_fn(Op::Load, 4, |lane| Some(2 + 4 * lane.get())).unwrap_err();
+/// assert_eq!(err, Error::Misaligned { lane: 0, address: 2, width: 4 });
+/// assert_eq!(
+///     err.to_string(),
+///     "misaligned address: lane 0 accesses 4 bytes at 0x2, which is not a multiple of 4"
+/// );
+///
+/// // stmatrix on an A100: the request is fine, the capability lacks the op.
+/// let stsm = WarpRequest::from_fn(Op::StMatrix(Matrices::X4), 16, |lane| Some(16 * lane.get()))?;
+/// match BankConfig::new(ComputeCapability::Sm80).partition(&stsm) {
+///     Err(Error::UnsupportedOp { required, .. }) => assert_eq!(required, ComputeCapability::Sm90),
+///     other => panic!("expected UnsupportedOp, got {other:?}"),
+/// }
+/// # Ok::<(), smem_model::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -29,7 +53,9 @@ pub enum Error {
 
     /// An operation that only exists with one access width was given another one
     /// (atomics are 4 bytes, `ldmatrix`/`stmatrix` row addresses 16 bytes).
-    #[error("{op} accesses {expected} bytes per lane, but an access width of {width} bytes was given")]
+    #[error(
+        "{op} accesses {expected} bytes per lane, but an access width of {width} bytes was given"
+    )]
     WidthMismatch {
         /// The operation.
         op: Op,
@@ -82,7 +108,9 @@ pub enum Error {
     },
 
     /// An operation the compute capability does not have.
-    #[error("{op} does not exist on compute capability {capability}: it needs {required} or later")]
+    #[error(
+        "{op} does not exist on compute capability {capability}: it needs {required} or later"
+    )]
     UnsupportedOp {
         /// The operation.
         op: Op,
@@ -106,7 +134,15 @@ pub enum Error {
         lane: u32,
     },
 
-    /// A corpus line that could not be read.
+    /// A corpus record whose fields do not describe a request (an unknown op, an
+    /// offset out of range, ...), before it is located in a file.
+    #[error("{reason}")]
+    InvalidRecord {
+        /// What is wrong with it.
+        reason: String,
+    },
+
+    /// A corpus line that could not be read, located in its file.
     #[error("{source_name}:{line}: {reason}")]
     MalformedRecord {
         /// The file (or other source) the line came from.
@@ -115,5 +151,166 @@ pub enum Error {
         line: usize,
         /// What is wrong with it.
         reason: String,
+    },
+
+    /// An element type whose size or alignment is not a power of two, or whose
+    /// alignment exceeds its size.
+    #[error("element type `{name}` has size {size} and alignment {align}: both must be powers of two, the alignment at most the size")]
+    ElementSize {
+        /// The type's name.
+        name: String,
+        /// Its size in bytes.
+        size: u32,
+        /// Its alignment in bytes.
+        align: u32,
+    },
+
+    /// An array of zero elements.
+    #[error("array `{name}` has zero elements")]
+    EmptyArray {
+        /// The array's name.
+        name: String,
+    },
+
+    /// An array whose size in bytes does not fit the 32-bit shared address space.
+    #[error("array `{name}` of {len} elements of {element_size} bytes overflows the 32-bit shared address space")]
+    SizeOverflow {
+        /// The array's name.
+        name: String,
+        /// Its number of elements.
+        len: u64,
+        /// The element size in bytes.
+        element_size: u32,
+    },
+
+    /// Static shared memory over the static limit: nvcc refuses the kernel.
+    #[error("{static_bytes} bytes of static shared memory exceed the {limit}-byte static limit of compute capability {capability}; use dynamic shared memory and opt in")]
+    StaticTooLarge {
+        /// Bytes of static shared memory (rounded up to 16).
+        static_bytes: u32,
+        /// The static limit in bytes.
+        limit: u32,
+        /// The capability.
+        capability: ComputeCapability,
+    },
+
+    /// An opt-in (`cudaFuncAttributeMaxDynamicSharedMemorySize`) above what the
+    /// capability allows beside the kernel's static shared memory.
+    #[error("opt-in of {requested} bytes of dynamic shared memory exceeds the {max} bytes compute capability {capability} allows beside {static_bytes} bytes of static shared memory")]
+    OptInTooLarge {
+        /// The attribute requested.
+        requested: u32,
+        /// The most it may be.
+        max: u32,
+        /// Bytes of static shared memory.
+        static_bytes: u32,
+        /// The capability.
+        capability: ComputeCapability,
+    },
+
+    /// Static + dynamic shared memory over the kernel's per-block limit: the
+    /// launch fails.
+    #[error("launch fails: {static_bytes} bytes of static and {dynamic_bytes} bytes of dynamic shared memory exceed the per-block limit of {limit} bytes on compute capability {capability}")]
+    LaunchTooLarge {
+        /// Bytes of static shared memory.
+        static_bytes: u32,
+        /// Bytes of dynamic shared memory.
+        dynamic_bytes: u32,
+        /// The kernel's per-block limit in bytes.
+        limit: u32,
+        /// The capability.
+        capability: ComputeCapability,
+    },
+
+    /// A carveout preference over 100 percent.
+    #[error("carveout preference of {percent} percent is over 100")]
+    CarveoutPercent {
+        /// The percentage given.
+        percent: u32,
+    },
+
+    /// A carved array that does not start aligned to its element type: on
+    /// hardware, its first access faults with a misaligned address.
+    #[error("misaligned carve: {element} array `{name}` would start at offset {offset} of the dynamic region, right after {previous_element} array `{previous}`, but {element} needs {align}-byte alignment; carve `{name}` before `{previous}`, or pad `{previous}` to {padded} bytes")]
+    MisalignedCarve {
+        /// The array being carved.
+        name: String,
+        /// Its element type.
+        element: &'static str,
+        /// Its offset from the start of the dynamic region.
+        offset: u32,
+        /// Its element type's alignment.
+        align: u32,
+        /// The array carved before it.
+        previous: String,
+        /// That array's element type.
+        previous_element: &'static str,
+        /// The size to pad the previous array to.
+        padded: u32,
+    },
+
+    /// A carve (or extern array) larger than what is left of the dynamic region.
+    #[error("array `{name}` needs {requested} bytes but only {available} bytes of the dynamic shared memory given at launch are left")]
+    CarveTooLarge {
+        /// The array.
+        name: String,
+        /// Bytes it needs.
+        requested: u32,
+        /// Bytes left.
+        available: u32,
+    },
+
+    /// An index past the end of an array.
+    #[error("index {index} is out of bounds for array `{array}` of {len} elements")]
+    IndexOutOfBounds {
+        /// The array.
+        array: String,
+        /// The index given.
+        index: u64,
+        /// The array's length.
+        len: u64,
+    },
+
+    /// An array handle used with a `SharedMemory` it does not belong to.
+    #[error("array handle from shared-memory arena {array_arena} used with arena {arena}")]
+    ForeignArray {
+        /// The arena the handle belongs to.
+        array_arena: u32,
+        /// The arena it was used with.
+        arena: u32,
+    },
+
+    /// A read of shared memory never written (compute-sanitizer's `initcheck`).
+    #[error(
+        "uninitialized read: `{array}[{index}]` at shared address {address:#x} was never written"
+    )]
+    Uninitialized {
+        /// The array.
+        array: String,
+        /// The element index.
+        index: u64,
+        /// Its shared address.
+        address: u32,
+    },
+
+    /// A read of an element last written by several lanes of one store, whose
+    /// value is any one of theirs.
+    #[error("indeterminate read: `{array}[{index}]` was last written by {lanes} lanes of one store, and which write landed is undefined")]
+    IndeterminateValue {
+        /// The array.
+        array: String,
+        /// The element index.
+        index: u64,
+        /// How many lanes wrote it.
+        lanes: u32,
+    },
+
+    /// A bank configuration for another capability than the arena's.
+    #[error("bank configuration for compute capability {given} used with shared memory of compute capability {expected}")]
+    CapabilityMismatch {
+        /// The arena's capability.
+        expected: ComputeCapability,
+        /// The configuration's.
+        given: ComputeCapability,
     },
 }

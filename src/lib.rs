@@ -76,21 +76,28 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod arena;
 mod bank;
 mod capability;
 #[cfg(feature = "corpus")]
 pub mod corpus;
 mod error;
 mod lane;
+mod occupancy;
 mod partition;
 mod request;
 #[cfg(feature = "proptest")]
 pub mod strategy;
 
+pub use arena::{
+    Array, ArrayInfo, Double2, DynamicLayout, Element, ElementType, Float2, Float4, Int2, Int4,
+    Origin, PlacedArray, SharedMemory, SharedMemoryBuilder, WarpLoad, WarpStore,
+};
 pub use bank::{Bank, BankConfig, BankIter, BankSet, BankWidth, Broadcast, SharedMemConfig};
 pub use capability::{Architecture, ComputeCapability};
 pub use error::Error;
 pub use lane::{Lane, LaneIter, LaneSet, WARP_SIZE};
+pub use occupancy::{Carveout, Launch, Occupancy, OccupancyLimit, STATIC_SHARED_LIMIT};
 pub use partition::{Classification, Partition, Transaction, Transactions, WordAccess};
 pub use request::{AccessWidth, Matrices, Op, StoreOrder, WarpRequest, WriteCollision};
 

@@ -1,0 +1,215 @@
+//! Planning the dynamic region: where each carved array goes and how many bytes
+//! to pass at launch.
+
+use crate::arena::element::{Element, ElementType};
+use crate::Error;
+
+/// The offsets of several typed arrays carved one after another out of the
+/// `extern __shared__` region, with the padding alignment requires, and the
+/// dynamic size to pass at launch.
+///
+/// The arrays keep the order given: each starts at the first offset after the
+/// previous one that is a multiple of its alignment. The region itself starts
+/// 16-byte aligned (measured on sm_90: `tests/data/device/`), so offsets that
+/// are aligned within the region are aligned in shared memory.
+///
+/// # Example: the seed's int / float / char carve
+///
+/// ```
+/// use smem_model::DynamicLayout;
+///
+/// let (n_i, n_f, n_c) = (3, 5, 7);
+/// let layout = DynamicLayout::new()
+///     .array::<i32>("a", n_i)?
+///     .array::<f32>("b", n_f)?
+///     .array::<u8>("c", n_c)?;
+/// let offsets: Vec<u32> = layout.arrays().iter().map(|a| a.offset()).collect();
+/// assert_eq!(offsets, [0, 12, 32]);
+/// assert_eq!(layout.launch_bytes(), 39);
+/// assert_eq!(layout.padding_bytes(), 0);
+///
+/// // Chars first: the floats need 1 byte of padding after 7 chars.
+/// let misordered = DynamicLayout::new()
+///     .array::<u8>("c", n_c)?
+///     .array::<f32>("b", n_f)?;
+/// assert_eq!(misordered.arrays()[1].offset(), 8);
+/// assert_eq!(misordered.arrays()[1].padding_before(), 1);
+/// # Ok::<(), smem_model::Error>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DynamicLayout {
+    arrays: Vec<PlacedArray>,
+    end: u32,
+}
+
+/// One array of a [`DynamicLayout`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlacedArray {
+    name: String,
+    element: ElementType,
+    len: u32,
+    offset: u32,
+    padding_before: u32,
+}
+
+impl PlacedArray {
+    /// The array's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its element type.
+    pub fn element(&self) -> &ElementType {
+        &self.element
+    }
+
+    /// Its number of elements.
+    pub fn len(&self) -> u32 {
+        self.len
+    }
+
+    /// Whether it has no elements (never true: empty arrays are refused).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Its offset in bytes from the start of the dynamic region.
+    pub fn offset(&self) -> u32 {
+        self.offset
+    }
+
+    /// Its size in bytes.
+    pub fn bytes(&self) -> u32 {
+        self.len * self.element.size()
+    }
+
+    /// Bytes of padding inserted before it to align it.
+    pub fn padding_before(&self) -> u32 {
+        self.padding_before
+    }
+}
+
+impl DynamicLayout {
+    /// An empty layout.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `len` elements of `T` named `name`.
+    ///
+    /// # Errors
+    ///
+    /// As [`push`](Self::push).
+    pub fn array<T: Element>(mut self, name: &str, len: usize) -> Result<Self, Error> {
+        self.push(name, ElementType::of::<T>(), len)?;
+        Ok(self)
+    }
+
+    /// Adds `len` elements of a run-time element type.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::EmptyArray`] when `len` is 0.
+    /// - [`Error::SizeOverflow`] when the array or the region would pass
+    ///   `u32::MAX` bytes.
+    pub fn push(
+        &mut self,
+        name: &str,
+        element: ElementType,
+        len: usize,
+    ) -> Result<&PlacedArray, Error> {
+        let bytes = array_bytes(name, element.size(), len)?;
+        let offset =
+            align_up(self.end, element.align()).ok_or_else(|| overflow(name, len, &element))?;
+        let end = offset
+            .checked_add(bytes)
+            .ok_or_else(|| overflow(name, len, &element))?;
+        self.arrays.push(PlacedArray {
+            name: name.to_owned(),
+            padding_before: offset - self.end,
+            len: bytes / element.size(),
+            element,
+            offset,
+        });
+        self.end = end;
+        Ok(self.arrays.last().expect("just pushed"))
+    }
+
+    /// The arrays, in order.
+    pub fn arrays(&self) -> &[PlacedArray] {
+        &self.arrays
+    }
+
+    /// The dynamic shared-memory size to pass as the third launch parameter:
+    /// the end of the last array.
+    pub fn launch_bytes(&self) -> u32 {
+        self.end
+    }
+
+    /// Total padding inserted for alignment.
+    pub fn padding_bytes(&self) -> u32 {
+        self.arrays.iter().map(|a| a.padding_before).sum()
+    }
+
+    /// The same arrays reordered by decreasing alignment (stable, so equal
+    /// alignments keep their order), which needs no padding at all: each array's
+    /// size is a multiple of its alignment, which divides every later one's.
+    ///
+    /// ```
+    /// use smem_model::DynamicLayout;
+    ///
+    /// let layout = DynamicLayout::new()
+    ///     .array::<u8>("c", 7)?
+    ///     .array::<f64>("d", 2)?
+    ///     .array::<f32>("b", 5)?;
+    /// assert_eq!(layout.padding_bytes(), 1);
+    /// let packed = layout.sorted_by_alignment();
+    /// let names: Vec<&str> = packed.arrays().iter().map(|a| a.name()).collect();
+    /// assert_eq!(names, ["d", "b", "c"]);
+    /// assert_eq!(packed.padding_bytes(), 0);
+    /// assert_eq!(packed.launch_bytes(), 16 + 20 + 7);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn sorted_by_alignment(&self) -> DynamicLayout {
+        let mut arrays = self.arrays.clone();
+        arrays.sort_by_key(|a| core::cmp::Reverse(a.element.align()));
+        let mut sorted = DynamicLayout::new();
+        for a in arrays {
+            // Each array fitted before, and sorting removes padding, so this cannot fail.
+            sorted
+                .push(&a.name, a.element, a.len as usize)
+                .expect("a reordered layout is no larger than the original");
+        }
+        sorted
+    }
+}
+
+/// `len * size` as `u32`, or the error naming the array.
+pub(crate) fn array_bytes(name: &str, size: u32, len: usize) -> Result<u32, Error> {
+    if len == 0 {
+        return Err(Error::EmptyArray {
+            name: name.to_owned(),
+        });
+    }
+    u32::try_from(len)
+        .ok()
+        .and_then(|len| len.checked_mul(size))
+        .ok_or_else(|| Error::SizeOverflow {
+            name: name.to_owned(),
+            len: len as u64,
+            element_size: size,
+        })
+}
+
+fn overflow(name: &str, len: usize, element: &ElementType) -> Error {
+    Error::SizeOverflow {
+        name: name.to_owned(),
+        len: len as u64,
+        element_size: element.size(),
+    }
+}
+
+/// `value` rounded up to a multiple of `align` (a power of two), or `None` on overflow.
+pub(crate) fn align_up(value: u32, align: u32) -> Option<u32> {
+    value.checked_add(align - 1).map(|v| v & !(align - 1))
+}

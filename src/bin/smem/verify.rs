@@ -1,0 +1,302 @@
+//! `smem verify`: checks the model against hardware corpora.
+//!
+//! Reads corpus files (the format of the design reference, section 6, and of
+//! `smem_model::corpus`), predicts every record, and prints a table of exact /
+//! total per (op, width), the first mismatches in full, and a last line
+//! `exact: N/M`. The exit status is 0 only when every record was predicted
+//! exactly and nothing went wrong, so the command can gate CI on new
+//! measurements.
+//!
+//! A line that cannot be checked (malformed JSON, a misaligned offset, an op the
+//! capability lacks, ...) is reported on stderr as `error: FILE:LINE: reason` and
+//! reading goes on, so that one bad line does not hide the rest of the corpus.
+//! Such lines are counted separately from `M`: `M` is the number of records the
+//! model made a prediction for, and the report says how many lines it could not
+//! check.
+
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use smem_model::corpus::{self, Check, Record, Summary};
+use smem_model::ComputeCapability;
+
+/// How many mismatches are printed in full: enough to see a pattern, few enough
+/// that the table and the last line stay on screen when a whole corpus is off.
+const SHOWN_MISMATCHES: usize = 5;
+
+/// Arguments of `smem verify`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Predict every record for this compute capability (e.g. sm_90 or 9.0)
+    /// instead of the record's own arch, to see how another architecture would
+    /// serve the measured patterns.
+    #[arg(long, value_name = "CC")]
+    arch: Option<ComputeCapability>,
+
+    /// Corpus files, one JSON object a line.
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<PathBuf>,
+}
+
+/// A record the model did not predict exactly, with where it came from, so that
+/// the report can point at the line to look at.
+#[derive(Debug)]
+struct Mismatch {
+    /// The file, as given on the command line.
+    source: String,
+    /// The line in that file, counting from 1.
+    line: usize,
+    /// The record as read.
+    record: Record,
+    /// The prediction beside the measurement.
+    check: Check,
+}
+
+/// Everything counted over all files; the report is written from it at the end.
+#[derive(Debug, Default)]
+struct Tally {
+    /// Exact / total per (op, width), over the records that could be checked.
+    summary: Summary,
+    /// The first [`SHOWN_MISMATCHES`] mismatches, located.
+    shown: Vec<Mismatch>,
+    /// All mismatches, including those not shown.
+    mismatches: usize,
+    /// Lines that could not be checked (already reported on stderr).
+    line_errors: usize,
+    /// Files that could not be opened (already reported on stderr).
+    file_errors: usize,
+}
+
+/// Runs `smem verify`: exit status 0 iff every record is exact and every line
+/// and file could be read, 1 otherwise.
+pub fn run(args: &Args) -> ExitCode {
+    let mut tally = Tally::default();
+    for path in &args.files {
+        let name = path.display().to_string();
+        match open(path) {
+            Ok(reader) => tally.check_all(reader, &name, args.arch),
+            Err(err) => {
+                eprintln!("error: cannot read {name}: {err}");
+                tally.file_errors += 1;
+            }
+        }
+    }
+    let report = tally.report(args.arch);
+    if let Err(err) = io::stdout().lock().write_all(report.as_bytes()) {
+        // A closed pipe (`smem verify ... | head`) is the reader's choice, not an
+        // error worth a message; anything else is.
+        if err.kind() != io::ErrorKind::BrokenPipe {
+            eprintln!("error: cannot write the report: {err}");
+        }
+        return ExitCode::FAILURE;
+    }
+    if tally.is_clean() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// Opens a corpus file for reading, refusing directories up front: on Linux a
+/// directory opens fine and only fails on the first read, which would surface
+/// as a confusing `FILE:1:` line error.
+fn open(path: &Path) -> io::Result<BufReader<File>> {
+    let file = File::open(path)?;
+    if file.metadata()?.is_dir() {
+        return Err(io::Error::other("is a directory"));
+    }
+    Ok(BufReader::new(file))
+}
+
+impl Tally {
+    /// Checks every record of one source, reporting each line that cannot be
+    /// checked on stderr and going on with the next.
+    fn check_all<R: BufRead>(&mut self, reader: R, name: &str, arch: Option<ComputeCapability>) {
+        let mut records = corpus::read(reader, name);
+        while let Some(item) = records.next() {
+            // Errors from parsing are located by the reader; errors found while
+            // predicting (a misaligned offset, an unknown arch) are located here,
+            // while the reader still stands on the record's line.
+            let checked = item.and_then(|record| match record.check(arch) {
+                Ok(check) => Ok((record, check)),
+                Err(err) => Err(records.locate(err)),
+            });
+            match checked {
+                Ok((record, check)) => {
+                    self.summary.add(&record, &check);
+                    if !check.is_exact() {
+                        self.mismatches += 1;
+                        if self.shown.len() < SHOWN_MISMATCHES {
+                            self.shown.push(Mismatch {
+                                source: name.to_owned(),
+                                line: records.line(),
+                                record,
+                                check,
+                            });
+                        }
+                    }
+                }
+                Err(err) => {
+                    // `MalformedRecord` displays as `FILE:LINE: reason`.
+                    eprintln!("error: {err}");
+                    self.line_errors += 1;
+                }
+            }
+        }
+    }
+
+    /// Whether the run should exit with status 0.
+    fn is_clean(&self) -> bool {
+        self.file_errors == 0
+            && self.line_errors == 0
+            && self.summary.exact() == self.summary.total()
+    }
+
+    /// The whole report, ending with the line `exact: N/M`. Built as one string
+    /// so that writing it is one fallible step.
+    fn report(&self, arch: Option<ComputeCapability>) -> String {
+        let mut out = String::new();
+        // `fmt::Write` into a `String` cannot fail, hence the ignored results.
+        match arch {
+            Some(cc) => _ = writeln!(out, "predicted for: compute capability {cc} (--arch)"),
+            None => _ = writeln!(out, "predicted for: each record's own arch"),
+        }
+        // No rows means nothing was checked; a bare header would only add noise
+        // above the errors that explain why.
+        if self.summary.total() > 0 {
+            out.push_str(&self.table());
+        }
+        if self.mismatches > 0 {
+            _ = write!(out, "\nmismatches: {}", self.mismatches);
+            if self.mismatches > self.shown.len() {
+                _ = write!(out, " (first {} shown)", self.shown.len());
+            }
+            out.push('\n');
+            for mismatch in &self.shown {
+                out.push_str(&mismatch.describe());
+            }
+        }
+        if self.line_errors > 0 || self.file_errors > 0 {
+            out.push('\n');
+        }
+        if self.line_errors > 0 {
+            _ = writeln!(
+                out,
+                "not checked: {} (errors on stderr; not counted below)",
+                plural(self.line_errors, "line")
+            );
+        }
+        if self.file_errors > 0 {
+            _ = writeln!(
+                out,
+                "not read: {} (errors on stderr)",
+                plural(self.file_errors, "file")
+            );
+        }
+        _ = writeln!(
+            out,
+            "exact: {}/{}",
+            self.summary.exact(),
+            self.summary.total()
+        );
+        out
+    }
+
+    /// The per-(op, width) table, columns as wide as their widest entry so that
+    /// it stays aligned whatever the counts.
+    fn table(&self) -> String {
+        let header = ["op", "width", "exact", "total"];
+        let rows: Vec<[String; 4]> = self
+            .summary
+            .rows()
+            .map(|(op, width, exact, total)| {
+                [
+                    op.to_owned(),
+                    width.to_string(),
+                    exact.to_string(),
+                    total.to_string(),
+                ]
+            })
+            .collect();
+        let mut widths = header.map(str::len);
+        for row in &rows {
+            for (width, cell) in widths.iter_mut().zip(row) {
+                *width = (*width).max(cell.len());
+            }
+        }
+        let [w0, w1, w2, w3] = widths;
+        let mut out = String::new();
+        let [h0, h1, h2, h3] = header;
+        _ = writeln!(out, "{h0:<w0$}  {h1:>w1$}  {h2:>w2$}  {h3:>w3$}");
+        for [op, width, exact, total] in &rows {
+            _ = writeln!(out, "{op:<w0$}  {width:>w1$}  {exact:>w2$}  {total:>w3$}");
+        }
+        out
+    }
+}
+
+impl Mismatch {
+    /// The mismatch in full: where, what, and both figures beside each other.
+    fn describe(&self) -> String {
+        let Mismatch {
+            source,
+            line,
+            record,
+            check,
+        } = self;
+        let mut out = String::new();
+        _ = write!(
+            out,
+            "{source}:{line}: {} width {}, arch {}",
+            record.op, record.width, record.arch
+        );
+        // The optional fields, named as in the corpus, so that the line can be
+        // found by its group as well as by its number.
+        for (field, value) in [
+            ("gpu", &record.gpu),
+            ("group", &record.group),
+            ("label", &record.label),
+        ] {
+            if let Some(value) = value {
+                _ = write!(out, ", {field} {value}");
+            }
+        }
+        out.push('\n');
+        _ = writeln!(out, "  offsets: {:?}", record.offsets);
+        _ = writeln!(
+            out,
+            "  wavefronts: predicted {}, measured {}",
+            check.wavefronts,
+            measured(check.measured_wavefronts, check.wavefronts)
+        );
+        _ = writeln!(
+            out,
+            "  bank conflicts: predicted {}, measured {}",
+            check.bank_conflicts,
+            measured(check.measured_bank_conflicts, check.bank_conflicts)
+        );
+        out
+    }
+}
+
+/// A measured figure for display: `none` when the record has none (which makes
+/// the record inexact for wavefronts), marked when it differs from the prediction.
+fn measured(value: Option<u32>, predicted: u32) -> String {
+    match value {
+        None => "none".to_owned(),
+        Some(value) if value == predicted => value.to_string(),
+        Some(value) => format!("{value} (differs)"),
+    }
+}
+
+/// `1 line`, `2 lines`: the counts in the report are read by people.
+fn plural(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("{count} {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
+}

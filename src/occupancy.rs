@@ -1,0 +1,394 @@
+//! Shared-memory capacity per compute capability, launch limits, and occupancy
+//! (blocks per SM) as far as shared memory decides it.
+//!
+//! The formula is the one of `cuda_occupancy.h` (CUDA 12.6 and 13.0), checked
+//! against the driver's `cudaOccupancyMaxActiveBlocksPerMultiprocessor` on an
+//! H200 for 75 sizes and carveouts (`tests/data/device/`).
+
+use core::fmt;
+
+use crate::{ComputeCapability, Error};
+
+const KB: u32 = 1024;
+
+/// The most static (`__shared__`) memory a kernel may declare: 48 KB, or all of
+/// a 1.x device's 16 KB. Above it, a kernel must use dynamic shared memory and
+/// opt in. Source: Programming Guide, compute-capability appendix.
+pub const STATIC_SHARED_LIMIT: u32 = 48 * KB;
+
+impl ComputeCapability {
+    /// The per-block limit without the opt-in (`sharedMemPerBlock`): 16 KB on
+    /// 1.x, 48 KB from 2.0 on.
+    pub const fn default_shared_memory_per_block(self) -> u32 {
+        let max = self.max_shared_memory_per_block();
+        if max < STATIC_SHARED_LIMIT {
+            max
+        } else {
+            STATIC_SHARED_LIMIT
+        }
+    }
+
+    /// The granularity in bytes at which a block's shared memory is allocated.
+    ///
+    /// Source: `cuda_occupancy.h` (`cudaOccSMemAllocationGranularity`, CUDA 13.0)
+    /// for 3.x to 12.x; the CUDA occupancy calculator spreadsheet for 1.x (512)
+    /// and 2.x (128).
+    pub const fn shared_allocation_unit(self) -> u32 {
+        use ComputeCapability as C;
+        match self {
+            C::Sm10 | C::Sm11 | C::Sm12 | C::Sm13 => 512,
+            C::Sm20 | C::Sm21 => 128,
+            C::Sm30
+            | C::Sm32
+            | C::Sm35
+            | C::Sm37
+            | C::Sm50
+            | C::Sm52
+            | C::Sm53
+            | C::Sm60
+            | C::Sm61
+            | C::Sm62
+            | C::Sm70
+            | C::Sm72
+            | C::Sm75 => 256,
+            C::Sm80
+            | C::Sm86
+            | C::Sm87
+            | C::Sm89
+            | C::Sm90
+            | C::Sm100
+            | C::Sm103
+            | C::Sm110
+            | C::Sm120
+            | C::Sm121 => 128,
+        }
+    }
+
+    /// The most blocks one SM holds at once, whatever their resources.
+    ///
+    /// Source: `cuda_occupancy.h` (`cudaOccMaxBlocksPerMultiprocessor`, CUDA 13.0)
+    /// for 3.x on; the Programming Guide's feature table for 1.x and 2.x (8).
+    pub const fn max_blocks_per_sm(self) -> u32 {
+        use ComputeCapability as C;
+        match self {
+            C::Sm10 | C::Sm11 | C::Sm12 | C::Sm13 | C::Sm20 | C::Sm21 => 8,
+            C::Sm30 | C::Sm32 | C::Sm35 | C::Sm37 => 16,
+            C::Sm50 | C::Sm52 | C::Sm53 | C::Sm60 | C::Sm61 | C::Sm62 => 32,
+            C::Sm70 | C::Sm72 => 32,
+            C::Sm75 => 16,
+            C::Sm80 => 32,
+            C::Sm86 | C::Sm87 => 16,
+            C::Sm89 => 24,
+            C::Sm90 | C::Sm100 | C::Sm103 => 32,
+            C::Sm110 | C::Sm120 | C::Sm121 => 24,
+        }
+    }
+
+    /// The shared-memory sizes, in KB, an SM's unified L1/shared memory can be
+    /// split into, smallest first; empty where the split is fixed.
+    ///
+    /// Source: `cuda_occupancy.h` (`cudaOccAlignUpShmemSizeVoltaPlus`, CUDA 13.0)
+    /// for 7.0 on; Programming Guide v4.2, F.4.1 and F.5.1, for 2.x and 3.0-3.5.
+    pub const fn shared_carveouts_kb(self) -> &'static [u32] {
+        use ComputeCapability as C;
+        match self {
+            C::Sm10 | C::Sm11 | C::Sm12 | C::Sm13 => &[],
+            C::Sm20 | C::Sm21 => &[16, 48],
+            C::Sm30 | C::Sm32 | C::Sm35 => &[16, 32, 48],
+            C::Sm37 | C::Sm50 | C::Sm52 | C::Sm53 | C::Sm60 | C::Sm61 | C::Sm62 => &[],
+            C::Sm70 | C::Sm72 => &[0, 8, 16, 32, 64, 96],
+            C::Sm75 => &[32, 64],
+            C::Sm80 | C::Sm87 => &[0, 8, 16, 32, 64, 100, 132, 164],
+            C::Sm86 | C::Sm89 | C::Sm120 | C::Sm121 => &[0, 8, 16, 32, 64, 100],
+            C::Sm90 | C::Sm100 | C::Sm103 | C::Sm110 => {
+                &[0, 8, 16, 32, 64, 100, 132, 164, 196, 228]
+            }
+        }
+    }
+
+    /// The smallest carveout, in bytes, that holds `bytes`, or `None` when none
+    /// does or the split is fixed.
+    fn carveout_at_least(self, bytes: u32) -> Option<u32> {
+        let carveouts = self.shared_carveouts_kb();
+        let mut i = 0;
+        while i < carveouts.len() {
+            if carveouts[i] * KB >= bytes {
+                return Some(carveouts[i] * KB);
+            }
+            i += 1;
+        }
+        None
+    }
+}
+
+/// A kernel's shared-memory footprint at launch, and the per-block limit it is
+/// checked against.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{ComputeCapability, Launch};
+///
+/// // 12 KB of static arrays and 36 KB of dynamic shared memory: exactly 48 KB.
+/// let launch = Launch::new(ComputeCapability::Sm90, 12288, 36864);
+/// assert_eq!(launch.check(), Ok(()));
+/// // One byte more needs the opt-in.
+/// let over = Launch::new(ComputeCapability::Sm90, 12288, 36865);
+/// assert_eq!(
+///     over.check().unwrap_err().to_string(),
+///     "launch fails: 12288 bytes of static and 36865 bytes of dynamic shared memory \
+///      exceed the per-block limit of 49152 bytes on compute capability 9.0"
+/// );
+/// assert_eq!(over.with_opt_in(36865).check(), Ok(()));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Launch {
+    capability: ComputeCapability,
+    static_bytes: u32,
+    dynamic_bytes: u32,
+    opt_in: Option<u32>,
+}
+
+impl Launch {
+    /// A launch with `static_bytes` of `__shared__` arrays and `dynamic_bytes` as
+    /// the third launch parameter, without the opt-in.
+    pub const fn new(capability: ComputeCapability, static_bytes: u32, dynamic_bytes: u32) -> Self {
+        Launch {
+            capability,
+            static_bytes,
+            dynamic_bytes,
+            opt_in: None,
+        }
+    }
+
+    /// The same launch after `cudaFuncSetAttribute(kernel,
+    /// cudaFuncAttributeMaxDynamicSharedMemorySize, max_dynamic_bytes)`.
+    pub const fn with_opt_in(self, max_dynamic_bytes: u32) -> Self {
+        Launch {
+            opt_in: Some(max_dynamic_bytes),
+            ..self
+        }
+    }
+
+    /// The capability.
+    pub const fn capability(&self) -> ComputeCapability {
+        self.capability
+    }
+
+    /// Bytes of static shared memory.
+    pub const fn static_bytes(&self) -> u32 {
+        self.static_bytes
+    }
+
+    /// Bytes of dynamic shared memory.
+    pub const fn dynamic_bytes(&self) -> u32 {
+        self.dynamic_bytes
+    }
+
+    /// The opt-in attribute, if set.
+    pub const fn opt_in(&self) -> Option<u32> {
+        self.opt_in
+    }
+
+    /// The most static + dynamic bytes this kernel may launch with: 48 KB (16 KB
+    /// on 1.x) without the opt-in; with it, static plus the attribute.
+    pub const fn limit(&self) -> u32 {
+        match self.opt_in {
+            None => self.capability.default_shared_memory_per_block(),
+            Some(max_dynamic) => self.static_bytes.saturating_add(max_dynamic),
+        }
+    }
+
+    /// Checks the launch as the compiler and the runtime would.
+    ///
+    /// Measured on an H200: one byte past either limit fails with
+    /// `cudaErrorInvalidValue` (`tests/data/device/`).
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::StaticTooLarge`] when the static arrays exceed
+    ///   [`STATIC_SHARED_LIMIT`] (or a 1.x device's 16 KB): nvcc refuses the kernel.
+    /// - [`Error::OptInTooLarge`] when the opt-in attribute exceeds what the
+    ///   capability allows beside the static arrays (or the capability has no
+    ///   opt-in and the attribute exceeds 48 KB): `cudaFuncSetAttribute` fails.
+    /// - [`Error::LaunchTooLarge`] when static + dynamic exceeds [`limit`](Self::limit).
+    pub fn check(&self) -> Result<(), Error> {
+        let cc = self.capability;
+        let static_limit = cc.default_shared_memory_per_block();
+        if self.static_bytes > static_limit {
+            return Err(Error::StaticTooLarge {
+                static_bytes: self.static_bytes,
+                limit: static_limit,
+                capability: cc,
+            });
+        }
+        if let Some(requested) = self.opt_in {
+            let max = cc.max_shared_memory_per_block() - self.static_bytes;
+            if requested > max {
+                return Err(Error::OptInTooLarge {
+                    requested,
+                    max,
+                    static_bytes: self.static_bytes,
+                    capability: cc,
+                });
+            }
+        }
+        let total = u64::from(self.static_bytes) + u64::from(self.dynamic_bytes);
+        if total > u64::from(self.limit()) {
+            return Err(Error::LaunchTooLarge {
+                static_bytes: self.static_bytes,
+                dynamic_bytes: self.dynamic_bytes,
+                limit: self.limit(),
+                capability: cc,
+            });
+        }
+        Ok(())
+    }
+
+    /// Blocks per SM as far as shared memory decides, with the default carveout.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`check`](Self::check): a launch that fails has no occupancy.
+    pub fn occupancy(&self) -> Result<Occupancy, Error> {
+        self.occupancy_with(Carveout::Default)
+    }
+
+    /// Blocks per SM as far as shared memory decides, with a carveout preference
+    /// (`cudaFuncAttributePreferredSharedMemoryCarveout`).
+    ///
+    /// The rule of `cuda_occupancy.h` (`cudaOccMaxBlocksPerSMSmemLimit`): a block
+    /// is allocated static + reserved + dynamic bytes rounded up to the
+    /// allocation unit. The SM's shared memory is the preference rounded up to a
+    /// carveout (the whole per-SM amount by default), or, when a block does not
+    /// fit in that, the block's allocation rounded up to a carveout. Blocks per SM
+    /// is that divided by the allocation, capped by
+    /// [`max_blocks_per_sm`](ComputeCapability::max_blocks_per_sm).
+    ///
+    /// Carveouts before 7.0 (the 2.x and 3.0-3.5 L1 splits, set there with
+    /// `cudaFuncSetCacheConfig`) follow the same rounding: a modelling choice.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Carveout, ComputeCapability, Launch, OccupancyLimit};
+    ///
+    /// // Measured on an H200: 12 KB static, 4 KB dynamic, 1 KB reserved = 17 KB a block.
+    /// let launch = Launch::new(ComputeCapability::Sm90, 12288, 4096);
+    /// let occupancy = launch.occupancy()?;
+    /// assert_eq!(occupancy.blocks_per_sm(), 13);
+    /// assert_eq!(occupancy.allocated_per_block(), 17408);
+    /// assert_eq!(occupancy.carveout(), 228 * 1024);
+    /// assert_eq!(occupancy.limit(), OccupancyLimit::SharedMemory);
+    /// // Preferring half the shared memory: a 132 KB carveout holds 7 blocks.
+    /// assert_eq!(launch.occupancy_with(Carveout::Percent(50))?.blocks_per_sm(), 7);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Those of [`check`](Self::check), and [`Error::CarveoutPercent`] for a
+    /// percentage over 100.
+    pub fn occupancy_with(&self, carveout: Carveout) -> Result<Occupancy, Error> {
+        self.check()?;
+        let cc = self.capability;
+        let per_sm = cc.shared_memory_per_sm();
+        let unit = cc.shared_allocation_unit();
+        let used = u64::from(self.static_bytes)
+            + u64::from(cc.reserved_shared_memory_per_block())
+            + u64::from(self.dynamic_bytes);
+        // `check` bounds `used` by the per-block maximum, far below u32::MAX.
+        let allocated = used.div_ceil(u64::from(unit)) as u32 * unit;
+        let preference = match carveout {
+            Carveout::Default => per_sm,
+            Carveout::Percent(p) if p <= 100 => (u64::from(p) * u64::from(per_sm) / 100) as u32,
+            Carveout::Percent(p) => return Err(Error::CarveoutPercent { percent: p }),
+        };
+        let preferred = cc.carveout_at_least(preference).unwrap_or(per_sm);
+        let shared = if preferred >= allocated {
+            preferred
+        } else {
+            cc.carveout_at_least(allocated).unwrap_or(per_sm)
+        };
+        let by_memory = if allocated == 0 {
+            u32::MAX
+        } else {
+            shared / allocated
+        };
+        let max_blocks = cc.max_blocks_per_sm();
+        let (blocks, limit) = if by_memory < max_blocks {
+            (by_memory, OccupancyLimit::SharedMemory)
+        } else {
+            (max_blocks, OccupancyLimit::BlocksPerSm)
+        };
+        Ok(Occupancy {
+            blocks,
+            allocated,
+            carveout: shared,
+            limit,
+        })
+    }
+}
+
+/// A shared-memory carveout preference
+/// (`cudaFuncAttributePreferredSharedMemoryCarveout`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Carveout {
+    /// `cudaSharedmemCarveoutDefault`: no preference; the occupancy calculator
+    /// assumes the most shared memory.
+    #[default]
+    Default,
+    /// A percentage of the most shared memory per SM (0 = `MaxL1`, 100 =
+    /// `MaxShared`).
+    Percent(u32),
+}
+
+/// What bounds the blocks per SM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OccupancyLimit {
+    /// Shared memory: one more block would not fit in the carveout.
+    SharedMemory,
+    /// The capability's most blocks per SM.
+    BlocksPerSm,
+}
+
+impl fmt::Display for OccupancyLimit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            OccupancyLimit::SharedMemory => "shared memory",
+            OccupancyLimit::BlocksPerSm => "blocks per SM",
+        })
+    }
+}
+
+/// Blocks per SM as far as shared memory decides, from [`Launch::occupancy`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Occupancy {
+    blocks: u32,
+    allocated: u32,
+    carveout: u32,
+    limit: OccupancyLimit,
+}
+
+impl Occupancy {
+    /// Blocks that fit on one SM at once.
+    pub const fn blocks_per_sm(&self) -> u32 {
+        self.blocks
+    }
+
+    /// Bytes allocated to each block: static + reserved + dynamic, rounded up to
+    /// the allocation unit.
+    pub const fn allocated_per_block(&self) -> u32 {
+        self.allocated
+    }
+
+    /// The SM's shared memory, in bytes, under the carveout the driver picks.
+    pub const fn carveout(&self) -> u32 {
+        self.carveout
+    }
+
+    /// What bounds the blocks per SM.
+    pub const fn limit(&self) -> OccupancyLimit {
+        self.limit
+    }
+}

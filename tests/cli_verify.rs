@@ -1,0 +1,345 @@
+//! `smem verify` end to end: the built binary on the hardware corpus and on small
+//! corpora written for each failure mode, checking the report, the error
+//! messages and the exit status, which are what scripts and CI rely on.
+#![cfg(feature = "cli")]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The hardware corpus shipped with the crate (see its README).
+const HW_CORPUS: &str = "tests/data/hw-corpus";
+
+/// Runs `smem` with `args` from the crate root, so that corpus paths in the
+/// output are the short relative ones given.
+fn smem(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_smem"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the smem binary runs")
+}
+
+/// Stdout as text.
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
+}
+
+/// Stderr as text.
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).expect("stderr is UTF-8")
+}
+
+/// The last line of stdout, where `exact: N/M` must be.
+fn last_line(output: &Output) -> String {
+    stdout(output).lines().last().unwrap_or_default().to_owned()
+}
+
+/// A corpus file in the temporary directory, removed when dropped. The name
+/// holds the process id and the test's own tag, so that tests running in
+/// parallel (and concurrent test runs) never share a file; no new dependency is
+/// needed for that.
+struct TempCorpus {
+    /// Where the file is.
+    path: PathBuf,
+}
+
+impl TempCorpus {
+    /// Writes `lines`, one a line, to a fresh file tagged `tag`.
+    fn new(tag: &str, lines: &[&str]) -> TempCorpus {
+        let path = std::env::temp_dir().join(format!(
+            "smem-cli-verify-{}-{tag}.jsonl",
+            std::process::id()
+        ));
+        let mut text = lines.join("\n");
+        text.push('\n');
+        fs::write(&path, text).expect("the temporary corpus can be written");
+        TempCorpus { path }
+    }
+
+    /// The path as the binary is given it and prints it.
+    fn name(&self) -> &str {
+        self.path.to_str().expect("the temporary path is UTF-8")
+    }
+}
+
+impl Drop for TempCorpus {
+    /// Leaves no files behind, whether the test passed or not.
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.path);
+    }
+}
+
+/// A record of an `sm_90` load whose 32 lanes access `width` bytes at
+/// `offset(lane)`, with the given measurement.
+fn record(width: u32, offset: impl Fn(i64) -> i64, wavefronts: u32, conflicts: u32) -> String {
+    let offsets: Vec<String> = (0..32).map(|lane| offset(lane).to_string()).collect();
+    format!(
+        r#"{{"arch":"sm_90","op":"ld","width":{width},"offsets":[{}],"wavefronts":{wavefronts},"ncu_bank_conflicts":{conflicts}}}"#,
+        offsets.join(",")
+    )
+}
+
+/// `float s[]; ... = s[lane];` as measured on `sm_90`: one wavefront.
+fn good_line() -> String {
+    record(4, |lane| 4 * lane, 1, 0)
+}
+
+/// The acceptance check of the issue: all 2,915 measured patterns, exit 0.
+#[test]
+fn whole_hardware_corpus_is_exact() {
+    let files = [
+        "sm90-calib.jsonl",
+        "sm90-merge.jsonl",
+        "sm90-structured.jsonl",
+    ]
+    .map(|name| format!("{HW_CORPUS}/{name}"));
+    let mut args = vec!["verify"];
+    args.extend(files.iter().map(String::as_str));
+    let output = smem(&args);
+    assert_eq!(
+        last_line(&output),
+        "exact: 2915/2915",
+        "{}",
+        stdout(&output)
+    );
+    assert_eq!(stderr(&output), "");
+    assert!(output.status.success());
+    let out = stdout(&output);
+    assert!(!out.contains("mismatches"), "{out}");
+    // One table row per (op, width), e.g. the 51 atomics of all three files.
+    assert!(
+        out.lines()
+            .any(|line| line.split_whitespace().eq(["atom", "4", "51", "51"])),
+        "{out}"
+    );
+}
+
+/// Each file on its own, so that a regression names the file it is in.
+#[test]
+fn each_hardware_corpus_file_is_exact() {
+    for (name, total) in [
+        ("sm90-calib.jsonl", 805),
+        ("sm90-merge.jsonl", 312),
+        ("sm90-structured.jsonl", 1798),
+    ] {
+        let output = smem(&["verify", &format!("{HW_CORPUS}/{name}")]);
+        assert_eq!(
+            last_line(&output),
+            format!("exact: {total}/{total}"),
+            "{name}"
+        );
+        assert!(output.status.success(), "{name}");
+    }
+}
+
+/// A parse error and an error found while predicting both name `FILE:LINE`, and
+/// neither stops the good lines from being checked.
+#[test]
+fn bad_lines_are_located_and_reading_goes_on() {
+    // Line 2 is cut short; line 3 has lane 3 at offset 14, not a multiple of 4.
+    let truncated = &good_line()[..good_line().len() - 40];
+    let misaligned = record(4, |lane| if lane == 3 { 14 } else { 4 * lane }, 1, 0);
+    let corpus = TempCorpus::new("bad-lines", &[&good_line(), truncated, &misaligned]);
+    let output = smem(&["verify", corpus.name()]);
+    let name = corpus.name();
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "error: {name}:2: EOF while parsing a list at column {}\n\
+             error: {name}:3: misaligned address: lane 3 accesses 4 bytes at offset 14 \
+             (shared address 0x40e), \
+             which is not a multiple of 4\n",
+            truncated.len()
+        )
+    );
+    let out = stdout(&output);
+    assert!(
+        out.ends_with("\nnot checked: 2 lines (errors on stderr; not counted below)\nexact: 1/1\n"),
+        "{out}"
+    );
+    assert_eq!(output.status.code(), Some(1));
+}
+
+/// Bytes that are not UTF-8 spoil their own line only.
+#[test]
+fn invalid_utf8_is_one_bad_line() {
+    let path =
+        std::env::temp_dir().join(format!("smem-cli-verify-{}-utf8.jsonl", std::process::id()));
+    let corpus = TempCorpus { path };
+    let mut bytes = good_line().into_bytes();
+    bytes.extend_from_slice(b"\n\xff\xfe\n");
+    bytes.extend_from_slice(good_line().as_bytes());
+    fs::write(&corpus.path, bytes).unwrap();
+    let output = smem(&["verify", corpus.name()]);
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "error: {}:2: cannot read: stream did not contain valid UTF-8\n",
+            corpus.name()
+        )
+    );
+    assert_eq!(last_line(&output), "exact: 2/2");
+    assert_eq!(output.status.code(), Some(1));
+}
+
+/// A record the model disagrees with is printed with everything needed to
+/// investigate it, and fails the run.
+#[test]
+fn wrong_measurement_is_shown_in_full() {
+    // s[2 * lane] is 2-way on sm_90; the line claims 1 wavefront.
+    let wrong = record(4, |lane| 8 * lane, 1, 0);
+    let corpus = TempCorpus::new("wrong", &[&good_line(), &wrong]);
+    let output = smem(&["verify", corpus.name()]);
+    let offsets: Vec<String> = (0..32).map(|lane| (8 * lane).to_string()).collect();
+    let expected = format!(
+        "\nmismatches: 1\n\
+         {}:2: ld width 4, arch sm_90\n  \
+         offsets: [{}]\n  \
+         wavefronts: predicted 2, measured 1 (differs)\n  \
+         bank conflicts: predicted 1, measured 0 (differs)\n\
+         exact: 1/2\n",
+        corpus.name(),
+        offsets.join(", ")
+    );
+    let out = stdout(&output);
+    assert!(out.ends_with(&expected), "{out}");
+    assert_eq!(stderr(&output), "");
+    assert_eq!(output.status.code(), Some(1));
+}
+
+/// A record without measured wavefronts cannot be exact, and says why.
+#[test]
+fn missing_measurement_is_not_exact() {
+    let unmeasured = good_line().replace(r#""wavefronts":1,"#, "");
+    let corpus = TempCorpus::new("unmeasured", &[&unmeasured]);
+    let output = smem(&["verify", corpus.name()]);
+    let out = stdout(&output);
+    assert!(
+        out.contains("  wavefronts: predicted 1, measured none\n"),
+        "{out}"
+    );
+    assert_eq!(last_line(&output), "exact: 0/1");
+    assert_eq!(output.status.code(), Some(1));
+}
+
+/// `--arch` predicts for the capability given, not the record's `arch`.
+#[test]
+fn arch_option_overrides_the_records_arch() {
+    // double s[lane]: two wavefronts on sm_90 (two half-warp phases), one on
+    // sm_35 in four-byte mode (words i and i + 32 share a 64-bit bank row).
+    let doubles = record(8, |lane| 8 * lane, 2, 0);
+    let corpus = TempCorpus::new("arch", &[&doubles]);
+
+    let own = smem(&["verify", corpus.name()]);
+    assert!(stdout(&own).starts_with("predicted for: each record's own arch\n"));
+    assert_eq!(last_line(&own), "exact: 1/1");
+    assert!(own.status.success());
+
+    // The same capability spelt another way changes nothing.
+    let same = smem(&["verify", "--arch", "9.0", corpus.name()]);
+    assert_eq!(last_line(&same), "exact: 1/1");
+    assert!(same.status.success());
+
+    let kepler = smem(&["verify", "--arch", "sm_35", corpus.name()]);
+    let out = stdout(&kepler);
+    assert!(
+        out.starts_with("predicted for: compute capability 3.5 (--arch)\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  wavefronts: predicted 1, measured 2 (differs)\n"),
+        "{out}"
+    );
+    assert_eq!(last_line(&kepler), "exact: 0/1");
+    assert_eq!(kepler.status.code(), Some(1));
+}
+
+/// Under `--arch`, records the capability cannot execute are errors, located.
+#[test]
+fn arch_option_reports_ops_the_capability_lacks() {
+    // ldmatrix needs 7.5: on Kepler every ldsm record is an error, not a guess.
+    let output = smem(&[
+        "verify",
+        "--arch",
+        "sm_35",
+        &format!("{HW_CORPUS}/sm90-structured.jsonl"),
+    ]);
+    let err = stderr(&output);
+    assert!(
+        err.lines()
+            .all(|line| line.starts_with(&format!("error: {HW_CORPUS}/sm90-structured.jsonl:"))),
+        "{err}"
+    );
+    assert!(err.contains("LDSM.x1 does not exist on compute capability 3.5: it needs 7.5 or later"));
+    assert!(err.contains("STSM.x4 does not exist on compute capability 3.5: it needs 9.0 or later"));
+    // 54 ldsm and 54 stsm records in this file.
+    let out = stdout(&output);
+    assert!(out.contains("\nnot checked: 108 lines "), "{out}");
+    // Kepler serves many of the other patterns differently: only the first few
+    // mismatches are shown in full.
+    assert!(out.contains(" (first 5 shown)\n"), "{out}");
+    assert_eq!(out.matches("\n  offsets: [").count(), 5, "{out}");
+    assert_eq!(output.status.code(), Some(1));
+}
+
+/// A capability that does not exist is refused before any file is read, with
+/// the library's message.
+#[test]
+fn unknown_arch_is_a_usage_error() {
+    let output = smem(&[
+        "verify",
+        "--arch",
+        "sm_40",
+        &format!("{HW_CORPUS}/sm90-merge.jsonl"),
+    ]);
+    assert!(!output.status.success());
+    let err = stderr(&output);
+    assert!(
+        err.contains(
+            r#"unknown compute capability "sm_40": expected a form like "8.6", "sm_86", "sm_90a" or "compute_86" naming a CUDA compute capability from 1.0 to 12.1"#
+        ),
+        "{err}"
+    );
+    assert_eq!(stdout(&output), "");
+}
+
+/// Missing files and directories are named, fail the run, and do not stop the
+/// other files from being checked.
+#[test]
+fn unreadable_files_are_named_and_the_rest_still_checked() {
+    let missing = Path::new("tests/data/hw-corpus/no-such-file.jsonl");
+    let output = smem(&[
+        "verify",
+        missing.to_str().unwrap(),
+        HW_CORPUS,
+        &format!("{HW_CORPUS}/sm90-merge.jsonl"),
+    ]);
+    let err = stderr(&output);
+    assert!(
+        err.starts_with(
+            "error: cannot read tests/data/hw-corpus/no-such-file.jsonl: No such file or directory"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("error: cannot read tests/data/hw-corpus: is a directory\n"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    let out = stdout(&output);
+    assert!(
+        out.contains("\nnot read: 2 files (errors on stderr)\n"),
+        "{out}"
+    );
+    assert_eq!(last_line(&output), "exact: 312/312");
+    assert_eq!(output.status.code(), Some(1));
+}
+
+/// `verify` without files is a usage error (status 2), not an empty success.
+#[test]
+fn files_are_required() {
+    let output = smem(&["verify"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("<FILE>..."));
+}
