@@ -261,7 +261,8 @@ impl Launch {
     /// is allocated static + reserved + dynamic bytes rounded up to the
     /// allocation unit. The SM's shared memory is the preference rounded up to a
     /// carveout (the whole per-SM amount by default), or, when a block does not
-    /// fit in that, the block's allocation rounded up to a carveout. Blocks per SM
+    /// fit in that, the block's allocation rounded up to a carveout (from 7.0
+    /// on) or the whole per-SM amount (before). Blocks per SM
     /// is that divided by the allocation, capped by
     /// [`max_blocks_per_sm`](ComputeCapability::max_blocks_per_sm).
     ///
@@ -307,8 +308,11 @@ impl Launch {
         let preferred = cc.carveout_at_least(preference).unwrap_or(per_sm);
         let shared = if preferred >= allocated {
             preferred
-        } else {
+        } else if cc.major() >= 7 {
             cc.carveout_at_least(allocated).unwrap_or(per_sm)
+        } else {
+            // Before Volta the header ignores a preference a block does not fit in.
+            per_sm
         };
         let by_memory = if allocated == 0 {
             u32::MAX

@@ -1,0 +1,287 @@
+//! The shared-memory arena: layout as measured on an H200
+//! (`tests/data/device/`), carving, bounds, initialisation and warp accesses.
+
+use smem_model::{
+    BankConfig, BankWidth, ComputeCapability, DynamicLayout, ElementType, Error, Float4, Origin,
+    SharedMemConfig, SharedMemory, StoreOrder,
+};
+
+const SM90: ComputeCapability = ComputeCapability::Sm90;
+
+#[test]
+fn statics_are_laid_out_as_nvcc_did_on_an_h200() {
+    // k_mixed: char c[3]; float f[5]; double d[2]; short s[3]; extern int dyn[]; extern char dync[];
+    let mut kernel = SharedMemory::builder(SM90);
+    let c = kernel.declare::<u8>("c", 3).unwrap();
+    let f = kernel.declare::<f32>("f", 5).unwrap();
+    let d = kernel.declare::<f64>("d", 2).unwrap();
+    let s = kernel.declare::<i16>("s", 3).unwrap();
+    assert_eq!(kernel.static_bytes(), 48);
+    let mut block = kernel.launch(64).unwrap();
+    let dyn_int = block.extern_array::<i32>("dyn").unwrap();
+    let dyn_char = block.extern_array::<u8>("dync").unwrap();
+    let addresses = [
+        c.address(),
+        f.address(),
+        d.address(),
+        s.address(),
+        dyn_int.address(),
+        dyn_char.address(),
+    ];
+    assert_eq!(addresses, [0x400, 0x404, 0x418, 0x428, 0x430, 0x430]);
+    assert_eq!((dyn_int.len(), dyn_char.len()), (16, 64));
+
+    // k_char_only: char c[5]; extern float4 dyn4[];
+    let mut kernel = SharedMemory::builder(SM90);
+    kernel.declare::<u8>("c", 5).unwrap();
+    assert_eq!(kernel.static_bytes(), 16);
+    let mut block = kernel.launch(64).unwrap();
+    assert_eq!(
+        block.extern_array::<Float4>("dyn4").unwrap().address(),
+        0x410
+    );
+
+    // k_tile: float tile[32][33]; char flag; extern double dynd[];
+    let mut kernel = SharedMemory::builder(SM90);
+    let tile = kernel.declare_2d::<f32>("tile", 32, 33).unwrap();
+    let flag = kernel.declare::<u8>("flag", 1).unwrap();
+    assert_eq!(kernel.static_bytes(), 4240);
+    let mut block = kernel.launch(64).unwrap();
+    assert_eq!((tile.address(), flag.address()), (0x400, 0x1480));
+    assert_eq!(block.extern_array::<f64>("dynd").unwrap().address(), 0x1490);
+    assert_eq!(block.dynamic_start(), 0x1490);
+}
+
+#[test]
+fn before_8_0_nothing_is_reserved() {
+    let mut kernel = SharedMemory::builder(ComputeCapability::Sm75);
+    assert_eq!(kernel.declare::<f32>("a", 4).unwrap().address(), 0);
+}
+
+#[test]
+fn the_seed_carve_int_float_char() {
+    let (n_i, n_f, n_c) = (3, 5, 7);
+    let layout = DynamicLayout::new()
+        .array::<i32>("a", n_i)
+        .unwrap()
+        .array::<f32>("b", n_f)
+        .unwrap()
+        .array::<u8>("c", n_c)
+        .unwrap();
+    let mut block = SharedMemory::builder(SM90)
+        .launch(layout.launch_bytes())
+        .unwrap();
+    let a = block.carve::<i32>("a", n_i).unwrap();
+    let b = block.carve::<f32>("b", n_f).unwrap();
+    let c = block.carve::<u8>("c", n_c).unwrap();
+    let offsets: Vec<u32> = [a.address(), b.address(), c.address()]
+        .iter()
+        .map(|x| x - block.dynamic_start())
+        .collect();
+    let planned: Vec<u32> = layout.arrays().iter().map(|p| p.offset()).collect();
+    assert_eq!(offsets, planned);
+    assert_eq!(block.dynamic_bytes_left(), 0);
+    let origins: Vec<Origin> = block.arrays().iter().map(|a| a.origin()).collect();
+    assert_eq!(origins, [Origin::Carved; 3]);
+    // One more byte does not fit.
+    let err = block.carve::<u8>("d", 1).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "array `d` needs 1 bytes but only 0 bytes of the dynamic shared memory given at launch are left"
+    );
+}
+
+#[test]
+fn the_misordered_carve_names_both_arrays_and_the_fix() {
+    let mut block = SharedMemory::builder(SM90).launch(64).unwrap();
+    block.carve::<u8>("c", 7).unwrap();
+    let err = block.carve::<f32>("b", 5).unwrap_err();
+    assert_eq!(
+        err,
+        Error::MisalignedCarve {
+            name: "b".into(),
+            element: "float",
+            offset: 7,
+            align: 4,
+            previous: "c".into(),
+            previous_element: "unsigned char",
+            padded: 8,
+        }
+    );
+    // Doubles after 6 shorts (12 bytes): pad to 16.
+    let mut block = SharedMemory::builder(SM90).launch(64).unwrap();
+    block.carve::<i16>("s", 6).unwrap();
+    let err = block.carve::<f64>("d", 1).unwrap_err();
+    assert!(
+        err.to_string()
+            .ends_with("carve `d` before `s`, or pad `s` to 16 bytes"),
+        "{err}"
+    );
+}
+
+#[test]
+fn reads_are_checked_for_bounds_initialisation_and_ownership() {
+    let mut block = SharedMemory::builder(SM90).launch(16).unwrap();
+    let a = block.carve::<i32>("a", 4).unwrap();
+    assert_eq!(
+        block.read(a, 1).unwrap_err().to_string(),
+        "uninitialized read: `a[1]` at shared address 0x404 was never written"
+    );
+    block.write(a, 1, -7).unwrap();
+    assert_eq!(block.read(a, 1), Ok(-7));
+    assert_eq!(
+        block.write(a, 4, 0).unwrap_err().to_string(),
+        "index 4 is out of bounds for array `a` of 4 elements"
+    );
+    let other = SharedMemory::builder(SM90).launch(16).unwrap();
+    let err = other.read(a, 0).unwrap_err();
+    assert!(matches!(err, Error::ForeignArray { .. }), "{err}");
+    assert!(err
+        .to_string()
+        .starts_with("array handle from shared-memory arena "));
+    // Writing part of a wider element leaves it uninitialised.
+    let bytes = block.extern_array::<u8>("bytes").unwrap();
+    let words = block.extern_array::<i32>("words").unwrap();
+    block.write(bytes, 8, 1).unwrap();
+    assert!(matches!(
+        block.read(words, 2),
+        Err(Error::Uninitialized { index: 2, .. })
+    ));
+}
+
+#[test]
+fn same_address_stores_follow_the_store_order() {
+    let store = |order| {
+        let mut block = SharedMemory::builder(SM90).launch(128).unwrap();
+        let s = block.extern_array::<i32>("s").unwrap();
+        // Every lane stores its number to s[lane / 16]: two elements, 16 writers each.
+        let result = block
+            .warp_store(
+                s,
+                |lane| Some((lane.index() / 16, lane.get() as i32)),
+                order,
+            )
+            .unwrap();
+        assert_eq!(result.collisions().len(), 2);
+        assert_eq!(result.partition().wavefronts(), 1);
+        (block.read(s, 0), block.read(s, 1))
+    };
+    assert_eq!(store(StoreOrder::LowestLane), (Ok(0), Ok(16)));
+    assert_eq!(store(StoreOrder::HighestLane), (Ok(15), Ok(31)));
+    let (first, _) = store(StoreOrder::Undefined);
+    assert_eq!(
+        first.unwrap_err().to_string(),
+        "indeterminate read: `s[0]` was last written by 16 lanes of one store, and which write landed is undefined"
+    );
+}
+
+#[test]
+fn warp_accesses_are_partitioned_at_their_real_addresses() {
+    // A 32x32 float tile, unpadded and padded: the column read is 32-way or free.
+    for (pitch, wavefronts) in [(32, 32), (33, 1)] {
+        let mut kernel = SharedMemory::builder(SM90);
+        let tile = kernel.declare_2d::<f32>("tile", 32, pitch).unwrap();
+        let mut block = kernel.launch(0).unwrap();
+        for row in 0..32 {
+            block
+                .warp_store(
+                    tile,
+                    |lane| Some((tile.index(row, lane.index()).unwrap(), 1.0)),
+                    StoreOrder::Undefined,
+                )
+                .unwrap();
+        }
+        let column = block
+            .warp_load(tile, |lane| Some(tile.index(lane.index(), 0).unwrap()))
+            .unwrap();
+        assert_eq!(column.partition().wavefronts(), wavefronts, "pitch {pitch}");
+        assert_eq!(column.values(), [Some(1.0); 32]);
+    }
+}
+
+#[test]
+fn kepler_bank_mode_applies_to_warp_accesses() {
+    let mut block = SharedMemory::builder(ComputeCapability::Sm35)
+        .launch(512)
+        .unwrap();
+    let s = block.extern_array::<f32>("s").unwrap();
+    block
+        .warp_store(
+            s,
+            |lane| Some((3 * lane.index(), 0.5)),
+            StoreOrder::Undefined,
+        )
+        .unwrap();
+    assert_eq!(
+        block
+            .warp_load(s, |lane| Some(3 * lane.index()))
+            .unwrap()
+            .partition()
+            .wavefronts(),
+        1
+    );
+    let eight =
+        BankConfig::new(ComputeCapability::Sm35).with_shared_mem_config(SharedMemConfig::EightByte);
+    block.set_bank_config(eight).unwrap();
+    assert_eq!(block.bank_config().bank_width(), BankWidth::EightBytes);
+    assert_eq!(
+        block
+            .warp_load(s, |lane| Some(3 * lane.index()))
+            .unwrap()
+            .partition()
+            .wavefronts(),
+        2
+    );
+    let err = block.set_bank_config(BankConfig::new(SM90)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "bank configuration for compute capability 9.0 used with shared memory of compute capability 3.5"
+    );
+}
+
+#[test]
+fn bad_sizes_are_typed_errors() {
+    let mut kernel = SharedMemory::builder(SM90);
+    assert_eq!(
+        kernel.declare::<f32>("z", 0).unwrap_err().to_string(),
+        "array `z` has zero elements"
+    );
+    assert_eq!(
+        kernel
+            .declare::<f64>("huge", usize::MAX)
+            .unwrap_err()
+            .to_string(),
+        format!(
+            "array `huge` of {} elements of 8 bytes overflows the 32-bit shared address space",
+            usize::MAX
+        )
+    );
+    assert!(matches!(
+        kernel.declare_2d::<f32>("big", usize::MAX, 2),
+        Err(Error::SizeOverflow { .. })
+    ));
+    // 48 KB of statics is allowed, one more element is not.
+    kernel.declare::<f32>("full", 12 * 1024).unwrap();
+    assert_eq!(
+        kernel.declare::<u8>("one", 1).unwrap_err().to_string(),
+        "49168 bytes of static shared memory exceed the 49152-byte static limit of compute capability 9.0; use dynamic shared memory and opt in"
+    );
+    assert_eq!(
+        ElementType::new("float3", 12, 4).unwrap_err().to_string(),
+        "element type `float3` has size 12 and alignment 4: both must be powers of two, the alignment at most the size"
+    );
+    let mut kernel = SharedMemory::builder(SM90);
+    kernel.declare::<f32>("s", 1024).unwrap();
+    // 4 KB static: the dynamic size may reach 223 KB with the opt-in, no further.
+    kernel.opt_in(223 * 1024);
+    assert!(kernel.launch(223 * 1024).is_ok());
+    assert!(matches!(
+        kernel.launch(223 * 1024 + 1),
+        Err(Error::LaunchTooLarge { .. })
+    ));
+    kernel.opt_in(223 * 1024 + 1);
+    assert!(matches!(
+        kernel.launch(0),
+        Err(Error::OptInTooLarge { max: 228352, .. })
+    ));
+}

@@ -1,0 +1,224 @@
+//! Capacity limits and occupancy: against the driver's own answers measured on
+//! an H200 (`tests/data/device/`), and at, just under and just over every limit
+//! of the capacity table for 3.5, 7.5, 8.0, 8.6 and 9.0.
+
+use smem_model::{Carveout, ComputeCapability, Error, Launch, OccupancyLimit};
+
+const KB: u32 = 1024;
+
+/// Every `occ` line of the H200 measurement: the model must give the driver's
+/// `cudaOccupancyMaxActiveBlocksPerMultiprocessor` answer.
+#[test]
+fn occupancy_matches_the_driver_on_an_h200() {
+    let data = include_str!("data/device/sm90-h200-layout-occupancy.txt");
+    let mut checked = 0;
+    for line in data.lines().filter(|l| l.starts_with("occ ")) {
+        let field = |key: &str| -> i64 {
+            let start = line.find(&format!("{key}=")).unwrap() + key.len() + 1;
+            line[start..]
+                .split_whitespace()
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        let carveout = match field("carveout") {
+            -1 => Carveout::Default,
+            p => Carveout::Percent(p as u32),
+        };
+        let launch = Launch::new(
+            ComputeCapability::Sm90,
+            field("static") as u32,
+            field("dynamic") as u32,
+        );
+        // Dynamic sizes past 48 KB were measured with the opt-in set to the maximum.
+        let launch = if field("static") + field("dynamic") > 48 * 1024 {
+            launch.with_opt_in(227 * KB - field("static") as u32)
+        } else {
+            launch
+        };
+        let blocks = launch.occupancy_with(carveout).unwrap().blocks_per_sm();
+        assert_eq!(i64::from(blocks), field("blocks"), "{line}");
+        checked += 1;
+    }
+    assert_eq!(checked, 77);
+}
+
+#[test]
+fn the_measured_launch_limits_hold() {
+    let cc = ComputeCapability::Sm90;
+    assert_eq!(Launch::new(cc, 12288, 36864).check(), Ok(()));
+    assert_eq!(
+        Launch::new(cc, 12288, 36865).check(),
+        Err(Error::LaunchTooLarge {
+            static_bytes: 12288,
+            dynamic_bytes: 36865,
+            limit: 48 * KB,
+            capability: cc
+        })
+    );
+    let opted = |dynamic| Launch::new(cc, 12288, dynamic).with_opt_in(220160);
+    assert_eq!(opted(220160).check(), Ok(()));
+    assert!(matches!(
+        opted(220161).check(),
+        Err(Error::LaunchTooLarge { limit: 232448, .. })
+    ));
+}
+
+/// (capability, per-block maximum with the opt-in, bytes per SM).
+const TABLE: [(ComputeCapability, u32, u32); 5] = [
+    (ComputeCapability::Sm35, 48 * KB, 48 * KB),
+    (ComputeCapability::Sm75, 64 * KB, 64 * KB),
+    (ComputeCapability::Sm80, 163 * KB, 164 * KB),
+    (ComputeCapability::Sm86, 99 * KB, 100 * KB),
+    (ComputeCapability::Sm90, 227 * KB, 228 * KB),
+];
+
+#[test]
+fn capacity_table_values() {
+    for (cc, max_block, per_sm) in TABLE {
+        assert_eq!(cc.max_shared_memory_per_block(), max_block, "{cc}");
+        assert_eq!(cc.shared_memory_per_sm(), per_sm, "{cc}");
+        assert_eq!(cc.default_shared_memory_per_block(), 48 * KB, "{cc}");
+        let reserved = if cc.major() >= 8 { KB } else { 0 };
+        assert_eq!(cc.reserved_shared_memory_per_block(), reserved, "{cc}");
+    }
+}
+
+#[test]
+fn static_limit_at_under_and_over() {
+    for (cc, _, _) in TABLE {
+        assert_eq!(Launch::new(cc, 48 * KB, 0).check(), Ok(()), "{cc}");
+        assert_eq!(Launch::new(cc, 48 * KB - 16, 16).check(), Ok(()), "{cc}");
+        assert_eq!(
+            Launch::new(cc, 48 * KB + 16, 0)
+                .check()
+                .unwrap_err()
+                .to_string(),
+            format!(
+                "{} bytes of static shared memory exceed the 49152-byte static limit of \
+                 compute capability {cc}; use dynamic shared memory and opt in",
+                48 * KB + 16
+            )
+        );
+    }
+}
+
+#[test]
+fn default_per_block_limit_at_under_and_over() {
+    for (cc, _, _) in TABLE {
+        let launch = |dynamic| Launch::new(cc, 4 * KB, dynamic);
+        assert_eq!(launch(44 * KB).check(), Ok(()), "{cc}");
+        assert_eq!(launch(44 * KB - 1).check(), Ok(()), "{cc}");
+        assert_eq!(
+            launch(44 * KB + 1).check().unwrap_err().to_string(),
+            format!(
+                "launch fails: 4096 bytes of static and 45057 bytes of dynamic shared memory \
+                 exceed the per-block limit of 49152 bytes on compute capability {cc}"
+            )
+        );
+    }
+}
+
+#[test]
+fn opt_in_limit_at_under_and_over() {
+    for (cc, max_block, _) in TABLE {
+        let most = max_block - 4 * KB;
+        let launch = |dynamic| Launch::new(cc, 4 * KB, dynamic).with_opt_in(most);
+        assert_eq!(launch(most).check(), Ok(()), "{cc}");
+        assert_eq!(launch(most - 1).check(), Ok(()), "{cc}");
+        assert!(
+            matches!(launch(most + 1).check(), Err(Error::LaunchTooLarge { .. })),
+            "{cc}"
+        );
+        // An attribute past the maximum is refused by cudaFuncSetAttribute.
+        let err = Launch::new(cc, 4 * KB, 0)
+            .with_opt_in(most + 1)
+            .check()
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "opt-in of {} bytes of dynamic shared memory exceeds the {most} bytes compute \
+                 capability {cc} allows beside 4096 bytes of static shared memory",
+                most + 1
+            )
+        );
+    }
+}
+
+/// Hand-worked from cuda_occupancy.h's rules (allocation = static + reserved +
+/// dynamic rounded up to the unit; the default carveout is the whole SM).
+#[test]
+fn occupancy_cases_worked_by_hand() {
+    // 9.0: 12288 + 1024 + 4096 = 17408 (a multiple of 128); 233472 / 17408 = 13.4.
+    let o = Launch::new(ComputeCapability::Sm90, 12288, 4096)
+        .occupancy()
+        .unwrap();
+    assert_eq!(
+        (o.blocks_per_sm(), o.allocated_per_block(), o.carveout()),
+        (13, 17408, 228 * KB)
+    );
+    // 8.6 (the smem occupancy example): 12288 + 1024 + 4096 = 17408; 102400 / 17408 = 5.9.
+    let o = Launch::new(ComputeCapability::Sm86, 12288, 4096)
+        .occupancy()
+        .unwrap();
+    assert_eq!(
+        (o.blocks_per_sm(), o.limit()),
+        (5, OccupancyLimit::SharedMemory)
+    );
+    // 7.5: unit 256, no reserve: 1000 -> 1024; 65536 / 1024 = 64, capped at 16 blocks.
+    let o = Launch::new(ComputeCapability::Sm75, 1000, 0)
+        .occupancy()
+        .unwrap();
+    assert_eq!((o.blocks_per_sm(), o.allocated_per_block()), (16, 1024));
+    assert_eq!(o.limit(), OccupancyLimit::BlocksPerSm);
+    // 7.5 preferring L1: the 32 KB carveout holds 32768 / 1024 = 32, still capped.
+    let o = Launch::new(ComputeCapability::Sm75, 1000, 0)
+        .occupancy_with(Carveout::Percent(0))
+        .unwrap();
+    assert_eq!(o.carveout(), 32 * KB);
+    // 8.0 preferring L1 (0 KB): one 40 KB block does not fit, so the driver takes
+    // the smallest carveout that holds it, 64 KB: one block.
+    let o = Launch::new(ComputeCapability::Sm80, 40 * KB, 0)
+        .occupancy_with(Carveout::Percent(0))
+        .unwrap();
+    assert_eq!((o.blocks_per_sm(), o.carveout()), (1, 64 * KB));
+    // 3.5: unit 256, 48 KB per SM: 3 KB + 1 byte -> 3328; 49152 / 3328 = 14.8.
+    let o = Launch::new(ComputeCapability::Sm35, 3 * KB, 1)
+        .occupancy()
+        .unwrap();
+    assert_eq!((o.blocks_per_sm(), o.allocated_per_block()), (14, 3328));
+    // 3.5 preferring L1 (a 16 KB split): a 20 KB block does not fit, and before
+    // 7.0 the header then uses all 48 KB: two blocks.
+    let o = Launch::new(ComputeCapability::Sm35, 20 * KB, 0)
+        .occupancy_with(Carveout::Percent(0))
+        .unwrap();
+    assert_eq!((o.blocks_per_sm(), o.carveout()), (2, 48 * KB));
+    // ... and one that fits takes the 16 KB split: 16384 / 5120 = 3.
+    let o = Launch::new(ComputeCapability::Sm35, 5 * KB, 0)
+        .occupancy_with(Carveout::Percent(0))
+        .unwrap();
+    assert_eq!((o.blocks_per_sm(), o.carveout()), (3, 16 * KB));
+    // No shared memory at all (8.0 still reserves 1 KB): 164 KB / 1 KB = 164, capped at 32.
+    let o = Launch::new(ComputeCapability::Sm80, 0, 0)
+        .occupancy()
+        .unwrap();
+    assert_eq!((o.blocks_per_sm(), o.allocated_per_block()), (32, 1024));
+    // 6.1 with nothing: no allocation, the block limit binds.
+    let o = Launch::new(ComputeCapability::Sm61, 0, 0)
+        .occupancy()
+        .unwrap();
+    assert_eq!((o.blocks_per_sm(), o.allocated_per_block()), (32, 0));
+}
+
+#[test]
+fn a_carveout_over_100_percent_is_an_error() {
+    let err = Launch::new(ComputeCapability::Sm90, 0, 0)
+        .occupancy_with(Carveout::Percent(101))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "carveout preference of 101 percent is over 100"
+    );
+}
