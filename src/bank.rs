@@ -8,11 +8,27 @@ use core::fmt;
 
 use bitvec::prelude::{BitArray, Lsb0};
 
-use crate::{
-    AccessWidth, ComputeCapability, Error, Op, Partition, WarpRequest,
-};
+use crate::{AccessWidth, ComputeCapability, Error, Op, Partition, WarpRequest};
 
 /// One shared-memory bank: 0 to 15 on 1.x, 0 to 31 from 2.0 on.
+///
+/// A newtype so that banks cannot be mixed up with lanes or words. Banks come
+/// from the model, never from a bare number: [`BankConfig::bank_of`] maps an
+/// address to its bank, and each [`WordAccess`](crate::WordAccess) of a
+/// transaction names the bank it reads.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{BankConfig, ComputeCapability};
+///
+/// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+/// // float s[]: s[33] is one bank past s[0], since 32 banks of 4 bytes wrap at s[32].
+/// let bank = sm90.bank_of(33 * 4);
+/// assert_eq!(bank.index(), 1);
+/// assert_eq!(bank.to_string(), "1");
+/// assert_eq!(bank, sm90.bank_of(4));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(transparent))]
@@ -36,6 +52,31 @@ impl fmt::Display for Bank {
 }
 
 /// A set of banks (at most 32 on any capability).
+///
+/// A small `Copy` value (one 32-bit word) whose bit `i` stands for bank `i`;
+/// [`Transaction::banks`](crate::Transaction::banks) returns one.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{BankConfig, BankSet, ComputeCapability};
+///
+/// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+/// // The banks of the float4 at s4[1]: bytes 16 to 31, banks 4 to 7.
+/// let banks: BankSet = (16..32).step_by(4).map(|byte| sm90.bank_of(byte)).collect();
+/// assert_eq!(banks.len(), 4);
+/// assert_eq!(banks.bits(), 0xf0);
+/// assert!(banks.contains(sm90.bank_of(20)));
+/// assert!(!banks.contains(sm90.bank_of(0)));
+/// let indices: Vec<usize> = banks.iter().map(|bank| bank.index()).collect();
+/// assert_eq!(indices, [4, 5, 6, 7]);
+///
+/// let mut more = banks;
+/// more.insert(sm90.bank_of(0));
+/// assert_eq!(more.len(), 5);
+/// assert!(!more.is_empty());
+/// assert!(BankSet::EMPTY.is_empty());
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct BankSet(BitArray<u32, Lsb0>);
 
@@ -78,6 +119,24 @@ impl BankSet {
 }
 
 /// The banks of a [`BankSet`], in ascending order.
+///
+/// Returned by [`BankSet::iter`]; it knows its length.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+///
+/// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+/// // s[2 * lane] on floats: each of the two wavefronts touches only even banks.
+/// let stride2 = WarpRequest::from_fn(Op::Load, 4, |lane| Some(8 * lane.get()))?;
+/// let partition = sm90.partition(&stride2)?;
+/// let first = partition.transactions().next().unwrap();
+/// let banks = first.banks().iter();
+/// assert_eq!(banks.len(), 16);
+/// assert!(banks.map(|bank| bank.index()).all(|index| index % 2 == 0));
+/// # Ok::<(), smem_model::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct BankIter(u32);
 
@@ -105,7 +164,9 @@ impl core::iter::FusedIterator for BankIter {}
 
 impl fmt::Debug for BankSet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_set().entries(self.iter().map(|bank| bank.0)).finish()
+        f.debug_set()
+            .entries(self.iter().map(|bank| bank.0))
+            .finish()
     }
 }
 
@@ -120,6 +181,20 @@ impl FromIterator<Bank> for BankSet {
 }
 
 /// How many bytes one bank delivers per word: the unit of the address-to-bank map.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{BankConfig, BankWidth, ComputeCapability, SharedMemConfig};
+///
+/// let kepler8 = BankConfig::new(ComputeCapability::Sm35)
+///     .with_shared_mem_config(SharedMemConfig::EightByte);
+/// assert_eq!(kepler8.bank_width(), BankWidth::EightBytes);
+/// assert_eq!(kepler8.bank_width().bytes(), 8);
+/// // double s[]: in eight-byte mode, s[5] is word 5 and sits in bank 5.
+/// assert_eq!(kepler8.word_of(5 * 8), 5);
+/// assert_eq!(BankWidth::FourBytes.bytes(), 4);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum BankWidth {
@@ -144,6 +219,23 @@ impl BankWidth {
 ///
 /// Only Kepler (3.x) honours it; elsewhere the runtime accepts and ignores it,
 /// and so does [`BankConfig::with_shared_mem_config`].
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{BankConfig, ComputeCapability, Op, SharedMemConfig, WarpRequest};
+///
+/// // double s[]; ... = s[3 * lane]: why Kepler kernels on doubles asked for
+/// // eight-byte banks.
+/// let stride3 = WarpRequest::from_fn(Op::Load, 8, |lane| Some(24 * lane.get()))?;
+/// let kepler = BankConfig::new(ComputeCapability::Sm35);
+/// let default = kepler.with_shared_mem_config(SharedMemConfig::Default);
+/// let eight = kepler.with_shared_mem_config(SharedMemConfig::EightByte);
+/// assert_eq!(default.wavefronts(&stride3)?, 2);
+/// assert_eq!(eight.wavefronts(&stride3)?, 1);
+/// assert_eq!(SharedMemConfig::default(), SharedMemConfig::Default);
+/// # Ok::<(), smem_model::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum SharedMemConfig {
@@ -157,6 +249,24 @@ pub enum SharedMemConfig {
 }
 
 /// What happens when several lanes of one step read the same word.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{BankConfig, Broadcast, ComputeCapability, Op, WarpRequest};
+///
+/// // s[lane % 2]: every half-warp reads two words, in banks 0 and 1.
+/// let two_words = WarpRequest::from_fn(Op::Load, 4, |lane| Some(4 * (lane.get() % 2)))?;
+/// let tesla = BankConfig::new(ComputeCapability::Sm13);
+/// let fermi = BankConfig::new(ComputeCapability::Sm20);
+/// assert_eq!(tesla.broadcast(), Broadcast::SingleWord);
+/// assert_eq!(fermi.broadcast(), Broadcast::Multicast);
+/// // 1.x broadcasts word 0 and serves one lane of word 1 in the first step, the
+/// // rest of word 1 in a second: two steps per half-warp.
+/// assert_eq!(tesla.wavefronts(&two_words)?, 4);
+/// assert_eq!(fermi.wavefronts(&two_words)?, 1);
+/// # Ok::<(), smem_model::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Broadcast {
@@ -165,7 +275,10 @@ pub enum Broadcast {
     ///
     /// Source: Programming Guide v4.2, F.3.3.1. Which word is broadcast and which
     /// lane each other bank serves is unspecified there; the model picks the lowest
-    /// lane still waiting in both cases (a modelling choice).
+    /// lane still waiting in both cases (a modelling choice). The guide states the
+    /// rule for reads; the model applies it to stores too (a modelling choice:
+    /// lanes writing one word in one step is the one case the guide's write rule,
+    /// "only one thread performs the write", settles).
     SingleWord,
     /// 2.x on: any number of words are each delivered to every lane that reads them
     /// in the same step. Source: Programming Guide v4.2, F.4.3.1 and later guides.
@@ -224,9 +337,11 @@ pub enum Broadcast {
 /// # Example
 ///
 /// ```
-/// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+/// use smem_model::{BankConfig, BankWidth, ComputeCapability, Op, WarpRequest};
 ///
 /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+/// assert_eq!(sm90.capability(), ComputeCapability::Sm90);
+/// assert_eq!(sm90.bank_width(), BankWidth::FourBytes);
 /// // s[2 * lane] on 4-byte words: lanes 0 and 16 meet in bank 0.
 /// let stride2 = WarpRequest::from_fn(Op::Load, 4, |lane| Some(lane.get() * 8))?;
 /// assert_eq!(sm90.wavefronts(&stride2)?, 2);
@@ -251,6 +366,25 @@ pub(crate) enum Rules {
 
 impl BankConfig {
     /// The configuration a device of this capability starts in (four-byte banks).
+    ///
+    /// Every capability starts in four-byte mode, Kepler included (its default
+    /// `cudaSharedMemConfig`); use
+    /// [`with_shared_mem_config`](Self::with_shared_mem_config) for Kepler's
+    /// eight-byte mode.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, BankWidth, ComputeCapability};
+    ///
+    /// let ampere = BankConfig::new(ComputeCapability::Sm86);
+    /// assert_eq!(ampere.capability(), ComputeCapability::Sm86);
+    /// assert_eq!(ampere.bank_width(), BankWidth::FourBytes);
+    /// // The same through `From`.
+    /// assert_eq!(BankConfig::from(ComputeCapability::Sm86), ampere);
+    /// let kepler = BankConfig::new(ComputeCapability::Sm35);
+    /// assert_eq!(kepler.bank_width(), BankWidth::FourBytes);
+    /// ```
     pub const fn new(capability: ComputeCapability) -> Self {
         BankConfig {
             capability,
@@ -302,6 +436,19 @@ impl BankConfig {
     ///
     /// Source: Programming Guide v4.2, F.3.3 (1.x), F.4.3 (2.x), F.5.3 (3.x); later
     /// guides' compute-capability appendix.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability};
+    ///
+    /// let tesla = BankConfig::new(ComputeCapability::Sm13);
+    /// let hopper = BankConfig::new(ComputeCapability::Sm90);
+    /// assert_eq!((tesla.bank_count(), hopper.bank_count()), (16, 32));
+    /// // float s[]: s[16] wraps round to bank 0 on 1.x only.
+    /// assert_eq!(tesla.bank_of(16 * 4).index(), 0);
+    /// assert_eq!(hopper.bank_of(16 * 4).index(), 16);
+    /// ```
     pub const fn bank_count(self) -> u32 {
         match self.rules() {
             Rules::Tesla => 16,
@@ -310,12 +457,24 @@ impl BankConfig {
     }
 
     /// How several lanes reading one word in one step are served.
+    ///
+    /// Source: Programming Guide v4.2, F.3.3.1 (1.x: one broadcast word per step)
+    /// and F.4.3.1 (2.x on: multicast); see [`Broadcast`] for the difference it
+    /// makes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, Broadcast, ComputeCapability};
+    ///
+    /// assert_eq!(BankConfig::new(ComputeCapability::Sm11).broadcast(), Broadcast::SingleWord);
+    /// assert_eq!(BankConfig::new(ComputeCapability::Sm20).broadcast(), Broadcast::Multicast);
+    /// assert_eq!(BankConfig::new(ComputeCapability::Sm90).broadcast(), Broadcast::Multicast);
+    /// ```
     pub const fn broadcast(self) -> Broadcast {
         match self.rules() {
             Rules::Tesla => Broadcast::SingleWord,
-            Rules::Fermi | Rules::Kepler | Rules::Maxwell | Rules::Measured => {
-                Broadcast::Multicast
-            }
+            Rules::Fermi | Rules::Kepler | Rules::Maxwell | Rules::Measured => Broadcast::Multicast,
         }
     }
 
@@ -337,6 +496,23 @@ impl BankConfig {
     }
 
     /// The index of the bank-width word holding the byte at `address`.
+    ///
+    /// Lanes that access the same word never conflict, so this, not the byte
+    /// address, is what the bank rules compare.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, SharedMemConfig};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // char s[]: s[0] to s[3] share word 0, so lanes reading them never conflict.
+    /// assert_eq!((sm90.word_of(0), sm90.word_of(3), sm90.word_of(4)), (0, 0, 1));
+    /// // Kepler's eight-byte mode has eight-byte words.
+    /// let kepler8 = BankConfig::new(ComputeCapability::Sm35)
+    ///     .with_shared_mem_config(SharedMemConfig::EightByte);
+    /// assert_eq!(kepler8.word_of(12), 1);
+    /// ```
     pub const fn word_of(self, address: u32) -> u32 {
         address / self.bank_width.bytes()
     }
@@ -393,17 +569,62 @@ impl BankConfig {
 
     /// Whether loads whose lanes pair up on equal addresses have their phases
     /// merged in pairs (measured on sm_90; see the table on [`BankConfig`]).
+    ///
+    /// True from 7.0 on. Before 7.0 no source describes the merge, so the model
+    /// does not apply it (a modelling choice).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// // float2 v = s2[lane / 2]: lanes 2k and 2k + 1 read the same 8 bytes.
+    /// let pairs = WarpRequest::from_fn(Op::Load, 8, |lane| Some(8 * (lane.get() / 2)))?;
+    /// let hopper = BankConfig::new(ComputeCapability::Sm90);
+    /// let pascal = BankConfig::new(ComputeCapability::Sm61);
+    /// assert!(hopper.merges_paired_loads());
+    /// assert!(!pascal.merges_paired_loads());
+    /// assert_eq!(hopper.wavefronts(&pairs)?, 1); // one merged 32-lane phase
+    /// assert_eq!(pascal.wavefronts(&pairs)?, 2); // two half-warps
+    ///
+    /// // Stores never merge.
+    /// let stores = WarpRequest::from_fn(Op::Store, 8, |lane| Some(8 * (lane.get() / 2)))?;
+    /// assert_eq!(hopper.wavefronts(&stores)?, 2);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn merges_paired_loads(self) -> bool {
         matches!(self.rules(), Rules::Measured)
     }
 
-    /// Whether the capability checks `op`, returning the first capability that has
-    /// it when it does not.
+    /// Checks that the capability has `op`; when it does not, the error names the
+    /// first capability that has it.
+    ///
+    /// [`partition`](Self::partition) runs this check itself; call it directly to
+    /// pick a code path before building requests.
     ///
     /// # Errors
     ///
     /// [`Error::UnsupportedOp`] for shared atomics before 1.2, `ldmatrix` before
     /// 7.5 and `stmatrix` before 9.0.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Error, Matrices, Op};
+    ///
+    /// let turing = BankConfig::new(ComputeCapability::Sm75);
+    /// assert_eq!(turing.check_op(Op::LdMatrix(Matrices::X4)), Ok(()));
+    /// assert_eq!(
+    ///     turing.check_op(Op::StMatrix(Matrices::X4)),
+    ///     Err(Error::UnsupportedOp {
+    ///         op: Op::StMatrix(Matrices::X4),
+    ///         capability: ComputeCapability::Sm75,
+    ///         required: ComputeCapability::Sm90,
+    ///     })
+    /// );
+    /// // Loads and stores exist everywhere.
+    /// assert_eq!(BankConfig::new(ComputeCapability::Sm10).check_op(Op::Store), Ok(()));
+    /// ```
     pub const fn check_op(self, op: Op) -> Result<(), Error> {
         let cc = self.capability;
         let required = match op {
@@ -451,11 +672,32 @@ impl BankConfig {
 
     /// The number of wavefronts `request` takes, without building the partition.
     ///
-    /// Always equal to `self.partition(request)?.wavefronts()`.
+    /// Always equal to `self.partition(request)?.wavefronts()`, and cheaper: use
+    /// it in searches over many layouts, and [`partition`](Self::partition) to see
+    /// why a layout conflicts.
     ///
     /// # Errors
     ///
-    /// As [`partition`](Self::partition).
+    /// As [`partition`](Self::partition):
+    ///
+    /// - [`Error::UnsupportedOp`] when the capability lacks the request's op.
+    /// - [`Error::OutsideWindow`] when a lane's access runs past
+    ///   [`ComputeCapability::shared_window_size`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // A column of float tile[32][PITCH]: padding the pitch to 33 removes the conflict.
+    /// let column = |pitch: u32| {
+    ///     WarpRequest::from_fn(Op::Load, 4, move |lane| Some(4 * pitch * lane.get()))
+    /// };
+    /// assert_eq!(sm90.wavefronts(&column(32)?)?, 32);
+    /// assert_eq!(sm90.wavefronts(&column(33)?)?, 1);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn wavefronts(&self, request: &WarpRequest) -> Result<u32, Error> {
         self.validate(request)?;
         Ok(crate::partition::count(*self, request).wavefronts)

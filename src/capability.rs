@@ -230,6 +230,22 @@ impl ComputeCapability {
     }
 
     /// The major and minor version numbers.
+    ///
+    /// The inverse of [`new`](Self::new), except that 11.0 reports `(11, 0)`
+    /// whichever name it was built from.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::ComputeCapability;
+    ///
+    /// assert_eq!(ComputeCapability::Sm86.version(), (8, 6));
+    /// // Thor, called 10.1 before CUDA 13.
+    /// let thor = ComputeCapability::new(10, 1);
+    /// assert_eq!(thor.map(ComputeCapability::version), Some((11, 0)));
+    /// // Versions order capabilities the way the enum does.
+    /// assert!(ComputeCapability::Sm75.version() < ComputeCapability::Sm80.version());
+    /// ```
     pub const fn version(self) -> (u32, u32) {
         match self {
             Self::Sm10 => (1, 0),
@@ -275,6 +291,20 @@ impl ComputeCapability {
     }
 
     /// The name `nvcc` uses for real code of this capability, e.g. `"sm_86"`.
+    ///
+    /// Without the `a`/`f` suffix, since the shared-memory rules do not depend on
+    /// it; it parses back to the same capability.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::ComputeCapability;
+    ///
+    /// // As in `nvcc -arch=sm_120`.
+    /// assert_eq!(ComputeCapability::Sm120.sm_name(), "sm_120");
+    /// assert_eq!("sm_120".parse::<ComputeCapability>()?, ComputeCapability::Sm120);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn sm_name(self) -> &'static str {
         match self {
             Self::Sm10 => "sm_10",
@@ -310,6 +340,20 @@ impl ComputeCapability {
     }
 
     /// The architecture generation.
+    ///
+    /// The major version alone does not give it: 7.5 is Turing while 7.0 is Volta,
+    /// 8.9 is Ada while 8.6 is Ampere, and 10.x to 12.x are all Blackwell.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Architecture, ComputeCapability};
+    ///
+    /// assert_eq!(ComputeCapability::Sm75.architecture(), Architecture::Turing);
+    /// assert_eq!(ComputeCapability::Sm70.architecture(), Architecture::Volta);
+    /// assert_eq!(ComputeCapability::Sm89.architecture(), Architecture::Ada);
+    /// assert_eq!(ComputeCapability::Sm120.architecture(), Architecture::Blackwell);
+    /// ```
     pub const fn architecture(self) -> Architecture {
         match self {
             Self::Sm10 | Self::Sm11 | Self::Sm12 | Self::Sm13 => Architecture::Tesla,
@@ -333,6 +377,19 @@ impl ComputeCapability {
     /// Source: the CUDA C++ Programming Guide's technical-specification table
     /// ("maximum amount of shared memory per SM"), and v4.2 Appendix F for 1.x to
     /// 3.x. 11.0 is listed with 10.x in the CUDA 13 guide.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::ComputeCapability;
+    ///
+    /// // H100: 228 KB per SM; an RTX 4090 (8.9): 100 KB.
+    /// assert_eq!(ComputeCapability::Sm90.shared_memory_per_sm(), 228 * 1024);
+    /// assert_eq!(ComputeCapability::Sm89.shared_memory_per_sm(), 100 * 1024);
+    /// // How many blocks of 48 KB fit on one H100 SM, ignoring other limits.
+    /// let per_block = 48 * 1024 + ComputeCapability::Sm90.reserved_shared_memory_per_block();
+    /// assert_eq!(ComputeCapability::Sm90.shared_memory_per_sm() / per_block, 4);
+    /// ```
     pub const fn shared_memory_per_sm(self) -> u32 {
         const KB: u32 = 1024;
         match self {
@@ -354,6 +411,18 @@ impl ComputeCapability {
     ///
     /// Source: the Programming Guide's technical-specification table ("maximum
     /// amount of shared memory per thread block").
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::ComputeCapability;
+    ///
+    /// // An A100 block may opt in to 163 KB, a T4 (7.5) block to 64 KB.
+    /// assert_eq!(ComputeCapability::Sm80.max_shared_memory_per_block(), 163 * 1024);
+    /// assert_eq!(ComputeCapability::Sm75.max_shared_memory_per_block(), 64 * 1024);
+    /// // Before Volta there was no opt-in: 48 KB.
+    /// assert_eq!(ComputeCapability::Sm61.max_shared_memory_per_block(), 48 * 1024);
+    /// ```
     pub const fn max_shared_memory_per_block(self) -> u32 {
         const KB: u32 = 1024;
         match self {
@@ -384,6 +453,18 @@ impl ComputeCapability {
     /// On sm_90 the reserved kilobyte sits at the start of the block's window, so
     /// static and dynamic shared memory start at shared address `0x400`; this was
     /// observed while measuring the hardware corpus.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::ComputeCapability;
+    ///
+    /// assert_eq!(ComputeCapability::Sm90.reserved_shared_memory_per_block(), 1024);
+    /// assert_eq!(ComputeCapability::Sm75.reserved_shared_memory_per_block(), 0);
+    /// // On sm_90, `extern __shared__ float s[]` starts here:
+    /// let base = ComputeCapability::Sm90.reserved_shared_memory_per_block();
+    /// assert_eq!(base, 0x400);
+    /// ```
     pub const fn reserved_shared_memory_per_block(self) -> u32 {
         match self {
             Self::Sm10
@@ -435,16 +516,43 @@ impl ComputeCapability {
     /// Whether shared-memory atomic functions exist (from 1.2 on).
     ///
     /// Source: Programming Guide v4.2, Appendix F, feature table.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::ComputeCapability;
+    ///
+    /// assert!(!ComputeCapability::Sm11.has_shared_atomics());
+    /// assert!(ComputeCapability::Sm12.has_shared_atomics());
+    /// ```
     pub const fn has_shared_atomics(self) -> bool {
         !matches!(self, Self::Sm10 | Self::Sm11)
     }
 
     /// Whether `ldmatrix` exists (PTX ISA: requires `sm_75` or higher).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::ComputeCapability;
+    ///
+    /// assert!(!ComputeCapability::Sm70.has_ldmatrix());
+    /// assert!(ComputeCapability::Sm75.has_ldmatrix());
+    /// ```
     pub const fn has_ldmatrix(self) -> bool {
         self.at_least(Self::Sm75)
     }
 
     /// Whether `stmatrix` exists (PTX ISA: requires `sm_90` or higher).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::ComputeCapability;
+    ///
+    /// assert!(!ComputeCapability::Sm89.has_stmatrix());
+    /// assert!(ComputeCapability::Sm90.has_stmatrix());
+    /// ```
     pub const fn has_stmatrix(self) -> bool {
         self.at_least(Self::Sm90)
     }
@@ -533,7 +641,12 @@ mod tests {
             assert_eq!(cc.sm_name().parse::<ComputeCapability>().unwrap(), cc);
             let compute = cc.sm_name().replace("sm_", "compute_");
             assert_eq!(compute.parse::<ComputeCapability>().unwrap(), cc);
-            assert_eq!(format!("{}a", cc.sm_name()).parse::<ComputeCapability>().unwrap(), cc);
+            assert_eq!(
+                format!("{}a", cc.sm_name())
+                    .parse::<ComputeCapability>()
+                    .unwrap(),
+                cc
+            );
             let (major, minor) = cc.version();
             assert_eq!(ComputeCapability::new(major, minor), Some(cc));
         }
@@ -546,13 +659,22 @@ mod tests {
 
     #[test]
     fn old_thor_name_parses_to_eleven() {
-        assert_eq!("sm_101".parse::<ComputeCapability>().unwrap(), ComputeCapability::Sm110);
-        assert_eq!("10.1".parse::<ComputeCapability>().unwrap(), ComputeCapability::Sm110);
+        assert_eq!(
+            "sm_101".parse::<ComputeCapability>().unwrap(),
+            ComputeCapability::Sm110
+        );
+        assert_eq!(
+            "10.1".parse::<ComputeCapability>().unwrap(),
+            ComputeCapability::Sm110
+        );
     }
 
     #[test]
     fn malformed_and_unknown_names_are_errors_naming_the_input() {
-        for bad in ["", "sm_", "sm_9", "sm_40", "9.1", "4.0", "sm_90b", "sm90", "8.", ".6", "8.6.1", "sm_-90", "1e1.0"] {
+        for bad in [
+            "", "sm_", "sm_9", "sm_40", "9.1", "4.0", "sm_90b", "sm90", "8.", ".6", "8.6.1",
+            "sm_-90", "1e1.0",
+        ] {
             let err = bad.parse::<ComputeCapability>().unwrap_err();
             assert_eq!(
                 err.to_string(),

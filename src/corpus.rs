@@ -43,6 +43,41 @@ use serde::{Deserialize, Serialize};
 use crate::{BankConfig, ComputeCapability, Error, Matrices, Op, WarpRequest, WARP_SIZE};
 
 /// One measured (or merely described) warp access.
+///
+/// The fields are the corpus format's, as written; [`operation`](Self::operation),
+/// [`request`](Self::request) and [`check`](Self::check) interpret them. A record
+/// with no `wavefronts` describes a pattern still to be measured.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::corpus::Record;
+/// use smem_model::{Matrices, Op};
+///
+/// // A line of tests/data/hw-corpus/sm90-calib.jsonl: ldmatrix.x1 whose eight
+/// // rows put two rows in each of banks 8-11, 12-15 and 24-27.
+/// let line = r#"{"arch":"sm_90","gpu":"H100 80GB HBM3","group":"rand256","op":"ldsm","width":1,"offsets":[224,176,48,0,160,96,192,32,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1],"wavefronts":2,"ncu_bank_conflicts":1}"#;
+/// let record = Record::from_json(line)?;
+/// assert_eq!(record.operation()?, Op::LdMatrix(Matrices::X1));
+/// assert_eq!(record.wavefronts, Some(2));
+/// assert!(record.check(None)?.is_exact());
+///
+/// // Writing a corpus: a float2 store s2[2 * lane], to be measured.
+/// let todo = Record {
+///     arch: "sm_90".into(),
+///     gpu: None,
+///     group: Some("stride2".into()),
+///     label: None,
+///     op: "st".into(),
+///     width: 8,
+///     offsets: (0..32).map(|lane| 16 * lane).collect(),
+///     wavefronts: None,
+///     ncu_bank_conflicts: None,
+/// };
+/// let json = serde_json::to_string(&todo)?;
+/// assert_eq!(Record::from_json(&json)?, todo);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Record {
@@ -72,6 +107,27 @@ pub struct Record {
 }
 
 /// The model's prediction for a record, beside the measurement.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::corpus::{Check, Record};
+///
+/// // s[2 * lane] on floats, measured on an H100: 2 wavefronts, 1 bank conflict.
+/// let line = r#"{"arch":"sm_90","gpu":"H100 80GB HBM3","group":"stride2","op":"ld","width":4,"offsets":[0,8,16,24,32,40,48,56,64,72,80,88,96,104,112,120,128,136,144,152,160,168,176,184,192,200,208,216,224,232,240,248],"wavefronts":2,"ncu_bank_conflicts":1}"#;
+/// let check = Record::from_json(line)?.check(None)?;
+/// assert_eq!(
+///     check,
+///     Check {
+///         wavefronts: 2,
+///         bank_conflicts: 1,
+///         measured_wavefronts: Some(2),
+///         measured_bank_conflicts: Some(1),
+///     }
+/// );
+/// assert!(check.is_exact());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Check {
     /// Predicted wavefronts.
@@ -87,6 +143,27 @@ pub struct Check {
 impl Check {
     /// Whether every measured figure equals the prediction (`false` when nothing
     /// was measured).
+    ///
+    /// The wavefront count must have been measured; Nsight Compute's conflict
+    /// figure is compared only when the record has it.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::corpus::Record;
+    ///
+    /// # // s[2 * lane] on floats, measured on an H100 (tests/data/hw-corpus/sm90-calib.jsonl).
+    /// # let stride2 = r#"{"arch":"sm_90","gpu":"H100 80GB HBM3","group":"stride2","op":"ld","width":4,"offsets":[0,8,16,24,32,40,48,56,64,72,80,88,96,104,112,120,128,136,144,152,160,168,176,184,192,200,208,216,224,232,240,248],"wavefronts":2,"ncu_bank_conflicts":1}"#;
+    /// let mut record = Record::from_json(stride2)?;
+    /// assert!(record.check(None)?.is_exact());
+    /// record.ncu_bank_conflicts = None; // not measured: not compared
+    /// assert!(record.check(None)?.is_exact());
+    /// record.wavefronts = Some(3); // a different measurement
+    /// assert!(!record.check(None)?.is_exact());
+    /// record.wavefronts = None; // nothing to agree with
+    /// assert!(!record.check(None)?.is_exact());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn is_exact(&self) -> bool {
         self.measured_wavefronts == Some(self.wavefronts)
             && self
@@ -98,20 +175,47 @@ impl Check {
 impl Record {
     /// Parses one line.
     ///
+    /// Unknown fields are errors, so that a misspelt field is not silently
+    /// dropped.
+    ///
     /// # Errors
     ///
-    /// A description of what is wrong, from `serde_json`.
-    pub fn from_json(line: &str) -> Result<Record, String> {
+    /// [`Error::InvalidRecord`] with `serde_json`'s description of what is wrong.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::corpus::Record;
+    ///
+    /// let record = Record::from_json(r#"{"arch":"sm_86","op":"st","width":16,"offsets":[]}"#)?;
+    /// assert_eq!((record.op.as_str(), record.width), ("st", 16));
+    ///
+    /// let typo = Record::from_json(r#"{"arch":"sm_86","op":"st","width":16,"ofsets":[]}"#);
+    /// assert!(typo.unwrap_err().to_string().starts_with("unknown field `ofsets`"));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn from_json(line: &str) -> Result<Record, Error> {
         // One record is one line, so serde's "at line 1" only confuses.
         serde_json::from_str(line)
-            .map_err(|err| err.to_string().replace(" at line 1 column ", " at column "))
+            .map_err(|err| bad(err.to_string().replace(" at line 1 column ", " at column ")))
     }
 
     /// The capability named by `arch`.
     ///
     /// # Errors
     ///
-    /// [`Error::UnknownCapability`].
+    /// [`Error::UnknownCapability`] when `arch` names no capability.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::corpus::Record;
+    /// use smem_model::ComputeCapability;
+    ///
+    /// let record = Record::from_json(r#"{"arch":"sm_90a","op":"ld","width":4,"offsets":[]}"#)?;
+    /// assert_eq!(record.capability()?, ComputeCapability::Sm90);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn capability(&self) -> Result<ComputeCapability, Error> {
         self.arch.parse()
     }
@@ -122,6 +226,20 @@ impl Record {
     ///
     /// [`Error::InvalidRecord`] when `op` is unknown or a matrix
     /// op has a matrix count other than 1, 2 or 4.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::corpus::Record;
+    /// use smem_model::{Matrices, Op};
+    ///
+    /// // For ldsm and stsm, `width` counts matrices.
+    /// let x4 = Record::from_json(r#"{"arch":"sm_90","op":"ldsm","width":4,"offsets":[]}"#)?;
+    /// assert_eq!(x4.operation()?, Op::LdMatrix(Matrices::X4));
+    /// let x3 = Record::from_json(r#"{"arch":"sm_90","op":"ldsm","width":3,"offsets":[]}"#)?;
+    /// assert_eq!(x3.operation().unwrap_err().to_string(), "ldsm needs 1, 2 or 4 matrices, not 3");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn operation(&self) -> Result<Op, Error> {
         let matrices = || {
             Matrices::from_count(self.width).ok_or_else(|| {
@@ -153,9 +271,31 @@ impl Record {
     /// [`Error::LaneCount`] unless there are 32 offsets; [`Error::InvalidRecord`]
     /// for an offset below -1 or above `u32::MAX` and for a misaligned offset; and the errors of
     /// [`WarpRequest::new`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::corpus::Record;
+    /// use smem_model::{ComputeCapability, Lane};
+    ///
+    /// # // s[2 * lane] on floats, measured on an H100 (tests/data/hw-corpus/sm90-calib.jsonl).
+    /// # let stride2 = r#"{"arch":"sm_90","gpu":"H100 80GB HBM3","group":"stride2","op":"ld","width":4,"offsets":[0,8,16,24,32,40,48,56,64,72,80,88,96,104,112,120,128,136,144,152,160,168,176,184,192,200,208,216,224,232,240,248],"wavefronts":2,"ncu_bank_conflicts":1}"#;
+    /// let record = Record::from_json(stride2)?;
+    /// // Offset 8 is shared address 0x408 on an H100, after the reserved kilobyte,
+    /// // and address 8 on a T4 (7.5), which reserves nothing.
+    /// let h100 = record.request(ComputeCapability::Sm90)?;
+    /// assert_eq!(h100.address(Lane::new(1)?), Some(0x408));
+    /// let t4 = record.request(ComputeCapability::Sm75)?;
+    /// assert_eq!(t4.address(Lane::new(1)?), Some(8));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn request(&self, capability: ComputeCapability) -> Result<WarpRequest, Error> {
         let op = self.operation()?;
-        let width = op.fixed_width().map_or(self.width, |w| w.bytes());
+        // `width` counts matrices for the matrix ops, whose rows are 16 bytes.
+        let width = match op {
+            Op::LdMatrix(_) | Op::StMatrix(_) => 16,
+            Op::Load | Op::Store | Op::Atomic => self.width,
+        };
         if self.offsets.len() != WARP_SIZE {
             return Err(Error::LaneCount {
                 given: self.offsets.len(),
@@ -193,7 +333,37 @@ impl Record {
     /// # Errors
     ///
     /// Those of [`capability`](Self::capability), [`request`](Self::request) and
-    /// [`BankConfig::partition`].
+    /// [`BankConfig::partition`]:
+    ///
+    /// - [`Error::UnknownCapability`] when `capability` is `None` and `arch` names
+    ///   no capability.
+    /// - [`Error::InvalidRecord`] for an unknown op, a bad matrix count, an offset
+    ///   out of range or a misaligned offset.
+    /// - [`Error::LaneCount`] unless there are 32 offsets.
+    /// - [`Error::InvalidWidth`] and [`Error::WidthMismatch`] for a width the op
+    ///   does not have.
+    /// - [`Error::UnsupportedOp`] when the capability lacks the op.
+    /// - [`Error::OutsideWindow`] when an offset lies past the capability's shared
+    ///   window.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::corpus::Record;
+    /// use smem_model::ComputeCapability;
+    ///
+    /// // A uniform 64-bit load, measured on an H200: the half-warps merge.
+    /// let line = r#"{"arch":"sm_90","gpu":"H200","group":"uniform","op":"ld","width":8,"offsets":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0],"wavefronts":1,"ncu_bank_conflicts":0}"#;
+    /// let record = Record::from_json(line)?;
+    /// let hopper = record.check(None)?;
+    /// assert_eq!(hopper.wavefronts, 1);
+    /// assert!(hopper.is_exact());
+    /// // What the model predicts for the same pattern on Pascal, which it does
+    /// // not merge: the measurement is carried along, though made on sm_90.
+    /// let pascal = record.check(Some(ComputeCapability::Sm61))?;
+    /// assert_eq!((pascal.wavefronts, pascal.measured_wavefronts), (2, Some(1)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn check(&self, capability: Option<ComputeCapability>) -> Result<Check, Error> {
         let capability = match capability {
             Some(cc) => cc,
@@ -219,6 +389,26 @@ fn bad(reason: String) -> Error {
 /// Each item is a record or an [`Error::MalformedRecord`] naming `source_name`
 /// and the line; reading goes on after a malformed line, and stops after the
 /// first error of the reader itself.
+///
+/// To read a file, pass `BufReader::new(File::open(path)?)` and the path as
+/// `source_name`.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::corpus;
+///
+/// # // s[2 * lane] on floats, measured on an H100 (tests/data/hw-corpus/sm90-calib.jsonl).
+/// # let stride2 = r#"{"arch":"sm_90","gpu":"H100 80GB HBM3","group":"stride2","op":"ld","width":4,"offsets":[0,8,16,24,32,40,48,56,64,72,80,88,96,104,112,120,128,136,144,152,160,168,176,184,192,200,208,216,224,232,240,248],"wavefronts":2,"ncu_bank_conflicts":1}"#;
+/// let text = format!("{stride2}\n\n{{\"arch\":\"sm_90\"}}\n");
+/// let mut records = corpus::read(text.as_bytes(), "demo.jsonl");
+/// assert_eq!(records.next().unwrap()?.group.as_deref(), Some("stride2"));
+/// // The blank line 2 is skipped; line 3 lacks fields.
+/// let err = records.next().unwrap().unwrap_err();
+/// assert_eq!(err.to_string(), "demo.jsonl:3: missing field `op` at column 16");
+/// assert!(records.next().is_none());
+/// # Ok::<(), smem_model::Error>(())
+/// ```
 pub fn read<R: BufRead>(reader: R, source_name: &str) -> Records<R> {
     Records {
         lines: reader.lines(),
@@ -229,6 +419,27 @@ pub fn read<R: BufRead>(reader: R, source_name: &str) -> Records<R> {
 }
 
 /// The records of a corpus, from [`read`].
+///
+/// An iterator of records, which also knows where it is, so that errors found
+/// after parsing can name their line too.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::corpus;
+///
+/// // Line 2 parses, but holds one offset instead of 32.
+/// let text = "\n{\"arch\":\"sm_90\",\"op\":\"ld\",\"width\":4,\"offsets\":[0]}\n";
+/// let mut records = corpus::read(text.as_bytes(), "demo.jsonl");
+/// let mut errors = Vec::new();
+/// while let Some(record) = records.next() {
+///     assert_eq!(records.line(), 2);
+///     if let Err(err) = record.and_then(|record| record.check(None)) {
+///         errors.push(records.locate(err).to_string());
+///     }
+/// }
+/// assert_eq!(errors, ["demo.jsonl:2: a warp has 32 lanes, but 1 addresses were given"]);
+/// ```
 #[derive(Debug)]
 pub struct Records<R> {
     lines: std::io::Lines<R>,
@@ -246,6 +457,21 @@ impl<R> Records<R> {
     /// Attaches this reader's source name and current line to an error about the
     /// current record (used for errors found after parsing, such as a misaligned
     /// address).
+    ///
+    /// An error that is already located is located again, at the current line.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::corpus;
+    ///
+    /// let text = "{\"arch\":\"sm_90\",\"op\":\"stsm\",\"width\":5,\"offsets\":[]}\n";
+    /// let mut records = corpus::read(text.as_bytes(), "bad.jsonl");
+    /// let record = records.next().unwrap()?;
+    /// let err = records.locate(record.operation().unwrap_err());
+    /// assert_eq!(err.to_string(), "bad.jsonl:1: stsm needs 1, 2 or 4 matrices, not 5");
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn locate(&self, err: Error) -> Error {
         let reason = match err {
             Error::InvalidRecord { reason } | Error::MalformedRecord { reason, .. } => reason,
@@ -282,12 +508,37 @@ impl<R: BufRead> Iterator for Records<R> {
             if text.trim().is_empty() {
                 continue;
             }
-            return Some(Record::from_json(&text).map_err(|reason| self.locate(bad(reason))));
+            return Some(Record::from_json(&text).map_err(|err| self.locate(err)));
         }
     }
 }
 
 /// Exact predictions per (op, width), and the mismatches, over any number of records.
+///
+/// What `smem verify` prints: one row per kind of instruction, so that a rule
+/// that is wrong for one width stands out.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::corpus::{Record, Summary};
+///
+/// # // s[2 * lane] on floats, measured on an H100 (tests/data/hw-corpus/sm90-calib.jsonl).
+/// # let stride2 = r#"{"arch":"sm_90","gpu":"H100 80GB HBM3","group":"stride2","op":"ld","width":4,"offsets":[0,8,16,24,32,40,48,56,64,72,80,88,96,104,112,120,128,136,144,152,160,168,176,184,192,200,208,216,224,232,240,248],"wavefronts":2,"ncu_bank_conflicts":1}"#;
+/// let measured = Record::from_json(stride2)?;
+/// let mut misread = measured.clone();
+/// misread.wavefronts = Some(3);
+///
+/// let mut summary = Summary::default();
+/// for record in [&measured, &misread] {
+///     let check = record.check(None)?;
+///     summary.add(record, &check);
+/// }
+/// assert_eq!((summary.exact(), summary.total()), (1, 2));
+/// let (record, check) = &summary.mismatches()[0];
+/// assert_eq!((record.wavefronts, check.wavefronts), (Some(3), 2));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct Summary {
     rows: BTreeMap<(String, u32), (usize, usize)>,
@@ -310,6 +561,24 @@ impl Summary {
     }
 
     /// `(op, width, exact, total)` for each op and width seen, sorted.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::corpus::{Record, Summary};
+    ///
+    /// # // s[2 * lane] on floats, measured on an H100 (tests/data/hw-corpus/sm90-calib.jsonl).
+    /// # let stride2 = r#"{"arch":"sm_90","gpu":"H100 80GB HBM3","group":"stride2","op":"ld","width":4,"offsets":[0,8,16,24,32,40,48,56,64,72,80,88,96,104,112,120,128,136,144,152,160,168,176,184,192,200,208,216,224,232,240,248],"wavefronts":2,"ncu_bank_conflicts":1}"#;
+    /// # let uniform = r#"{"arch":"sm_90","gpu":"H200","group":"uniform","op":"ld","width":8,"offsets":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0],"wavefronts":1,"ncu_bank_conflicts":0}"#;
+    /// let mut summary = Summary::default();
+    /// for line in [uniform, stride2, stride2] {
+    ///     let record = Record::from_json(line)?;
+    ///     summary.add(&record, &record.check(None)?);
+    /// }
+    /// let rows: Vec<_> = summary.rows().collect();
+    /// assert_eq!(rows, [("ld", 4, 2, 2), ("ld", 8, 1, 1)]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn rows(&self) -> impl Iterator<Item = (&str, u32, usize, usize)> + '_ {
         self.rows
             .iter()
@@ -317,6 +586,25 @@ impl Summary {
     }
 
     /// The records whose prediction differs from the measurement, in input order.
+    ///
+    /// A record without measured wavefronts counts as a mismatch too (see
+    /// [`Check::is_exact`]): it was not confirmed.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::corpus::{Record, Summary};
+    ///
+    /// # // s[2 * lane] on floats, measured on an H100 (tests/data/hw-corpus/sm90-calib.jsonl).
+    /// # let stride2 = r#"{"arch":"sm_90","gpu":"H100 80GB HBM3","group":"stride2","op":"ld","width":4,"offsets":[0,8,16,24,32,40,48,56,64,72,80,88,96,104,112,120,128,136,144,152,160,168,176,184,192,200,208,216,224,232,240,248],"wavefronts":2,"ncu_bank_conflicts":1}"#;
+    /// let mut unmeasured = Record::from_json(stride2)?;
+    /// unmeasured.wavefronts = None;
+    /// let mut summary = Summary::default();
+    /// summary.add(&unmeasured, &unmeasured.check(None)?);
+    /// assert_eq!(summary.mismatches().len(), 1);
+    /// assert_eq!(summary.exact(), 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn mismatches(&self) -> &[(Record, Check)] {
         &self.mismatches
     }

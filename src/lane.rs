@@ -11,13 +11,19 @@ pub const WARP_SIZE: usize = 32;
 
 /// One lane (thread) of a warp: a number from 0 to 31.
 ///
+/// A newtype rather than a bare integer so that lanes cannot be confused with
+/// banks, words or byte addresses. In a kernel, a thread's lane is
+/// `threadIdx.x % 32` (for a one-dimensional block).
+///
 /// # Example
 ///
 /// ```
 /// use smem_model::Lane;
 ///
 /// let lane = Lane::new(5)?;
-/// assert_eq!(lane.index(), 5);
+/// assert_eq!(lane.index(), 5); // for indexing arrays
+/// assert_eq!(lane.get(), 5); // for address arithmetic
+/// assert_eq!(lane.to_string(), "5");
 /// assert!(Lane::new(32).is_err());
 /// # Ok::<(), smem_model::Error>(())
 /// ```
@@ -29,9 +35,23 @@ pub struct Lane(u8);
 impl Lane {
     /// The lane with this number.
     ///
+    /// Fallible because a thread index of a block is not a lane: take it modulo
+    /// [`WARP_SIZE`] first.
+    ///
     /// # Errors
     ///
     /// [`Error::LaneOutOfRange`] when `lane` is 32 or more.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Error, Lane};
+    ///
+    /// let thread = 45; // threadIdx.x of the second warp of a block
+    /// assert_eq!(Lane::new(thread % 32)?.get(), 13);
+    /// assert_eq!(Lane::new(thread), Err(Error::LaneOutOfRange { lane: 45 }));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn new(lane: u32) -> Result<Self, Error> {
         if lane < WARP_SIZE as u32 {
             Ok(Self(lane as u8))
@@ -51,6 +71,17 @@ impl Lane {
     }
 
     /// All 32 lanes, in order.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Lane, LaneSet};
+    ///
+    /// assert_eq!(Lane::all().count(), 32);
+    /// // The active mask of `if (lane % 2 == 0)`.
+    /// let even: LaneSet = Lane::all().filter(|lane| lane.get() % 2 == 0).collect();
+    /// assert_eq!(even.bits(), 0x5555_5555);
+    /// ```
     pub fn all() -> impl Iterator<Item = Lane> + Clone {
         (0..WARP_SIZE as u8).map(Lane)
     }
@@ -78,11 +109,20 @@ impl fmt::Display for Lane {
 /// ```
 /// use smem_model::{Lane, LaneSet};
 ///
-/// let low_half = LaneSet::from_bits(0x0000_ffff);
+/// let mut low_half = LaneSet::from_bits(0x0000_ffff);
 /// assert_eq!(low_half.len(), 16);
 /// assert!(low_half.contains(Lane::new(15)?));
 /// assert!(!low_half.contains(Lane::new(16)?));
 /// assert_eq!(low_half.iter().last(), Some(Lane::new(15)?));
+///
+/// // Lanes leave and join, as under divergent control flow.
+/// low_half.remove(Lane::new(0)?);
+/// low_half.insert(Lane::new(31)?);
+/// assert_eq!(low_half.bits(), 0x8000_fffe);
+/// assert_eq!(low_half.to_string(), "1-15,31");
+/// assert!(!low_half.is_empty());
+/// assert!(LaneSet::EMPTY.is_empty());
+/// assert_eq!(LaneSet::FULL.len(), 32);
 /// # Ok::<(), smem_model::Error>(())
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -102,6 +142,19 @@ impl LaneSet {
     });
 
     /// The set whose bit `i` is lane `i`.
+    ///
+    /// Takes a mask as CUDA's `__activemask()` or `__ballot_sync()` returns it.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::LaneSet;
+    ///
+    /// // __ballot_sync(0xffffffff, lane < 8 || lane == 31)
+    /// let ballot = LaneSet::from_bits(0x8000_00ff);
+    /// assert_eq!(ballot.len(), 9);
+    /// assert_eq!(ballot.to_string(), "0-7,31");
+    /// ```
     pub const fn from_bits(bits: u32) -> Self {
         LaneSet(BitArray {
             _ord: core::marker::PhantomData,
@@ -115,13 +168,39 @@ impl LaneSet {
     }
 
     /// Lanes `start..end` (clamped to the warp).
+    ///
+    /// Handy for the lane groups the hardware serves apart: half-warps for
+    /// 64-bit accesses, quarter-warps for 128-bit ones, the eight row lanes of
+    /// one `ldmatrix` matrix.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::LaneSet;
+    ///
+    /// let upper_half_warp = LaneSet::range(16, 32);
+    /// assert_eq!(upper_half_warp.bits(), 0xffff_0000);
+    /// let second_quarter = LaneSet::range(8, 16);
+    /// assert_eq!(second_quarter.to_string(), "8-15");
+    /// // Clamped: there is no lane 32 or beyond.
+    /// assert_eq!(LaneSet::range(24, 40), LaneSet::range(24, 32));
+    /// assert!(LaneSet::range(5, 5).is_empty());
+    /// ```
     pub const fn range(start: u32, end: u32) -> Self {
-        let end = if end > WARP_SIZE as u32 { WARP_SIZE as u32 } else { end };
+        let end = if end > WARP_SIZE as u32 {
+            WARP_SIZE as u32
+        } else {
+            end
+        };
         if start >= end {
             return Self::EMPTY;
         }
         let width = end - start;
-        let ones = if width == 32 { u32::MAX } else { (1u32 << width) - 1 };
+        let ones = if width == 32 {
+            u32::MAX
+        } else {
+            (1u32 << width) - 1
+        };
         Self::from_bits(ones << start)
     }
 
@@ -151,21 +230,67 @@ impl LaneSet {
     }
 
     /// The lowest lane, if any.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Lane, LaneSet};
+    ///
+    /// // The leader of a coalesced group, as `__ffs(__activemask()) - 1`.
+    /// let active = LaneSet::from_bits(0b1011_0000);
+    /// assert_eq!(active.first(), Some(Lane::new(4)?));
+    /// assert_eq!(LaneSet::EMPTY.first(), None);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn first(self) -> Option<Lane> {
         self.0.first_one().map(Lane::from_index)
     }
 
     /// The highest lane, if any.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Lane, LaneSet};
+    ///
+    /// // As `31 - __clz(mask)`.
+    /// let active = LaneSet::from_bits(0b1011_0000);
+    /// assert_eq!(active.last(), Some(Lane::new(7)?));
+    /// assert_eq!(LaneSet::EMPTY.last(), None);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn last(self) -> Option<Lane> {
         self.0.last_one().map(Lane::from_index)
     }
 
     /// The lanes in both sets.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::LaneSet;
+    ///
+    /// // Which active lanes fall in the second half-warp?
+    /// let active = LaneSet::from_bits(0x00ff_00ff);
+    /// let upper = active.intersection(LaneSet::range(16, 32));
+    /// assert_eq!(upper.to_string(), "16-23");
+    /// ```
     pub const fn intersection(self, other: Self) -> Self {
         Self::from_bits(self.bits() & other.bits())
     }
 
     /// The lanes in either set.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::LaneSet;
+    ///
+    /// // The address lanes of matrices 0 and 2 of an `ldmatrix.x4`.
+    /// let rows = LaneSet::range(0, 8).union(LaneSet::range(16, 24));
+    /// assert_eq!(rows.bits(), 0x00ff_00ff);
+    /// assert_eq!(rows.len(), 16);
+    /// ```
     pub const fn union(self, other: Self) -> Self {
         Self::from_bits(self.bits() | other.bits())
     }
@@ -178,7 +303,9 @@ impl LaneSet {
 
 impl fmt::Debug for LaneSet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_set().entries(self.iter().map(|lane| lane.0)).finish()
+        f.debug_set()
+            .entries(self.iter().map(|lane| lane.0))
+            .finish()
     }
 }
 
@@ -244,6 +371,23 @@ impl<'de> serde::Deserialize<'de> for LaneSet {
 }
 
 /// The lanes of a [`LaneSet`], in ascending order.
+///
+/// Returned by [`LaneSet::iter`]. It knows its length and runs from both ends.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{Lane, LaneSet};
+///
+/// let set = LaneSet::from_bits(0b1010_0001);
+/// let up: Vec<u32> = set.iter().map(Lane::get).collect();
+/// let down: Vec<u32> = set.iter().rev().map(Lane::get).collect();
+/// assert_eq!(up, [0, 5, 7]);
+/// assert_eq!(down, [7, 5, 0]);
+/// assert_eq!(set.iter().len(), 3);
+/// // A LaneSet is also IntoIterator.
+/// assert_eq!(set.into_iter().count(), 3);
+/// ```
 #[derive(Debug, Clone)]
 pub struct LaneIter(LaneSet);
 

@@ -58,18 +58,46 @@
 //! # Ok::<(), smem_model::Error>(())
 //! ```
 //!
+//! # Example: a kernel's shared memory
+//!
+//! [`SharedMemory`] lays out a block's static arrays and its one
+//! `extern __shared__` region as nvcc and the driver do, holds their bytes, and
+//! partitions warp accesses at the arrays' real addresses.
+//!
+//! ```
+//! use smem_model::{ComputeCapability, SharedMemory, StoreOrder};
+//!
+//! // __shared__ float tile[32][33]; kernel<<<grid, block, 0>>>
+//! let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+//! let tile = kernel.declare_2d::<f32>("tile", 32, 33)?;
+//! let mut block = kernel.launch(0)?;
+//! for row in 0..32 {
+//!     block.warp_store(tile, |lane| Some((tile.index(row, lane.index()).ok()?, row as f32)), StoreOrder::Undefined)?;
+//! }
+//! // Reading a column of the padded tile is conflict-free.
+//! let column = block.warp_load(tile, |lane| tile.index(lane.index(), 3).ok())?;
+//! assert_eq!(column.partition().wavefronts(), 1);
+//! assert_eq!(column.values()[31], Some(31.0));
+//!
+//! // What that costs in occupancy: 4224 bytes + 1 KB reserved -> 5248 a block.
+//! let occupancy = block.launch().occupancy()?;
+//! assert_eq!((occupancy.allocated_per_block(), occupancy.blocks_per_sm()), (5248, 32));
+//! # Ok::<(), smem_model::Error>(())
+//! ```
+//!
 //! # Bad input
 //!
 //! Nothing panics on bad input: a misaligned address, a width that does not exist,
 //! an access past the shared window or the 32-bit address space, an op the
-//! capability lacks and a malformed corpus line are each an [`Error`] variant
+//! capability lacks, a misaligned carve, a launch over the per-block limit, an
+//! uninitialised read and a malformed corpus line are each an [`Error`] variant
 //! whose message names the quantity and the limit.
 //!
 //! # Crate features
 //!
 //! - `serde`: `Serialize`/`Deserialize` for the public value types.
-//! - `corpus`: reading hardware corpora ([`corpus`]); implies `serde`, pulls `serde_json`.
-//! - `proptest`: [`strategy`], proptest strategies for downstream property tests.
+//! - `corpus`: reading hardware corpora (the `corpus` module); implies `serde`, pulls `serde_json`.
+//! - `proptest`: the `strategy` module, proptest strategies for downstream property tests.
 //! - `cli`: the `smem` command-line tool and its dependencies; a library user
 //!   needs none of them.
 

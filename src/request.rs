@@ -8,6 +8,21 @@ use crate::lane::WARP_SIZE;
 use crate::{Error, Lane, LaneSet};
 
 /// The number of 8x8 matrices an `ldmatrix`/`stmatrix` instruction moves.
+///
+/// The `.x1`/`.x2`/`.x4` qualifier of the PTX instruction; it decides how many
+/// lanes give row addresses.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{Matrices, Op};
+///
+/// // ldmatrix.sync.aligned.m8n8.x4.shared.b16: the A fragment of an m16n8k16 MMA.
+/// let op = Op::LdMatrix(Matrices::X4);
+/// assert_eq!(Matrices::X4.count(), 4);
+/// assert_eq!(op.to_string(), "LDSM.x4");
+/// assert_eq!(Matrices::X2.address_lanes().len(), 16);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Matrices {
@@ -30,6 +45,18 @@ impl Matrices {
     }
 
     /// The form with `count` matrices, if there is one.
+    ///
+    /// For reading a count from data, such as the `width` of an `ldsm` corpus
+    /// record.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::Matrices;
+    ///
+    /// assert_eq!(Matrices::from_count(2), Some(Matrices::X2));
+    /// assert_eq!(Matrices::from_count(3), None);
+    /// ```
     pub const fn from_count(count: u32) -> Option<Self> {
         match count {
             1 => Some(Matrices::X1),
@@ -40,12 +67,41 @@ impl Matrices {
     }
 
     /// The lanes whose addresses the instruction reads: `0..8 * count`.
+    ///
+    /// Lane `8m + r` gives the address of row `r` of matrix `m` (PTX ISA,
+    /// `ldmatrix`).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::Matrices;
+    ///
+    /// assert_eq!(Matrices::X1.address_lanes().to_string(), "0-7");
+    /// assert_eq!(Matrices::X4.address_lanes().len(), 32);
+    /// ```
     pub const fn address_lanes(self) -> LaneSet {
         LaneSet::range(0, 8 * self.count())
     }
 }
 
 /// The operation of a shared-memory instruction.
+///
+/// The op decides the phase split and, for atomics and the matrix ops, the access
+/// width; its `Display` form is the SASS mnemonic family, as in Nsight Compute's
+/// source view.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{AccessWidth, Matrices, Op};
+///
+/// // atomicAdd(&hist[bin], 1) on shared memory compiles to ATOMS.
+/// let op = Op::Atomic;
+/// assert_eq!(op.to_string(), "ATOMS");
+/// assert!(op.writes());
+/// assert_eq!(op.fixed_width(), Some(AccessWidth::B4));
+/// assert_eq!(Op::StMatrix(Matrices::X2).to_string(), "STSM.x2");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Op {
@@ -64,11 +120,40 @@ pub enum Op {
 
 impl Op {
     /// Whether the op writes shared memory.
+    ///
+    /// Writes never merge phases and never broadcast: lanes that write the same
+    /// bytes collide ([`WarpRequest::write_collisions`]).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Matrices, Op};
+    ///
+    /// assert!(!Op::Load.writes());
+    /// assert!(!Op::LdMatrix(Matrices::X4).writes());
+    /// assert!(Op::Store.writes());
+    /// // An atomic reads and writes.
+    /// assert!(Op::Atomic.writes());
+    /// ```
     pub const fn writes(self) -> bool {
         matches!(self, Op::Store | Op::Atomic | Op::StMatrix(_))
     }
 
     /// The only width the op has, if it has only one.
+    ///
+    /// Building a request of such an op with another width is an
+    /// [`Error::WidthMismatch`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{AccessWidth, Matrices, Op};
+    ///
+    /// assert_eq!(Op::Load.fixed_width(), None);
+    /// assert_eq!(Op::Atomic.fixed_width(), Some(AccessWidth::B4));
+    /// // Each ldmatrix lane gives a 16-byte row: 8 halves.
+    /// assert_eq!(Op::LdMatrix(Matrices::X1).fixed_width(), Some(AccessWidth::B16));
+    /// ```
     pub const fn fixed_width(self) -> Option<AccessWidth> {
         match self {
             Op::Load | Op::Store => None,
@@ -78,6 +163,15 @@ impl Op {
     }
 
     /// The lanes whose addresses the op uses: all 32, except for the matrix ops.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{LaneSet, Matrices, Op};
+    ///
+    /// assert_eq!(Op::Store.address_lanes(), LaneSet::FULL);
+    /// assert_eq!(Op::LdMatrix(Matrices::X2).address_lanes(), LaneSet::range(0, 16));
+    /// ```
     pub const fn address_lanes(self) -> LaneSet {
         match self {
             Op::Load | Op::Store | Op::Atomic => LaneSet::FULL,
@@ -100,6 +194,24 @@ impl fmt::Display for Op {
 }
 
 /// The bytes each lane accesses: 1, 2, 4, 8 or 16.
+///
+/// An enum rather than a number so that a width, once built, is always one the
+/// hardware has. Wider accesses are served in more phases (see
+/// [`BankConfig`](crate::BankConfig)).
+///
+/// # Example
+///
+/// ```
+/// use smem_model::AccessWidth;
+///
+/// // float4 v = reinterpret_cast<float4*>(s)[lane]: one LDS.128.
+/// let width = AccessWidth::from_bytes(16)?;
+/// assert_eq!(width, AccessWidth::B16);
+/// assert_eq!(width.bytes(), 16);
+/// assert_eq!(u32::from(width), 16);
+/// assert!(AccessWidth::B4 < AccessWidth::B8);
+/// # Ok::<(), smem_model::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(into = "u32", try_from = "u32"))]
@@ -122,6 +234,18 @@ impl AccessWidth {
     /// # Errors
     ///
     /// [`Error::InvalidWidth`] unless `bytes` is 1, 2, 4, 8 or 16.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{AccessWidth, Error};
+    ///
+    /// // sizeof(double)
+    /// assert_eq!(AccessWidth::from_bytes(8)?, AccessWidth::B8);
+    /// // A float3 is not one access: it compiles to three 4-byte ones.
+    /// assert_eq!(AccessWidth::from_bytes(12), Err(Error::InvalidWidth { width: 12 }));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn from_bytes(bytes: u32) -> Result<Self, Error> {
         Ok(match bytes {
             1 => AccessWidth::B1,
@@ -175,10 +299,12 @@ impl From<AccessWidth> for u32 {
 /// # Example
 ///
 /// ```
-/// use smem_model::{LaneSet, Op, WarpRequest};
+/// use smem_model::{AccessWidth, LaneSet, Op, WarpRequest};
 ///
 /// // From a closure of the lane: `s[lane]` on floats.
 /// let a = WarpRequest::from_fn(Op::Load, 4, |lane| Some(lane.get() * 4))?;
+/// assert_eq!((a.op(), a.width()), (Op::Load, AccessWidth::B4));
+/// assert_eq!(a.active(), LaneSet::FULL);
 /// // From an array, with an inactive lane.
 /// let mut addrs = [Some(0); 32];
 /// addrs[3] = None;
@@ -188,7 +314,6 @@ impl From<AccessWidth> for u32 {
 /// let c = WarpRequest::try_from_iter(Op::Load, 8, (0..32).map(|i| Some(i * 8)))?
 ///     .with_mask(LaneSet::from_bits(0xffff));
 /// assert_eq!(c.active().len(), 16);
-/// # let _ = a;
 /// # Ok::<(), smem_model::Error>(())
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -211,6 +336,21 @@ impl WarpRequest {
     ///   `width`.
     /// - [`Error::AddressOverflow`] when an active lane's access runs past
     ///   `u32::MAX`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Op, WarpRequest};
+    ///
+    /// // int s[]; if (lane % 2 == 0) s[lane] = x;
+    /// let mut addresses = [None; 32];
+    /// for lane in (0..32).step_by(2) {
+    ///     addresses[lane] = Some(4 * lane as u32);
+    /// }
+    /// let request = WarpRequest::new(Op::Store, 4, addresses)?;
+    /// assert_eq!(request.active().bits(), 0x5555_5555);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn new(op: Op, width: u32, addresses: [Option<u32>; WARP_SIZE]) -> Result<Self, Error> {
         Self::from_fn(op, width, |lane| addresses[lane.index()])
     }
@@ -219,23 +359,62 @@ impl WarpRequest {
     ///
     /// # Errors
     ///
-    /// [`Error::LaneCount`] when the slice does not hold 32 entries; otherwise as
-    /// [`new`](Self::new).
+    /// [`Error::LaneCount`] when the slice does not hold 32 entries; otherwise
+    /// [`Error::InvalidWidth`], [`Error::WidthMismatch`], [`Error::Misaligned`] or
+    /// [`Error::AddressOverflow`], as [`new`](Self::new).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Error, Lane, Op, WarpRequest};
+    ///
+    /// // Addresses collected at run time, e.g. from a trace.
+    /// let trace: Vec<Option<u32>> = (0..32).map(|lane| Some(0x400 + 4 * lane)).collect();
+    /// let request = WarpRequest::from_slice(Op::Load, 4, &trace)?;
+    /// assert_eq!(request.address(Lane::new(1)?), Some(0x404));
+    /// // Half a warp is not a request.
+    /// assert_eq!(
+    ///     WarpRequest::from_slice(Op::Load, 4, &trace[..16]),
+    ///     Err(Error::LaneCount { given: 16 })
+    /// );
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn from_slice(op: Op, width: u32, addresses: &[Option<u32>]) -> Result<Self, Error> {
-        let addresses: &[Option<u32>; WARP_SIZE] = addresses.try_into().map_err(|_| {
-            Error::LaneCount {
+        let addresses: &[Option<u32>; WARP_SIZE] =
+            addresses.try_into().map_err(|_| Error::LaneCount {
                 given: addresses.len(),
-            }
-        })?;
+            })?;
         Self::new(op, width, *addresses)
     }
 
     /// A request whose lane `l` has the address `f(l)`, or is inactive when `f`
     /// returns `None`.
     ///
+    /// The closest to kernel code: the closure is the index expression, with the
+    /// lane in place of `threadIdx.x % 32`, and `None` where the lane is masked off.
+    ///
     /// # Errors
     ///
-    /// As [`new`](Self::new).
+    /// [`Error::InvalidWidth`], [`Error::WidthMismatch`], [`Error::Misaligned`] or
+    /// [`Error::AddressOverflow`], as [`new`](Self::new).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Lane, Matrices, Op, WarpRequest};
+    ///
+    /// // float s[]; if (lane < 24) v = s[2 * lane];
+    /// let request =
+    ///     WarpRequest::from_fn(Op::Load, 4, |lane| (lane.get() < 24).then(|| 8 * lane.get()))?;
+    /// assert_eq!(request.active().len(), 24);
+    ///
+    /// // ldmatrix.x1: rows of a row-major 8x64 half tile, 128 bytes apart. Lanes 8
+    /// // to 31 give no row, so their addresses are ignored.
+    /// let rows = |lane: Lane| Some(128 * lane.get());
+    /// let x1 = WarpRequest::from_fn(Op::LdMatrix(Matrices::X1), 16, rows)?;
+    /// assert_eq!(x1.active().to_string(), "0-7");
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn from_fn(
         op: Op,
         width: u32,
@@ -275,7 +454,23 @@ impl WarpRequest {
     /// # Errors
     ///
     /// [`Error::LaneCount`] when the iterator does not yield 32 items; otherwise
-    /// as [`new`](Self::new).
+    /// [`Error::InvalidWidth`], [`Error::WidthMismatch`], [`Error::Misaligned`] or
+    /// [`Error::AddressOverflow`], as [`new`](Self::new).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Error, Op, WarpRequest};
+    ///
+    /// // s[lane % 4]: four words, each read by eight lanes and broadcast.
+    /// let offsets = [0, 4, 8, 12].into_iter().cycle().take(32).map(Some);
+    /// let request = WarpRequest::try_from_iter(Op::Load, 4, offsets)?;
+    /// assert_eq!(BankConfig::new(ComputeCapability::Sm90).wavefronts(&request)?, 1);
+    ///
+    /// let short = WarpRequest::try_from_iter(Op::Load, 4, (0..31).map(|lane| Some(4 * lane)));
+    /// assert_eq!(short, Err(Error::LaneCount { given: 31 }));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn try_from_iter(
         op: Op,
         width: u32,
@@ -286,8 +481,28 @@ impl WarpRequest {
     }
 
     /// The same request with every lane outside `mask` made inactive.
+    ///
+    /// A mask only removes lanes: a lane that is inactive stays inactive.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Lane, LaneSet, Op, WarpRequest};
+    ///
+    /// // The last iteration of a loop over 52 floats: only lanes 0-19 are in bounds.
+    /// let full = WarpRequest::from_fn(Op::Load, 4, |lane| Some(4 * (32 + lane.get())))?;
+    /// let tail = full.with_mask(LaneSet::range(0, 52 - 32));
+    /// assert_eq!(tail.active().len(), 20);
+    /// assert_eq!(tail.address(Lane::new(25)?), None);
+    /// assert_eq!(tail.with_mask(LaneSet::FULL).active(), tail.active());
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn with_mask(mut self, mask: LaneSet) -> Self {
         self.active = self.active.intersection(mask);
+        // Inactive lanes hold 0, so that equal requests compare and hash equal.
+        for lane in LaneSet::FULL.iter().filter(|&l| !self.active.contains(l)) {
+            self.addresses[lane.index()] = 0;
+        }
         self
     }
 
@@ -307,16 +522,65 @@ impl WarpRequest {
     }
 
     /// The address of `lane`, or `None` when it is inactive.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Lane, Op, WarpRequest};
+    ///
+    /// // double s[]; if (lane != 3) v = s[lane];
+    /// let request =
+    ///     WarpRequest::from_fn(Op::Load, 8, |lane| (lane.get() != 3).then(|| 8 * lane.get()))?;
+    /// assert_eq!(request.address(Lane::new(2)?), Some(16));
+    /// assert_eq!(request.address(Lane::new(3)?), None);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn address(&self, lane: Lane) -> Option<u32> {
-        self.active.contains(lane).then(|| self.addresses[lane.index()])
+        self.active
+            .contains(lane)
+            .then(|| self.addresses[lane.index()])
     }
 
     /// Each active lane with its address, in lane order.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Op, WarpRequest};
+    ///
+    /// // Only the first three lanes load a double.
+    /// let request =
+    ///     WarpRequest::from_fn(Op::Load, 8, |lane| (lane.get() < 3).then(|| 8 * lane.get()))?;
+    /// let pairs: Vec<(u32, u32)> =
+    ///     request.active_addresses().map(|(lane, address)| (lane.get(), address)).collect();
+    /// assert_eq!(pairs, [(0, 0), (1, 8), (2, 16)]);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn active_addresses(&self) -> impl Iterator<Item = (Lane, u32)> + '_ {
-        self.active.iter().map(|lane| (lane, self.addresses[lane.index()]))
+        self.active
+            .iter()
+            .map(|lane| (lane, self.addresses[lane.index()]))
     }
 
     /// The 32 lanes' addresses as an array, `None` for inactive lanes.
+    ///
+    /// The same form [`new`](Self::new) takes, so a request can be edited lane by
+    /// lane and rebuilt.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Lane, Op, WarpRequest};
+    ///
+    /// // short s[]; if (lane % 4 != 0) s[lane] = x;
+    /// let every_fourth_idle = |lane: Lane| (lane.get() % 4 != 0).then(|| 2 * lane.get());
+    /// let request = WarpRequest::from_fn(Op::Store, 2, every_fourth_idle)?;
+    /// let mut addresses = request.to_array();
+    /// assert_eq!(addresses[..3], [None, Some(2), Some(4)]);
+    /// addresses[0] = Some(0);
+    /// assert_eq!(WarpRequest::new(Op::Store, 2, addresses)?.active().len(), 25);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn to_array(&self) -> [Option<u32>; WARP_SIZE] {
         core::array::from_fn(|i| self.address(Lane::from_index(i)))
     }
@@ -409,6 +673,20 @@ impl fmt::Debug for WarpRequest {
 ///
 /// The hardware gives no guarantee ([`Undefined`](Self::Undefined)); simulators that
 /// need a deterministic result pick a lane.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{Lane, Op, StoreOrder, WarpRequest};
+///
+/// // s[0] = lane; by every lane of the warp.
+/// let store = WarpRequest::from_fn(Op::Store, 4, |_| Some(0))?;
+/// let collision = store.write_collisions()[0];
+/// assert_eq!(collision.winner(StoreOrder::default()), None);
+/// assert_eq!(collision.winner(StoreOrder::LowestLane), Some(Lane::new(0)?));
+/// assert_eq!(collision.winner(StoreOrder::HighestLane), Some(Lane::new(31)?));
+/// # Ok::<(), smem_model::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum StoreOrder {
@@ -423,6 +701,23 @@ pub enum StoreOrder {
 }
 
 /// Several lanes of one store writing the same bytes.
+///
+/// Returned by [`WarpRequest::write_collisions`]. Collisions are a correctness
+/// matter rather than a speed one: only one of the values lands.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{Op, WarpRequest};
+///
+/// // s[lane / 2] = x: lanes 2k and 2k + 1 race for every word.
+/// let store = WarpRequest::from_fn(Op::Store, 4, |lane| Some(4 * (lane.get() / 2)))?;
+/// let collisions = store.write_collisions();
+/// assert_eq!(collisions.len(), 16);
+/// assert_eq!(collisions[1].address(), 4);
+/// assert_eq!(collisions[1].lanes().to_string(), "2-3");
+/// # Ok::<(), smem_model::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct WriteCollision {
@@ -444,6 +739,21 @@ impl WriteCollision {
     /// The lane whose write lands under `order`, or `None` when it is
     /// [`StoreOrder::Undefined`] (every lane in [`lanes`](Self::lanes) is a
     /// candidate).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Lane, Op, StoreOrder, WarpRequest};
+    ///
+    /// // Lanes 3, 9 and 30 store to slot 0; every other lane to a slot of its own.
+    /// let slot = |lane: u32| if [3, 9, 30].contains(&lane) { 0 } else { lane + 1 };
+    /// let store = WarpRequest::from_fn(Op::Store, 4, |lane| Some(4 * slot(lane.get())))?;
+    /// let [collision] = store.write_collisions()[..] else { panic!("one collision") };
+    /// assert_eq!(collision.winner(StoreOrder::LowestLane), Some(Lane::new(3)?));
+    /// assert_eq!(collision.winner(StoreOrder::HighestLane), Some(Lane::new(30)?));
+    /// assert_eq!(collision.winner(StoreOrder::Undefined), None);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn winner(&self, order: StoreOrder) -> Option<Lane> {
         match order {
             StoreOrder::Undefined => None,
@@ -459,8 +769,8 @@ mod tests {
 
     #[test]
     fn matrix_ops_ignore_lanes_past_their_rows() {
-        let x1 = WarpRequest::from_fn(Op::LdMatrix(Matrices::X1), 16, |l| Some(l.get() * 16))
-            .unwrap();
+        let x1 =
+            WarpRequest::from_fn(Op::LdMatrix(Matrices::X1), 16, |l| Some(l.get() * 16)).unwrap();
         assert_eq!(x1.active(), LaneSet::range(0, 8));
         // An unaligned address in an ignored lane is not an error: PTX never reads it.
         let x2 = WarpRequest::from_fn(Op::StMatrix(Matrices::X2), 16, |l| {

@@ -285,3 +285,41 @@ fn bad_sizes_are_typed_errors() {
         Err(Error::OptInTooLarge { max: 228352, .. })
     ));
 }
+
+/// A user's own element type of 12 bytes, like CUDA's `float3`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Float3([f32; 3]);
+
+impl smem_model::Element for Float3 {
+    const SIZE: u32 = 12;
+    const ALIGN: u32 = 4;
+    const NAME: &'static str = "float3";
+    fn store(self, bytes: &mut [u8]) {
+        for (v, chunk) in self.0.iter().zip(bytes.chunks_exact_mut(4)) {
+            chunk.copy_from_slice(&v.to_le_bytes());
+        }
+    }
+    fn load(bytes: &[u8]) -> Self {
+        Float3(core::array::from_fn(|i| {
+            f32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap())
+        }))
+    }
+}
+
+#[test]
+fn element_types_whose_size_is_not_a_power_of_two_are_refused_everywhere() {
+    let expected = Error::ElementSize {
+        name: "float3".into(),
+        size: 12,
+        align: 4,
+    };
+    let mut kernel = SharedMemory::builder(SM90);
+    assert_eq!(kernel.declare::<Float3>("v", 4).unwrap_err(), expected);
+    let mut block = kernel.launch(48).unwrap();
+    assert_eq!(block.carve::<Float3>("v", 4).unwrap_err(), expected);
+    assert_eq!(block.extern_array::<Float3>("v").unwrap_err(), expected);
+    assert_eq!(
+        DynamicLayout::new().array::<Float3>("v", 4).unwrap_err(),
+        expected
+    );
+}

@@ -222,3 +222,22 @@ fn a_carveout_over_100_percent_is_an_error() {
         "carveout preference of 101 percent is over 100"
     );
 }
+
+/// Two blocks fill the SM exactly at half its shared memory; one byte more and
+/// only one fits.
+#[test]
+fn per_sm_capacity_at_under_and_over() {
+    for (cc, _, per_sm) in TABLE {
+        let half = per_sm / 2 - cc.reserved_shared_memory_per_block();
+        let blocks = |dynamic: u32| {
+            Launch::new(cc, 0, dynamic)
+                .with_opt_in(cc.max_shared_memory_per_block())
+                .occupancy()
+                .unwrap()
+                .blocks_per_sm()
+        };
+        assert_eq!(blocks(half), 2, "{cc}");
+        assert_eq!(blocks(half - 1), 2, "{cc}");
+        assert_eq!(blocks(half + 1), 1, "{cc}");
+    }
+}

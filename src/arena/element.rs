@@ -143,7 +143,17 @@ impl ElementType {
         Ok(ElementType { name, size, align })
     }
 
-    /// The run-time description of `T`.
+    /// The run-time description of `T`, checked as [`new`](Self::new) checks.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ElementSize`] for an [`Element`] implementation whose size or
+    /// alignment is not a power of two (every built-in one is valid).
+    pub fn checked<T: Element>() -> Result<Self, Error> {
+        Self::new(T::NAME, T::SIZE, T::ALIGN)
+    }
+
+    /// The run-time description of `T`, unchecked.
     pub fn of<T: Element>() -> Self {
         ElementType {
             name: T::NAME.to_owned(),

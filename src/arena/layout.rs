@@ -99,9 +99,10 @@ impl DynamicLayout {
     ///
     /// # Errors
     ///
-    /// As [`push`](Self::push).
+    /// As [`push`](Self::push), and [`Error::ElementSize`] for an element type
+    /// whose size is not a power of two.
     pub fn array<T: Element>(mut self, name: &str, len: usize) -> Result<Self, Error> {
-        self.push(name, ElementType::of::<T>(), len)?;
+        self.push(name, ElementType::checked::<T>()?, len)?;
         Ok(self)
     }
 

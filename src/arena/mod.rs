@@ -210,7 +210,8 @@ impl SharedMemoryBuilder {
     ///
     /// [`Error::EmptyArray`] for `len` 0, [`Error::SizeOverflow`] when the bytes
     /// overflow `u32`, [`Error::StaticTooLarge`] when the statics pass the 48 KB
-    /// static limit (16 KB on 1.x).
+    /// static limit (16 KB on 1.x), [`Error::ElementSize`] when `T`'s size is not
+    /// a power of two.
     pub fn declare<T: Element>(&mut self, name: &str, len: usize) -> Result<Array<T>, Error> {
         self.declare_2d(name, 1, len)
     }
@@ -226,6 +227,7 @@ impl SharedMemoryBuilder {
         rows: usize,
         cols: usize,
     ) -> Result<Array<T>, Error> {
+        ElementType::checked::<T>()?;
         let len = rows.checked_mul(cols).ok_or(Error::SizeOverflow {
             name: name.to_owned(),
             len: u64::MAX,
@@ -414,8 +416,10 @@ impl SharedMemory {
     ///
     /// # Errors
     ///
-    /// [`Error::CarveTooLarge`] when the region cannot hold one element.
+    /// [`Error::CarveTooLarge`] when the region cannot hold one element;
+    /// [`Error::ElementSize`] when `T`'s size is not a power of two.
     pub fn extern_array<T: Element>(&mut self, name: &str) -> Result<Array<T>, Error> {
+        ElementType::checked::<T>()?;
         let len = self.launch.dynamic_bytes() / T::SIZE;
         if len == 0 {
             return Err(Error::CarveTooLarge {
@@ -436,7 +440,8 @@ impl SharedMemory {
     ///   `T`'s alignment: on hardware, the first access faults. The message names
     ///   both arrays and says how to fix it.
     /// - [`Error::CarveTooLarge`] when fewer than `len * sizeof(T)` bytes are left.
-    /// - [`Error::EmptyArray`], [`Error::SizeOverflow`] for bad lengths.
+    /// - [`Error::EmptyArray`], [`Error::SizeOverflow`] for bad lengths, and
+    ///   [`Error::ElementSize`] when `T`'s size is not a power of two.
     ///
     /// # Example
     ///
@@ -456,6 +461,7 @@ impl SharedMemory {
     /// # Ok::<(), smem_model::Error>(())
     /// ```
     pub fn carve<T: Element>(&mut self, name: &str, len: usize) -> Result<Array<T>, Error> {
+        ElementType::checked::<T>()?;
         let bytes = array_bytes(name, T::SIZE, len)?;
         let offset = self.carve_cursor - self.dynamic_start;
         if offset % T::ALIGN != 0 {

@@ -27,6 +27,7 @@ pub(crate) use schedule::Totals;
 /// // and 2l + 32), a 2-way conflict.
 /// let request = WarpRequest::from_fn(Op::Load, 4, |lane| Some(8 * lane.get()))?;
 /// let partition = config.partition(&request)?;
+/// assert_eq!((partition.config(), partition.request()), (config, &request));
 /// assert_eq!(partition.wavefronts(), 2);
 /// assert_eq!(partition.ideal_wavefronts(), 1);
 /// assert_eq!(partition.bank_conflicts(), 1);
@@ -83,6 +84,30 @@ pub(crate) fn count(config: BankConfig, request: &WarpRequest) -> Totals {
 }
 
 /// The seeds' classification of a request by how its lanes are served.
+///
+/// A one-word verdict for reports; the counts on [`Partition`] say how much a
+/// conflict costs.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{BankConfig, Classification, ComputeCapability, Op, WarpRequest};
+///
+/// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+/// let classify = |f: fn(u32) -> Option<u32>| -> Result<Classification, smem_model::Error> {
+///     let request = WarpRequest::from_fn(Op::Load, 4, |lane| f(lane.get()))?;
+///     Ok(sm90.partition(&request)?.classification())
+/// };
+/// assert_eq!(classify(|_| None)?, Classification::Empty);
+/// assert_eq!(classify(|_| Some(0))?, Classification::Broadcast); // s[0]
+/// assert_eq!(classify(|lane| Some(4 * lane))?, Classification::Parallel); // s[lane]
+/// // s[2 * lane]
+/// assert_eq!(classify(|lane| Some(8 * lane))?, Classification::Conflicted { ways: 2 });
+/// // A column of float tile[32][32].
+/// assert_eq!(classify(|lane| Some(128 * lane))?, Classification::Serial { ways: 32 });
+/// assert_eq!(Classification::Conflicted { ways: 2 }.to_string(), "conflicted (2-way)");
+/// # Ok::<(), smem_model::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Classification {
@@ -98,9 +123,9 @@ pub enum Classification {
         /// Steps of the busiest phase.
         ways: u32,
     },
-    /// The worst case: conflicted, and no two lanes are ever served together
-    /// (every active lane a different word of one bank, or every lane of an
-    /// atomic in one bank).
+    /// The worst case: conflicted, with at least two active lanes and no two
+    /// lanes ever served together (every active lane a different word of one
+    /// bank, or every lane of an atomic in one bank).
     Serial {
         /// Steps of the busiest phase.
         ways: u32,
@@ -132,12 +157,48 @@ impl Partition {
 
     /// The number of wavefronts (transactions); what Nsight Compute counts in
     /// `l1tex__data_pipe_lsu_wavefronts_mem_shared_*`.
+    ///
+    /// More wavefronts than one do not by themselves mean a conflict: wide
+    /// accesses need several (compare [`ideal_wavefronts`](Self::ideal_wavefronts)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // float4 v = s4[lane]: 512 bytes, four conflict-free wavefronts of 128 bytes.
+    /// let float4 = WarpRequest::from_fn(Op::Load, 16, |lane| Some(16 * lane.get()))?;
+    /// let partition = sm90.partition(&float4)?;
+    /// assert_eq!(partition.wavefronts(), 4);
+    /// assert_eq!(partition.bank_conflicts(), 0);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn wavefronts(&self) -> u32 {
         self.totals.wavefronts
     }
 
     /// The wavefronts the request would take without bank conflicts: one per
     /// phase that has an active lane (per 4-byte part on 1.x).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Lane, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // float2 s2[lane]: two half-warp phases.
+    /// let float2 = WarpRequest::from_fn(Op::Load, 8, |lane| Some(8 * lane.get()))?;
+    /// assert_eq!(sm90.partition(&float2)?.ideal_wavefronts(), 2);
+    /// // Only the lower half-warp active: one phase is empty.
+    /// let lower_half = |lane: Lane| (lane.get() < 16).then(|| 8 * lane.get());
+    /// let lower = WarpRequest::from_fn(Op::Load, 8, lower_half)?;
+    /// assert_eq!(sm90.partition(&lower)?.ideal_wavefronts(), 1);
+    /// // A uniform float4 load: the quarter-warps merge in pairs.
+    /// let uniform = WarpRequest::from_fn(Op::Load, 16, |_| Some(0))?;
+    /// assert_eq!(sm90.partition(&uniform)?.ideal_wavefronts(), 2);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn ideal_wavefronts(&self) -> u32 {
         self.totals.ideal
     }
@@ -145,31 +206,101 @@ impl Partition {
     /// `wavefronts - ideal_wavefronts`: how Nsight Compute's
     /// `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_*` relates to the
     /// wavefront counter (checked on every load and store of the hardware corpus).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // float4 v = s4[2 * lane]: each quarter-warp spans 256 bytes, two words a bank.
+    /// let request = WarpRequest::from_fn(Op::Load, 16, |lane| Some(32 * lane.get()))?;
+    /// let partition = sm90.partition(&request)?;
+    /// assert_eq!((partition.wavefronts(), partition.ideal_wavefronts()), (8, 4));
+    /// assert_eq!(partition.bank_conflicts(), 4);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn bank_conflicts(&self) -> u32 {
         self.totals.wavefronts - self.totals.ideal
     }
 
     /// The steps taken by the busiest phase: the "n" of an n-way bank conflict
     /// (1 when conflict-free, 0 for an empty request).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Matrices, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // ldmatrix.x4 from a row-major half tile with a row pitch of `pitch` bytes:
+    /// // lane 8m + r gives row r of matrix m, 16 bytes right of matrix m - 1.
+    /// let ldmatrix = |pitch: u32| {
+    ///     WarpRequest::from_fn(Op::LdMatrix(Matrices::X4), 16, move |lane| {
+    ///         Some(lane.get() % 8 * pitch + lane.get() / 8 * 16)
+    ///     })
+    /// };
+    /// // A 128-byte pitch puts all 8 rows of a matrix in banks 0-3: 8-way.
+    /// let unpadded = sm90.partition(&ldmatrix(128)?)?;
+    /// assert_eq!((unpadded.ways(), unpadded.wavefronts()), (8, 32));
+    /// // Padding each row by 16 bytes spreads the rows over all 32 banks.
+    /// let padded = sm90.partition(&ldmatrix(144)?)?;
+    /// assert_eq!((padded.ways(), padded.wavefronts()), (1, 4));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn ways(&self) -> u32 {
         self.totals.ways
     }
 
     /// `ideal_wavefronts / wavefronts`: the fraction of the peak bandwidth the
     /// request achieves, or `None` for an empty request.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // s[2 * lane]: a 2-way conflict halves the bandwidth.
+    /// let stride2 = WarpRequest::from_fn(Op::Load, 4, |lane| Some(8 * lane.get()))?;
+    /// assert_eq!(sm90.partition(&stride2)?.bandwidth_fraction(), Some(0.5));
+    /// // A fully masked-off warp moves nothing, at no cost.
+    /// let idle = WarpRequest::from_fn(Op::Load, 4, |_| None)?;
+    /// assert_eq!(sm90.partition(&idle)?.bandwidth_fraction(), None);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn bandwidth_fraction(&self) -> Option<f64> {
         (self.totals.wavefronts > 0)
             .then(|| f64::from(self.totals.ideal) / f64::from(self.totals.wavefronts))
     }
 
     /// The seeds' classification.
+    ///
+    /// See [`Classification`] for the variants; `Broadcast` is for reads only,
+    /// since lanes that store to one address collide rather than share.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, Classification, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // atomicAdd(&hist[lane % 4], 1): eight lanes on each of banks 0-3.
+    /// let hist = WarpRequest::from_fn(Op::Atomic, 4, |lane| Some(4 * (lane.get() % 4)))?;
+    /// assert_eq!(sm90.partition(&hist)?.classification(), Classification::Conflicted { ways: 8 });
+    /// // atomicAdd(&count, 1) by the whole warp: atomics on one address do not
+    /// // merge, so the lanes are served one by one.
+    /// let count = WarpRequest::from_fn(Op::Atomic, 4, |_| Some(0))?;
+    /// assert_eq!(sm90.partition(&count)?.classification(), Classification::Serial { ways: 32 });
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn classification(&self) -> Classification {
         let active = self.request.active();
         let ways = self.totals.ways;
         if active.is_empty() {
             Classification::Empty
         } else if self.totals.wavefronts > self.totals.ideal {
-            if self.steps.iter().all(|step| step.lanes.len() <= 1) {
+            if active.len() > 1 && self.steps.iter().all(|step| step.lanes.len() <= 1) {
                 Classification::Serial { ways }
             } else {
                 Classification::Conflicted { ways }
@@ -186,6 +317,21 @@ impl Partition {
     }
 
     /// The transactions, in the order served.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // s[4 * lane]: lanes l, l + 8, l + 16 and l + 24 share a bank, so each
+    /// // wavefront serves eight lanes.
+    /// let stride4 = WarpRequest::from_fn(Op::Load, 4, |lane| Some(16 * lane.get()))?;
+    /// let partition = sm90.partition(&stride4)?;
+    /// let lanes: Vec<String> = partition.transactions().map(|t| t.lanes().to_string()).collect();
+    /// assert_eq!(lanes, ["0-7", "8-15", "16-23", "24-31"]);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn transactions(&self) -> Transactions<'_> {
         Transactions {
             partition: self,
@@ -195,6 +341,23 @@ impl Partition {
 }
 
 /// The transactions of a [`Partition`], in the order served.
+///
+/// Returned by [`Partition::transactions`]; it knows its length, which is
+/// [`Partition::wavefronts`].
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+///
+/// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+/// let float4 = WarpRequest::from_fn(Op::Load, 16, |lane| Some(16 * lane.get()))?;
+/// let partition = sm90.partition(&float4)?;
+/// let transactions = partition.transactions();
+/// assert_eq!(transactions.len(), 4);
+/// assert_eq!(transactions.len() as u32, partition.wavefronts());
+/// # Ok::<(), smem_model::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Transactions<'a> {
     partition: &'a Partition,
@@ -225,6 +388,27 @@ impl core::iter::FusedIterator for Transactions<'_> {}
 
 /// One wavefront: at most one distinct bank-width word (one 64-bit row on 3.x)
 /// from each bank, delivered to the lanes it serves.
+///
+/// Borrowed from its [`Partition`], from which it computes its words on demand.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{BankConfig, ComputeCapability, Lane, Op, WarpRequest};
+///
+/// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+/// // float4 v = s4[lane]: the first wavefront serves the first quarter-warp.
+/// let float4 = WarpRequest::from_fn(Op::Load, 16, |lane| Some(16 * lane.get()))?;
+/// let partition = sm90.partition(&float4)?;
+/// let first = partition.transactions().next().unwrap();
+/// assert_eq!(first.lanes().to_string(), "0-7");
+/// assert_eq!((first.phase(), first.part()), (0, 0));
+/// assert!(first.serves(Lane::new(7)?) && !first.serves(Lane::new(8)?));
+/// // Eight lanes of 16 bytes: four words from each of the 32 banks.
+/// assert_eq!(first.words().len(), 32);
+/// assert_eq!(first.banks().len(), 32);
+/// # Ok::<(), smem_model::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct Transaction<'a> {
     partition: &'a Partition,
@@ -232,6 +416,27 @@ pub struct Transaction<'a> {
 }
 
 /// One bank word read or written by a transaction, with the lanes it serves.
+///
+/// Plain data with public fields, for reports and visualisations.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+///
+/// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+/// // char c = s[lane]: four neighbouring lanes share each 4-byte word.
+/// let chars = WarpRequest::from_fn(Op::Load, 1, |lane| Some(lane.get()))?;
+/// let partition = sm90.partition(&chars)?;
+/// let only = partition.transactions().next().unwrap();
+/// let words = only.words();
+/// assert_eq!(words.len(), 8);
+/// let word1 = words[1];
+/// assert_eq!((word1.word, word1.bank.index()), (1, 1));
+/// assert_eq!(word1.lanes.to_string(), "4-7");
+/// assert!(word1.is_broadcast());
+/// # Ok::<(), smem_model::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct WordAccess {
@@ -246,6 +451,25 @@ pub struct WordAccess {
 impl WordAccess {
     /// Whether several lanes share the word: one read, broadcast to all of them
     /// (for stores, one write lands).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // half h = s[lane]: lanes 2k and 2k + 1 read the two halves of word k.
+    /// let halves = WarpRequest::from_fn(Op::Load, 2, |lane| Some(2 * lane.get()))?;
+    /// let partition = sm90.partition(&halves)?;
+    /// let only = partition.transactions().next().unwrap();
+    /// assert!(only.words().iter().all(|word| word.is_broadcast()));
+    /// // float f = s[lane]: one lane per word, nothing shared.
+    /// let floats = WarpRequest::from_fn(Op::Load, 4, |lane| Some(4 * lane.get()))?;
+    /// let partition = sm90.partition(&floats)?;
+    /// let only = partition.transactions().next().unwrap();
+    /// assert!(!only.words().iter().any(|word| word.is_broadcast()));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn is_broadcast(&self) -> bool {
         self.lanes.len() > 1
     }
@@ -254,23 +478,90 @@ impl WordAccess {
 impl Transaction<'_> {
     /// The lanes served. Empty only for the extra step 2.x takes for 128-bit
     /// accesses (Programming Guide v4.2, F.4.3.1), which serves no lane.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// // float4 v = s4[lane] on Fermi: each quarter-warp takes a step and an empty one.
+    /// let float4 = WarpRequest::from_fn(Op::Load, 16, |lane| Some(16 * lane.get()))?;
+    /// let partition = BankConfig::new(ComputeCapability::Sm20).partition(&float4)?;
+    /// let sizes: Vec<usize> = partition.transactions().map(|t| t.lanes().len()).collect();
+    /// assert_eq!(sizes, [8, 0, 8, 0, 8, 0, 8, 0]);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn lanes(&self) -> LaneSet {
         self.step.lanes
     }
 
     /// The phase this transaction belongs to, counting from 0: phase `p` of a
-    /// request with `n`-lane phases holds lanes `p * n .. (p + 1) * n`.
+    /// request with `n`-lane phases holds lanes `p * n .. (p + 1) * n`, where `n`
+    /// counts the lanes of a phase after any load merge.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // float4 v = s4[lane / 2]: lane pairs read the same address, so the four
+    /// // quarter-warp phases merge into two of 16 lanes.
+    /// let pairs = WarpRequest::from_fn(Op::Load, 16, |lane| Some(16 * (lane.get() / 2)))?;
+    /// let partition = sm90.partition(&pairs)?;
+    /// let phases: Vec<(u32, String)> =
+    ///     partition.transactions().map(|t| (t.phase(), t.lanes().to_string())).collect();
+    /// assert_eq!(phases, [(0, "0-15".to_string()), (1, "16-31".to_string())]);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn phase(&self) -> u32 {
         u32::from(self.step.phase)
     }
 
     /// Which 4-byte part of each lane's access this transaction moves, when 1.x
     /// splits accesses wider than 4 bytes; always 0 elsewhere.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// // double d = s[lane] on 1.3: served as two 32-bit accesses, low words first.
+    /// let doubles = WarpRequest::from_fn(Op::Load, 8, |lane| Some(8 * lane.get()))?;
+    /// let partition = BankConfig::new(ComputeCapability::Sm13).partition(&doubles)?;
+    /// let parts: Vec<u32> = partition.transactions().map(|t| t.part()).collect();
+    /// assert_eq!(parts, [0, 0, 0, 0, 1, 1, 1, 1]);
+    /// let high = partition.transactions().nth(4).unwrap();
+    /// assert_eq!(high.words()[0].word, 1);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn part(&self) -> u32 {
         u32::from(self.step.part)
     }
 
     /// The words accessed, ordered by bank then word, each with its lanes.
+    ///
+    /// An access wider than a bank word covers several words. On 3.x in four-byte
+    /// mode a bank can hold two words of one transaction: words `i` and `i + 32` of
+    /// one 64-bit bank row.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// // double d = s[lane] on Kepler in four-byte mode: one wavefront, 64 words.
+    /// let doubles = WarpRequest::from_fn(Op::Load, 8, |lane| Some(8 * lane.get()))?;
+    /// let partition = BankConfig::new(ComputeCapability::Sm35).partition(&doubles)?;
+    /// let only = partition.transactions().next().unwrap();
+    /// let words = only.words();
+    /// assert_eq!(words.len(), 64);
+    /// // Bank 0 delivers words 0 (to lane 0) and 32 (to lane 16) together.
+    /// assert_eq!((words[0].word, words[0].bank.index()), (0, 0));
+    /// assert_eq!((words[1].word, words[1].bank.index()), (32, 0));
+    /// assert_eq!(words[1].lanes.to_string(), "16");
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn words(&self) -> SmallVec<[WordAccess; 32]> {
         let partition = self.partition;
         let config = partition.config;
@@ -307,16 +598,63 @@ impl Transaction<'_> {
     }
 
     /// The banks touched.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // float v = s[lane % 8]: only banks 0-7 are read, each word by four lanes.
+    /// let request = WarpRequest::from_fn(Op::Load, 4, |lane| Some(4 * (lane.get() % 8)))?;
+    /// let partition = sm90.partition(&request)?;
+    /// let only = partition.transactions().next().unwrap();
+    /// assert_eq!(only.banks().bits(), 0xff);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn banks(&self) -> BankSet {
         self.words().iter().map(|w| w.bank).collect()
     }
 
     /// The words delivered to (or written by) more than one lane.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // The lower half-warp reads s[0], the upper half s[lane].
+    /// let request = WarpRequest::from_fn(Op::Load, 4, |lane| {
+    ///     Some(if lane.get() < 16 { 0 } else { 4 * lane.get() })
+    /// })?;
+    /// let partition = sm90.partition(&request)?;
+    /// let only = partition.transactions().next().unwrap();
+    /// let shared: Vec<_> = only.broadcast_words().collect();
+    /// assert_eq!(shared.len(), 1);
+    /// assert_eq!((shared[0].word, shared[0].lanes.to_string()), (0, "0-15".to_string()));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn broadcast_words(&self) -> impl Iterator<Item = WordAccess> {
         self.words().into_iter().filter(WordAccess::is_broadcast)
     }
 
     /// Whether `lane` is served by this transaction.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Lane, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // s[2 * lane]: lanes 0 and 16 share bank 0, so they wait for each other.
+    /// let stride2 = WarpRequest::from_fn(Op::Load, 4, |lane| Some(8 * lane.get()))?;
+    /// let partition = sm90.partition(&stride2)?;
+    /// let first = partition.transactions().next().unwrap();
+    /// assert!(first.serves(Lane::new(0)?));
+    /// assert!(!first.serves(Lane::new(16)?));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn serves(&self, lane: Lane) -> bool {
         self.step.lanes.contains(lane)
     }

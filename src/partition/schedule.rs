@@ -250,7 +250,11 @@ fn multicast<S: Sink>(keys: &Keys, phase: u8, part: u8, sink: &mut S) -> u32 {
 /// 1.x: each step broadcasts the lowest waiting lane's word and serves the lowest
 /// waiting lane of every other bank. Returns the step count.
 fn single_word<S: Sink>(keys: &Keys, phase: u8, part: u8, sink: &mut S) -> u32 {
-    let mut waiting: u32 = if keys.len == WARP_SIZE { u32::MAX } else { (1 << keys.len) - 1 };
+    let mut waiting: u32 = if keys.len == WARP_SIZE {
+        u32::MAX
+    } else {
+        (1 << keys.len) - 1
+    };
     let mut steps = 0;
     while waiting != 0 {
         let first = waiting.trailing_zeros() as usize;
