@@ -77,19 +77,10 @@ pub enum Error {
         width: u32,
     },
 
-    /// A lane's access runs past the end of the 32-bit shared address space.
-    #[error("lane {lane} accesses {width} bytes at {address:#x}, past the end of the 32-bit address space")]
-    AddressOverflow {
-        /// The lane.
-        lane: u8,
-        /// Its byte address.
-        address: u32,
-        /// The access width in bytes.
-        width: u32,
-    },
-
     /// A lane's access runs past the end of the largest shared window a block of
-    /// the capability can address.
+    /// the capability can address. This is also how an access reaching past
+    /// `u32::MAX` is reported: a naturally aligned access of a power-of-two width
+    /// never wraps around 2^32, so the end is always representable as a `u64`.
     #[error(
         "lane {lane} accesses bytes {address:#x} to {end:#x}, past the end of the {window}-byte \
          shared window of compute capability {capability}"

@@ -314,11 +314,7 @@ impl Launch {
             // Before Volta the header ignores a preference a block does not fit in.
             per_sm
         };
-        let by_memory = if allocated == 0 {
-            u32::MAX
-        } else {
-            shared / allocated
-        };
+        let by_memory = shared.checked_div(allocated).unwrap_or(u32::MAX);
         let max_blocks = cc.max_blocks_per_sm();
         let (blocks, limit) = if by_memory < max_blocks {
             (by_memory, OccupancyLimit::SharedMemory)

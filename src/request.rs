@@ -334,8 +334,10 @@ impl WarpRequest {
     ///   the matrix ops) and `width` is another.
     /// - [`Error::Misaligned`] when an active lane's address is not a multiple of
     ///   `width`.
-    /// - [`Error::AddressOverflow`] when an active lane's access runs past
-    ///   `u32::MAX`.
+    ///
+    /// An aligned access never runs past `u32::MAX` (the width divides 2^32);
+    /// accesses past the capability's shared window, the top of the address
+    /// space included, are refused by [`BankConfig::partition`](crate::BankConfig::partition).
     ///
     /// # Example
     ///
@@ -360,8 +362,8 @@ impl WarpRequest {
     /// # Errors
     ///
     /// [`Error::LaneCount`] when the slice does not hold 32 entries; otherwise
-    /// [`Error::InvalidWidth`], [`Error::WidthMismatch`], [`Error::Misaligned`] or
-    /// [`Error::AddressOverflow`], as [`new`](Self::new).
+    /// [`Error::InvalidWidth`], [`Error::WidthMismatch`], [`Error::Misaligned`], as
+    /// [`new`](Self::new).
     ///
     /// # Example
     ///
@@ -395,8 +397,8 @@ impl WarpRequest {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidWidth`], [`Error::WidthMismatch`], [`Error::Misaligned`] or
-    /// [`Error::AddressOverflow`], as [`new`](Self::new).
+    /// [`Error::InvalidWidth`], [`Error::WidthMismatch`], [`Error::Misaligned`], as
+    /// [`new`](Self::new).
     ///
     /// # Example
     ///
@@ -454,8 +456,8 @@ impl WarpRequest {
     /// # Errors
     ///
     /// [`Error::LaneCount`] when the iterator does not yield 32 items; otherwise
-    /// [`Error::InvalidWidth`], [`Error::WidthMismatch`], [`Error::Misaligned`] or
-    /// [`Error::AddressOverflow`], as [`new`](Self::new).
+    /// [`Error::InvalidWidth`], [`Error::WidthMismatch`], [`Error::Misaligned`], as
+    /// [`new`](Self::new).
     ///
     /// # Example
     ///
@@ -649,13 +651,7 @@ fn check_address(lane: Lane, address: u32, width: AccessWidth) -> Result<(), Err
             width: bytes,
         });
     }
-    if address.checked_add(bytes - 1).is_none() {
-        return Err(Error::AddressOverflow {
-            lane: lane.index() as u8,
-            address,
-            width: bytes,
-        });
-    }
+    // Aligned and a power of two wide, the access ends at or below 2^32.
     Ok(())
 }
 

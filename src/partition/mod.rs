@@ -123,9 +123,9 @@ pub enum Classification {
         /// Steps of the busiest phase.
         ways: u32,
     },
-    /// The worst case: conflicted, with at least two active lanes and no two
-    /// lanes ever served together (every active lane a different word of one
-    /// bank, or every lane of an atomic in one bank).
+    /// The worst case: conflicted, and no two lanes ever served together though
+    /// some phase has several (every active lane a different word of one bank,
+    /// or every lane of an atomic in one bank).
     Serial {
         /// Steps of the busiest phase.
         ways: u32,
@@ -300,7 +300,7 @@ impl Partition {
         if active.is_empty() {
             Classification::Empty
         } else if self.totals.wavefronts > self.totals.ideal {
-            if active.len() > 1 && self.steps.iter().all(|step| step.lanes.len() <= 1) {
+            if self.no_two_lanes_share_a_step_in_a_crowded_phase() {
                 Classification::Serial { ways }
             } else {
                 Classification::Conflicted { ways }
@@ -337,6 +337,23 @@ impl Partition {
             partition: self,
             next: 0,
         }
+    }
+}
+
+impl Partition {
+    /// Whether some phase has two or more active lanes and no step serves two
+    /// lanes: conflicts, not the phase split, keep every lane apart.
+    fn no_two_lanes_share_a_step_in_a_crowded_phase(&self) -> bool {
+        // Phases and parts are few (at most 4 of each), so a small table holds
+        // each one's lanes.
+        let mut lanes = [0u32; 16];
+        for step in &self.steps {
+            if step.lanes.len() > 1 {
+                return false;
+            }
+            lanes[(usize::from(step.part) * 4 + usize::from(step.phase)) % 16] |= step.lanes.bits();
+        }
+        lanes.iter().any(|l| l.count_ones() > 1)
     }
 }
 
