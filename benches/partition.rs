@@ -1,45 +1,29 @@
-//! The partition in a simulator's inner loop: counting wavefronts and building
-//! full partitions over a rotating mix of requests, so the branch predictor sees
-//! a realistic stream rather than one request repeated.
+//! The partition in a simulator's inner loop, on sm_90: counting wavefronts and
+//! building full partitions over a rotating mix of requests (so the branch
+//! predictor sees a stream, not one request repeated), the worst case, and the
+//! map-based baseline side by side. Throughput is per request.
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+use smem_model::{BankConfig, ComputeCapability};
 
-/// A deterministic mix: conflict-free, broadcast, 2- to 32-way strided and
-/// pseudo-random 4-byte loads.
-fn mix(width: u32) -> Vec<WarpRequest> {
-    let mut requests = Vec::new();
-    for stride in [1u32, 2, 3, 4, 8, 16, 32, 33] {
-        requests.push(
-            WarpRequest::from_fn(Op::Load, width, |l| Some(l.get() * stride * width)).unwrap(),
-        );
-    }
-    requests.push(WarpRequest::from_fn(Op::Load, width, |_| Some(256)).unwrap());
-    let mut state = 0x9e37_79b9u32;
-    for _ in 0..7 {
-        requests.push(
-            WarpRequest::from_fn(Op::Load, width, |_| {
-                state ^= state << 13;
-                state ^= state >> 17;
-                state ^= state << 5;
-                Some(state % 4096 / width * width)
-            })
-            .unwrap(),
-        );
-    }
-    requests
-}
+mod common;
 
 fn bench(c: &mut Criterion) {
     let config = BankConfig::new(ComputeCapability::Sm90);
-    let mut group = c.benchmark_group("sm_90");
+    let mix4 = common::mix(4);
+    let mix16 = common::mix(16);
+    let serial = [common::serial()];
 
-    for (name, width) in [("4B", 4), ("16B", 16)] {
-        let requests = mix(width);
+    let mut group = c.benchmark_group("sm_90");
+    for (name, requests) in [
+        ("mix/4B", &mix4[..]),
+        ("serial/4B", &serial[..]),
+        ("mix/16B", &mix16[..]),
+    ] {
         group.throughput(Throughput::Elements(requests.len() as u64));
-        group.bench_function(format!("wavefronts/mix/{name}"), |b| {
+        group.bench_function(format!("wavefronts/{name}"), |b| {
             b.iter(|| {
                 requests
                     .iter()
@@ -47,7 +31,7 @@ fn bench(c: &mut Criterion) {
                     .sum::<u32>()
             })
         });
-        group.bench_function(format!("partition/mix/{name}"), |b| {
+        group.bench_function(format!("partition/{name}"), |b| {
             b.iter(|| {
                 requests
                     .iter()
@@ -56,12 +40,13 @@ fn bench(c: &mut Criterion) {
             })
         });
     }
-
-    // The worst case: 32 distinct words in one bank.
-    let serial = [WarpRequest::from_fn(Op::Load, 4, |l| Some(l.get() * 128)).unwrap()];
-    group.throughput(Throughput::Elements(1));
-    group.bench_function("wavefronts/serial/4B", |b| {
-        b.iter(|| config.wavefronts(black_box(&serial[0])).unwrap())
+    group.throughput(Throughput::Elements(mix4.len() as u64));
+    group.bench_function("baseline-maps/mix/4B", |b| {
+        b.iter(|| {
+            mix4.iter()
+                .map(|r| common::baseline_wavefronts(black_box(r)))
+                .sum::<u32>()
+        })
     });
     group.finish();
 }

@@ -707,19 +707,31 @@ impl BankConfig {
         self.check_op(request.op())?;
         let window = self.capability.shared_window_size();
         let width = request.width().bytes();
-        for (lane, address) in request.active_addresses() {
-            let end = u64::from(address) + u64::from(width);
-            if end > u64::from(window) {
-                return Err(Error::OutsideWindow {
-                    lane: lane.index() as u8,
-                    address,
-                    end,
-                    window,
-                    capability: self.capability,
-                });
-            }
+        // Inactive lanes hold address 0. The OR of all addresses is at least the
+        // highest one and vectorises where a maximum does not, so it settles
+        // the common case; the exact search runs only when it is inconclusive.
+        let mut any = 0;
+        for &address in request.raw_addresses() {
+            any |= address;
         }
-        Ok(())
+        if u64::from(any) + u64::from(width) <= u64::from(window) {
+            return Ok(());
+        }
+        let highest = request.raw_addresses().iter().copied().max().unwrap_or(0);
+        if u64::from(highest) + u64::from(width) <= u64::from(window) {
+            return Ok(());
+        }
+        let (lane, address) = request
+            .active_addresses()
+            .find(|&(_, address)| u64::from(address) + u64::from(width) > u64::from(window))
+            .expect("the highest address belongs to an active lane");
+        Err(Error::OutsideWindow {
+            lane: lane.index() as u8,
+            address,
+            end: u64::from(address) + u64::from(width),
+            window,
+            capability: self.capability,
+        })
     }
 
     pub(crate) const fn rules(self) -> Rules {

@@ -15,7 +15,8 @@ pub(crate) use schedule::Totals;
 /// Built by [`BankConfig::partition`]. Holds a copy of the request and the
 /// configuration, so it outlives both; transactions are computed lazily from them
 /// and stored only as lane sets, so building a partition allocates nothing for
-/// requests of up to 32 wavefronts.
+/// requests of up to 36 wavefronts, which is every request on every capability
+/// but the widest 1.x ones.
 ///
 /// # Example
 ///
@@ -48,9 +49,15 @@ pub(crate) use schedule::Totals;
 pub struct Partition {
     config: BankConfig,
     request: WarpRequest,
-    steps: SmallVec<[Step; 32]>,
+    steps: SmallVec<[Step; INLINE_STEPS]>,
     totals: Totals,
 }
+
+/// Transactions a partition holds without allocating: the most any capability
+/// but 1.x can take (2.x: four quarter-warps of 8 conflicting lanes plus the
+/// extra 128-bit step each). 1.x splits wide accesses into up to 4 parts of 2
+/// half-warps of 16 steps, and only those can spill to the heap.
+const INLINE_STEPS: usize = 36;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Step {
@@ -59,7 +66,7 @@ struct Step {
     part: u8,
 }
 
-struct Record<'a>(&'a mut SmallVec<[Step; 32]>);
+struct Record<'a>(&'a mut SmallVec<[Step; INLINE_STEPS]>);
 
 impl schedule::Sink for Record<'_> {
     const STEPS: bool = true;

@@ -43,6 +43,9 @@ pub(crate) struct Plan {
     slot_shift: Option<u32>,
     /// 2.x 128-bit accesses cost one step more than their degree in every phase.
     extra_step: bool,
+    /// Slots `>> filter_shift` vary within a bank group: the bits that feed the
+    /// multicast scheduler's filter of slots already seen.
+    filter_shift: u32,
 }
 
 impl Plan {
@@ -91,6 +94,13 @@ impl Plan {
             extra_step: rules == Rules::Fermi
                 && width == AccessWidth::B16
                 && matches!(op, Op::Load | Op::Store),
+            // Where the slot is the key's address, its low bits name the group
+            // and only the bits above vary within one.
+            filter_shift: if slot_shift == Some(group_shift) {
+                (group_mask + 1).trailing_zeros()
+            } else {
+                0
+            },
         }
     }
 
@@ -146,8 +156,38 @@ impl Sink for Count {
     fn step(&mut self, _: u8, _: u8, _: LaneSet) {}
 }
 
+/// The 4-byte key of the common case: one word per lane, 32 banks of 4 bytes.
+const WORD_KEYS: Shape = Shape {
+    group_shift: 2,
+    group_mask: 31,
+    slot_shift: Some(2),
+    filter_shift: 5,
+};
+
 /// Runs the schedule of `request` under `config`, reporting steps to `sink`.
 pub(crate) fn run<S: Sink>(config: BankConfig, request: &WarpRequest, sink: &mut S) -> Totals {
+    // Loads and stores of at most 4 bytes on 2.x and from 5.0 on are one phase
+    // of 32 lanes keyed by word: what a simulator asks most, so it skips the
+    // planner. (`Plan::new` would give the same shape; the tests compare the two
+    // paths through the reference partitioner.)
+    if matches!(request.op(), Op::Load | Op::Store)
+        && request.width() <= AccessWidth::B4
+        && matches!(
+            config.rules(),
+            Rules::Fermi | Rules::Maxwell | Rules::Measured
+        )
+    {
+        let lanes = request.active();
+        if lanes.is_empty() {
+            return Totals::default();
+        }
+        let steps = multicast_keys(WORD_KEYS, request.raw_addresses(), 0, lanes, 0, 0, sink);
+        return Totals {
+            wavefronts: steps,
+            ideal: 1,
+            ways: steps,
+        };
+    }
     let plan = Plan::new(config, request);
     let mut totals = Totals::default();
     let active = request.active();
@@ -157,13 +197,24 @@ pub(crate) fn run<S: Sink>(config: BankConfig, request: &WarpRequest, sink: &mut
             if lanes.is_empty() {
                 continue;
             }
-            let keys = Keys::new(&plan, request, part, lanes);
+            let (phase, part8) = (phase as u8, part as u8);
             let mut steps = match plan.scheduler {
-                Scheduler::Multicast => multicast(&keys, phase as u8, part as u8, sink),
-                Scheduler::SingleWord => single_word(&keys, phase as u8, part as u8, sink),
+                Scheduler::Multicast => multicast(
+                    &plan,
+                    request.raw_addresses(),
+                    4 * part,
+                    lanes,
+                    phase,
+                    part8,
+                    sink,
+                ),
+                Scheduler::SingleWord => {
+                    let keys = Keys::new(&plan, request, part, lanes);
+                    single_word(&keys, phase, part8, sink)
+                }
             };
             if plan.extra_step {
-                sink.step(phase as u8, part as u8, LaneSet::EMPTY);
+                sink.step(phase, part8, LaneSet::EMPTY);
                 steps += 1;
             }
             totals.ideal += 1;
@@ -174,7 +225,7 @@ pub(crate) fn run<S: Sink>(config: BankConfig, request: &WarpRequest, sink: &mut
     totals
 }
 
-/// The keys of one phase's active lanes, in lane order.
+/// The keys of one phase's active lanes, in lane order (for the 1.x scheduler).
 struct Keys {
     len: usize,
     lanes: [u8; WARP_SIZE],
@@ -218,29 +269,179 @@ impl Keys {
 }
 
 /// Step `k` serves the `k`-th distinct slot of every group. Returns the step count.
+///
+/// The common key shapes (a slot that is the key's address, 4, 8 or 16 bytes
+/// wide, in 32 banks of 4 bytes) get their own copy of the loop, with the shifts
+/// and masks as constants.
 #[inline]
-fn multicast<S: Sink>(keys: &Keys, phase: u8, part: u8, sink: &mut S) -> u32 {
-    let mut per_group = [0u8; WARP_SIZE];
-    let mut rank = [0u8; WARP_SIZE];
-    let mut steps = 0u8;
-    for i in 0..keys.len {
-        rank[i] = match (0..i).find(|&j| keys.same(i, j)) {
-            Some(j) => rank[j],
-            None => {
-                let group = keys.groups[i] as usize;
-                let r = per_group[group];
-                per_group[group] = r + 1;
-                steps = steps.max(r + 1);
-                r
-            }
-        };
+fn multicast<S: Sink>(
+    plan: &Plan,
+    addresses: &[u32; WARP_SIZE],
+    offset: u32,
+    lanes: LaneSet,
+    phase: u8,
+    part: u8,
+    sink: &mut S,
+) -> u32 {
+    let keys = (
+        plan.group_shift,
+        plan.group_mask,
+        plan.slot_shift,
+        plan.filter_shift,
+    );
+    let run = |shape: Shape, sink: &mut S| {
+        multicast_keys(shape, addresses, offset, lanes, phase, part, sink)
+    };
+    match keys {
+        (2, 31, Some(2), 5) => run(
+            Shape {
+                group_shift: 2,
+                group_mask: 31,
+                slot_shift: Some(2),
+                filter_shift: 5,
+            },
+            sink,
+        ),
+        (3, 15, Some(3), 4) => run(
+            Shape {
+                group_shift: 3,
+                group_mask: 15,
+                slot_shift: Some(3),
+                filter_shift: 4,
+            },
+            sink,
+        ),
+        (4, 7, Some(4), 3) => run(
+            Shape {
+                group_shift: 4,
+                group_mask: 7,
+                slot_shift: Some(4),
+                filter_shift: 3,
+            },
+            sink,
+        ),
+        (group_shift, group_mask, slot_shift, filter_shift) => run(
+            Shape {
+                group_shift,
+                group_mask,
+                slot_shift,
+                filter_shift,
+            },
+            sink,
+        ),
     }
-    if S::STEPS {
-        let mut step_lanes = [0u32; WARP_SIZE];
-        for i in 0..keys.len {
-            step_lanes[rank[i] as usize] |= 1 << keys.lanes[i];
+}
+
+/// How a lane's address becomes its key: see [`Plan`].
+#[derive(Clone, Copy)]
+struct Shape {
+    group_shift: u32,
+    group_mask: u32,
+    slot_shift: Option<u32>,
+    filter_shift: u32,
+}
+
+impl Shape {
+    /// The (group, slot) of `lane` at `address`.
+    #[inline(always)]
+    fn key(self, lane: usize, address: u32) -> (usize, u32) {
+        let group = ((address >> self.group_shift) & self.group_mask) as usize;
+        let slot = match self.slot_shift {
+            Some(shift) => address >> shift,
+            None => lane as u32,
+        };
+        (group, slot)
+    }
+}
+
+/// What the multicast scheduler keeps while it visits a phase's lanes.
+struct Tally {
+    /// Per group: a 64-bit filter of the slots seen so far. A clear bit proves
+    /// a slot new, so the exact search for an earlier lane with the same key
+    /// runs only when the bit is set: regular strides never set a bit twice for
+    /// different slots, and a broadcast finds its match at the first lane.
+    seen: [u64; WARP_SIZE],
+    /// Per group: distinct slots so far.
+    distinct: [u8; WARP_SIZE],
+    /// Per lane: its step (partitions only).
+    rank: [u8; WARP_SIZE],
+    /// Per step: its lanes (partitions only).
+    step_lanes: [u32; WARP_SIZE],
+}
+
+impl Tally {
+    #[inline(always)]
+    fn visit(
+        &mut self,
+        shape: Shape,
+        addresses: &[u32; WARP_SIZE],
+        offset: u32,
+        all: u32,
+        lane: usize,
+        steps: bool,
+    ) {
+        let (group, slot) = shape.key(lane, addresses[lane] + offset);
+        let bit = 1u64 << ((slot >> shape.filter_shift) & 63);
+        let before = self.seen[group];
+        self.seen[group] = before | bit;
+        if before & bit != 0 {
+            let mut earlier = all & ((1u32 << lane) - 1);
+            while earlier != 0 {
+                let j = earlier.trailing_zeros() as usize;
+                earlier &= earlier - 1;
+                if shape.key(j, addresses[j] + offset) == (group, slot) {
+                    if steps {
+                        let r = self.rank[j];
+                        self.rank[lane] = r;
+                        self.step_lanes[r as usize] |= 1 << lane;
+                    }
+                    return;
+                }
+            }
         }
-        for lanes in &step_lanes[..steps as usize] {
+        let r = self.distinct[group];
+        self.distinct[group] = r + 1;
+        if steps {
+            self.rank[lane] = r;
+            self.step_lanes[r as usize] |= 1 << lane;
+        }
+    }
+}
+
+#[inline(always)]
+fn multicast_keys<S: Sink>(
+    shape: Shape,
+    addresses: &[u32; WARP_SIZE],
+    offset: u32,
+    lanes: LaneSet,
+    phase: u8,
+    part: u8,
+    sink: &mut S,
+) -> u32 {
+    let mut tally = Tally {
+        seen: [0; WARP_SIZE],
+        distinct: [0; WARP_SIZE],
+        rank: [0; WARP_SIZE],
+        step_lanes: [0; WARP_SIZE],
+    };
+    let all = lanes.bits();
+    // A full warp, the usual case, takes a loop of fixed length.
+    if all == u32::MAX {
+        for lane in 0..WARP_SIZE {
+            tally.visit(shape, addresses, offset, all, lane, S::STEPS);
+        }
+    } else {
+        let mut rest = all;
+        while rest != 0 {
+            let lane = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            tally.visit(shape, addresses, offset, all, lane, S::STEPS);
+        }
+    }
+    // The busiest group's count, taken once rather than lane by lane.
+    let steps = tally.distinct.iter().copied().max().unwrap_or(0);
+    if S::STEPS {
+        for lanes in &tally.step_lanes[..steps as usize] {
             sink.step(phase, part, LaneSet::from_bits(*lanes));
         }
     }
