@@ -304,4 +304,128 @@ pub enum Error {
         /// The configuration's.
         given: ComputeCapability,
     },
+
+    /// A swizzle whose two bit ranges overlap: the shift is smaller than the
+    /// number of bits XORed (CuTe's `Swizzle<B, M, S>` requires `S >= B`).
+    #[error("swizzle bit ranges overlap: a shift of {shift} is less than the {bits} bits XORed")]
+    SwizzleOverlap {
+        /// Bits XORed (`B`).
+        bits: u32,
+        /// The distance between the two ranges (`S`).
+        shift: u32,
+    },
+
+    /// A swizzle that reads bits past the 32-bit offset.
+    #[error("swizzle of {bits} bits at base {base} with shift {shift} reaches past bit 32 of the offset: base + shift + bits must be at most 32")]
+    SwizzleWidth {
+        /// Bits XORed (`B`).
+        bits: u32,
+        /// The lowest bit changed (`M`).
+        base: u32,
+        /// The distance between the two ranges (`S`).
+        shift: u32,
+    },
+
+    /// A tile with no rows or no columns.
+    #[error("tile of {rows} rows and {cols} columns has no elements")]
+    EmptyTile {
+        /// Rows given.
+        rows: u32,
+        /// Columns given.
+        cols: u32,
+    },
+
+    /// A row pitch shorter than the row it holds.
+    #[error("row pitch of {pitch} elements is smaller than the row of {cols} elements")]
+    PitchTooSmall {
+        /// The pitch given, in elements.
+        pitch: u32,
+        /// Elements in a row.
+        cols: u32,
+    },
+
+    /// Bytes that run past the end of the 32-bit shared address space: a tile
+    /// at its base, or the lanes of a strided access.
+    #[error("{bytes} bytes from {base:#x} run past the end of the 32-bit shared address space")]
+    SpanOverflow {
+        /// The first byte.
+        base: u32,
+        /// How many bytes the span needs.
+        bytes: u64,
+    },
+
+    /// A swizzle that would move elements of the tile out of its storage.
+    #[error("swizzle permutes aligned blocks of {block} elements, but the tile's storage of {elements} elements is not a whole number of blocks")]
+    SwizzleTile {
+        /// Elements a swizzle permutes among themselves (`2^(M + B)`).
+        block: u64,
+        /// Elements of the tile's storage (rows times pitch).
+        elements: u64,
+    },
+
+    /// A TMA swizzle on rows longer than its span: `cuTensorMapEncodeTiled`
+    /// requires the inner box dimension, in bytes, to fit the swizzle span.
+    #[error("rows of {row_bytes} bytes are longer than the {span}-byte span of the TMA swizzle")]
+    TmaRowTooLong {
+        /// Bytes per row (the pitch).
+        row_bytes: u64,
+        /// The swizzle span in bytes: 32, 64 or 128.
+        span: u32,
+    },
+
+    /// A tile larger than the shared memory one block of the capability can have.
+    #[error("tile of {bytes} bytes exceeds the {limit}-byte per-block shared memory of compute capability {capability}")]
+    TileTooLarge {
+        /// The tile's bytes, padding included.
+        bytes: u64,
+        /// [`ComputeCapability::max_shared_memory_per_block`].
+        limit: u32,
+        /// The capability.
+        capability: ComputeCapability,
+    },
+
+    /// An access to an element outside a tile.
+    #[error(
+        "element (row {row}, column {col}) is outside the tile of {rows} rows and {cols} columns"
+    )]
+    OutsideTile {
+        /// The element's row.
+        row: u32,
+        /// The element's column.
+        col: u32,
+        /// The tile's rows.
+        rows: u32,
+        /// The tile's columns.
+        cols: u32,
+    },
+
+    /// A lane's vector of elements that a swizzle does not keep contiguous, so
+    /// that no single access can move it.
+    #[error("the {vector} elements from row {row}, column {col} are not contiguous in the swizzled layout, so one lane cannot access them at once")]
+    VectorSplit {
+        /// The row.
+        row: u32,
+        /// The first column.
+        col: u32,
+        /// Elements in the vector.
+        vector: u32,
+    },
+
+    /// An entry of a `row,bank` list that is not two numbers.
+    #[error("entry {entry} of the bank list, {text:?}, is not a pair of numbers `row,bank`")]
+    BankListSyntax {
+        /// The entry, counting from 0: the lane it is for.
+        entry: usize,
+        /// Its text.
+        text: String,
+    },
+
+    /// A bank number the configuration does not have.
+    #[error("bank {bank} does not exist: the configuration has {banks} banks")]
+    BankOutOfRange {
+        /// The bank given.
+        bank: u32,
+        /// The configuration's bank count.
+        banks: u32,
+    },
 }

@@ -85,6 +85,29 @@
 //! # Ok::<(), smem_model::Error>(())
 //! ```
 //!
+//! # Example: fixing a conflicting tile
+//!
+//! A [`TileLayout`] maps a tile's `(row, col)` to addresses, with padding or an
+//! XOR [`Swizzle`]; a [`TileAccess`] names the elements a warp touches; the
+//! advisor tries layouts and says why the original conflicts.
+//!
+//! ```
+//! use smem_model::{BankConfig, ComputeCapability, Fix, Swizzle, TileAccess, TileLayout};
+//!
+//! let sm90 = BankConfig::new(ComputeCapability::Sm90);
+//! // __shared__ float tile[32][32]; transposed in place, row i read, column i written.
+//! let accesses: Vec<TileAccess> = (0..32).flat_map(TileAccess::transposed_copy).collect();
+//! let advice = TileLayout::new(32, 32, 4)?.advise(sm90, &accesses)?;
+//! assert_eq!(advice.original().wavefronts(), 1056); // each column write is 32-way
+//! assert_eq!(advice.best().fix(), Fix::Swizzle(Swizzle::new(5, 0, 5)?)); // tile[r][c ^ r]
+//! assert_eq!(advice.best().wavefronts(), 64);
+//! // The seeds' advice, one float of padding per row, is the runner-up.
+//! assert_eq!(TileLayout::column_padding(sm90, 4, 32)?, Some(1));
+//! assert_eq!(advice.candidates()[1].fix(), Fix::Padding { elements: 1 });
+//! println!("{advice}");
+//! # Ok::<(), smem_model::Error>(())
+//! ```
+//!
 //! # Bad input
 //!
 //! Nothing panics on bad input: a misaligned address, a width that does not exist,
@@ -116,6 +139,7 @@ mod partition;
 mod request;
 #[cfg(feature = "proptest")]
 pub mod strategy;
+mod tile;
 
 pub use arena::{
     Array, ArrayInfo, Double2, DynamicLayout, Element, ElementType, Float2, Float4, Int2, Int4,
@@ -128,6 +152,7 @@ pub use lane::{Lane, LaneIter, LaneSet, WARP_SIZE};
 pub use occupancy::{Carveout, Launch, Occupancy, OccupancyLimit, STATIC_SHARED_LIMIT};
 pub use partition::{Classification, Partition, Transaction, Transactions, WordAccess};
 pub use request::{AccessWidth, Matrices, Op, StoreOrder, WarpRequest, WriteCollision};
+pub use tile::{Advice, BankConflict, Candidate, Fix, Swizzle, TileAccess, TileLayout, TmaSwizzle};
 
 // The README's examples are compiled and run as doc tests.
 #[doc = include_str!("../README.md")]

@@ -1,0 +1,547 @@
+//! The layout advisor: try paddings and swizzles on a tile, rank them by
+//! wavefronts then by bytes, and say why the layout as given conflicts.
+
+use core::fmt;
+
+use crate::{
+    Bank, BankConfig, ComputeCapability, Error, LaneSet, Op, Partition, Swizzle, TileAccess,
+    TileLayout, TmaSwizzle,
+};
+
+/// What a [`Candidate`] layout changes in the tile.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{Fix, Swizzle, TmaSwizzle};
+///
+/// assert_eq!(Fix::AsGiven.to_string(), "as given");
+/// assert_eq!(Fix::Padding { elements: 1 }.to_string(), "1 element of padding per row");
+/// assert_eq!(Fix::Swizzle(Swizzle::new(5, 0, 5)?).to_string(), "Swizzle<5,0,5>");
+/// assert_eq!(Fix::Tma(TmaSwizzle::B128).to_string(), "TMA 128B swizzle");
+/// # Ok::<(), smem_model::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Fix {
+    /// The layout the advisor was given, unchanged.
+    AsGiven,
+    /// The packed tile with this many elements of padding after each row.
+    Padding {
+        /// Elements of padding per row.
+        elements: u32,
+    },
+    /// The packed tile with an XOR swizzle of element offsets.
+    Swizzle(Swizzle),
+    /// The packed tile as a TMA load writes it in this mode (compute capability
+    /// 9.0 on, rows no longer than the mode's span).
+    Tma(TmaSwizzle),
+}
+
+impl fmt::Display for Fix {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Fix::AsGiven => f.write_str("as given"),
+            Fix::Padding { elements: 1 } => f.write_str("1 element of padding per row"),
+            Fix::Padding { elements } => write!(f, "{elements} elements of padding per row"),
+            Fix::Swizzle(swizzle) => write!(f, "{swizzle}"),
+            Fix::Tma(mode) => write!(f, "{mode}"),
+        }
+    }
+}
+
+/// One layout the advisor tried, with what the accesses cost under it.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{BankConfig, ComputeCapability, Fix, TileAccess, TileLayout};
+///
+/// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+/// let accesses = [TileAccess::column(smem_model::Op::Load, 0, 0, 1)];
+/// let advice = TileLayout::new(32, 32, 4)?.advise(sm90, &accesses)?;
+/// let original = advice.original();
+/// assert_eq!(original.fix(), Fix::AsGiven);
+/// assert_eq!((original.wavefronts(), original.ideal_wavefronts()), (32, 1));
+/// assert_eq!(original.bank_conflicts(), 31);
+/// assert!(!original.is_conflict_free());
+/// assert_eq!(original.layout(), TileLayout::new(32, 32, 4)?);
+/// # Ok::<(), smem_model::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Candidate {
+    fix: Fix,
+    layout: TileLayout,
+    wavefronts: u32,
+    ideal: u32,
+}
+
+impl Candidate {
+    /// What this candidate changes.
+    pub const fn fix(&self) -> Fix {
+        self.fix
+    }
+
+    /// Its layout.
+    pub const fn layout(&self) -> TileLayout {
+        self.layout
+    }
+
+    /// Wavefronts of all the accesses together.
+    pub const fn wavefronts(&self) -> u32 {
+        self.wavefronts
+    }
+
+    /// The wavefronts the accesses would take without bank conflicts.
+    pub const fn ideal_wavefronts(&self) -> u32 {
+        self.ideal
+    }
+
+    /// `wavefronts - ideal_wavefronts`.
+    pub const fn bank_conflicts(&self) -> u32 {
+        self.wavefronts - self.ideal
+    }
+
+    /// Whether every access is served in its ideal number of wavefronts.
+    pub const fn is_conflict_free(&self) -> bool {
+        self.wavefronts == self.ideal
+    }
+
+    /// Bytes of the layout's storage that hold no element (its padding).
+    pub const fn extra_bytes(&self) -> u64 {
+        self.layout.extra_bytes()
+    }
+}
+
+impl fmt::Display for Candidate {
+    /// Writes e.g. `Swizzle<5,0,5>: 64 wavefronts (ideal 64), 0 extra bytes`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {} wavefronts (ideal {}), {} extra bytes",
+            self.fix,
+            self.wavefronts,
+            self.ideal,
+            self.extra_bytes()
+        )
+    }
+}
+
+/// Why one access of the original layout conflicts: the bank its busiest
+/// phase waits on most, and the lanes that meet there.
+///
+/// Found from the access's [`Partition`]: for each phase, the bank touched by
+/// the most of its transactions ([`Transaction::words`](crate::Transaction::words)
+/// says which words and lanes); ties go to the lower phase, then the lower bank.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{BankConfig, ComputeCapability, Op, TileAccess, TileLayout};
+///
+/// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+/// let accesses = TileAccess::transposed_copy(3);
+/// let advice = TileLayout::new(32, 32, 4)?.advise(sm90, &accesses)?;
+/// // The row read is fine; the column write puts every lane in bank 3.
+/// let [why] = advice.conflicts() else { panic!("one conflicting access") };
+/// assert_eq!((why.access(), why.op(), why.bank().index()), (1, Op::Store, 3));
+/// assert_eq!((why.words(), why.ways(), why.phase()), (32, 32, 0));
+/// assert_eq!(why.lanes().len(), 32);
+/// assert_eq!(
+///     why.to_string(),
+///     "access 1 (STS): lanes 0-31 meet in bank 3 (32 distinct words, 32 wavefronts)"
+/// );
+/// # Ok::<(), smem_model::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BankConflict {
+    access: usize,
+    op: Op,
+    phase: u32,
+    bank: Bank,
+    lanes: LaneSet,
+    words: u32,
+    ways: u32,
+}
+
+impl BankConflict {
+    /// The index of the access in the slice given to the advisor.
+    pub const fn access(&self) -> usize {
+        self.access
+    }
+
+    /// The access's op.
+    pub const fn op(&self) -> Op {
+        self.op
+    }
+
+    /// The phase the lanes meet in (see [`Transaction::phase`](crate::Transaction::phase)).
+    pub const fn phase(&self) -> u32 {
+        self.phase
+    }
+
+    /// The bank they meet in.
+    pub const fn bank(&self) -> Bank {
+        self.bank
+    }
+
+    /// The lanes that access the bank in that phase.
+    pub const fn lanes(&self) -> LaneSet {
+        self.lanes
+    }
+
+    /// The distinct words of the bank they access.
+    pub const fn words(&self) -> u32 {
+        self.words
+    }
+
+    /// The wavefronts of the phase that touch the bank: its share of the
+    /// conflict.
+    pub const fn ways(&self) -> u32 {
+        self.ways
+    }
+
+    fn busiest(access: usize, partition: &Partition) -> Option<BankConflict> {
+        let transactions: Vec<_> = partition
+            .transactions()
+            .map(|t| (t.phase(), t.part(), t.words()))
+            .collect();
+        let mut busiest: Option<BankConflict> = None;
+        for (i, &(phase, part, _)) in transactions.iter().enumerate() {
+            // Each (phase, part) group is looked at once, from its first step.
+            let first = transactions
+                .iter()
+                .position(|&(p, q, _)| (p, q) == (phase, part));
+            if first != Some(i) {
+                continue;
+            }
+            let group = || {
+                transactions
+                    .iter()
+                    .filter(move |&&(p, q, _)| (p, q) == (phase, part))
+            };
+            for bank in 0..partition.config().bank_count() {
+                let bank = Bank::from_index(bank);
+                let mut ways = 0;
+                let mut lanes = LaneSet::EMPTY;
+                let mut words: Vec<u32> = Vec::new();
+                for (_, _, step_words) in group() {
+                    let mut touched = false;
+                    for word in step_words.iter().filter(|w| w.bank == bank) {
+                        touched = true;
+                        lanes = lanes.union(word.lanes);
+                        if !words.contains(&word.word) {
+                            words.push(word.word);
+                        }
+                    }
+                    ways += u32::from(touched);
+                }
+                if ways > busiest.map_or(1, |b| b.ways) {
+                    busiest = Some(BankConflict {
+                        access,
+                        op: partition.request().op(),
+                        phase,
+                        bank,
+                        lanes,
+                        words: words.len() as u32,
+                        ways,
+                    });
+                }
+            }
+        }
+        busiest
+    }
+}
+
+impl fmt::Display for BankConflict {
+    /// Writes e.g. `access 1 (STS): lanes 0-31 meet in bank 3 (32 distinct
+    /// words, 32 wavefronts)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "access {} ({}): lanes {} meet in bank {} ({} distinct word{}, {} wavefronts)",
+            self.access,
+            self.op,
+            self.lanes,
+            self.bank,
+            self.words,
+            if self.words == 1 { "" } else { "s" },
+            self.ways
+        )
+    }
+}
+
+/// The advisor's answer: every layout tried, ranked, and why the original
+/// conflicts. Built by [`TileLayout::advise`].
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{BankConfig, ComputeCapability, Fix, Op, TileAccess, TileLayout};
+///
+/// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+/// // double tile[16][16], read by columns, one column per access.
+/// let half_warp = smem_model::LaneSet::range(0, 16);
+/// let columns: Vec<TileAccess> =
+///     (0..16).map(|col| TileAccess::column(Op::Load, 0, col, 1).with_mask(half_warp)).collect();
+/// let advice = TileLayout::new(16, 16, 8)?.advise(sm90, &columns)?;
+/// assert_eq!(advice.config(), sm90);
+/// assert_eq!(advice.original().wavefronts(), 16 * 16);
+/// assert!(advice.best().is_conflict_free());
+/// assert_eq!(advice.candidates()[0], *advice.best());
+/// assert_eq!(advice.conflicts().len(), 16);
+/// # Ok::<(), smem_model::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Advice {
+    config: BankConfig,
+    accesses: usize,
+    original: Candidate,
+    candidates: Vec<Candidate>,
+    conflicts: Vec<BankConflict>,
+}
+
+impl Advice {
+    /// The configuration the accesses were costed under.
+    pub const fn config(&self) -> BankConfig {
+        self.config
+    }
+
+    /// The best candidate: fewest wavefronts, then fewest extra bytes.
+    pub fn best(&self) -> &Candidate {
+        // Never empty: the layout as given is always a candidate.
+        &self.candidates[0]
+    }
+
+    /// The layout as given, with its cost.
+    pub const fn original(&self) -> &Candidate {
+        &self.original
+    }
+
+    /// Every layout tried, best first: by total wavefronts, then by extra
+    /// bytes, then in the order tried (as given, paddings from the smallest,
+    /// TMA modes from the narrowest, XOR swizzles).
+    pub fn candidates(&self) -> &[Candidate] {
+        &self.candidates
+    }
+
+    /// Why the original conflicts: one entry for each access that takes more
+    /// than its ideal wavefronts, in access order.
+    pub fn conflicts(&self) -> &[BankConflict] {
+        &self.conflicts
+    }
+}
+
+/// Candidates and conflicts shown by `Display` before "and N more".
+const SHOWN: usize = 8;
+
+impl fmt::Display for Advice {
+    /// A short report: the tile, the first 8 candidates of the ranking, and
+    /// why the original conflicts (the first 8 conflicting accesses).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{} accesses on {} (compute capability {})",
+            self.accesses,
+            self.original.layout,
+            self.config.capability()
+        )?;
+        for (rank, candidate) in self.candidates.iter().take(SHOWN).enumerate() {
+            writeln!(f, "{:>3}. {candidate}", rank + 1)?;
+        }
+        if self.candidates.len() > SHOWN {
+            writeln!(f, "     and {} more", self.candidates.len() - SHOWN)?;
+        }
+        if self.conflicts.is_empty() {
+            write!(f, "the layout as given is conflict-free")
+        } else {
+            write!(f, "why the layout as given conflicts:")?;
+            for conflict in self.conflicts.iter().take(SHOWN) {
+                write!(f, "\n  {conflict}")?;
+            }
+            if self.conflicts.len() > SHOWN {
+                write!(f, "\n  and {} more", self.conflicts.len() - SHOWN)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+impl TileLayout {
+    /// Tries paddings and swizzles on this tile for the warp accesses a kernel
+    /// makes on it, and ranks them by total wavefronts under `config`, then by
+    /// extra bytes.
+    ///
+    /// The candidates, all with this tile's shape, element size and base:
+    ///
+    /// - the layout as given;
+    /// - the packed tile padded by 0 elements up to one bank row (banks times
+    ///   bank width, 128 bytes from 2.0 on), beyond which the banks repeat;
+    /// - from compute capability 9.0 on, the TMA modes whose span holds a row;
+    /// - when the row length is a power of two, `2^c` elements: every XOR
+    ///   swizzle of the row number into the column, `Swizzle<B, M, c - M>` with
+    ///   chunks of `2^M` elements up to 16 bytes and `M + B <= c`.
+    ///
+    /// A candidate an access cannot use (a padding that misaligns a vector, a
+    /// swizzle that splits one) or that exceeds the capability's shared memory
+    /// is left out; identical layouts are tried once, under their first name.
+    ///
+    /// # Errors
+    ///
+    /// The errors of the layout as given, which is never left out:
+    /// [`Error::TileTooLarge`], and those of [`request`](Self::request) and
+    /// [`BankConfig::partition`] for each access.
+    ///
+    /// # Example: the 32x32 float transpose
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Fix, Swizzle, TileAccess, TileLayout};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // Each row i is read by a warp and written back as column i.
+    /// let accesses: Vec<TileAccess> = (0..32).flat_map(TileAccess::transposed_copy).collect();
+    /// let advice = TileLayout::new(32, 32, 4)?.advise(sm90, &accesses)?;
+    /// // As given: 32 row reads of 1 wavefront, 32 column writes of 32.
+    /// assert_eq!(advice.original().wavefronts(), 32 + 32 * 32);
+    /// // Best: tile[row][col ^ row], conflict-free at no cost in bytes.
+    /// let best = advice.best();
+    /// assert_eq!(best.fix(), Fix::Swizzle(Swizzle::new(5, 0, 5)?));
+    /// assert_eq!((best.wavefronts(), best.extra_bytes()), (64, 0));
+    /// // Runner-up: float tile[32][33], also conflict-free, 128 bytes more.
+    /// let second = advice.candidates()[1];
+    /// assert_eq!(second.fix(), Fix::Padding { elements: 1 });
+    /// assert_eq!((second.wavefronts(), second.extra_bytes()), (64, 128));
+    /// // Why: each column write puts its 32 lanes in one bank.
+    /// assert_eq!(advice.conflicts().len(), 32);
+    /// assert_eq!(
+    ///     advice.conflicts()[0].to_string(),
+    ///     "access 1 (STS): lanes 0-31 meet in bank 0 (32 distinct words, 32 wavefronts)"
+    /// );
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    ///
+    /// # Example: a 64-wide half tile read by `ldmatrix`
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Fix, Matrices, TileAccess, TileLayout, TmaSwizzle};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // The A fragments of mma.m16n8k16: ldmatrix.x4 of every 16x16 block.
+    /// let mut accesses = Vec::new();
+    /// for r in (0..64).step_by(16) {
+    ///     for c in (0..64).step_by(16) {
+    ///         accesses.push(TileAccess::ldmatrix(Matrices::X4, |m| (r + 8 * (m % 2), c + 8 * (m / 2))));
+    ///     }
+    /// }
+    /// let advice = TileLayout::new(64, 64, 2)?.advise(sm90, &accesses)?;
+    /// // As given, each matrix's 8 rows are 128 bytes apart, all in 4 banks: 8-way.
+    /// assert_eq!(advice.original().wavefronts(), 16 * 4 * 8);
+    /// // Best: the 128-byte TMA swizzle, conflict-free with no padding.
+    /// let best = advice.best();
+    /// assert_eq!(best.fix(), Fix::Tma(TmaSwizzle::B128));
+    /// assert_eq!((best.wavefronts(), best.extra_bytes()), (16 * 4, 0));
+    /// // Padding by 8 halves (16 bytes) also works, for 1 KB more.
+    /// let padded = advice.candidates().iter().find(|c| c.fix() == Fix::Padding { elements: 8 }).unwrap();
+    /// assert_eq!((padded.wavefronts(), padded.extra_bytes()), (64, 1024));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn advise(&self, config: BankConfig, accesses: &[TileAccess]) -> Result<Advice, Error> {
+        let capability = config.capability();
+        let mut partitions = Vec::with_capacity(accesses.len());
+        self.check_fits(capability)?;
+        for access in accesses {
+            partitions.push(config.partition(&self.request(access)?)?);
+        }
+        let original = Candidate {
+            fix: Fix::AsGiven,
+            layout: *self,
+            wavefronts: partitions.iter().map(Partition::wavefronts).sum(),
+            ideal: partitions.iter().map(Partition::ideal_wavefronts).sum(),
+        };
+        let conflicts = partitions
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.bank_conflicts() > 0)
+            .filter_map(|(i, p)| BankConflict::busiest(i, p))
+            .collect();
+
+        let mut candidates = vec![original];
+        for (fix, layout) in self.alternatives(config) {
+            if candidates.iter().any(|c| c.layout == layout) {
+                continue;
+            }
+            if let Ok((wavefronts, ideal)) = cost(config, layout, accesses) {
+                candidates.push(Candidate {
+                    fix,
+                    layout,
+                    wavefronts,
+                    ideal,
+                });
+            }
+        }
+        // Stable: equal costs keep the order tried.
+        candidates.sort_by_key(|c| (c.wavefronts, c.extra_bytes()));
+        Ok(Advice {
+            config,
+            accesses: accesses.len(),
+            original,
+            candidates,
+            conflicts,
+        })
+    }
+
+    /// The layouts the advisor tries besides this one, in the order tried.
+    fn alternatives(&self, config: BankConfig) -> Vec<(Fix, TileLayout)> {
+        let mut out = Vec::new();
+        let Ok(packed) = TileLayout::new(self.rows(), self.cols(), self.element_bytes())
+            .and_then(|t| t.with_base(self.base()))
+        else {
+            return out;
+        };
+        let element = self.element_bytes();
+        let bank_row = config.bank_count() * config.bank_width().bytes();
+        for elements in 0..=bank_row / element {
+            if let Ok(layout) = packed.with_padding(elements) {
+                out.push((Fix::Padding { elements }, layout));
+            }
+        }
+        if config.capability().version() >= ComputeCapability::Sm90.version() {
+            for mode in TmaSwizzle::ALL {
+                if let Ok(layout) = packed.with_tma_swizzle(mode) {
+                    out.push((Fix::Tma(mode), layout));
+                }
+            }
+        }
+        if self.cols().is_power_of_two() {
+            let c = self.cols().trailing_zeros();
+            // Chunks of 2^base elements, at most 16 bytes (the widest access).
+            let max_base = (16 / element).trailing_zeros().min(c);
+            for base in 0..=max_base {
+                for bits in 1..=c - base {
+                    let Ok(swizzle) = Swizzle::new(bits, base, c - base) else {
+                        continue;
+                    };
+                    if let Ok(layout) = packed.with_swizzle(swizzle) {
+                        out.push((Fix::Swizzle(swizzle), layout));
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Total wavefronts and ideal wavefronts of `accesses` under `layout`.
+fn cost(
+    config: BankConfig,
+    layout: TileLayout,
+    accesses: &[TileAccess],
+) -> Result<(u32, u32), Error> {
+    layout.check_fits(config.capability())?;
+    let mut totals = (0, 0);
+    for access in accesses {
+        let partition = config.partition(&layout.request(access)?)?;
+        totals.0 += partition.wavefronts();
+        totals.1 += partition.ideal_wavefronts();
+    }
+    Ok(totals)
+}
