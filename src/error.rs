@@ -428,4 +428,17 @@ pub enum Error {
         /// The configuration's bank count.
         banks: u32,
     },
+
+    /// A `[row][col]` subscript past the shape of a 2-D array.
+    #[error("subscript [{row}][{col}] is out of bounds for an array of {rows} x {cols} elements")]
+    SubscriptOutOfBounds {
+        /// The row given.
+        row: u64,
+        /// The column given.
+        col: u64,
+        /// The array's rows.
+        rows: u32,
+        /// The array's columns.
+        cols: u32,
+    },
 }

@@ -14,11 +14,42 @@ const KB: u32 = 1024;
 /// The most static (`__shared__`) memory a kernel may declare: 48 KB, or all of
 /// a 1.x device's 16 KB. Above it, a kernel must use dynamic shared memory and
 /// opt in. Source: Programming Guide, compute-capability appendix.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{ComputeCapability, Error, Launch, STATIC_SHARED_LIMIT};
+///
+/// assert_eq!(STATIC_SHARED_LIMIT, 48 * 1024);
+/// // __shared__ float big[12288]; fills it exactly; 16 bytes more and nvcc refuses.
+/// let sm90 = ComputeCapability::Sm90;
+/// assert_eq!(Launch::new(sm90, STATIC_SHARED_LIMIT, 0).check(), Ok(()));
+/// let over = Launch::new(sm90, STATIC_SHARED_LIMIT + 16, 0).check();
+/// assert!(matches!(over, Err(Error::StaticTooLarge { limit: STATIC_SHARED_LIMIT, .. })));
+/// // A 1.x device has only 16 KB in all.
+/// let tesla = ComputeCapability::Sm13.default_shared_memory_per_block();
+/// assert_eq!(tesla, 16 * 1024);
+/// ```
 pub const STATIC_SHARED_LIMIT: u32 = 48 * KB;
 
 impl ComputeCapability {
     /// The per-block limit without the opt-in (`sharedMemPerBlock`): 16 KB on
-    /// 1.x, 48 KB from 2.0 on.
+    /// 1.x, 48 KB from 2.0 on (49152, measured on an H200). It bounds static
+    /// shared memory, and static plus dynamic at a launch without the opt-in.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::ComputeCapability;
+    ///
+    /// // An H200 block may opt in to 227 KB, but gets 48 KB by default.
+    /// let hopper = ComputeCapability::Sm90;
+    /// assert_eq!(hopper.default_shared_memory_per_block(), 48 * 1024);
+    /// assert_eq!(hopper.max_shared_memory_per_block(), 227 * 1024);
+    /// // Before Volta the two are the same; 1.x had 16 KB.
+    /// assert_eq!(ComputeCapability::Sm61.default_shared_memory_per_block(), 48 * 1024);
+    /// assert_eq!(ComputeCapability::Sm13.default_shared_memory_per_block(), 16 * 1024);
+    /// ```
     pub const fn default_shared_memory_per_block(self) -> u32 {
         let max = self.max_shared_memory_per_block();
         if max < STATIC_SHARED_LIMIT {
@@ -32,7 +63,28 @@ impl ComputeCapability {
     ///
     /// Source: `cuda_occupancy.h` (`cudaOccSMemAllocationGranularity`, CUDA 13.0)
     /// for 3.x to 12.x; the CUDA occupancy calculator spreadsheet for 1.x (512)
-    /// and 2.x (128).
+    /// and 2.x (128). The 128 bytes of 9.0 were measured on an H200
+    /// (`tests/data/device/`).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Carveout, ComputeCapability, Launch};
+    ///
+    /// let hopper = ComputeCapability::Sm90;
+    /// assert_eq!(hopper.shared_allocation_unit(), 128);
+    /// assert_eq!(ComputeCapability::Sm75.shared_allocation_unit(), 256);
+    /// assert_eq!(ComputeCapability::Sm13.shared_allocation_unit(), 512);
+    ///
+    /// // Measured on an H200 with a 50% carveout (132 KB): 12 KB static + 1 KB
+    /// // reserved + 128 bytes is 105 units, 10 blocks; one byte more is 106, 9 blocks.
+    /// let blocks = |dynamic| -> Result<u32, smem_model::Error> {
+    ///     let launch = Launch::new(hopper, 12288, dynamic);
+    ///     Ok(launch.occupancy_with(Carveout::Percent(50))?.blocks_per_sm())
+    /// };
+    /// assert_eq!((blocks(128)?, blocks(129)?), (10, 9));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn shared_allocation_unit(self) -> u32 {
         use ComputeCapability as C;
         match self {
@@ -68,6 +120,23 @@ impl ComputeCapability {
     ///
     /// Source: `cuda_occupancy.h` (`cudaOccMaxBlocksPerMultiprocessor`, CUDA 13.0)
     /// for 3.x on; the Programming Guide's feature table for 1.x and 2.x (8).
+    /// The 32 of 9.0 is the H200's `maxBlocksPerSM` (`tests/data/device/`).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Launch, OccupancyLimit};
+    ///
+    /// assert_eq!(ComputeCapability::Sm90.max_blocks_per_sm(), 32);
+    /// assert_eq!(ComputeCapability::Sm89.max_blocks_per_sm(), 24);
+    /// assert_eq!(ComputeCapability::Sm75.max_blocks_per_sm(), 16);
+    /// // Measured on an H200: with no shared memory but the reserved 1 KB, 228
+    /// // blocks would fit, and 32 run.
+    /// let occupancy = Launch::new(ComputeCapability::Sm90, 0, 0).occupancy()?;
+    /// assert_eq!(occupancy.blocks_per_sm(), 32);
+    /// assert_eq!(occupancy.limit(), OccupancyLimit::BlocksPerSm);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn max_blocks_per_sm(self) -> u32 {
         use ComputeCapability as C;
         match self {
@@ -89,6 +158,24 @@ impl ComputeCapability {
     ///
     /// Source: `cuda_occupancy.h` (`cudaOccAlignUpShmemSizeVoltaPlus`, CUDA 13.0)
     /// for 7.0 on; Programming Guide v4.2, F.4.1 and F.5.1, for 2.x and 3.0-3.5.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Carveout, ComputeCapability, Launch};
+    ///
+    /// let hopper = ComputeCapability::Sm90;
+    /// assert_eq!(hopper.shared_carveouts_kb(), [0, 8, 16, 32, 64, 100, 132, 164, 196, 228]);
+    /// assert_eq!(ComputeCapability::Sm75.shared_carveouts_kb(), [32, 64]);
+    /// assert!(ComputeCapability::Sm61.shared_carveouts_kb().is_empty());
+    ///
+    /// // Measured on an H200: a 25% preference (57 KB) rounds up to the 64 KB
+    /// // carveout, which holds four blocks of 12 KB static + 1 KB reserved.
+    /// let occupancy = Launch::new(hopper, 12288, 0).occupancy_with(Carveout::Percent(25))?;
+    /// assert_eq!(occupancy.carveout(), 64 * 1024);
+    /// assert_eq!(occupancy.blocks_per_sm(), 4);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn shared_carveouts_kb(self) -> &'static [u32] {
         use ComputeCapability as C;
         match self {
@@ -131,15 +218,20 @@ impl ComputeCapability {
 ///
 /// // 12 KB of static arrays and 36 KB of dynamic shared memory: exactly 48 KB.
 /// let launch = Launch::new(ComputeCapability::Sm90, 12288, 36864);
+/// assert_eq!(launch.capability(), ComputeCapability::Sm90);
+/// assert_eq!((launch.static_bytes(), launch.dynamic_bytes()), (12288, 36864));
+/// assert_eq!(launch.opt_in(), None);
 /// assert_eq!(launch.check(), Ok(()));
-/// // One byte more needs the opt-in.
+/// // Measured on an H200: one byte more fails without the opt-in...
 /// let over = Launch::new(ComputeCapability::Sm90, 12288, 36865);
 /// assert_eq!(
 ///     over.check().unwrap_err().to_string(),
 ///     "launch fails: 12288 bytes of static and 36865 bytes of dynamic shared memory \
 ///      exceed the per-block limit of 49152 bytes on compute capability 9.0"
 /// );
+/// // ... and launches with it.
 /// assert_eq!(over.with_opt_in(36865).check(), Ok(()));
+/// assert_eq!(over.with_opt_in(36865).opt_in(), Some(36865));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Launch {
@@ -162,7 +254,25 @@ impl Launch {
     }
 
     /// The same launch after `cudaFuncSetAttribute(kernel,
-    /// cudaFuncAttributeMaxDynamicSharedMemorySize, max_dynamic_bytes)`.
+    /// cudaFuncAttributeMaxDynamicSharedMemorySize, max_dynamic_bytes)`. The
+    /// attribute is checked by [`check`](Self::check), not here.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Error, Launch};
+    ///
+    /// // Measured on an H200: 12 KB static, opted in to 215 KB (the 227 KB
+    /// // per-block maximum less the statics); a byte past the attribute fails.
+    /// let sm90 = ComputeCapability::Sm90;
+    /// let opted = |dynamic| Launch::new(sm90, 12288, dynamic).with_opt_in(220160);
+    /// assert_eq!(opted(220160).check(), Ok(()));
+    /// let err = opted(220161).check().unwrap_err();
+    /// assert!(matches!(err, Error::LaunchTooLarge { limit: 232448, .. }));
+    /// // The attribute also caps the dynamic size below 48 KB.
+    /// let capped = Launch::new(sm90, 0, 8192).with_opt_in(4096);
+    /// assert!(matches!(capped.check(), Err(Error::LaunchTooLarge { limit: 4096, .. })));
+    /// ```
     pub const fn with_opt_in(self, max_dynamic_bytes: u32) -> Self {
         Launch {
             opt_in: Some(max_dynamic_bytes),
@@ -192,6 +302,18 @@ impl Launch {
 
     /// The most static + dynamic bytes this kernel may launch with: 48 KB (16 KB
     /// on 1.x) without the opt-in; with it, static plus the attribute.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Launch};
+    ///
+    /// let launch = Launch::new(ComputeCapability::Sm90, 12288, 0);
+    /// assert_eq!(launch.limit(), 48 * 1024);
+    /// // The H200's sharedMemPerBlockOptin: 227 KB in all.
+    /// assert_eq!(launch.with_opt_in(220160).limit(), 232448);
+    /// assert_eq!(Launch::new(ComputeCapability::Sm13, 0, 0).limit(), 16 * 1024);
+    /// ```
     pub const fn limit(&self) -> u32 {
         match self.opt_in {
             None => self.capability.default_shared_memory_per_block(),
@@ -209,9 +331,34 @@ impl Launch {
     /// - [`Error::StaticTooLarge`] when the static arrays exceed
     ///   [`STATIC_SHARED_LIMIT`] (or a 1.x device's 16 KB): nvcc refuses the kernel.
     /// - [`Error::OptInTooLarge`] when the opt-in attribute exceeds what the
-    ///   capability allows beside the static arrays (or the capability has no
-    ///   opt-in and the attribute exceeds 48 KB): `cudaFuncSetAttribute` fails.
+    ///   capability allows beside the static arrays:
+    ///   [`max_shared_memory_per_block`](ComputeCapability::max_shared_memory_per_block)
+    ///   minus the static bytes, where that maximum is 48 KB for a capability
+    ///   with no opt-in. `cudaFuncSetAttribute` fails.
     /// - [`Error::LaunchTooLarge`] when static + dynamic exceeds [`limit`](Self::limit).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Error, Launch};
+    ///
+    /// let sm90 = ComputeCapability::Sm90;
+    /// // 4 KB of statics: the attribute may be up to 223 KB on 9.0.
+    /// assert_eq!(Launch::new(sm90, 4096, 0).with_opt_in(223 * 1024).check(), Ok(()));
+    /// let err = Launch::new(sm90, 4096, 0).with_opt_in(223 * 1024 + 1).check().unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "opt-in of 228353 bytes of dynamic shared memory exceeds the 228352 bytes \
+    ///      compute capability 9.0 allows beside 4096 bytes of static shared memory"
+    /// );
+    /// // Pascal has no opt-in past 48 KB.
+    /// let pascal = Launch::new(ComputeCapability::Sm61, 4096, 0);
+    /// assert_eq!(pascal.with_opt_in(44 * 1024).check(), Ok(()));
+    /// let err = pascal.with_opt_in(44 * 1024 + 1).check().unwrap_err();
+    /// assert!(matches!(err, Error::OptInTooLarge { max: 45056, .. }));
+    /// // Statics past 48 KB never compile.
+    /// assert!(matches!(Launch::new(sm90, 49168, 0).check(), Err(Error::StaticTooLarge { .. })));
+    /// ```
     pub fn check(&self) -> Result<(), Error> {
         let cc = self.capability;
         let static_limit = cc.default_shared_memory_per_block();
@@ -246,10 +393,31 @@ impl Launch {
     }
 
     /// Blocks per SM as far as shared memory decides, with the default carveout.
+    /// Registers, warps and threads per SM can lower it further; they are not
+    /// modelled.
     ///
     /// # Errors
     ///
     /// Those of [`check`](Self::check): a launch that fails has no occupancy.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Error, Launch};
+    ///
+    /// // Measured on an H200 (cudaOccupancyMaxActiveBlocksPerMultiprocessor):
+    /// // 12 KB static + 1 KB reserved; the dynamic size decides the rest.
+    /// let sm90 = ComputeCapability::Sm90;
+    /// let blocks = |dynamic| -> Result<u32, Error> {
+    ///     Ok(Launch::new(sm90, 12288, dynamic).occupancy()?.blocks_per_sm())
+    /// };
+    /// assert_eq!(blocks(0)?, 17);
+    /// assert_eq!(blocks(8192)?, 10);
+    /// assert_eq!(blocks(36864)?, 4);
+    /// // A launch that fails has no occupancy.
+    /// assert!(matches!(blocks(36865), Err(Error::LaunchTooLarge { .. })));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn occupancy(&self) -> Result<Occupancy, Error> {
         self.occupancy_with(Carveout::Default)
     }
@@ -332,6 +500,29 @@ impl Launch {
 
 /// A shared-memory carveout preference
 /// (`cudaFuncAttributePreferredSharedMemoryCarveout`).
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{Carveout, ComputeCapability, Launch};
+///
+/// // Measured on an H200: 12 KB static + 4 KB dynamic + 1 KB reserved a block.
+/// let launch = Launch::new(ComputeCapability::Sm90, 12288, 4096);
+/// let blocks = |carveout| -> Result<u32, smem_model::Error> {
+///     Ok(launch.occupancy_with(carveout)?.blocks_per_sm())
+/// };
+/// assert_eq!(blocks(Carveout::default())?, 13);
+/// assert_eq!(blocks(Carveout::Percent(100))?, 13);
+/// assert_eq!(blocks(Carveout::Percent(50))?, 7);
+/// assert_eq!(blocks(Carveout::Percent(25))?, 3);
+/// // MaxL1: the driver still gives a block the smallest carveout it fits in.
+/// assert_eq!(blocks(Carveout::Percent(0))?, 1);
+/// assert_eq!(
+///     blocks(Carveout::Percent(101)).unwrap_err().to_string(),
+///     "carveout preference of 101 percent is over 100"
+/// );
+/// # Ok::<(), smem_model::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Carveout {
     /// `cudaSharedmemCarveoutDefault`: no preference; the occupancy calculator
@@ -344,6 +535,23 @@ pub enum Carveout {
 }
 
 /// What bounds the blocks per SM.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{ComputeCapability, Launch, OccupancyLimit};
+///
+/// let sm90 = ComputeCapability::Sm90;
+/// // 1 KB a block: 228 would fit, the SM runs 32.
+/// let small = Launch::new(sm90, 0, 0).occupancy()?;
+/// assert_eq!(small.limit(), OccupancyLimit::BlocksPerSm);
+/// // 48 KB + 1 KB reserved a block: four fit in 228 KB.
+/// let large = Launch::new(sm90, 0, 48 * 1024).occupancy()?;
+/// assert_eq!((large.blocks_per_sm(), large.limit()), (4, OccupancyLimit::SharedMemory));
+/// assert_eq!(large.limit().to_string(), "shared memory");
+/// assert_eq!(small.limit().to_string(), "blocks per SM");
+/// # Ok::<(), smem_model::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OccupancyLimit {
     /// Shared memory: one more block would not fit in the carveout.
@@ -362,6 +570,22 @@ impl fmt::Display for OccupancyLimit {
 }
 
 /// Blocks per SM as far as shared memory decides, from [`Launch::occupancy`].
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{Carveout, ComputeCapability, Launch, OccupancyLimit};
+///
+/// // Measured on an H200: 12 KB static with a MaxL1 preference (0%). The
+/// // 13 KB block does not fit in 0 KB, so the driver picks the 16 KB carveout.
+/// let launch = Launch::new(ComputeCapability::Sm90, 12288, 0);
+/// let occupancy = launch.occupancy_with(Carveout::Percent(0))?;
+/// assert_eq!(occupancy.allocated_per_block(), 12288 + 1024);
+/// assert_eq!(occupancy.carveout(), 16 * 1024);
+/// assert_eq!(occupancy.blocks_per_sm(), 1);
+/// assert_eq!(occupancy.limit(), OccupancyLimit::SharedMemory);
+/// # Ok::<(), smem_model::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Occupancy {
     blocks: u32,

@@ -323,3 +323,69 @@ fn element_types_whose_size_is_not_a_power_of_two_are_refused_everywhere() {
         expected
     );
 }
+
+#[test]
+fn handles_from_another_block_of_the_same_kernel_are_refused() {
+    let mut kernel = SharedMemory::builder(SM90);
+    let tile = kernel.declare::<f32>("tile", 8).unwrap();
+    let mut a = kernel.launch(64).unwrap();
+    let mut b = kernel.launch(64).unwrap();
+    let a_only = a.carve::<i32>("x", 4).unwrap();
+    // Static arrays are the same in every block of the kernel.
+    a.write(tile, 0, 1.0).unwrap();
+    b.write(tile, 0, 2.0).unwrap();
+    assert_eq!((a.read(tile, 0), b.read(tile, 0)), (Ok(1.0), Ok(2.0)));
+    // A carved array is not: b has no slot for it (this used to panic) ...
+    assert!(matches!(b.read(a_only, 0), Err(Error::ForeignArray { .. })));
+    // ... nor one of another type at the same slot.
+    b.carve::<u8>("y", 4).unwrap();
+    assert!(matches!(b.name(a_only), Err(Error::ForeignArray { .. })));
+    // A clone shares the handles carved before it, but not different carves after.
+    let mut c = a.clone();
+    assert_eq!(c.name(a_only), Ok("x"));
+    let only_c = c.carve::<u16>("z", 2).unwrap();
+    a.carve::<f64>("w", 1).unwrap();
+    assert!(matches!(a.name(only_c), Err(Error::ForeignArray { .. })));
+}
+
+#[test]
+fn subscripts_are_checked_one_by_one() {
+    let mut kernel = SharedMemory::builder(SM90);
+    let tile = kernel.declare_2d::<f32>("tile", 32, 33).unwrap();
+    assert_eq!(
+        tile.index(0, 33).unwrap_err().to_string(),
+        "subscript [0][33] is out of bounds for an array of 32 x 33 elements"
+    );
+}
+
+#[test]
+fn indeterminate_bytes_are_tracked_through_aliases() {
+    let mut block = SharedMemory::builder(SM90).launch(64).unwrap();
+    let words = block.extern_array::<i32>("words").unwrap();
+    let bytes = block.extern_array::<u8>("bytes").unwrap();
+    let doubles = block.extern_array::<f64>("doubles").unwrap();
+    // All lanes write byte 5: that byte, and any int or double holding it, is indeterminate.
+    block
+        .warp_store(
+            bytes,
+            |lane| Some((5, lane.get() as u8)),
+            StoreOrder::Undefined,
+        )
+        .unwrap();
+    block.write(words, 0, 7).unwrap();
+    block.write(bytes, 6, 0).unwrap();
+    block.write(bytes, 7, 0).unwrap();
+    block.write(bytes, 4, 0).unwrap();
+    assert_eq!(
+        block.read(words, 1).unwrap_err().to_string(),
+        "indeterminate read: `words[1]` was last written by 32 lanes of one store, and which write landed is undefined"
+    );
+    assert!(matches!(
+        block.read(bytes, 5),
+        Err(Error::IndeterminateValue { lanes: 32, .. })
+    ));
+    // A whole write through a wider alias settles it.
+    block.write(doubles, 0, 1.5).unwrap();
+    assert_eq!(block.read(words, 1).map(|_| ()), Ok(()));
+    assert_eq!(block.read(bytes, 5).map(|_| ()), Ok(()));
+}

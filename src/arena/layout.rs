@@ -43,6 +43,21 @@ pub struct DynamicLayout {
 }
 
 /// One array of a [`DynamicLayout`].
+///
+/// # Example
+///
+/// ```
+/// use smem_model::DynamicLayout;
+///
+/// // char c[7]; then float b[5]: one byte of padding.
+/// let layout = DynamicLayout::new().array::<u8>("c", 7)?.array::<f32>("b", 5)?;
+/// let b = &layout.arrays()[1];
+/// assert_eq!((b.name(), b.element().name()), ("b", "float"));
+/// assert_eq!((b.len(), b.bytes()), (5, 20));
+/// assert!(!b.is_empty());
+/// assert_eq!((b.offset(), b.padding_before()), (8, 1));
+/// # Ok::<(), smem_model::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlacedArray {
     name: String,
@@ -90,17 +105,46 @@ impl PlacedArray {
 }
 
 impl DynamicLayout {
-    /// An empty layout.
+    /// An empty layout: nothing to launch with.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::DynamicLayout;
+    ///
+    /// let layout = DynamicLayout::new();
+    /// assert!(layout.arrays().is_empty());
+    /// assert_eq!(layout.launch_bytes(), 0);
+    /// assert_eq!(layout, DynamicLayout::default());
+    /// ```
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// Adds `len` elements of `T` named `name`.
+    /// Adds `len` elements of `T` named `name`, at the first offset after the
+    /// previous array that is a multiple of `T`'s alignment.
     ///
     /// # Errors
     ///
     /// As [`push`](Self::push), and [`Error::ElementSize`] for an element type
     /// whose size is not a power of two.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{DynamicLayout, Error, Float4};
+    ///
+    /// // unsigned short s[3]; float4 v[8];: the float4s start at 16.
+    /// let layout = DynamicLayout::new().array::<u16>("s", 3)?.array::<Float4>("v", 8)?;
+    /// assert_eq!(layout.arrays()[1].offset(), 16);
+    /// assert_eq!(layout.launch_bytes(), 16 + 8 * 16);
+    ///
+    /// assert_eq!(
+    ///     DynamicLayout::new().array::<f32>("empty", 0),
+    ///     Err(Error::EmptyArray { name: "empty".into() })
+    /// );
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn array<T: Element>(mut self, name: &str, len: usize) -> Result<Self, Error> {
         self.push(name, ElementType::checked::<T>()?, len)?;
         Ok(self)
@@ -113,6 +157,30 @@ impl DynamicLayout {
     /// - [`Error::EmptyArray`] when `len` is 0.
     /// - [`Error::SizeOverflow`] when the array or the region would pass
     ///   `u32::MAX` bytes.
+    ///
+    /// A failed push leaves the layout as it was.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{DynamicLayout, ElementType, Error};
+    ///
+    /// // Element types read from a description at run time: char c[3]; __half2 h[8];
+    /// let mut layout = DynamicLayout::new();
+    /// layout.push("c", ElementType::new("char", 1, 1)?, 3)?;
+    /// let h = layout.push("h", ElementType::new("__half2", 4, 4)?, 8)?;
+    /// assert_eq!((h.offset(), h.padding_before(), h.bytes()), (4, 1, 32));
+    /// assert_eq!(layout.launch_bytes(), 36);
+    ///
+    /// let huge = layout.push("huge", ElementType::of::<f64>(), 1 << 30).unwrap_err();
+    /// assert_eq!(
+    ///     huge.to_string(),
+    ///     "array `huge` of 1073741824 elements of 8 bytes overflows the 32-bit shared \
+    ///      address space"
+    /// );
+    /// assert_eq!(layout.arrays().len(), 2);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn push(
         &mut self,
         name: &str,
@@ -137,17 +205,71 @@ impl DynamicLayout {
     }
 
     /// The arrays, in order.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::DynamicLayout;
+    ///
+    /// let layout = DynamicLayout::new()
+    ///     .array::<i32>("a", 3)?
+    ///     .array::<f32>("b", 5)?
+    ///     .array::<u8>("c", 7)?;
+    /// let placed: Vec<(&str, u32, u32)> = layout
+    ///     .arrays()
+    ///     .iter()
+    ///     .map(|a| (a.name(), a.offset(), a.bytes()))
+    ///     .collect();
+    /// assert_eq!(placed, [("a", 0, 12), ("b", 12, 20), ("c", 32, 7)]);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn arrays(&self) -> &[PlacedArray] {
         &self.arrays
     }
 
     /// The dynamic shared-memory size to pass as the third launch parameter:
     /// the end of the last array.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, DynamicLayout, SharedMemory};
+    ///
+    /// // Plan the seed's carve, launch with its size, and carve as the kernel does.
+    /// let layout = DynamicLayout::new()
+    ///     .array::<i32>("a", 3)?
+    ///     .array::<f32>("b", 5)?
+    ///     .array::<u8>("c", 7)?;
+    /// assert_eq!(layout.launch_bytes(), 39);
+    /// let mut block = SharedMemory::builder(ComputeCapability::Sm90)
+    ///     .launch(layout.launch_bytes())?;
+    /// block.carve::<i32>("a", 3)?;
+    /// let b = block.carve::<f32>("b", 5)?;
+    /// block.carve::<u8>("c", 7)?;
+    /// assert_eq!(b.address() - block.dynamic_start(), layout.arrays()[1].offset());
+    /// assert_eq!(block.dynamic_bytes_left(), 0);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn launch_bytes(&self) -> u32 {
         self.end
     }
 
     /// Total padding inserted for alignment.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::DynamicLayout;
+    ///
+    /// // char c[7]; double d[2]; float b[5];: 1 byte before the doubles.
+    /// let layout = DynamicLayout::new()
+    ///     .array::<u8>("c", 7)?
+    ///     .array::<f64>("d", 2)?
+    ///     .array::<f32>("b", 5)?;
+    /// assert_eq!(layout.padding_bytes(), 1);
+    /// assert_eq!(layout.launch_bytes(), 7 + 1 + 16 + 20);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn padding_bytes(&self) -> u32 {
         self.arrays.iter().map(|a| a.padding_before).sum()
     }

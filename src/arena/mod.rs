@@ -42,11 +42,20 @@ static NEXT_ARENA: AtomicU32 = AtomicU32::new(1);
 /// ```
 /// use smem_model::{ComputeCapability, SharedMemory};
 ///
-/// let mut block = SharedMemory::builder(ComputeCapability::Sm90);
-/// let tile = block.declare_2d::<f32>("tile", 32, 33)?;
+/// // __shared__ float tile[32][33];
+/// let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+/// let tile = kernel.declare_2d::<f32>("tile", 32, 33)?;
 /// assert_eq!((tile.rows(), tile.cols(), tile.len()), (32, 33, 32 * 33));
+/// assert!(!tile.is_empty());
+/// // Right after the 1 KB the driver reserves, as measured on an H200.
 /// assert_eq!(tile.address(), 0x400);
 /// assert_eq!(tile.index(1, 0)?, 33);
+///
+/// // extern __shared__ int s[]; with 256 bytes at launch: one row of 64 ints.
+/// let mut block = kernel.launch(256)?;
+/// let s = block.extern_array::<i32>("s")?;
+/// assert_eq!((s.rows(), s.cols(), s.len()), (1, 64, 64));
+/// assert_eq!(s.address(), 0x400 + 32 * 33 * 4);
 /// # Ok::<(), smem_model::Error>(())
 /// ```
 pub struct Array<T> {
@@ -115,14 +124,35 @@ impl<T: Element> Array<T> {
     ///
     /// # Errors
     ///
-    /// [`Error::IndexOutOfBounds`] when `row` or `col` is past the shape (the
-    /// message names the array by its address; the arena's own methods name it).
+    /// [`Error::SubscriptOutOfBounds`] when `row` or `col` is past the shape:
+    /// each subscript is checked, as a C compiler does not.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Error, SharedMemory};
+    ///
+    /// // __shared__ float tile[32][33]; tile[r][c] is element r * 33 + c.
+    /// let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+    /// let tile = kernel.declare_2d::<f32>("tile", 32, 33)?;
+    /// assert_eq!(tile.index(2, 5)?, 2 * 33 + 5);
+    /// // The padding column is part of the shape.
+    /// assert_eq!(tile.index(0, 32)?, 32);
+    /// assert_eq!(
+    ///     tile.index(32, 0).unwrap_err().to_string(),
+    ///     "subscript [32][0] is out of bounds for an array of 32 x 33 elements"
+    /// );
+    /// // C would read tile[1][0] for tile[0][33]; here each subscript is checked.
+    /// assert!(matches!(tile.index(0, 33), Err(Error::SubscriptOutOfBounds { col: 33, .. })));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn index(&self, row: usize, col: usize) -> Result<usize, Error> {
         if row >= self.rows() || col >= self.cols() {
-            return Err(Error::IndexOutOfBounds {
-                array: format!("array at {:#x}", self.address),
-                index: row.saturating_mul(self.cols()).saturating_add(col) as u64,
-                len: self.len() as u64,
+            return Err(Error::SubscriptOutOfBounds {
+                row: row as u64,
+                col: col as u64,
+                rows: self.rows,
+                cols: self.cols,
             });
         }
         Ok(row * self.cols() + col)
@@ -130,6 +160,28 @@ impl<T: Element> Array<T> {
 }
 
 /// How an array was declared.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{ComputeCapability, Origin, SharedMemory};
+///
+/// // __shared__ float partial[32];
+/// // extern __shared__ int s[];
+/// // int *a = s; float *b = (float *)&a[16];
+/// let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+/// kernel.declare::<f32>("partial", 32)?;
+/// let mut block = kernel.launch(128)?;
+/// block.extern_array::<i32>("s")?;
+/// block.carve::<i32>("a", 16)?;
+/// block.carve::<f32>("b", 16)?;
+/// let origins: Vec<Origin> = block.arrays().iter().map(|a| a.origin()).collect();
+/// assert_eq!(
+///     origins,
+///     [Origin::Static, Origin::Extern, Origin::Carved, Origin::Carved]
+/// );
+/// # Ok::<(), smem_model::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Origin {
     /// `__shared__ T name[n];`
@@ -141,6 +193,44 @@ pub enum Origin {
 }
 
 /// One array of a [`SharedMemory`]: name, type, place and size.
+///
+/// Returned by [`SharedMemory::arrays`].
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{ComputeCapability, Origin, SharedMemory};
+///
+/// // The k_mixed kernel, as nvcc placed it on an H200 (tests/data/device/):
+/// // __shared__ char c[3]; __shared__ float f[5]; __shared__ double d[2];
+/// // __shared__ short s[3]; extern __shared__ int dyn[]; extern __shared__ char dync[];
+/// let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+/// kernel.declare::<u8>("c", 3)?;
+/// kernel.declare::<f32>("f", 5)?;
+/// kernel.declare::<f64>("d", 2)?;
+/// kernel.declare::<i16>("s", 3)?;
+/// let mut block = kernel.launch(64)?;
+/// block.extern_array::<i32>("dyn")?;
+/// block.extern_array::<u8>("dync")?;
+/// let table: Vec<_> = block
+///     .arrays()
+///     .iter()
+///     .map(|a| (a.name(), a.element(), a.address(), a.bytes(), a.origin()))
+///     .collect();
+/// assert_eq!(
+///     table,
+///     [
+///         ("c", "unsigned char", 0x400, 3, Origin::Static),
+///         ("f", "float", 0x404, 20, Origin::Static),
+///         ("d", "double", 0x418, 16, Origin::Static),
+///         ("s", "short", 0x428, 6, Origin::Static),
+///         // Both extern arrays alias the start of the 64-byte dynamic region.
+///         ("dyn", "int", 0x430, 64, Origin::Extern),
+///         ("dync", "unsigned char", 0x430, 64, Origin::Extern),
+///     ]
+/// );
+/// # Ok::<(), smem_model::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ArrayInfo {
     name: String,
@@ -204,23 +294,71 @@ pub struct SharedMemoryBuilder {
 }
 
 impl SharedMemoryBuilder {
-    /// Declares `__shared__ T name[len];`.
+    /// Declares `__shared__ T name[len];`: placed after the previous static
+    /// array at the first multiple of `T`'s alignment, as nvcc placed statics in
+    /// declaration order on an H200.
     ///
     /// # Errors
     ///
     /// [`Error::EmptyArray`] for `len` 0, [`Error::SizeOverflow`] when the bytes
-    /// overflow `u32`, [`Error::StaticTooLarge`] when the statics pass the 48 KB
-    /// static limit (16 KB on 1.x), [`Error::ElementSize`] when `T`'s size is not
-    /// a power of two.
+    /// overflow `u32`, [`Error::StaticTooLarge`] when the statics, rounded up to
+    /// 16 bytes, pass the 48 KB static limit (16 KB on 1.x),
+    /// [`Error::ElementSize`] when `T`'s size is not a power of two. A failed
+    /// declaration leaves the builder as it was.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Error, SharedMemory};
+    ///
+    /// // __shared__ float full[12288]; fills the 48 KB static limit exactly.
+    /// let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+    /// let full = kernel.declare::<f32>("full", 12 * 1024)?;
+    /// assert_eq!((full.address(), kernel.static_bytes()), (0x400, 48 * 1024));
+    /// // One more char and nvcc refuses the kernel.
+    /// assert_eq!(
+    ///     kernel.declare::<u8>("one", 1).unwrap_err().to_string(),
+    ///     "49168 bytes of static shared memory exceed the 49152-byte static limit \
+    ///      of compute capability 9.0; use dynamic shared memory and opt in"
+    /// );
+    /// assert_eq!(kernel.static_bytes(), 48 * 1024);
+    /// assert_eq!(
+    ///     kernel.declare::<f32>("none", 0),
+    ///     Err(Error::EmptyArray { name: "none".into() })
+    /// );
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn declare<T: Element>(&mut self, name: &str, len: usize) -> Result<Array<T>, Error> {
         self.declare_2d(name, 1, len)
     }
 
-    /// Declares `__shared__ T name[rows][cols];`.
+    /// Declares `__shared__ T name[rows][cols];`, row-major: `[r][c]` is
+    /// element `r * cols + c` (see [`Array::index`]).
     ///
     /// # Errors
     ///
-    /// As [`declare`](Self::declare), with `rows * cols` elements.
+    /// As [`declare`](Self::declare), with `rows * cols` elements;
+    /// [`Error::SizeOverflow`] also when `rows * cols` overflows `usize`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, SharedMemory};
+    ///
+    /// // The k_tile kernel, as nvcc placed it on an H200 (tests/data/device/):
+    /// // __shared__ float tile[32][33]; __shared__ char flag;
+    /// // extern __shared__ double dynd[];
+    /// let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+    /// let tile = kernel.declare_2d::<f32>("tile", 32, 33)?;
+    /// let flag = kernel.declare::<u8>("flag", 1)?;
+    /// assert_eq!((tile.address(), flag.address()), (0x400, 0x1480));
+    /// assert_eq!(kernel.static_bytes(), 4240); // 4225 rounded up to 16
+    /// let mut block = kernel.launch(64)?;
+    /// assert_eq!(block.extern_array::<f64>("dynd")?.address(), 0x1490);
+    /// // tile[1][0] is 33 floats after tile[0][0].
+    /// assert_eq!(block.address(tile, tile.index(1, 0)?)?, 0x400 + 33 * 4);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn declare_2d<T: Element>(
         &mut self,
         name: &str,
@@ -275,24 +413,88 @@ impl SharedMemoryBuilder {
 
     /// Sets `cudaFuncAttributeMaxDynamicSharedMemorySize`, allowing a launch past
     /// 48 KB up to the capability's opt-in maximum.
+    ///
+    /// The attribute is checked at [`launch`](Self::launch), as
+    /// [`Launch::check`] checks it; a later call replaces an earlier one.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Error, SharedMemory};
+    ///
+    /// // __shared__ float s[1024]; (4 KB) and a large dynamic region.
+    /// let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+    /// kernel.declare::<f32>("s", 1024)?;
+    /// assert!(matches!(kernel.launch(45 * 1024), Err(Error::LaunchTooLarge { .. })));
+    ///
+    /// // cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 223 KB):
+    /// // with the 4 KB of statics, 227 KB, the most an H200 block may use.
+    /// kernel.opt_in(223 * 1024);
+    /// let block = kernel.launch(223 * 1024)?;
+    /// assert_eq!(block.launch().opt_in(), Some(223 * 1024));
+    /// assert!(matches!(kernel.launch(223 * 1024 + 1), Err(Error::LaunchTooLarge { .. })));
+    ///
+    /// // One byte more is refused by cudaFuncSetAttribute itself.
+    /// kernel.opt_in(223 * 1024 + 1);
+    /// assert!(matches!(kernel.launch(0), Err(Error::OptInTooLarge { max: 228352, .. })));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn opt_in(&mut self, max_dynamic_bytes: u32) -> &mut Self {
         self.opt_in = Some(max_dynamic_bytes);
         self
     }
 
     /// The static shared memory the kernel declares (`sharedSizeBytes`): the end
-    /// of the last static array, rounded up to 16 bytes.
+    /// of the last static array, rounded up to 16 bytes (measured on an H200).
+    /// The bytes the driver reserves are not counted.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, SharedMemory};
+    ///
+    /// let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+    /// assert_eq!(kernel.static_bytes(), 0);
+    /// // __shared__ char c[5]; measured on an H200: 16 bytes.
+    /// kernel.declare::<u8>("c", 5)?;
+    /// assert_eq!(kernel.static_bytes(), 16);
+    /// // __shared__ int counts[4]; starts at byte 8, ends at 24: 32.
+    /// kernel.declare::<i32>("counts", 4)?;
+    /// assert_eq!(kernel.static_bytes(), 32);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn static_bytes(&self) -> u32 {
         align_up(self.end, STATIC_ROUNDING).expect("bounded by the static limit")
     }
 
     /// Launches a block with `dynamic_bytes` of dynamic shared memory (the third
-    /// launch parameter).
+    /// launch parameter). The builder is not consumed: each launch is a fresh
+    /// block whose bytes are all uninitialised, and the handles of the static
+    /// arrays work in every one of them.
     ///
     /// # Errors
     ///
     /// Those of [`Launch::check`]: [`Error::OptInTooLarge`] and
     /// [`Error::LaunchTooLarge`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, SharedMemory};
+    ///
+    /// // __shared__ float s[3072]; (12 KB) then kernel<<<grid, block, dynamic>>>.
+    /// let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+    /// kernel.declare::<f32>("s", 3072)?;
+    /// // Measured on an H200: 12 KB + 36 KB launches, one byte more fails.
+    /// let block = kernel.launch(36864)?;
+    /// assert_eq!(block.dynamic_start(), 0x400 + 12288);
+    /// assert_eq!(
+    ///     kernel.launch(36865).unwrap_err().to_string(),
+    ///     "launch fails: 12288 bytes of static and 36865 bytes of dynamic shared memory \
+    ///      exceed the per-block limit of 49152 bytes on compute capability 9.0"
+    /// );
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn launch(&self, dynamic_bytes: u32) -> Result<SharedMemory, Error> {
         let static_bytes = self.static_bytes();
         let mut launch = Launch::new(self.capability, static_bytes, dynamic_bytes);
@@ -303,7 +505,12 @@ impl SharedMemoryBuilder {
         let dynamic_start = self.capability.reserved_shared_memory_per_block() + static_bytes;
         let window = (dynamic_start + dynamic_bytes) as usize;
         Ok(SharedMemory {
-            id: self.id,
+            statics_id: self.id,
+            // Each block gets its own id for the arrays carved from it, so one
+            // block's dynamic handles are refused by another launched from the
+            // same declarations; static handles work in every such block.
+            id: NEXT_ARENA.fetch_add(1, Ordering::Relaxed),
+            statics: self.arrays.len(),
             launch,
             config: BankConfig::new(self.capability),
             arrays: self.arrays.clone(),
@@ -311,7 +518,8 @@ impl SharedMemoryBuilder {
             carve_cursor: dynamic_start,
             bytes: vec![0; window],
             written: BitVec::repeat(false, window),
-            indeterminate: BTreeMap::new(),
+            indeterminate: BitVec::repeat(false, window),
+            collisions: BTreeMap::new(),
         })
     }
 }
@@ -349,7 +557,12 @@ impl SharedMemoryBuilder {
 /// ```
 #[derive(Debug, Clone)]
 pub struct SharedMemory {
+    /// The id of the declarations the static arrays came from.
+    statics_id: u32,
+    /// This block's id, for its extern and carved arrays.
     id: u32,
+    /// How many of `arrays` are static.
+    statics: usize,
     launch: Launch,
     config: BankConfig,
     arrays: Vec<ArrayInfo>,
@@ -357,13 +570,32 @@ pub struct SharedMemory {
     carve_cursor: u32,
     bytes: Vec<u8>,
     written: BitVec,
-    /// Elements last written by several lanes of one store under
-    /// `StoreOrder::Undefined`: their value is any one of these lanes'.
-    indeterminate: BTreeMap<u32, LaneSet>,
+    /// Bytes last written by several lanes of one store under
+    /// `StoreOrder::Undefined`: their value is any one of those lanes'.
+    indeterminate: BitVec,
+    /// Where each such store landed (first byte), with its size and lanes.
+    collisions: BTreeMap<u32, (u32, LaneSet)>,
 }
 
 impl SharedMemory {
     /// Starts declaring a kernel's shared memory on `capability`.
+    ///
+    /// Each builder is a new arena: handles it hands out are refused by the
+    /// blocks of any other builder.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, SharedMemory};
+    ///
+    /// // From 8.0 on, the driver reserves the first 1 KB of the block's window.
+    /// let mut ampere = SharedMemory::builder(ComputeCapability::Sm80);
+    /// assert_eq!(ampere.declare::<f32>("s", 32)?.address(), 0x400);
+    /// // Before, static arrays start at address 0.
+    /// let mut turing = SharedMemory::builder(ComputeCapability::Sm75);
+    /// assert_eq!(turing.declare::<f32>("s", 32)?.address(), 0);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn builder(capability: ComputeCapability) -> SharedMemoryBuilder {
         SharedMemoryBuilder {
             id: NEXT_ARENA.fetch_add(1, Ordering::Relaxed),
@@ -375,20 +607,85 @@ impl SharedMemory {
     }
 
     /// The launch: capability, static and dynamic sizes, opt-in.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, SharedMemory};
+    ///
+    /// // __shared__ float tile[32][33]; kernel<<<grid, block, 4096>>>
+    /// let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+    /// kernel.declare_2d::<f32>("tile", 32, 33)?;
+    /// let block = kernel.launch(4096)?;
+    /// let launch = block.launch();
+    /// assert_eq!(launch.capability(), ComputeCapability::Sm90);
+    /// assert_eq!((launch.static_bytes(), launch.dynamic_bytes()), (4224, 4096));
+    /// assert_eq!(launch.opt_in(), None);
+    /// // 4224 + 4096 + 1 KB reserved = 9344 bytes a block: 24 blocks in 228 KB.
+    /// assert_eq!(launch.occupancy()?.blocks_per_sm(), 24);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn launch(&self) -> Launch {
         self.launch
     }
 
-    /// The bank configuration warp accesses are partitioned under.
+    /// The bank configuration warp accesses are partitioned under: at launch,
+    /// [`BankConfig::new`] of the capability (four-byte banks, Kepler included).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, BankWidth, ComputeCapability, SharedMemory};
+    ///
+    /// let block = SharedMemory::builder(ComputeCapability::Sm35).launch(512)?;
+    /// assert_eq!(block.bank_config(), BankConfig::new(ComputeCapability::Sm35));
+    /// assert_eq!(block.bank_config().bank_width(), BankWidth::FourBytes);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn bank_config(&self) -> BankConfig {
         self.config
     }
 
-    /// Uses `config` for warp accesses, e.g. Kepler's eight-byte mode.
+    /// Uses `config` for warp accesses, e.g. Kepler's eight-byte mode
+    /// (`cudaDeviceSetSharedMemConfig(cudaSharedMemBankSizeEightByte)`). The
+    /// bytes and the layout do not change, only how warp accesses are
+    /// partitioned.
     ///
     /// # Errors
     ///
     /// [`Error::CapabilityMismatch`] when `config` is for another capability.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{
+    ///     BankConfig, BankWidth, ComputeCapability, SharedMemConfig, SharedMemory, StoreOrder,
+    /// };
+    ///
+    /// // extern __shared__ float s[]; ... = s[3 * lane]; on a Kepler K20 (3.5).
+    /// let mut block = SharedMemory::builder(ComputeCapability::Sm35).launch(512)?;
+    /// let s = block.extern_array::<f32>("s")?;
+    /// block.warp_store(s, |lane| Some((3 * lane.index(), 0.5)), StoreOrder::Undefined)?;
+    /// let stride3 = |block: &SharedMemory| -> Result<u32, smem_model::Error> {
+    ///     Ok(block.warp_load(s, |lane| Some(3 * lane.index()))?.partition().wavefronts())
+    /// };
+    /// assert_eq!(stride3(&block)?, 1);
+    ///
+    /// // In eight-byte mode, floats 3k and 3k + 96 share a 64-bit bank: 2-way.
+    /// let eight = BankConfig::new(ComputeCapability::Sm35)
+    ///     .with_shared_mem_config(SharedMemConfig::EightByte);
+    /// block.set_bank_config(eight)?;
+    /// assert_eq!(block.bank_config().bank_width(), BankWidth::EightBytes);
+    /// assert_eq!(stride3(&block)?, 2);
+    ///
+    /// let err = block.set_bank_config(BankConfig::new(ComputeCapability::Sm90)).unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "bank configuration for compute capability 9.0 used with shared memory of \
+    ///      compute capability 3.5"
+    /// );
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn set_bank_config(&mut self, config: BankConfig) -> Result<(), Error> {
         if config.capability() != self.launch.capability() {
             return Err(Error::CapabilityMismatch {
@@ -400,12 +697,44 @@ impl SharedMemory {
         Ok(())
     }
 
-    /// The shared address where the dynamic region starts.
+    /// The shared address where the dynamic region starts: the reserved bytes
+    /// plus the static size rounded up to 16 (measured on an H200). Every
+    /// `extern __shared__` array starts here, and so does the first carve.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, SharedMemory};
+    ///
+    /// // __shared__ char c[5]; extern __shared__ float4 dyn4[]; measured on an H200.
+    /// let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+    /// kernel.declare::<u8>("c", 5)?;
+    /// assert_eq!(kernel.launch(64)?.dynamic_start(), 0x410);
+    /// // No statics and nothing reserved (7.5): address 0.
+    /// let block = SharedMemory::builder(ComputeCapability::Sm75).launch(64)?;
+    /// assert_eq!(block.dynamic_start(), 0);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn dynamic_start(&self) -> u32 {
         self.dynamic_start
     }
 
-    /// Bytes of the dynamic region not yet carved.
+    /// Bytes of the dynamic region not yet carved. Extern arrays alias the
+    /// region rather than use it up, so they leave this unchanged.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, SharedMemory};
+    ///
+    /// let mut block = SharedMemory::builder(ComputeCapability::Sm90).launch(64)?;
+    /// block.extern_array::<i32>("s")?;
+    /// assert_eq!(block.dynamic_bytes_left(), 64);
+    /// block.carve::<f64>("d", 3)?;
+    /// block.carve::<i32>("n", 2)?;
+    /// assert_eq!(block.dynamic_bytes_left(), 64 - 24 - 8);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn dynamic_bytes_left(&self) -> u32 {
         self.dynamic_start + self.launch.dynamic_bytes() - self.carve_cursor
     }
@@ -416,8 +745,36 @@ impl SharedMemory {
     ///
     /// # Errors
     ///
-    /// [`Error::CarveTooLarge`] when the region cannot hold one element;
+    /// [`Error::CarveTooLarge`] when the region cannot hold one element (CUDA
+    /// lets such a declaration compile, and every access through it is out of
+    /// bounds; the model refuses it at once, a modelling choice);
     /// [`Error::ElementSize`] when `T`'s size is not a power of two.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, SharedMemory};
+    ///
+    /// // extern __shared__ int s[]; extern __shared__ unsigned char bytes[];
+    /// let mut block = SharedMemory::builder(ComputeCapability::Sm90).launch(64)?;
+    /// let s = block.extern_array::<i32>("s")?;
+    /// let bytes = block.extern_array::<u8>("bytes")?;
+    /// assert_eq!((s.address(), bytes.address()), (0x400, 0x400));
+    /// assert_eq!((s.len(), bytes.len()), (16, 64));
+    /// // They alias: s[1] is bytes[4..8], little-endian.
+    /// block.write(s, 1, 0x0403_0201)?;
+    /// assert_eq!(block.read(bytes, 4)?, 0x01);
+    /// assert_eq!(block.read(bytes, 7)?, 0x04);
+    ///
+    /// // Launched with no dynamic shared memory there is nothing to alias.
+    /// let mut empty = SharedMemory::builder(ComputeCapability::Sm90).launch(0)?;
+    /// assert_eq!(
+    ///     empty.extern_array::<i32>("s").unwrap_err().to_string(),
+    ///     "array `s` needs 4 bytes but only 0 bytes of the dynamic shared memory \
+    ///      given at launch are left"
+    /// );
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn extern_array<T: Element>(&mut self, name: &str) -> Result<Array<T>, Error> {
         ElementType::checked::<T>()?;
         let len = self.launch.dynamic_bytes() / T::SIZE;
@@ -513,7 +870,30 @@ impl SharedMemory {
         }
     }
 
-    /// Every array declared, extern or carved so far, in order.
+    /// Every array declared, extern or carved so far, in order: the static
+    /// arrays first, then the dynamic ones as they were made.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, SharedMemory};
+    ///
+    /// // __shared__ float partial[32]; then the seed's carve of the extern region:
+    /// // int *a = s; float *b = (float *)&a[3]; char *c = (char *)&b[5];
+    /// let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+    /// kernel.declare::<f32>("partial", 32)?;
+    /// let mut block = kernel.launch(39)?;
+    /// block.carve::<i32>("a", 3)?;
+    /// block.carve::<f32>("b", 5)?;
+    /// block.carve::<u8>("c", 7)?;
+    /// let placed: Vec<(&str, u32)> =
+    ///     block.arrays().iter().map(|a| (a.name(), a.address())).collect();
+    /// assert_eq!(
+    ///     placed,
+    ///     [("partial", 0x400), ("a", 0x480), ("b", 0x48c), ("c", 0x4a0)]
+    /// );
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn arrays(&self) -> &[ArrayInfo] {
         &self.arrays
     }
@@ -523,25 +903,70 @@ impl SharedMemory {
     /// # Errors
     ///
     /// [`Error::ForeignArray`] when `array` belongs to another arena.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Error, SharedMemory};
+    ///
+    /// let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+    /// let tile = kernel.declare_2d::<f32>("tile", 32, 33)?;
+    /// let block = kernel.launch(0)?;
+    /// assert_eq!(block.name(tile)?, "tile");
+    ///
+    /// // Another kernel's arena does not know the handle.
+    /// let other = SharedMemory::builder(ComputeCapability::Sm90).launch(0)?;
+    /// assert!(matches!(other.name(tile), Err(Error::ForeignArray { .. })));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn name<T: Element>(&self, array: Array<T>) -> Result<&str, Error> {
         self.info(array).map(|info| info.name.as_str())
     }
 
     fn info<T: Element>(&self, array: Array<T>) -> Result<&ArrayInfo, Error> {
-        if array.arena != self.id {
-            return Err(Error::ForeignArray {
-                array_arena: array.arena,
-                arena: self.id,
-            });
-        }
-        Ok(&self.arrays[array.slot as usize])
+        let slot = array.slot as usize;
+        let owner = if slot < self.statics {
+            self.statics_id
+        } else {
+            self.id
+        };
+        // A clone shares its original's id, and the two may carve different
+        // arrays afterwards: the handle must also describe the array it names.
+        let info = self.arrays.get(slot).filter(|info| {
+            array.arena == owner
+                && info.address == array.address
+                && info.element == T::NAME
+                && u64::from(info.bytes) == array.len() as u64 * u64::from(T::SIZE)
+        });
+        info.ok_or(Error::ForeignArray {
+            array_arena: array.arena,
+            arena: self.id,
+        })
     }
 
-    /// The shared address of `array[index]`.
+    /// The shared address of `array[index]`: the array's address plus `index`
+    /// elements.
     ///
     /// # Errors
     ///
     /// [`Error::ForeignArray`], and [`Error::IndexOutOfBounds`] naming the array.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, SharedMemory};
+    ///
+    /// // __shared__ float tile[32][33]; where does tile[1][2] live?
+    /// let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+    /// let tile = kernel.declare_2d::<f32>("tile", 32, 33)?;
+    /// let block = kernel.launch(0)?;
+    /// assert_eq!(block.address(tile, tile.index(1, 2)?)?, 0x400 + 35 * 4);
+    /// assert_eq!(
+    ///     block.address(tile, 32 * 33).unwrap_err().to_string(),
+    ///     "index 1056 is out of bounds for array `tile` of 1056 elements"
+    /// );
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn address<T: Element>(&self, array: Array<T>, index: usize) -> Result<u32, Error> {
         let info = self.info(array)?;
         if index >= array.len() {
@@ -554,11 +979,31 @@ impl SharedMemory {
         Ok(array.address + index as u32 * T::SIZE)
     }
 
-    /// Writes `array[index] = value`.
+    /// Writes `array[index] = value`, as one thread does.
     ///
     /// # Errors
     ///
     /// As [`address`](Self::address).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, SharedMemory};
+    ///
+    /// // The seed's carve: int *a = s; float *b = (float *)&a[3];
+    /// let mut block = SharedMemory::builder(ComputeCapability::Sm90).launch(32)?;
+    /// let a = block.carve::<i32>("a", 3)?;
+    /// let b = block.carve::<f32>("b", 5)?;
+    /// block.write(a, 2, -7)?;
+    /// block.write(b, 0, 0.5)?;
+    /// assert_eq!((block.read(a, 2)?, block.read(b, 0)?), (-7, 0.5));
+    /// // a[3] would be b[0] in C; here it is out of bounds.
+    /// assert_eq!(
+    ///     block.write(a, 3, 1).unwrap_err().to_string(),
+    ///     "index 3 is out of bounds for array `a` of 3 elements"
+    /// );
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn write<T: Element>(
         &mut self,
         array: Array<T>,
@@ -573,8 +1018,8 @@ impl SharedMemory {
     fn store_bytes<T: Element>(&mut self, address: u32, value: T) {
         let range = address as usize..(address + T::SIZE) as usize;
         value.store(&mut self.bytes[range.clone()]);
-        self.written[range].fill(true);
-        self.indeterminate.remove(&address);
+        self.written[range.clone()].fill(true);
+        self.indeterminate[range].fill(false);
     }
 
     /// Reads `array[index]`.
@@ -585,6 +1030,29 @@ impl SharedMemory {
     /// the element was never written; [`Error::IndeterminateValue`] when it was
     /// last written by several lanes of one store under
     /// [`StoreOrder::Undefined`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Error, SharedMemory};
+    ///
+    /// let mut block = SharedMemory::builder(ComputeCapability::Sm90).launch(16)?;
+    /// let a = block.carve::<i32>("a", 4)?;
+    /// // Reading before writing, as compute-sanitizer --tool initcheck reports it.
+    /// assert_eq!(
+    ///     block.read(a, 1).unwrap_err().to_string(),
+    ///     "uninitialized read: `a[1]` at shared address 0x404 was never written"
+    /// );
+    /// block.write(a, 1, 42)?;
+    /// assert_eq!(block.read(a, 1)?, 42);
+    ///
+    /// // Writing one byte of an int through an aliasing extern array leaves the
+    /// // rest of the int uninitialised.
+    /// let bytes = block.extern_array::<u8>("bytes")?;
+    /// block.write(bytes, 8, 1)?;
+    /// assert!(matches!(block.read(a, 2), Err(Error::Uninitialized { index: 2, .. })));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn read<T: Element>(&self, array: Array<T>, index: usize) -> Result<T, Error> {
         let address = self.address(array, index)?;
         let range = address as usize..(address + T::SIZE) as usize;
@@ -595,11 +1063,19 @@ impl SharedMemory {
                 address,
             });
         }
-        if let Some(lanes) = self.indeterminate.get(&address) {
+        if self.indeterminate[range.clone()].any() {
+            // The latest colliding store that covers one of these bytes.
+            let end = address + T::SIZE;
+            let lanes = self
+                .collisions
+                .range(..end)
+                .rev()
+                .find(|(&start, &(size, _))| start + size > address)
+                .map_or(0, |(_, (_, lanes))| lanes.len() as u32);
             return Err(Error::IndeterminateValue {
                 array: self.info(array)?.name.clone(),
                 index: index as u64,
-                lanes: lanes.len() as u32,
+                lanes,
             });
         }
         Ok(T::load(&self.bytes[range]))
@@ -612,6 +1088,36 @@ impl SharedMemory {
     ///
     /// Those of [`read`](Self::read) for the first lane that fails, and of
     /// [`BankConfig::partition`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Error, SharedMemory, StoreOrder};
+    ///
+    /// // __shared__ float tile[32][32] and tile[32][33]: read column 0.
+    /// for (pitch, wavefronts) in [(32, 32), (33, 1)] {
+    ///     let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+    ///     let tile = kernel.declare_2d::<f32>("tile", 32, pitch)?;
+    ///     let mut block = kernel.launch(0)?;
+    ///     for row in 0..32 {
+    ///         block.warp_store(
+    ///             tile,
+    ///             |lane| Some((tile.index(row, lane.index()).ok()?, row as f32)),
+    ///             StoreOrder::Undefined,
+    ///         )?;
+    ///     }
+    ///     let column = block.warp_load(tile, |lane| tile.index(lane.index(), 0).ok())?;
+    ///     assert_eq!(column.partition().wavefronts(), wavefronts);
+    ///     assert_eq!(column.values()[7], Some(7.0));
+    /// }
+    ///
+    /// // Half a warp reading words nobody wrote.
+    /// let mut block = SharedMemory::builder(ComputeCapability::Sm90).launch(128)?;
+    /// let s = block.extern_array::<i32>("s")?;
+    /// let half = |lane: smem_model::Lane| (lane.index() < 16).then(|| lane.index());
+    /// assert!(matches!(block.warp_load(s, half), Err(Error::Uninitialized { index: 0, .. })));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn warp_load<T: Element>(
         &self,
         array: Array<T>,
@@ -641,6 +1147,33 @@ impl SharedMemory {
     ///
     /// As [`address`](Self::address) for the first lane that fails (nothing is
     /// written then), and as [`BankConfig::partition`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Lane, SharedMemory, StoreOrder};
+    ///
+    /// // Every lane stores its number to s[lane / 16]: two elements, 16 writers each.
+    /// let run = |order| -> Result<_, smem_model::Error> {
+    ///     let mut block = SharedMemory::builder(ComputeCapability::Sm90).launch(128)?;
+    ///     let s = block.extern_array::<i32>("s")?;
+    ///     let own_number = |lane: Lane| Some((lane.index() / 16, lane.get() as i32));
+    ///     let store = block.warp_store(s, own_number, order)?;
+    ///     assert_eq!(store.collisions().len(), 2);
+    ///     assert_eq!(store.partition().wavefronts(), 1);
+    ///     Ok((block.read(s, 0), block.read(s, 1)))
+    /// };
+    /// assert_eq!(run(StoreOrder::LowestLane)?, (Ok(0), Ok(16)));
+    /// assert_eq!(run(StoreOrder::HighestLane)?, (Ok(15), Ok(31)));
+    /// // As CUDA specifies it, one write lands and which one is undefined.
+    /// let (first, _) = run(StoreOrder::Undefined)?;
+    /// assert_eq!(
+    ///     first.unwrap_err().to_string(),
+    ///     "indeterminate read: `s[0]` was last written by 16 lanes of one store, and \
+    ///      which write landed is undefined"
+    /// );
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn warp_store<T: Element>(
         &mut self,
         array: Array<T>,
@@ -670,7 +1203,9 @@ impl SharedMemory {
                     // remember that reading them is meaningless.
                     if c.lanes().first() == Some(lane) {
                         self.store_bytes(address, value);
-                        self.indeterminate.insert(address, c.lanes());
+                        let range = address as usize..(address + T::SIZE) as usize;
+                        self.indeterminate[range].fill(true);
+                        self.collisions.insert(address, (T::SIZE, c.lanes()));
                     }
                 }
             }
@@ -683,6 +1218,23 @@ impl SharedMemory {
 }
 
 /// The outcome of [`SharedMemory::warp_load`].
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{ComputeCapability, SharedMemory, StoreOrder};
+///
+/// let mut block = SharedMemory::builder(ComputeCapability::Sm90).launch(256)?;
+/// let s = block.extern_array::<f32>("s")?;
+/// block.warp_store(s, |lane| Some((lane.index(), lane.get() as f32)), StoreOrder::Undefined)?;
+/// // Even lanes read s[lane / 2]; odd lanes sit out.
+/// let load = block.warp_load(s, |lane| (lane.get() % 2 == 0).then(|| lane.index() / 2))?;
+/// assert_eq!(load.values()[..4], [Some(0.0), None, Some(1.0), None]);
+/// // Sixteen distinct words in sixteen banks: one wavefront.
+/// assert_eq!(load.partition().wavefronts(), 1);
+/// assert_eq!(load.partition().request().active().len(), 16);
+/// # Ok::<(), smem_model::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct WarpLoad<T> {
     values: [Option<T>; WARP_SIZE],
@@ -702,6 +1254,26 @@ impl<T: Copy> WarpLoad<T> {
 }
 
 /// The outcome of [`SharedMemory::warp_store`].
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{ComputeCapability, Lane, SharedMemory, StoreOrder};
+///
+/// // s[2 * lane] = lane: a 2-way bank conflict, no two lanes on one element.
+/// let mut block = SharedMemory::builder(ComputeCapability::Sm90).launch(256)?;
+/// let s = block.extern_array::<i32>("s")?;
+/// let store = block.warp_store(s, |lane| Some((2 * lane.index(), 1)), StoreOrder::Undefined)?;
+/// assert_eq!(store.partition().wavefronts(), 2);
+/// assert!(store.collisions().is_empty());
+///
+/// // s[lane % 8] = lane: eight elements, four lanes on each.
+/// let store = block.warp_store(s, |lane| Some((lane.index() % 8, 1)), StoreOrder::LowestLane)?;
+/// assert_eq!(store.collisions().len(), 8);
+/// assert_eq!(store.collisions()[0].address(), 0x400);
+/// assert_eq!(store.collisions()[0].winner(StoreOrder::LowestLane), Some(Lane::new(0)?));
+/// # Ok::<(), smem_model::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct WarpStore {
     partition: Partition,
