@@ -40,7 +40,9 @@ fn main() {
     let mix = common::mix(4);
     let wavefronts = rate(&mix, budget, |r| config.wavefronts(r).unwrap());
     let partitions = rate(&mix, budget, |r| config.partition(r).unwrap().wavefronts());
-    let worst = rate(&[common::serial()], budget, |r| config.wavefronts(r).unwrap());
+    let worst = rate(&[common::serial()], budget, |r| {
+        config.wavefronts(r).unwrap()
+    });
     let baseline = rate(&mix, budget, common::baseline_wavefronts);
     println!("mix of {} 4-byte sm_90 loads, {seconds} s each:", mix.len());
     for (name, r) in [
