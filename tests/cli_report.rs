@@ -1,0 +1,286 @@
+//! `smem report` end to end: the tour runs with no arguments (the README's
+//! first command), its tables hold the model's figures, each section fits on a
+//! screen, and it runs on every compute capability without failing.
+#![cfg(feature = "cli")]
+
+use std::process::{Command, Output};
+
+/// Runs `smem report ARGS`.
+fn report(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_smem"))
+        .arg("report")
+        .args(args)
+        .output()
+        .expect("the smem binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
+}
+
+/// Whether some line of `text` has exactly these whitespace-separated words.
+fn has_row(text: &str, words: &[&str]) -> bool {
+    text.lines()
+        .any(|line| line.split_whitespace().eq(words.iter().copied()))
+}
+
+/// The sections, split at their numbered headings.
+fn sections(text: &str) -> Vec<String> {
+    let mut sections: Vec<String> = vec![String::new()];
+    for line in text.lines() {
+        let numbered = line
+            .split_once(". ")
+            .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        if numbered {
+            sections.push(String::new());
+        }
+        let last = sections.last_mut().unwrap();
+        last.push_str(line);
+        last.push('\n');
+    }
+    sections
+}
+
+#[test]
+fn runs_without_arguments_on_sm_90() {
+    let output = report(&[]);
+    assert!(output.status.success());
+    assert!(output.stderr.is_empty());
+    let out = stdout(&output);
+    assert!(out.starts_with(
+        "smem report: the shared-memory model on compute capability 9.0 (sm_90, Hopper)\n"
+    ));
+    let titles: Vec<&str> = out
+        .lines()
+        .filter(|l| l.len() > 3 && l.as_bytes()[0].is_ascii_digit() && &l[1..3] == ". ")
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "1. Parallel, serial and broadcast access (sm_90)",
+            "2. Strided access, s[stride * lane] (sm_90)",
+            "3. Transposing through a 32x32 tile (sm_90)",
+            "4. Kepler's bank modes: four bytes vs eight bytes (sm_35)",
+            "5. Carving int, float and char arrays from extern __shared__ (sm_90)",
+            "6. Blocks per SM by shared memory (sm_90)",
+        ]
+    );
+    // Plain text when not on a terminal.
+    assert!(!out.contains('\u{1b}'));
+}
+
+#[test]
+fn each_section_fits_on_a_screen() {
+    let out = stdout(&report(&[]));
+    for section in sections(&out) {
+        let lines = section.lines().count();
+        assert!(lines <= 45, "{lines} lines:\n{section}");
+        assert!(
+            section.lines().all(|l| l.chars().count() <= 120),
+            "a line too wide:\n{section}"
+        );
+    }
+}
+
+#[test]
+fn parallel_serial_and_broadcast() {
+    let out = stdout(&report(&["--section", "access"]));
+    assert!(has_row(
+        &out,
+        &["v", "=", "s[lane]", "each", "lane", "its", "own", "bank", "1", "1", "0", "parallel"]
+    ));
+    assert!(has_row(
+        &out,
+        &[
+            "v",
+            "=",
+            "s[0]",
+            "one",
+            "word",
+            "for",
+            "the",
+            "whole",
+            "warp",
+            "1",
+            "1",
+            "0",
+            "broadcast"
+        ]
+    ));
+    assert!(has_row(
+        &out,
+        &[
+            "v",
+            "=",
+            "tile[lane][0]",
+            "column",
+            "of",
+            "float[32][32]",
+            "32",
+            "1",
+            "31",
+            "serial",
+            "(32-way)"
+        ]
+    ));
+    assert!(has_row(
+        &out,
+        &[
+            "atomicAdd(&s[0],",
+            "1)",
+            "one",
+            "counter",
+            "for",
+            "the",
+            "warp",
+            "32",
+            "1",
+            "31",
+            "serial",
+            "(32-way)"
+        ]
+    ));
+    // The small diagram of s[2 * lane].
+    assert!(out.contains("   2  16  . 17  . 18"), "{out}");
+}
+
+#[test]
+fn the_stride_table() {
+    let out = stdout(&report(&["--section", "strides"]));
+    // stride, float wavefronts and conflicts, double wavefronts and conflicts.
+    for row in [
+        ["1", "1", "0", "2", "0"],
+        ["2", "2", "1", "4", "2"],
+        ["3", "1", "0", "2", "0"],
+        ["16", "16", "15", "32", "30"],
+        ["32", "32", "31", "32", "30"],
+        ["33", "1", "0", "2", "0"],
+    ] {
+        assert!(has_row(&out, &row), "{row:?} in\n{out}");
+    }
+    let rows = out
+        .lines()
+        .filter(|l| l.split_whitespace().count() == 5 && l.trim().as_bytes()[0].is_ascii_digit())
+        .count();
+    assert_eq!(rows, 33);
+    assert!(out.contains("floats: wavefronts = gcd(stride, 32) for every stride above"));
+}
+
+#[test]
+fn the_transpose_tile() {
+    let out = stdout(&report(&["--section", "transpose"]));
+    assert!(
+        has_row(&out, &["float", "tile[32][32]", "1", "32", "31", "4096"]),
+        "{out}"
+    );
+    assert!(has_row(
+        &out,
+        &["float", "tile[32][33]", "(padded)", "1", "1", "0", "4224"]
+    ));
+    assert!(has_row(
+        &out,
+        &[
+            "float",
+            "tile[32][32],",
+            "column",
+            "^",
+            "row",
+            "1",
+            "1",
+            "0",
+            "4096"
+        ]
+    ));
+}
+
+#[test]
+fn keplers_modes_and_the_stride_3_counterexample() {
+    // On sm_35 whatever --arch says.
+    let out = stdout(&report(&["--arch", "sm_86", "--section", "kepler"]));
+    assert!(out.starts_with("4. Kepler's bank modes: four bytes vs eight bytes (sm_35)\n"));
+    assert!(has_row(
+        &out,
+        &["float", "s[3", "*", "lane]", "1", "2", "8-byte", "mode", "is", "worse"]
+    ));
+    assert!(has_row(
+        &out,
+        &["double", "s[3", "*", "lane]", "2", "1", "8-byte", "mode", "is", "better"]
+    ));
+    assert!(has_row(&out, &["double", "s[lane]", "1", "1"]));
+    assert!(out.contains("lanes 1 and 22 read 64-bit words 1 and 33, both in bank 1"));
+}
+
+#[test]
+fn the_carve_and_its_launch_size() {
+    let out = stdout(&report(&["--section", "carve"]));
+    assert!(
+        has_row(&out, &["integerData", "int", "0", "16", "0x400"]),
+        "{out}"
+    );
+    assert!(has_row(&out, &["floatData", "float", "16", "12", "0x410"]));
+    assert!(has_row(
+        &out,
+        &["charData", "unsigned", "char", "28", "5", "0x41c"]
+    ));
+    assert!(
+        out.contains("launch with kernel<<<grid, block, 33>>>: 33 bytes of dynamic shared memory")
+    );
+    assert!(
+        out.contains("error: misaligned carve: float array `floatData` would start at offset 5")
+    );
+}
+
+#[test]
+fn blocks_per_sm() {
+    let out = stdout(&report(&["--section", "occupancy"]));
+    assert!(
+        has_row(
+            &out,
+            &["16384", "17408", "13", "228", "KB", "shared", "memory"]
+        ),
+        "{out}"
+    );
+    assert!(has_row(
+        &out,
+        &["0", "1024", "32", "228", "KB", "32", "blocks", "per", "SM", "at", "most"]
+    ));
+    assert!(has_row(
+        &out,
+        &["102400", "yes", "103424", "2", "228", "KB", "shared", "memory"]
+    ));
+    // Nothing past the opt-in maximum of 227 KB.
+    assert!(has_row(
+        &out,
+        &["232448", "yes", "233472", "1", "228", "KB", "shared", "memory"]
+    ));
+    let on_turing = stdout(&report(&["--arch", "sm_75", "--section", "occupancy"]));
+    assert!(!on_turing.contains("\n         100"), "{on_turing}");
+}
+
+#[test]
+fn every_capability_gets_a_report() {
+    for arch in [
+        "1.0", "1.1", "1.2", "1.3", "2.0", "2.1", "3.0", "3.2", "3.5", "3.7", "5.0", "5.2", "5.3",
+        "6.0", "6.1", "6.2", "7.0", "7.2", "7.5", "8.0", "8.6", "8.7", "8.9", "9.0", "10.0",
+        "10.3", "11.0", "12.0", "12.1",
+    ] {
+        let output = report(&["--arch", arch]);
+        assert!(output.status.success(), "{arch}");
+        let out = stdout(&output);
+        assert!(out.contains("6. Blocks per SM"), "{arch}");
+    }
+    // What a capability cannot do is said, not guessed: 1.0 has no shared atomics.
+    let out = stdout(&report(&["--arch", "1.0", "--section", "access"]));
+    assert!(
+        out.contains("n/a: ATOMS does not exist on compute capability 1.0: it needs 1.2 or later")
+    );
+}
+
+#[test]
+fn unknown_arch_or_section() {
+    let output = report(&["--arch", "sm_40"]);
+    assert_eq!(output.status.code(), Some(2));
+    let output = report(&["--section", "nope"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("possible values: access, strides"));
+}
