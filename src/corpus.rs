@@ -168,7 +168,7 @@ impl Check {
         self.measured_wavefronts == Some(self.wavefronts)
             && self
                 .measured_bank_conflicts
-                .map_or(true, |measured| measured == self.bank_conflicts)
+                .is_none_or(|measured| measured == self.bank_conflicts)
     }
 }
 

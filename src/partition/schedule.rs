@@ -35,17 +35,10 @@ pub(crate) struct Plan {
     phase_lanes: u32,
     /// Accesses split into this many 4-byte parts (1.x only), each scheduled alone.
     parts: u32,
-    /// log2 of the bytes one key covers: addresses `>> group_shift` name a bank group.
-    group_shift: u32,
-    /// Bank groups - 1.
-    group_mask: u32,
-    /// Addresses `>> slot_shift` name the slot; `None`: the slot is the lane (atomics).
-    slot_shift: Option<u32>,
+    /// How a lane's address becomes its key.
+    shape: Shape,
     /// 2.x 128-bit accesses cost one step more than their degree in every phase.
     extra_step: bool,
-    /// Slots `>> filter_shift` vary within a bank group: the bits that feed the
-    /// multicast scheduler's filter of slots already seen.
-    filter_shift: u32,
 }
 
 impl Plan {
@@ -88,19 +81,21 @@ impl Plan {
             },
             phase_lanes,
             parts,
-            group_shift,
-            group_mask,
-            slot_shift,
+            shape: Shape {
+                group_shift,
+                group_mask,
+                slot_shift,
+                // Where the slot is the key's address, its low bits name the
+                // group and only the bits above vary within one.
+                filter_shift: if slot_shift == Some(group_shift) {
+                    (group_mask + 1).trailing_zeros()
+                } else {
+                    0
+                },
+            },
             extra_step: rules == Rules::Fermi
                 && width == AccessWidth::B16
                 && matches!(op, Op::Load | Op::Store),
-            // Where the slot is the key's address, its low bits name the group
-            // and only the bits above vary within one.
-            filter_shift: if slot_shift == Some(group_shift) {
-                (group_mask + 1).trailing_zeros()
-            } else {
-                0
-            },
         }
     }
 
@@ -156,13 +151,12 @@ impl Sink for Count {
     fn step(&mut self, _: u8, _: u8, _: LaneSet) {}
 }
 
-/// The 4-byte key of the common case: one word per lane, 32 banks of 4 bytes.
-const WORD_KEYS: Shape = Shape {
-    group_shift: 2,
-    group_mask: 31,
-    slot_shift: Some(2),
-    filter_shift: 5,
-};
+/// One 4-byte word per lane, 32 banks of 4 bytes: accesses of up to 4 bytes.
+const WORD_KEYS: Shape = Shape::keyed_by_address(2, 31);
+/// Two words per lane in 16 pairs of banks: 8-byte accesses.
+const DOUBLE_WORD_KEYS: Shape = Shape::keyed_by_address(3, 15);
+/// Four words per lane in 8 quads of banks: 16-byte accesses and matrix rows.
+const QUAD_WORD_KEYS: Shape = Shape::keyed_by_address(4, 7);
 
 /// Runs the schedule of `request` under `config`, reporting steps to `sink`.
 pub(crate) fn run<S: Sink>(config: BankConfig, request: &WarpRequest, sink: &mut S) -> Totals {
@@ -251,12 +245,10 @@ impl Keys {
             // the request was checked against the shared window.
             let address = addresses[lane] + 4 * part;
             let i = keys.len;
+            let (group, slot) = plan.shape.key(lane, address);
             keys.lanes[i] = lane as u8;
-            keys.groups[i] = (address >> plan.group_shift) & plan.group_mask;
-            keys.slots[i] = match plan.slot_shift {
-                Some(shift) => address >> shift,
-                None => lane as u32,
-            };
+            keys.groups[i] = group as u32;
+            keys.slots[i] = slot;
             keys.len += 1;
         }
         keys
@@ -283,65 +275,44 @@ fn multicast<S: Sink>(
     part: u8,
     sink: &mut S,
 ) -> u32 {
-    let keys = (
-        plan.group_shift,
-        plan.group_mask,
-        plan.slot_shift,
-        plan.filter_shift,
-    );
     let run = |shape: Shape, sink: &mut S| {
         multicast_keys(shape, addresses, offset, lanes, phase, part, sink)
     };
-    match keys {
-        (2, 31, Some(2), 5) => run(
-            Shape {
-                group_shift: 2,
-                group_mask: 31,
-                slot_shift: Some(2),
-                filter_shift: 5,
-            },
-            sink,
-        ),
-        (3, 15, Some(3), 4) => run(
-            Shape {
-                group_shift: 3,
-                group_mask: 15,
-                slot_shift: Some(3),
-                filter_shift: 4,
-            },
-            sink,
-        ),
-        (4, 7, Some(4), 3) => run(
-            Shape {
-                group_shift: 4,
-                group_mask: 7,
-                slot_shift: Some(4),
-                filter_shift: 3,
-            },
-            sink,
-        ),
-        (group_shift, group_mask, slot_shift, filter_shift) => run(
-            Shape {
-                group_shift,
-                group_mask,
-                slot_shift,
-                filter_shift,
-            },
-            sink,
-        ),
+    // The common shapes get their own copy of the loop, shifts and masks constant.
+    match plan.shape {
+        WORD_KEYS => run(WORD_KEYS, sink),
+        DOUBLE_WORD_KEYS => run(DOUBLE_WORD_KEYS, sink),
+        QUAD_WORD_KEYS => run(QUAD_WORD_KEYS, sink),
+        other => run(other, sink),
     }
 }
 
-/// How a lane's address becomes its key: see [`Plan`].
-#[derive(Clone, Copy)]
+/// How a lane's address becomes its key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Shape {
+    /// log2 of the bytes one key covers: addresses `>> group_shift` name a bank group.
     group_shift: u32,
+    /// Bank groups - 1.
     group_mask: u32,
+    /// Addresses `>> slot_shift` name the slot; `None`: the slot is the lane (atomics).
     slot_shift: Option<u32>,
+    /// Slots `>> filter_shift` vary within a bank group: the bits that feed the
+    /// multicast scheduler's filter of slots already seen.
     filter_shift: u32,
 }
 
 impl Shape {
+    /// Keys of `1 << shift` bytes in `mask + 1` groups, the slot being the key's
+    /// address.
+    const fn keyed_by_address(shift: u32, mask: u32) -> Shape {
+        Shape {
+            group_shift: shift,
+            group_mask: mask,
+            slot_shift: Some(shift),
+            filter_shift: (mask + 1).trailing_zeros(),
+        }
+    }
+
     /// The (group, slot) of `lane` at `address`.
     #[inline(always)]
     fn key(self, lane: usize, address: u32) -> (usize, u32) {
@@ -480,4 +451,38 @@ fn single_word<S: Sink>(keys: &Keys, phase: u8, part: u8, sink: &mut S) -> u32 {
         }
     }
     steps
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ComputeCapability;
+
+    /// `run` skips the planner for small loads and stores on 2.x and 5.0+; the
+    /// planner must agree with the shortcut everywhere it is taken.
+    #[test]
+    fn the_shortcut_is_what_the_planner_would_do() {
+        for cc in ComputeCapability::ALL {
+            let config = BankConfig::new(cc);
+            if !matches!(
+                config.rules(),
+                Rules::Fermi | Rules::Maxwell | Rules::Measured
+            ) {
+                continue;
+            }
+            for op in [Op::Load, Op::Store] {
+                for width in [1, 2, 4] {
+                    let request =
+                        WarpRequest::from_fn(op, width, |l| Some(l.get() * width)).unwrap();
+                    let plan = Plan::new(config, &request);
+                    assert_eq!(plan.shape, WORD_KEYS, "{cc} {op} {width}");
+                    assert_eq!(
+                        (plan.phase_lanes, plan.parts, plan.extra_step),
+                        (32, 1, false)
+                    );
+                    assert_eq!(plan.scheduler, Scheduler::Multicast);
+                }
+            }
+        }
+    }
 }
