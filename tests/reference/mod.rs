@@ -174,7 +174,7 @@ fn multicast(lanes: &[(usize, Vec<Cell>)]) -> Vec<LaneSet> {
         let fits = |busy: &BTreeMap<u32, Row>| {
             cells
                 .iter()
-                .all(|(bank, row)| busy.get(bank).map_or(true, |r| r == row))
+                .all(|(bank, row)| busy.get(bank).is_none_or(|r| r == row))
         };
         let index = match steps.iter().position(|(busy, _)| fits(busy)) {
             Some(index) => index,
