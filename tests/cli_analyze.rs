@@ -4,26 +4,21 @@
 #![cfg(feature = "cli")]
 
 use std::fs;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
+mod support;
+use support::{stderr, stdout};
+
 /// Runs `smem analyze ARGS`.
 fn analyze(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_smem"))
-        .arg("analyze")
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the smem binary runs")
+    support::smem("analyze", args)
 }
 
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8(output.stderr.clone()).expect("stderr is UTF-8")
+/// `smem analyze --json ARGS`, parsed.
+fn json(args: &[&str]) -> Value {
+    support::json("analyze", args)
 }
 
 /// The totals line of the text output.
@@ -33,15 +28,6 @@ fn totals(output: &Output) -> String {
         .find(|line| line.starts_with("wavefronts: "))
         .unwrap_or_else(|| panic!("no totals line in\n{out}"))
         .to_owned()
-}
-
-/// `--json` output, parsed.
-fn json(args: &[&str]) -> Value {
-    let mut all = vec!["--json"];
-    all.extend_from_slice(args);
-    let output = analyze(&all);
-    assert!(output.status.success(), "{}", stderr(&output));
-    serde_json::from_slice(&output.stdout).expect("--json prints JSON")
 }
 
 /// Asserts a failure with status 1, nothing on stdout and exactly `message` on stderr.

@@ -3,33 +3,21 @@
 //! on an H200), `--json` read back, and bad input.
 #![cfg(feature = "cli")]
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
+mod support;
+use support::{stderr, stdout};
+
 /// Runs `smem occupancy ARGS`.
 fn occupancy(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_smem"))
-        .arg("occupancy")
-        .args(args)
-        .output()
-        .expect("the smem binary runs")
+    support::smem("occupancy", args)
 }
 
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8(output.stderr.clone()).expect("stderr is UTF-8")
-}
-
+/// `smem occupancy --json ARGS`, parsed.
 fn json(args: &[&str]) -> Value {
-    let mut all = vec!["--json"];
-    all.extend_from_slice(args);
-    let output = occupancy(&all);
-    assert!(output.status.success(), "{}", stderr(&output));
-    serde_json::from_slice(&output.stdout).expect("--json prints JSON")
+    support::json("occupancy", args)
 }
 
 #[test]

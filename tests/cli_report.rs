@@ -3,25 +3,14 @@
 //! screen, and it runs on every compute capability without failing.
 #![cfg(feature = "cli")]
 
-use std::process::{Command, Output};
+use std::process::Output;
+
+mod support;
+use support::{has_row, stdout};
 
 /// Runs `smem report ARGS`.
 fn report(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_smem"))
-        .arg("report")
-        .args(args)
-        .output()
-        .expect("the smem binary runs")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
-}
-
-/// Whether some line of `text` has exactly these whitespace-separated words.
-fn has_row(text: &str, words: &[&str]) -> bool {
-    text.lines()
-        .any(|line| line.split_whitespace().eq(words.iter().copied()))
+    support::smem("report", args)
 }
 
 /// The sections, split at their numbered headings.

@@ -7,7 +7,6 @@
 use std::fmt::Write as _;
 use std::fs;
 use std::io::Write as _;
-use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
@@ -15,61 +14,17 @@ use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
 
 const TRACES: &str = "tests/data/traces";
 
+mod support;
+use support::{has_row, stderr, stdout, TempFile};
+
 /// Runs `smem trace ARGS` from the crate root.
 fn trace(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_smem"))
-        .arg("trace")
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the smem binary runs")
+    support::smem("trace", args)
 }
 
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8(output.stderr.clone()).expect("stderr is UTF-8")
-}
-
+/// `smem trace --json ARGS`, parsed.
 fn json(args: &[&str]) -> Value {
-    let mut all = vec!["--json"];
-    all.extend_from_slice(args);
-    let output = trace(&all);
-    assert!(output.status.success(), "{}", stderr(&output));
-    serde_json::from_slice(&output.stdout).expect("--json prints JSON")
-}
-
-/// Whether some line of `text` has exactly these whitespace-separated words.
-fn has_row(text: &str, words: &[&str]) -> bool {
-    text.lines()
-        .any(|line| line.split_whitespace().eq(words.iter().copied()))
-}
-
-/// A file in the temporary directory, removed when dropped; the name holds the
-/// process id and a tag, so that parallel tests never share one.
-struct TempFile {
-    path: PathBuf,
-}
-
-impl TempFile {
-    fn new(tag: &str, contents: &[u8]) -> TempFile {
-        let path =
-            std::env::temp_dir().join(format!("smem-cli-trace-{}-{tag}", std::process::id()));
-        fs::write(&path, contents).expect("the temporary file can be written");
-        TempFile { path }
-    }
-
-    fn name(&self) -> &str {
-        self.path.to_str().expect("the temporary path is UTF-8")
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        let _ = fs::remove_file(&self.path);
-    }
+    support::json("trace", args)
 }
 
 #[test]

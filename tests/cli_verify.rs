@@ -4,70 +4,23 @@
 #![cfg(feature = "cli")]
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
+
+mod support;
+use support::{stderr, stdout, TempFile};
+
+/// Runs `smem ARGS` from the crate root (the first argument is the subcommand).
+fn smem(args: &[&str]) -> Output {
+    support::smem(args[0], &args[1..])
+}
 
 /// The hardware corpus shipped with the crate (see its README).
 const HW_CORPUS: &str = "tests/data/hw-corpus";
 
-/// Runs `smem` with `args` from the crate root, so that corpus paths in the
-/// output are the short relative ones given.
-fn smem(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_smem"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the smem binary runs")
-}
-
-/// Stdout as text.
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
-}
-
-/// Stderr as text.
-fn stderr(output: &Output) -> String {
-    String::from_utf8(output.stderr.clone()).expect("stderr is UTF-8")
-}
-
 /// The last line of stdout, where `exact: N/M` must be.
 fn last_line(output: &Output) -> String {
     stdout(output).lines().last().unwrap_or_default().to_owned()
-}
-
-/// A corpus file in the temporary directory, removed when dropped. The name
-/// holds the process id and the test's own tag, so that tests running in
-/// parallel (and concurrent test runs) never share a file; no new dependency is
-/// needed for that.
-struct TempCorpus {
-    /// Where the file is.
-    path: PathBuf,
-}
-
-impl TempCorpus {
-    /// Writes `lines`, one a line, to a fresh file tagged `tag`.
-    fn new(tag: &str, lines: &[&str]) -> TempCorpus {
-        let path = std::env::temp_dir().join(format!(
-            "smem-cli-verify-{}-{tag}.jsonl",
-            std::process::id()
-        ));
-        let mut text = lines.join("\n");
-        text.push('\n');
-        fs::write(&path, text).expect("the temporary corpus can be written");
-        TempCorpus { path }
-    }
-
-    /// The path as the binary is given it and prints it.
-    fn name(&self) -> &str {
-        self.path.to_str().expect("the temporary path is UTF-8")
-    }
-}
-
-impl Drop for TempCorpus {
-    /// Leaves no files behind, whether the test passed or not.
-    fn drop(&mut self) {
-        let _ = fs::remove_file(&self.path);
-    }
 }
 
 /// A record of an `sm_90` load whose 32 lanes access `width` bytes at
@@ -140,7 +93,7 @@ fn bad_lines_are_located_and_reading_goes_on() {
     // Line 2 is cut short; line 3 has lane 3 at offset 14, not a multiple of 4.
     let truncated = &good_line()[..good_line().len() - 40];
     let misaligned = record(4, |lane| if lane == 3 { 14 } else { 4 * lane }, 1, 0);
-    let corpus = TempCorpus::new("bad-lines", &[&good_line(), truncated, &misaligned]);
+    let corpus = TempFile::from_lines("bad-lines", &[&good_line(), truncated, &misaligned]);
     let output = smem(&["verify", corpus.name()]);
     let name = corpus.name();
     assert_eq!(
@@ -166,7 +119,7 @@ fn bad_lines_are_located_and_reading_goes_on() {
 fn invalid_utf8_is_one_bad_line() {
     let path =
         std::env::temp_dir().join(format!("smem-cli-verify-{}-utf8.jsonl", std::process::id()));
-    let corpus = TempCorpus { path };
+    let corpus = TempFile { path };
     let mut bytes = good_line().into_bytes();
     bytes.extend_from_slice(b"\n\xff\xfe\n");
     bytes.extend_from_slice(good_line().as_bytes());
@@ -189,7 +142,7 @@ fn invalid_utf8_is_one_bad_line() {
 fn wrong_measurement_is_shown_in_full() {
     // s[2 * lane] is 2-way on sm_90; the line claims 1 wavefront.
     let wrong = record(4, |lane| 8 * lane, 1, 0);
-    let corpus = TempCorpus::new("wrong", &[&good_line(), &wrong]);
+    let corpus = TempFile::from_lines("wrong", &[&good_line(), &wrong]);
     let output = smem(&["verify", corpus.name()]);
     let offsets: Vec<String> = (0..32).map(|lane| (8 * lane).to_string()).collect();
     let expected = format!(
@@ -212,7 +165,7 @@ fn wrong_measurement_is_shown_in_full() {
 #[test]
 fn missing_measurement_is_not_exact() {
     let unmeasured = good_line().replace(r#""wavefronts":1,"#, "");
-    let corpus = TempCorpus::new("unmeasured", &[&unmeasured]);
+    let corpus = TempFile::from_lines("unmeasured", &[&unmeasured]);
     let output = smem(&["verify", corpus.name()]);
     let out = stdout(&output);
     assert!(
@@ -229,7 +182,7 @@ fn arch_option_overrides_the_records_arch() {
     // double s[lane]: two wavefronts on sm_90 (two half-warp phases), one on
     // sm_35 in four-byte mode (words i and i + 32 share a 64-bit bank row).
     let doubles = record(8, |lane| 8 * lane, 2, 0);
-    let corpus = TempCorpus::new("arch", &[&doubles]);
+    let corpus = TempFile::from_lines("arch", &[&doubles]);
 
     let own = smem(&["verify", corpus.name()]);
     assert!(stdout(&own).starts_with("predicted for: each record's own arch\n"));
