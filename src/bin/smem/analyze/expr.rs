@@ -254,6 +254,9 @@ fn tokenize(source: &str) -> Result<Vec<(Token, Span)>, ExprError> {
     Ok(tokens)
 }
 
+/// The most tokens an expression may have (see [`parse`]).
+const MAX_TOKENS: usize = 1000;
+
 /// The parser's state: the tokens and the next one to read.
 struct Parser {
     tokens: Vec<(Token, Span)>,
@@ -369,10 +372,21 @@ impl Parser {
 /// An [`ExprError`] locating the first token that does not fit the grammar,
 /// an unknown name, a malformed or too large number, or a stray character.
 pub fn parse(source: &str) -> Result<Expr, ExprError> {
-    let mut parser = Parser {
-        tokens: tokenize(source)?,
-        next: 0,
-    };
+    let tokens = tokenize(source)?;
+    // Parsing, evaluating and dropping the tree all recurse as deep as it is,
+    // and its depth is at most its number of tokens: bounding those keeps a
+    // pathological argument (60,000 nested parentheses) from overflowing the
+    // stack. No address expression comes near the limit.
+    if tokens.len() > MAX_TOKENS + 1 {
+        return Err(ExprError {
+            message: format!(
+                "the expression has {} tokens: at most {MAX_TOKENS} are allowed",
+                tokens.len() - 1
+            ),
+            span: tokens[MAX_TOKENS].1,
+        });
+    }
+    let mut parser = Parser { tokens, next: 0 };
     let root = parser.expr()?;
     let (token, span) = parser.peek().clone();
     if token != Token::End {
@@ -554,6 +568,20 @@ mod tests {
             parse_error("12ab"),
             "`12ab` is not a number\n  12ab\n  ^^^^"
         );
+    }
+
+    #[test]
+    fn pathologically_long_expressions_are_refused_not_a_stack_overflow() {
+        let nested = format!("{}lane{}", "(".repeat(60_000), ")".repeat(60_000));
+        assert_eq!(
+            parse_error(&nested).lines().next().unwrap(),
+            "the expression has 120001 tokens: at most 1000 are allowed"
+        );
+        let chain = vec!["1"; 50_000].join("+");
+        assert!(parse(&chain).is_err());
+        // Just under the limit parses and evaluates.
+        let long = format!("{}lane", "lane+".repeat(499));
+        assert_eq!(parse(&long).unwrap().eval(2).unwrap(), Some(1000));
     }
 
     #[test]
