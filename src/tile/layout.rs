@@ -313,8 +313,9 @@ impl TileLayout {
             });
         }
         let elements = self.rows as u64 * self.pitch as u64;
-        let bytes = elements * self.element.bytes() as u64;
-        if self.base as u64 + bytes > 1 << 32 {
+        // Huge tiles overflow even 64 bits; saturating keeps the check right.
+        let bytes = elements.saturating_mul(self.element.bytes() as u64);
+        if (self.base as u64).saturating_add(bytes) > 1 << 32 {
             return Err(Error::SpanOverflow {
                 base: self.base,
                 bytes,
