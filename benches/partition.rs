@@ -15,11 +15,13 @@ fn bench(c: &mut Criterion) {
     let mix4 = common::mix(4);
     let mix16 = common::mix(16);
     let serial = [common::serial()];
+    let shuffled = [common::serial_shuffled()];
 
     let mut group = c.benchmark_group("sm_90");
     for (name, requests) in [
         ("mix/4B", &mix4[..]),
         ("serial/4B", &serial[..]),
+        ("serial-shuffled/4B", &shuffled[..]),
         ("mix/16B", &mix16[..]),
     ] {
         group.throughput(Throughput::Elements(requests.len() as u64));

@@ -40,7 +40,10 @@ fn main() {
     let mix = common::mix(4);
     let wavefronts = rate(&mix, budget, |r| config.wavefronts(r).unwrap());
     let partitions = rate(&mix, budget, |r| config.partition(r).unwrap().wavefronts());
-    let worst = rate(&[common::serial()], budget, |r| {
+    let serial = rate(&[common::serial()], budget, |r| {
+        config.wavefronts(r).unwrap()
+    });
+    let shuffled = rate(&[common::serial_shuffled()], budget, |r| {
         config.wavefronts(r).unwrap()
     });
     let baseline = rate(&mix, budget, common::baseline_wavefronts);
@@ -48,7 +51,8 @@ fn main() {
     for (name, r) in [
         ("model, wavefronts", wavefronts),
         ("model, full partition", partitions),
-        ("model, worst case", worst),
+        ("model, serial", serial),
+        ("model, serial shuffled", shuffled),
         ("map-based baseline", baseline),
     ] {
         println!(

@@ -710,13 +710,24 @@ impl BankConfig {
         // Inactive lanes hold address 0. The OR of all addresses is at least the
         // highest one and vectorises where a maximum does not, so it settles
         // the common case; the exact search runs only when it is inconclusive.
-        let mut any = 0;
-        for &address in request.raw_addresses() {
-            any |= address;
+        let mut lanes = [0u32; 4];
+        for chunk in request.raw_addresses().chunks_exact(4) {
+            for (lane, &address) in lanes.iter_mut().zip(chunk) {
+                *lane |= address;
+            }
         }
+        let any = lanes[0] | lanes[1] | lanes[2] | lanes[3];
         if u64::from(any) + u64::from(width) <= u64::from(window) {
             return Ok(());
         }
+        self.check_window(request, window, width)
+    }
+
+    /// The exact window check, apart so the common case above stays a few
+    /// vector instructions.
+    #[cold]
+    #[inline(never)]
+    fn check_window(&self, request: &WarpRequest, window: u32, width: u32) -> Result<(), Error> {
         let highest = request.raw_addresses().iter().copied().max().unwrap_or(0);
         if u64::from(highest) + u64::from(width) <= u64::from(window) {
             return Ok(());

@@ -644,7 +644,7 @@ impl WarpRequest {
 
 fn check_address(lane: Lane, address: u32, width: AccessWidth) -> Result<(), Error> {
     let bytes = width.bytes();
-    if address % bytes != 0 {
+    if !address.is_multiple_of(bytes) {
         return Err(Error::Misaligned {
             lane: lane.index() as u8,
             address,

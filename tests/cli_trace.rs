@@ -156,7 +156,7 @@ fn corpus_request(i: u64) -> (String, WarpRequest) {
     let stride = 1 + (i / 5 % 33) as u32;
     let offsets: Vec<i64> = (0..32u32)
         .map(|lane| {
-            if i % 5 == 0 && u64::from(lane) == i % 32 {
+            if i.is_multiple_of(5) && u64::from(lane) == i % 32 {
                 -1
             } else {
                 i64::from(width * (stride * lane % (16384 / width)))

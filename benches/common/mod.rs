@@ -30,9 +30,16 @@ pub fn mix(width: u32) -> Vec<WarpRequest> {
     requests
 }
 
-/// The worst case for 4-byte loads: 32 distinct words in one bank.
+/// The worst case for 4-byte loads: 32 distinct words in one bank, lane `i`
+/// at row `i` (an arithmetic sequence, which the model solves in closed form).
 pub fn serial() -> WarpRequest {
     WarpRequest::from_fn(Op::Load, 4, |l| Some(l.get() * 128)).unwrap()
+}
+
+/// The worst case for the general path: the same 32 words of one bank, with
+/// the rows shuffled across the lanes so no closed form applies.
+pub fn serial_shuffled() -> WarpRequest {
+    WarpRequest::from_fn(Op::Load, 4, |l| Some((l.get() * 13 + 7) % 32 * 128)).unwrap()
 }
 
 /// How cycle simulators commonly count 4-byte bank conflicts today: per

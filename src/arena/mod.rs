@@ -821,7 +821,7 @@ impl SharedMemory {
         ElementType::checked::<T>()?;
         let bytes = array_bytes(name, T::SIZE, len)?;
         let offset = self.carve_cursor - self.dynamic_start;
-        if offset % T::ALIGN != 0 {
+        if !offset.is_multiple_of(T::ALIGN) {
             let previous = self
                 .arrays
                 .iter()

@@ -1,6 +1,9 @@
 //! Partitions: a request split into the transactions (wavefronts) that serve it.
 
+mod affine;
 mod schedule;
+#[cfg(target_arch = "x86_64")]
+mod simd;
 
 use core::fmt;
 

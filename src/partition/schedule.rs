@@ -8,6 +8,7 @@
 //! lanes go in each step. One generic function serves both the counting path and
 //! the full partition, so the two cannot disagree.
 
+use super::affine::Affine;
 use crate::bank::Rules;
 use crate::lane::WARP_SIZE;
 use crate::{AccessWidth, BankConfig, BankWidth, LaneSet, Op, WarpRequest};
@@ -158,12 +159,27 @@ const DOUBLE_WORD_KEYS: Shape = Shape::keyed_by_address(3, 15);
 /// Four words per lane in 8 quads of banks: 16-byte accesses and matrix rows.
 const QUAD_WORD_KEYS: Shape = Shape::keyed_by_address(4, 7);
 
+/// The word-keyed step count by the vectorised path, where the CPU has one.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn word_ways(addresses: &[u32; WARP_SIZE], lanes: LaneSet) -> Option<u32> {
+    super::simd::ways(addresses, lanes.bits())
+}
+
+/// The word-keyed step count by the vectorised path, where the CPU has one.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+fn word_ways(_: &[u32; WARP_SIZE], _: LaneSet) -> Option<u32> {
+    None
+}
+
 /// Runs the schedule of `request` under `config`, reporting steps to `sink`.
 pub(crate) fn run<S: Sink>(config: BankConfig, request: &WarpRequest, sink: &mut S) -> Totals {
     // Loads and stores of at most 4 bytes on 2.x and from 5.0 on are one phase
     // of 32 lanes keyed by word: what a simulator asks most, so it skips the
     // planner. (`Plan::new` would give the same shape; the tests compare the two
-    // paths through the reference partitioner.)
+    // paths through the reference partitioner.) Full warps at evenly spaced
+    // words take the closed form; the rest, the vectorised count or the scheduler.
     if matches!(request.op(), Op::Load | Op::Store)
         && request.width() <= AccessWidth::B4
         && matches!(
@@ -175,7 +191,32 @@ pub(crate) fn run<S: Sink>(config: BankConfig, request: &WarpRequest, sink: &mut
         if lanes.is_empty() {
             return Totals::default();
         }
-        let steps = multicast_keys(WORD_KEYS, request.raw_addresses(), 0, lanes, 0, 0, sink);
+        let addresses = request.raw_addresses();
+        let affine = if lanes.bits() == u32::MAX {
+            Affine::of(addresses)
+        } else {
+            None
+        };
+        let steps = match affine {
+            Some(affine) => {
+                if S::STEPS {
+                    for k in 0..affine.steps {
+                        sink.step(0, 0, LaneSet::from_bits(affine.step_lanes(k)));
+                    }
+                }
+                affine.steps
+            }
+            None => {
+                // A count needs no schedule: the vectorised count, where the
+                // CPU has it, finds the same number without one.
+                let ways = if S::STEPS {
+                    None
+                } else {
+                    word_ways(addresses, lanes)
+                };
+                ways.unwrap_or_else(|| multicast_keys(WORD_KEYS, addresses, 0, lanes, 0, 0, sink))
+            }
+        };
         return Totals {
             wavefronts: steps,
             ideal: 1,
@@ -484,5 +525,80 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The most distinct words in one bank, by brute force.
+    fn brute_force(addresses: &[u32; WARP_SIZE], active: u32) -> u32 {
+        (0..32)
+            .map(|bank| {
+                let mut words: Vec<u32> = (0..WARP_SIZE)
+                    .filter(|&l| active >> l & 1 == 1)
+                    .map(|l| addresses[l] >> 2)
+                    .filter(|w| w % 32 == bank)
+                    .collect();
+                words.sort_unstable();
+                words.dedup();
+                words.len() as u32
+            })
+            .max()
+            .unwrap()
+    }
+
+    /// The scalar scheduler, the vectorised count (where this CPU has it) and
+    /// the closed form (where it applies) agree with brute force on warps
+    /// drawn from small and large address ranges, full and partial.
+    #[test]
+    fn every_word_path_agrees_with_brute_force() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for n in 0..20_000 {
+            let range = [8u64, 128, 1024, 4096, 1 << 20, 1 << 32][n % 6];
+            let mut addresses: [u32; WARP_SIZE] =
+                std::array::from_fn(|_| (next() % range) as u32 & !3);
+            if n % 5 == 0 {
+                // Arithmetic sequences, wrapping ones included.
+                let (base, stride) = (next() as u32 & !3, (next() % 512) as u32 * 4);
+                let stride = if n % 10 == 0 {
+                    stride.wrapping_neg()
+                } else {
+                    stride
+                };
+                addresses =
+                    std::array::from_fn(|i| base.wrapping_add(stride.wrapping_mul(i as u32)));
+            }
+            let active = if n % 3 == 0 {
+                u32::MAX
+            } else {
+                next() as u32 | 1 << (n % 32)
+            };
+            let expected = brute_force(&addresses, active);
+            let lanes = LaneSet::from_bits(active);
+            let scalar = multicast_keys(WORD_KEYS, &addresses, 0, lanes, 0, 0, &mut Count);
+            assert_eq!(scalar, expected, "{addresses:?} {active:#x}");
+            if let Some(ways) = word_ways(&addresses, lanes) {
+                assert_eq!(ways, expected, "{addresses:?} {active:#x}");
+            }
+            if let Some(affine) = Affine::of(&addresses).filter(|_| active == u32::MAX) {
+                assert_eq!(affine.steps, expected, "{addresses:?}");
+            }
+        }
+    }
+
+    /// Says which paths the test above exercised on this machine.
+    #[test]
+    fn the_vectorised_path_runs_where_the_cpu_has_it() {
+        let serial: [u32; WARP_SIZE] = std::array::from_fn(|i| 128 * (31 - i as u32));
+        #[cfg(target_arch = "x86_64")]
+        assert_eq!(
+            word_ways(&serial, LaneSet::FULL),
+            super::super::simd::available().then_some(32)
+        );
+        #[cfg(not(target_arch = "x86_64"))]
+        assert_eq!(word_ways(&serial, LaneSet::FULL), None);
     }
 }

@@ -322,7 +322,7 @@ impl TileLayout {
             });
         }
         if let Some(swizzle) = self.swizzle {
-            if elements % swizzle.block() != 0 {
+            if !elements.is_multiple_of(swizzle.block()) {
                 return Err(Error::SwizzleTile {
                     block: swizzle.block(),
                     elements,
@@ -472,7 +472,7 @@ impl TileLayout {
     /// ```
     pub const fn element_at(&self, offset: u32) -> Option<(u32, u32)> {
         let bytes = self.element.bytes();
-        if offset % bytes != 0 {
+        if !offset.is_multiple_of(bytes) {
             return None;
         }
         let index = offset / bytes;

@@ -147,7 +147,7 @@ fn describe(
 ) -> String {
     let mut out = String::new();
     let kb = |bytes: u32| {
-        if bytes % 1024 == 0 {
+        if bytes.is_multiple_of(1024) {
             format!("{} KB", bytes / 1024)
         } else {
             format!("{bytes} bytes")
