@@ -112,6 +112,36 @@ proptest! {
 }
 
 proptest! {
+    /// Full warps at evenly spaced addresses (`base + stride * lane`, strides
+    /// of any sign, word-sized or not): the closed form the model takes for
+    /// them gives the reference's transactions and count.
+    #[test]
+    fn evenly_spaced_warps_match_reference(
+        config in multicast_config(),
+        op in select(vec![Op::Load, Op::Store]),
+        width in narrow_width(),
+        offset in 0u32..64,
+        stride in prop_oneof![
+            select(vec![0i32, 1, 2, 4, 8, 16, 32, 64, 96, 128, -32, -128, 33, -1]),
+            -190i32..=190,
+        ],
+    ) {
+        // Inside every multicast capability's window (48 KB at the least).
+        let base = 24 * 1024 + offset / width.bytes() * width.bytes();
+        let step = stride * width.bytes() as i32;
+        let request = WarpRequest::from_fn(op, width.bytes(), |lane| {
+            Some(base.wrapping_add_signed(step * lane.get() as i32))
+        }).unwrap();
+        let fast = config.partition(&request).unwrap();
+        let slow = reference::partition(config, &request);
+        let fast_steps: Vec<LaneSet> = fast.transactions().map(|t| t.lanes()).collect();
+        let slow_steps: Vec<LaneSet> = slow.transactions.iter().map(|t| t.lanes).collect();
+        prop_assert_eq!(fast_steps, slow_steps);
+        prop_assert_eq!(config.wavefronts(&request).unwrap(), slow.wavefronts());
+    }
+}
+
+proptest! {
     #![proptest_config(ProptestConfig::with_cases(2048))]
 
     /// The reference's step assignment agrees with the degree definition of the
