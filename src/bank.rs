@@ -710,13 +710,14 @@ impl BankConfig {
         // Inactive lanes hold address 0. The OR of all addresses is at least the
         // highest one and vectorises where a maximum does not, so it settles
         // the common case; the exact search runs only when it is inconclusive.
-        let mut lanes = [0u32; 4];
+        // Four independent ORs: LLVM keeps them in one vector register.
+        let mut ors = [0u32; 4];
         for chunk in request.raw_addresses().chunks_exact(4) {
-            for (lane, &address) in lanes.iter_mut().zip(chunk) {
-                *lane |= address;
+            for (or, &address) in ors.iter_mut().zip(chunk) {
+                *or |= address;
             }
         }
-        let any = lanes[0] | lanes[1] | lanes[2] | lanes[3];
+        let any = ors[0] | ors[1] | ors[2] | ors[3];
         if u64::from(any) + u64::from(width) <= u64::from(window) {
             return Ok(());
         }
