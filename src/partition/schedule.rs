@@ -8,7 +8,7 @@
 //! lanes go in each step. One generic function serves both the counting path and
 //! the full partition, so the two cannot disagree.
 
-use super::affine::Affine;
+use super::affine::{self, Affine};
 use crate::bank::Rules;
 use crate::lane::WARP_SIZE;
 use crate::{AccessWidth, BankConfig, BankWidth, LaneSet, Op, WarpRequest};
@@ -134,6 +134,13 @@ pub(crate) trait Sink {
     fn step(&mut self, phase: u8, part: u8, lanes: LaneSet);
 }
 
+/// Where a phase's steps go: its index and its part (1.x wide accesses).
+#[derive(Debug, Clone, Copy)]
+struct At {
+    phase: u8,
+    part: u8,
+}
+
 /// Totals of a schedule.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Totals {
@@ -193,18 +200,18 @@ pub(crate) fn run<S: Sink>(config: BankConfig, request: &WarpRequest, sink: &mut
         }
         let addresses = request.raw_addresses();
         let affine = if lanes.bits() == u32::MAX {
-            Affine::of(addresses)
+            Affine::of(addresses).and_then(|affine| affine.ways(2, 32))
         } else {
             None
         };
         let steps = match affine {
-            Some(affine) => {
+            Some(ways) => {
                 if S::STEPS {
-                    for k in 0..affine.steps {
-                        sink.step(0, 0, LaneSet::from_bits(affine.step_lanes(k)));
+                    for k in 0..ways {
+                        sink.step(0, 0, LaneSet::from_bits(affine::step_lanes(32, ways, k)));
                     }
                 }
-                affine.steps
+                ways
             }
             None => {
                 // A count needs no schedule: the vectorised count, where the
@@ -214,7 +221,17 @@ pub(crate) fn run<S: Sink>(config: BankConfig, request: &WarpRequest, sink: &mut
                 } else {
                     word_ways(addresses, lanes)
                 };
-                ways.unwrap_or_else(|| multicast_keys(WORD_KEYS, addresses, 0, lanes, 0, 0, sink))
+                ways.unwrap_or_else(|| {
+                    multicast_keys(
+                        &mut Tally::new(),
+                        WORD_KEYS,
+                        addresses,
+                        0,
+                        lanes,
+                        At { phase: 0, part: 0 },
+                        sink,
+                    )
+                })
             }
         };
         return Totals {
@@ -223,7 +240,19 @@ pub(crate) fn run<S: Sink>(config: BankConfig, request: &WarpRequest, sink: &mut
             ways: steps,
         };
     }
+    // Loads and stores of 8 and 16 bytes from 5.0 on: half- and quarter-warp
+    // phases keyed by double and quad word, the other common case.
+    if matches!(request.op(), Op::Load | Op::Store)
+        && matches!(config.rules(), Rules::Maxwell | Rules::Measured)
+    {
+        match request.width() {
+            AccessWidth::B8 => return wide(config, request, DOUBLE_WORD_KEYS, sink),
+            AccessWidth::B16 => return wide(config, request, QUAD_WORD_KEYS, sink),
+            _ => {}
+        }
+    }
     let plan = Plan::new(config, request);
+    let mut tally = Tally::new();
     let mut totals = Totals::default();
     let active = request.active();
     for part in 0..plan.parts {
@@ -233,14 +262,15 @@ pub(crate) fn run<S: Sink>(config: BankConfig, request: &WarpRequest, sink: &mut
                 continue;
             }
             let (phase, part8) = (phase as u8, part as u8);
+            let at = At { phase, part: part8 };
             let mut steps = match plan.scheduler {
                 Scheduler::Multicast => multicast(
+                    &mut tally,
                     &plan,
                     request.raw_addresses(),
                     4 * part,
                     lanes,
-                    phase,
-                    part8,
+                    at,
                     sink,
                 ),
                 Scheduler::SingleWord => {
@@ -256,6 +286,63 @@ pub(crate) fn run<S: Sink>(config: BankConfig, request: &WarpRequest, sink: &mut
             totals.wavefronts += steps;
             totals.ways = totals.ways.max(steps);
         }
+    }
+    totals
+}
+
+/// Loads and stores of 8 or 16 bytes on 5.0 and later, keyed by `shape`
+/// (`DOUBLE_WORD_KEYS` or `QUAD_WORD_KEYS`): what `Plan::new` would resolve,
+/// with the key shape constant. Evenly spaced full warps take the closed form.
+#[inline(always)]
+fn wide<S: Sink>(config: BankConfig, request: &WarpRequest, shape: Shape, sink: &mut S) -> Totals {
+    let active = request.active();
+    let addresses = request.raw_addresses();
+    // One phase is a lane per bank group: 16 lanes of 8 bytes, 8 of 16.
+    let groups = shape.group_mask + 1;
+    let affine = if active.bits() == u32::MAX {
+        // A broadcast may merge phases (below); the closed form has none.
+        Affine::of(addresses)
+            .filter(|affine| !affine.is_broadcast())
+            .and_then(|affine| affine.ways(shape.group_shift, groups))
+    } else {
+        None
+    };
+    if let Some(ways) = affine {
+        let phases = WARP_SIZE as u32 / groups;
+        if S::STEPS {
+            for phase in 0..phases {
+                for k in 0..ways {
+                    let lanes = affine::step_lanes(groups, ways, k) << (phase * groups);
+                    sink.step(phase as u8, 0, LaneSet::from_bits(lanes));
+                }
+            }
+        }
+        return Totals {
+            wavefronts: phases * ways,
+            ideal: phases,
+            ways,
+        };
+    }
+    let mut phase_lanes = groups;
+    if config.merges_paired_loads() && request.op() == Op::Load && pairs_share_addresses(request) {
+        phase_lanes *= 2;
+    }
+    let mut tally = Tally::new();
+    let mut totals = Totals::default();
+    for phase in 0..WARP_SIZE as u32 / phase_lanes {
+        let lanes =
+            LaneSet::range(phase * phase_lanes, (phase + 1) * phase_lanes).intersection(active);
+        if lanes.is_empty() {
+            continue;
+        }
+        let at = At {
+            phase: phase as u8,
+            part: 0,
+        };
+        let steps = multicast_keys(&mut tally, shape, addresses, 0, lanes, at, sink);
+        totals.ideal += 1;
+        totals.wavefronts += steps;
+        totals.ways = totals.ways.max(steps);
     }
     totals
 }
@@ -308,16 +395,16 @@ impl Keys {
 /// and masks as constants.
 #[inline]
 fn multicast<S: Sink>(
+    tally: &mut Tally,
     plan: &Plan,
     addresses: &[u32; WARP_SIZE],
     offset: u32,
     lanes: LaneSet,
-    phase: u8,
-    part: u8,
+    at: At,
     sink: &mut S,
 ) -> u32 {
-    let run = |shape: Shape, sink: &mut S| {
-        multicast_keys(shape, addresses, offset, lanes, phase, part, sink)
+    let mut run = |shape: Shape, sink: &mut S| {
+        multicast_keys(tally, shape, addresses, offset, lanes, at, sink)
     };
     // The common shapes get their own copy of the loop, shifts and masks constant.
     match plan.shape {
@@ -382,6 +469,15 @@ struct Tally {
 }
 
 impl Tally {
+    fn new() -> Tally {
+        Tally {
+            seen: [0; WARP_SIZE],
+            distinct: [0; WARP_SIZE],
+            rank: [0; WARP_SIZE],
+            step_lanes: [0; WARP_SIZE],
+        }
+    }
+
     #[inline(always)]
     fn visit(
         &mut self,
@@ -420,22 +516,18 @@ impl Tally {
     }
 }
 
+/// Schedules one phase's `lanes` by the multicast rule, leaving `tally` clear
+/// for the next phase. Returns the step count.
 #[inline(always)]
 fn multicast_keys<S: Sink>(
+    tally: &mut Tally,
     shape: Shape,
     addresses: &[u32; WARP_SIZE],
     offset: u32,
     lanes: LaneSet,
-    phase: u8,
-    part: u8,
+    at: At,
     sink: &mut S,
 ) -> u32 {
-    let mut tally = Tally {
-        seen: [0; WARP_SIZE],
-        distinct: [0; WARP_SIZE],
-        rank: [0; WARP_SIZE],
-        step_lanes: [0; WARP_SIZE],
-    };
     let all = lanes.bits();
     // A full warp, the usual case, takes a loop of fixed length.
     if all == u32::MAX {
@@ -451,12 +543,19 @@ fn multicast_keys<S: Sink>(
         }
     }
     // The busiest group's count, taken once rather than lane by lane.
-    let steps = tally.distinct.iter().copied().max().unwrap_or(0);
+    let groups = shape.group_mask as usize + 1;
+    let steps = tally.distinct[..groups].iter().copied().max().unwrap_or(0);
     if S::STEPS {
-        for lanes in &tally.step_lanes[..steps as usize] {
-            sink.step(phase, part, LaneSet::from_bits(*lanes));
+        for lanes in &mut tally.step_lanes[..steps as usize] {
+            sink.step(at.phase, at.part, LaneSet::from_bits(*lanes));
+            *lanes = 0;
         }
     }
+    // Only the groups' entries were written (`rank` is read only for lanes
+    // of this phase, after they are written): clearing them, not the whole
+    // tally, is what lets a quarter-warp phase cost a quarter.
+    tally.seen[..groups].fill(0);
+    tally.distinct[..groups].fill(0);
     u32::from(steps)
 }
 
@@ -499,27 +598,40 @@ mod tests {
     use super::*;
     use crate::ComputeCapability;
 
-    /// `run` skips the planner for small loads and stores on 2.x and 5.0+; the
-    /// planner must agree with the shortcut everywhere it is taken.
+    /// `run` skips the planner for loads and stores of up to 4 bytes on 2.x
+    /// and 5.0+, and of 8 and 16 bytes on 5.0+; the planner must agree with
+    /// the shortcuts everywhere they are taken.
     #[test]
-    fn the_shortcut_is_what_the_planner_would_do() {
+    fn the_shortcuts_are_what_the_planner_would_do() {
         for cc in ComputeCapability::ALL {
             let config = BankConfig::new(cc);
-            if !matches!(
-                config.rules(),
-                Rules::Fermi | Rules::Maxwell | Rules::Measured
-            ) {
-                continue;
-            }
+            let rules = config.rules();
             for op in [Op::Load, Op::Store] {
-                for width in [1, 2, 4] {
+                for width in [1, 2, 4, 8, 16] {
+                    let (shape, lanes) = match width {
+                        1 | 2 | 4
+                            if matches!(rules, Rules::Fermi | Rules::Maxwell | Rules::Measured) =>
+                        {
+                            (WORD_KEYS, 32)
+                        }
+                        8 if matches!(rules, Rules::Maxwell | Rules::Measured) => {
+                            (DOUBLE_WORD_KEYS, 16)
+                        }
+                        16 if matches!(rules, Rules::Maxwell | Rules::Measured) => {
+                            (QUAD_WORD_KEYS, 8)
+                        }
+                        _ => continue,
+                    };
+                    // Distinct addresses: no merge of paired loads.
                     let request =
                         WarpRequest::from_fn(op, width, |l| Some(l.get() * width)).unwrap();
                     let plan = Plan::new(config, &request);
-                    assert_eq!(plan.shape, WORD_KEYS, "{cc} {op} {width}");
+                    assert_eq!(plan.shape, shape, "{cc} {op} {width}");
+                    assert_eq!(shape.group_mask + 1, lanes);
                     assert_eq!(
                         (plan.phase_lanes, plan.parts, plan.extra_step),
-                        (32, 1, false)
+                        (lanes, 1, false),
+                        "{cc} {op} {width}"
                     );
                     assert_eq!(plan.scheduler, Scheduler::Multicast);
                 }
@@ -578,13 +690,24 @@ mod tests {
             };
             let expected = brute_force(&addresses, active);
             let lanes = LaneSet::from_bits(active);
-            let scalar = multicast_keys(WORD_KEYS, &addresses, 0, lanes, 0, 0, &mut Count);
+            let scalar = multicast_keys(
+                &mut Tally::new(),
+                WORD_KEYS,
+                &addresses,
+                0,
+                lanes,
+                At { phase: 0, part: 0 },
+                &mut Count,
+            );
             assert_eq!(scalar, expected, "{addresses:?} {active:#x}");
             if let Some(ways) = word_ways(&addresses, lanes) {
                 assert_eq!(ways, expected, "{addresses:?} {active:#x}");
             }
-            if let Some(affine) = Affine::of(&addresses).filter(|_| active == u32::MAX) {
-                assert_eq!(affine.steps, expected, "{addresses:?}");
+            if let Some(ways) = Affine::of(&addresses)
+                .filter(|_| active == u32::MAX)
+                .and_then(|affine| affine.ways(2, 32))
+            {
+                assert_eq!(ways, expected, "{addresses:?}");
             }
         }
     }
