@@ -8,7 +8,7 @@ use core::fmt;
 
 use bitvec::prelude::{BitArray, Lsb0};
 
-use crate::{AccessWidth, ComputeCapability, Error, Op, Partition, WarpRequest};
+use crate::{AccessWidth, ComputeCapability, Cost, Error, Op, Partition, WarpRequest};
 
 /// One shared-memory bank: 0 to 15 on 1.x, 0 to 31 from 2.0 on.
 ///
@@ -701,6 +701,36 @@ impl BankConfig {
     pub fn wavefronts(&self, request: &WarpRequest) -> Result<u32, Error> {
         self.validate(request)?;
         Ok(crate::partition::count(*self, request).wavefronts)
+    }
+
+    /// The wavefronts, ideal wavefronts and ways of `request`, without building
+    /// the partition: [`wavefronts`](Self::wavefronts) with the counts a bank
+    /// conflict rate needs. Always equal to `self.partition(request)?.cost()`.
+    ///
+    /// # Errors
+    ///
+    /// As [`partition`](Self::partition):
+    ///
+    /// - [`Error::UnsupportedOp`] when the capability lacks the request's op.
+    /// - [`Error::OutsideWindow`] when a lane's access runs past
+    ///   [`ComputeCapability::shared_window_size`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // float4 v = s4[2 * lane]: each quarter-warp's 8 lanes meet in pairs.
+    /// let request = WarpRequest::from_fn(Op::Load, 16, |lane| Some(32 * lane.get()))?;
+    /// let cost = sm90.cost(&request)?;
+    /// assert_eq!((cost.wavefronts(), cost.ideal_wavefronts()), (8, 4));
+    /// assert_eq!((cost.bank_conflicts(), cost.ways()), (4, 2));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn cost(&self, request: &WarpRequest) -> Result<Cost, Error> {
+        self.validate(request)?;
+        Ok(Cost::from(crate::partition::count(*self, request)))
     }
 
     fn validate(&self, request: &WarpRequest) -> Result<(), Error> {

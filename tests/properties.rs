@@ -109,6 +109,12 @@ proptest! {
         prop_assert_eq!(fast_steps, slow_steps);
 
         prop_assert_eq!(config.wavefronts(&request).unwrap(), fast.wavefronts());
+        let cost = config.cost(&request).unwrap();
+        prop_assert_eq!(cost, fast.cost());
+        prop_assert_eq!(
+            (cost.wavefronts(), cost.ideal_wavefronts(), cost.ways()),
+            (slow.wavefronts(), slow.ideal, slow.ways)
+        );
         prop_assert_eq!(fast.wavefronts(), slow.wavefronts());
         prop_assert_eq!(fast.transactions().len() as u32, slow.wavefronts());
         prop_assert_eq!(fast.ideal_wavefronts(), slow.ideal);

@@ -93,6 +93,69 @@ pub(crate) fn count(config: BankConfig, request: &WarpRequest) -> Totals {
     schedule::run(config, request, &mut schedule::Count)
 }
 
+/// What a request costs, without its transactions: the counts a simulator's
+/// inner loop needs.
+///
+/// Built by [`BankConfig::cost`], which schedules the request as
+/// [`BankConfig::partition`] does but records no transaction, or taken from a
+/// partition with [`Partition::cost`]; the two are always equal.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+///
+/// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+/// // double d = s2[4 * lane]: four lanes of each half-warp in one pair of banks.
+/// let request = WarpRequest::from_fn(Op::Load, 8, |lane| Some(32 * lane.get()))?;
+/// let cost = sm90.cost(&request)?;
+/// assert_eq!(cost.wavefronts(), 8);
+/// assert_eq!(cost.ideal_wavefronts(), 2);
+/// assert_eq!(cost.bank_conflicts(), 6);
+/// assert_eq!(cost.ways(), 4);
+/// assert_eq!(cost, sm90.partition(&request)?.cost());
+/// # Ok::<(), smem_model::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Cost {
+    wavefronts: u32,
+    ideal_wavefronts: u32,
+    ways: u32,
+}
+
+impl Cost {
+    /// The wavefronts (transactions): as [`Partition::wavefronts`].
+    pub fn wavefronts(&self) -> u32 {
+        self.wavefronts
+    }
+
+    /// The wavefronts without bank conflicts: as [`Partition::ideal_wavefronts`].
+    pub fn ideal_wavefronts(&self) -> u32 {
+        self.ideal_wavefronts
+    }
+
+    /// `wavefronts - ideal_wavefronts`: as [`Partition::bank_conflicts`].
+    pub fn bank_conflicts(&self) -> u32 {
+        self.wavefronts - self.ideal_wavefronts
+    }
+
+    /// The busiest phase's steps: as [`Partition::ways`].
+    pub fn ways(&self) -> u32 {
+        self.ways
+    }
+}
+
+impl From<Totals> for Cost {
+    fn from(totals: Totals) -> Cost {
+        Cost {
+            wavefronts: totals.wavefronts,
+            ideal_wavefronts: totals.ideal,
+            ways: totals.ways,
+        }
+    }
+}
+
 /// The seeds' classification of a request by how its lanes are served.
 ///
 /// A one-word verdict for reports; the counts on [`Partition`] say how much a
@@ -260,6 +323,11 @@ impl Partition {
     /// ```
     pub fn ways(&self) -> u32 {
         self.totals.ways
+    }
+
+    /// The counts alone, as [`BankConfig::cost`] gives them.
+    pub fn cost(&self) -> Cost {
+        Cost::from(self.totals)
     }
 
     /// `ideal_wavefronts / wavefronts`: the fraction of the peak bandwidth the

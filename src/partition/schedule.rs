@@ -340,6 +340,7 @@ fn wide<S: Sink>(config: BankConfig, request: &WarpRequest, shape: Shape, sink: 
             part: 0,
         };
         let steps = multicast_keys(&mut tally, shape, addresses, 0, lanes, at, sink);
+        tally.clear(shape);
         totals.ideal += 1;
         totals.wavefronts += steps;
         totals.ways = totals.ways.max(steps);
@@ -404,7 +405,9 @@ fn multicast<S: Sink>(
     sink: &mut S,
 ) -> u32 {
     let mut run = |shape: Shape, sink: &mut S| {
-        multicast_keys(tally, shape, addresses, offset, lanes, at, sink)
+        let steps = multicast_keys(tally, shape, addresses, offset, lanes, at, sink);
+        tally.clear(shape);
+        steps
     };
     // The common shapes get their own copy of the loop, shifts and masks constant.
     match plan.shape {
@@ -478,6 +481,19 @@ impl Tally {
         }
     }
 
+    /// Readies the tally for the next phase after one keyed by `shape`.
+    ///
+    /// Only the shape's groups were written (`step_lanes` is cleared as the
+    /// steps are reported, and `rank` is read only for lanes of the phase that
+    /// wrote it): clearing those, not the whole tally, is what lets a
+    /// quarter-warp phase cost a quarter.
+    #[inline(always)]
+    fn clear(&mut self, shape: Shape) {
+        let groups = shape.group_mask as usize + 1;
+        self.seen[..groups].fill(0);
+        self.distinct[..groups].fill(0);
+    }
+
     #[inline(always)]
     fn visit(
         &mut self,
@@ -516,8 +532,8 @@ impl Tally {
     }
 }
 
-/// Schedules one phase's `lanes` by the multicast rule, leaving `tally` clear
-/// for the next phase. Returns the step count.
+/// Schedules one phase's `lanes` by the multicast rule. Returns the step
+/// count; call [`Tally::clear`] before the next phase.
 #[inline(always)]
 fn multicast_keys<S: Sink>(
     tally: &mut Tally,
@@ -551,11 +567,6 @@ fn multicast_keys<S: Sink>(
             *lanes = 0;
         }
     }
-    // Only the groups' entries were written (`rank` is read only for lanes
-    // of this phase, after they are written): clearing them, not the whole
-    // tally, is what lets a quarter-warp phase cost a quarter.
-    tally.seen[..groups].fill(0);
-    tally.distinct[..groups].fill(0);
     u32::from(steps)
 }
 
