@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use clap::ValueEnum;
 use serde::Serialize;
 use smem_model::{
-    BankConfig, Classification, ComputeCapability, LaneSet, Matrices, Op, Partition,
+    AccessWidth, BankConfig, Classification, ComputeCapability, LaneSet, Matrices, Op, Partition,
     SharedMemConfig, WarpRequest, WordAccess, WARP_SIZE,
 };
 
@@ -273,8 +273,13 @@ fn list_entry(index: usize, item: &str) -> Result<Option<u32>, String> {
 
 /// `LDS.32`, `STS.128`, `ATOMS`, `LDSM.x4`: the op with its width where it varies.
 pub(crate) fn instruction(request: &WarpRequest) -> String {
-    match request.op() {
-        Op::Load | Op::Store => format!("{}.{}", request.op(), 8 * request.width().bytes()),
+    op_name(request.op(), request.width())
+}
+
+/// [`instruction`]'s name for an op and width.
+pub(crate) fn op_name(op: Op, width: AccessWidth) -> String {
+    match op {
+        Op::Load | Op::Store => format!("{op}.{}", 8 * width.bytes()),
         op => op.to_string(),
     }
 }

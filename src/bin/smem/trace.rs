@@ -41,16 +41,18 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
 use smem_model::corpus::Record;
-use smem_model::{BankConfig, ComputeCapability, Partition, WarpRequest};
+use smem_model::{BankConfig, ComputeCapability, WarpRequest};
 
 use accelsim::Kernel;
 use reader::{Chunk, Format, Input, LineKind, Location, Reader};
-use tally::{Key, LineError, Tally, Totals};
+use tally::{ChunkTally, LineError, Source, Tally, Timings, Totals};
 
 use crate::output::{emit, fail, plural, styled, warn, HEADING, NOTE};
 use crate::table::{Align, Table};
@@ -100,73 +102,117 @@ pub struct Args {
     /// over 1 MB).
     #[arg(long)]
     no_progress: bool,
+
+    /// Print where the time went to standard error: reading, parsing and the
+    /// analysis proper (predicting and counting), with its rate per thread.
+    #[arg(long)]
+    timings: bool,
 }
 
 /// The capability used for trace instructions whose header names none.
 const DEFAULT_ARCH: ComputeCapability = ComputeCapability::Sm90;
 
-/// Analyses one chunk.
+/// One line of a chunk, parsed: a request to predict.
+struct Parsed<'a> {
+    at: Location,
+    config: BankConfig,
+    request: WarpRequest,
+    source: Source<'a>,
+}
+
+/// Lines parsed before they are analysed: the parsed requests stay in cache.
+const PARSED_LINES: usize = 512;
+
+/// Analyses one chunk: parses its lines, some hundreds at a time, then
+/// predicts and counts their requests, timing the two apart (`--timings`).
 fn analyse(chunk: &Chunk, arch: Option<ComputeCapability>, top: usize) -> Tally {
-    let mut tally = Tally::default();
-    for line in &chunk.lines {
-        let text = &chunk.text[line.start..line.end];
-        let result = match &line.kind {
-            LineKind::Unreadable(reason) => Err(reason.clone()),
-            LineKind::FileError(reason) => {
-                tally.error(line.at, reason.clone(), true);
-                continue;
+    let mut errors = Vec::new();
+    let mut other_instructions = 0;
+    let mut timings = Timings::default();
+    let mut counts = ChunkTally::default();
+    let mut parsed = Vec::with_capacity(PARSED_LINES.min(chunk.lines.len()));
+    for lines in chunk.lines.chunks(PARSED_LINES) {
+        let started = Instant::now();
+        parsed.clear();
+        for line in lines {
+            let text = &chunk.text[line.start..line.end];
+            let result = match &line.kind {
+                LineKind::Unreadable(reason) => Err(reason.clone()),
+                LineKind::FileError(reason) => {
+                    errors.push((line.at, reason.clone(), true));
+                    continue;
+                }
+                LineKind::Corpus => corpus_line(text, arch)
+                    .map(|(label, config, request)| Some((config, request, Source::Record(label)))),
+                LineKind::AccelSim(kernel) => accelsim_line(text, kernel, arch),
+            };
+            match result {
+                Ok(Some((config, request, source))) => parsed.push(Parsed {
+                    at: line.at,
+                    config,
+                    request,
+                    source,
+                }),
+                Ok(None) => other_instructions += 1,
+                Err(reason) => errors.push((line.at, reason, false)),
             }
-            LineKind::Corpus => corpus_line(text, arch).map(|(label, p)| {
-                let name = label.clone().unwrap_or_else(|| "(no label)".to_owned());
-                tally.add(label.map(Key::Label), name, line.at, &p, top);
-            }),
-            LineKind::AccelSim(kernel) => {
-                accelsim_line(text, kernel, arch).map(|found| match found {
-                    Some((pc, opcode, p)) => {
-                        let name = format!("{} {pc:#06x} {opcode}", short(&kernel.name));
-                        tally.add(
-                            Some(Key::Code(kernel.name.clone(), pc)),
-                            name,
-                            line.at,
-                            &p,
-                            top,
-                        );
-                    }
-                    None => tally.other_instructions += 1,
-                })
-            }
-        };
-        if let Err(reason) = result {
-            tally.error(line.at, reason, false);
         }
+        let analysis_started = Instant::now();
+        for line in &parsed {
+            match line.config.cost(&line.request) {
+                Ok(cost) => counts.add(
+                    line.at,
+                    &line.source,
+                    line.config.capability(),
+                    &line.request,
+                    cost,
+                    top,
+                ),
+                Err(err) => {
+                    let reason = match &line.source {
+                        Source::Code { opcode, .. } => format!("{opcode}: {err}"),
+                        Source::Record(_) => err.to_string(),
+                    };
+                    errors.push((line.at, reason, false));
+                }
+            }
+        }
+        let finished = Instant::now();
+        timings.parse += analysis_started - started;
+        timings.analysis += finished - analysis_started;
     }
+    let mut tally = counts.finish(top);
+    // Errors in input order, whichever pass found them.
+    errors.sort_by_key(|&(at, _, _)| at);
+    for (at, reason, file_level) in errors {
+        tally.error(at, reason, file_level);
+    }
+    tally.other_instructions = other_instructions;
+    tally.timings = timings;
     tally
 }
 
-/// A corpus record's label and partition.
+/// A corpus record's label, configuration and request.
 fn corpus_line(
     text: &str,
     arch: Option<ComputeCapability>,
-) -> Result<(Option<String>, Partition), String> {
+) -> Result<(Option<String>, BankConfig, WarpRequest), String> {
     let record = Record::from_json(text).map_err(|e| e.to_string())?;
     let cc = match arch {
         Some(cc) => cc,
         None => record.capability().map_err(|e| e.to_string())?,
     };
     let request = record.request(cc).map_err(|e| e.to_string())?;
-    let partition = BankConfig::new(cc)
-        .partition(&request)
-        .map_err(|e| e.to_string())?;
-    Ok((record.label, partition))
+    Ok((record.label, BankConfig::new(cc), request))
 }
 
-/// A trace line's PC, opcode and partition; `None` when it does not access
-/// shared memory after all.
-fn accelsim_line(
-    text: &str,
-    kernel: &Kernel,
+/// A trace line's configuration, request and instruction; `None` when it
+/// does not access shared memory after all.
+fn accelsim_line<'a>(
+    text: &'a str,
+    kernel: &'a Arc<Kernel>,
     arch: Option<ComputeCapability>,
-) -> Result<Option<(u64, String, Partition)>, String> {
+) -> Result<Option<(BankConfig, WarpRequest, Source<'a>)>, String> {
     let Some(instruction) = accelsim::parse(text, kernel)? else {
         return Ok(None);
     };
@@ -179,18 +225,16 @@ fn accelsim_line(
         .unwrap_or(DEFAULT_ARCH);
     let request = WarpRequest::new(instruction.op, instruction.width, instruction.addresses)
         .map_err(|e| format!("{}: {e}", instruction.opcode))?;
-    let partition = BankConfig::new(cc)
-        .partition(&request)
-        .map_err(|e| format!("{}: {e}", instruction.opcode))?;
-    Ok(Some((
-        instruction.pc,
-        instruction.opcode.to_owned(),
-        partition,
-    )))
+    let source = Source::Code {
+        kernel,
+        pc: instruction.pc,
+        opcode: instruction.opcode,
+    };
+    Ok(Some((BankConfig::new(cc), request, source)))
 }
 
 /// A kernel name short enough for a table cell.
-fn short(name: &str) -> String {
+pub(super) fn short(name: &str) -> String {
     const MAX: usize = 40;
     if name.is_empty() {
         "(kernel)".to_owned()
@@ -243,12 +287,20 @@ fn trace(args: &Args) -> ExitCode {
         other_instructions: 0,
     };
     let chunks = (4 * rayon::current_num_threads()).clamp(2, 32);
+    let started = Instant::now();
+    let mut reading = Duration::ZERO;
+    let mut read = |reader: &mut Reader| {
+        let at = Instant::now();
+        let batch = reader.batch(chunks);
+        reading += at.elapsed();
+        batch
+    };
     let mut tally = Tally::default();
     let mut shown = 0;
-    let mut batch = reader.batch(chunks);
+    let mut batch = read(&mut reader);
     while !batch.is_empty() {
         let (next, tallies) = rayon::join(
-            || reader.batch(chunks),
+            || read(&mut reader),
             || {
                 batch
                     .par_iter()
@@ -273,6 +325,9 @@ fn trace(args: &Args) -> ExitCode {
         batch = next;
     }
     progress.finish_and_clear();
+    if args.timings {
+        eprint!("{}", timings(&tally, started.elapsed(), reading));
+    }
     let hidden = tally.line_errors + tally.file_errors - tally.errors.len() as u64;
     if hidden > 0 {
         let noun = if hidden == 1 { "error" } else { "errors" };
@@ -294,6 +349,25 @@ fn trace(args: &Args) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// What `--timings` prints.
+fn timings(tally: &Tally, wall: Duration, reading: Duration) -> String {
+    let Timings { parse, analysis } = tally.timings;
+    let requests = tally.totals.requests;
+    let rate = requests as f64 / analysis.as_secs_f64().max(f64::MIN_POSITIVE) / 1e6;
+    format!(
+        "timings: {requests} requests in {:.2} s on {} {}\n\
+         \x20 reading  {:>8.2} s (one thread, beside the workers)\n\
+         \x20 parsing  {:>8.2} s (summed over the workers)\n\
+         \x20 analysis {:>8.2} s (summed over the workers): {rate:.1} million requests/s a thread\n",
+        wall.as_secs_f64(),
+        rayon::current_num_threads(),
+        if rayon::current_num_threads() == 1 { "thread" } else { "threads" },
+        reading.as_secs_f64(),
+        parse.as_secs_f64(),
+        analysis.as_secs_f64(),
+    )
 }
 
 fn describe_error(inputs: &[Input], error: &LineError) -> String {

@@ -40,6 +40,7 @@
 //! NVBit reports shared addresses as generic addresses: when the header gives a
 //! shared base address, it is subtracted.
 
+use smallvec::SmallVec;
 use smem_model::{Matrices, Op, WARP_SIZE};
 
 /// What the header says about the kernel whose instructions follow.
@@ -97,7 +98,7 @@ pub fn may_be_shared(line: &str) -> bool {
 fn shared_op(opcode: &str) -> Result<Option<(Op, u32)>, String> {
     let mut parts = opcode.split('.');
     let base = parts.next().unwrap_or_default();
-    let modifiers: Vec<&str> = parts.collect();
+    let modifiers: SmallVec<[&str; 4]> = parts.collect();
     let matrices = || {
         if modifiers.contains(&"4") {
             Matrices::X4
@@ -182,7 +183,9 @@ fn fits(tokens: &[&str], lead: usize) -> bool {
 /// an unknown address mode, a 64-bit shared atomic, an address outside the
 /// 32-bit shared window.
 pub fn parse<'a>(line: &'a str, kernel: &Kernel) -> Result<Option<Instruction<'a>>, String> {
-    let tokens: Vec<&str> = line.split_ascii_whitespace().collect();
+    // On the stack: a line in list mode has some 45 tokens, and a trace
+    // hundreds of millions of lines.
+    let tokens: SmallVec<[&str; 64]> = line.split_ascii_whitespace().collect();
     let expected = usize::from(kernel.lineinfo);
     let lead = [expected, 0, 1, 4, 5, 6, 7]
         .into_iter()
@@ -224,7 +227,7 @@ pub fn parse<'a>(line: &'a str, kernel: &Kernel) -> Result<Option<Instruction<'a
         ));
     }
     let mode = take();
-    let active: Vec<usize> = (0..WARP_SIZE)
+    let active: SmallVec<[usize; WARP_SIZE]> = (0..WARP_SIZE)
         .filter(|lane| mask >> lane & 1 == 1)
         .collect();
     let mut generic = [None; WARP_SIZE];

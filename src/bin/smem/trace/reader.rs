@@ -13,8 +13,9 @@ use indicatif::ProgressBar;
 use super::accelsim::{self, Kernel};
 
 /// Lines per chunk, and bytes: small enough that a batch of chunks stays a few
-/// megabytes, large enough that a chunk is worth sending to a thread.
-const CHUNK_LINES: usize = 1024;
+/// megabytes, large enough that a chunk is worth sending to a thread and that
+/// naming its instructions (once a chunk) costs little beside its requests.
+const CHUNK_LINES: usize = 4096;
 const CHUNK_BYTES: usize = 256 * 1024;
 
 /// A file to read and the format found in it.

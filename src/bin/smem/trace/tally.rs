@@ -5,10 +5,14 @@
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+use std::time::Duration;
 
+use rustc_hash::FxHashMap;
 use serde::Serialize;
-use smem_model::Partition;
+use smem_model::{AccessWidth, ComputeCapability, Cost, Op, WarpRequest};
 
+use super::accelsim::Kernel;
 use super::reader::Location;
 
 /// Errors printed in full; the rest are counted.
@@ -37,13 +41,13 @@ pub(super) struct Totals {
 }
 
 impl Totals {
-    pub(super) fn add(&mut self, p: &Partition) {
+    pub(super) fn add(&mut self, cost: Cost) {
         self.requests += 1;
-        self.wavefronts += u64::from(p.wavefronts());
-        self.ideal_wavefronts += u64::from(p.ideal_wavefronts());
-        self.bank_conflicts += u64::from(p.bank_conflicts());
-        self.conflicted_requests += u64::from(p.bank_conflicts() > 0);
-        self.worst_ways = self.worst_ways.max(p.ways());
+        self.wavefronts += u64::from(cost.wavefronts());
+        self.ideal_wavefronts += u64::from(cost.ideal_wavefronts());
+        self.bank_conflicts += u64::from(cost.bank_conflicts());
+        self.conflicted_requests += u64::from(cost.bank_conflicts() > 0);
+        self.worst_ways = self.worst_ways.max(cost.ways());
     }
 
     pub(super) fn merge(&mut self, other: &Totals) {
@@ -105,6 +109,17 @@ pub(super) struct Tally {
     /// Trace lines that looked like shared-memory instructions but are not
     /// (`LDGSTS`, say).
     pub(super) other_instructions: u64,
+    /// Time spent parsing lines and analysing requests, summed over threads.
+    pub(super) timings: Timings,
+}
+
+/// Where the workers' time went (`--timings`).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Timings {
+    /// Turning lines into requests.
+    pub(super) parse: Duration,
+    /// Predicting the requests and counting them: what a simulator would do.
+    pub(super) analysis: Duration,
 }
 
 impl Tally {
@@ -120,37 +135,6 @@ impl Tally {
                 reason,
                 file_level,
             });
-        }
-    }
-
-    pub(super) fn add(
-        &mut self,
-        key: Option<Key>,
-        name: String,
-        at: Location,
-        p: &Partition,
-        top: usize,
-    ) {
-        let op = crate::analyze::instruction(p.request());
-        self.totals.add(p);
-        self.by_op.entry(op.clone()).or_default().add(p);
-        self.archs.insert(p.config().capability().sm_name());
-        let mut totals = Totals::default();
-        totals.add(p);
-        let instruction = Instruction {
-            name,
-            op,
-            first: at,
-            totals,
-        };
-        match key {
-            Some(key) => match self.named.get_mut(&key) {
-                Some(known) => known.merge(instruction),
-                None => {
-                    self.named.insert(key, instruction);
-                }
-            },
-            None => keep_best(&mut self.unnamed, instruction, top),
         }
     }
 
@@ -177,6 +161,8 @@ impl Tally {
         self.line_errors += other.line_errors;
         self.file_errors += other.file_errors;
         self.other_instructions += other.other_instructions;
+        self.timings.parse += other.timings.parse;
+        self.timings.analysis += other.timings.analysis;
     }
 
     /// The `top` instructions with the most bank conflicts.
@@ -197,5 +183,144 @@ pub(super) fn keep_best(best: &mut Vec<Instruction>, instruction: Instruction, t
     if at < top {
         best.insert(at, instruction);
         best.truncate(top);
+    }
+}
+
+/// What names a request's instruction.
+#[derive(Debug, Clone)]
+pub(super) enum Source<'a> {
+    /// A corpus record, with its label if it has one (without, the record is
+    /// an instruction of its own).
+    Record(Option<String>),
+    /// A trace instruction: its kernel, PC and opcode.
+    Code {
+        kernel: &'a Arc<Kernel>,
+        pc: u64,
+        opcode: &'a str,
+    },
+}
+
+/// A chunk's counts while its requests are analysed, kept where each request
+/// costs no allocation: instructions by index, ops and capabilities in short
+/// lists. [`finish`](Self::finish) turns them into a [`Tally`].
+#[derive(Debug, Default)]
+pub(super) struct ChunkTally {
+    totals: Totals,
+    by_op: Vec<((Op, AccessWidth), Totals)>,
+    archs: Vec<ComputeCapability>,
+    /// Trace instructions by kernel (the header's address: one per kernel in
+    /// a chunk) and PC, and labels: each an index into `named`. Looked up once
+    /// a request, so with a hash a few instructions long (FxHash; the keys
+    /// are not chosen by an adversary).
+    codes: FxHashMap<(usize, u64), usize>,
+    labels: FxHashMap<String, usize>,
+    named: Vec<(Key, Instruction)>,
+    unnamed: Vec<Instruction>,
+}
+
+impl ChunkTally {
+    /// Counts one request, first seen at `at`.
+    pub(super) fn add(
+        &mut self,
+        at: Location,
+        source: &Source<'_>,
+        capability: ComputeCapability,
+        request: &WarpRequest,
+        cost: Cost,
+        top: usize,
+    ) {
+        self.totals.add(cost);
+        let op = (request.op(), request.width());
+        match self.by_op.iter_mut().find(|(known, _)| *known == op) {
+            Some((_, totals)) => totals.add(cost),
+            None => {
+                let mut totals = Totals::default();
+                totals.add(cost);
+                self.by_op.push((op, totals));
+            }
+        }
+        if !self.archs.contains(&capability) {
+            self.archs.push(capability);
+        }
+        let index = match source {
+            Source::Code { kernel, pc, .. } => self
+                .codes
+                .get(&(Arc::as_ptr(kernel) as usize, *pc))
+                .copied(),
+            Source::Record(Some(label)) => self.labels.get(label).copied(),
+            Source::Record(None) => {
+                let mut totals = Totals::default();
+                totals.add(cost);
+                let rank = (Reverse(totals.bank_conflicts), at);
+                // Names are built only for records that make the ranking.
+                if top > 0 && (self.unnamed.len() < top || rank < self.unnamed[top - 1].rank()) {
+                    let instruction = new_instruction(source, at, op, totals);
+                    keep_best(&mut self.unnamed, instruction, top);
+                }
+                return;
+            }
+        };
+        match index {
+            Some(index) => self.named[index].1.totals.add(cost),
+            None => {
+                let mut totals = Totals::default();
+                totals.add(cost);
+                let key = match source {
+                    Source::Code { kernel, pc, .. } => {
+                        self.codes
+                            .insert((Arc::as_ptr(kernel) as usize, *pc), self.named.len());
+                        Key::Code(kernel.name.clone(), *pc)
+                    }
+                    Source::Record(label) => {
+                        let label = label.clone().unwrap_or_default();
+                        self.labels.insert(label.clone(), self.named.len());
+                        Key::Label(label)
+                    }
+                };
+                self.named
+                    .push((key, new_instruction(source, at, op, totals)));
+            }
+        }
+    }
+
+    /// The chunk's [`Tally`] (without errors and timings, which the caller adds).
+    pub(super) fn finish(self, top: usize) -> Tally {
+        let mut tally = Tally {
+            totals: self.totals,
+            unnamed: self.unnamed,
+            ..Tally::default()
+        };
+        for ((op, width), totals) in self.by_op {
+            tally
+                .by_op
+                .insert(crate::analyze::op_name(op, width), totals);
+        }
+        tally.archs = self.archs.iter().map(|cc| cc.sm_name()).collect();
+        for (key, instruction) in self.named {
+            tally.named.insert(key, instruction);
+        }
+        debug_assert!(tally.unnamed.len() <= top);
+        tally
+    }
+}
+
+/// An instruction's entry in the ranking, named as the reports show it.
+fn new_instruction(
+    source: &Source<'_>,
+    at: Location,
+    (op, width): (Op, AccessWidth),
+    totals: Totals,
+) -> Instruction {
+    let name = match source {
+        Source::Record(label) => label.clone().unwrap_or_else(|| "(no label)".to_owned()),
+        Source::Code { kernel, pc, opcode } => {
+            format!("{} {pc:#06x} {opcode}", super::short(&kernel.name))
+        }
+    };
+    Instruction {
+        name,
+        op: crate::analyze::op_name(op, width),
+        first: at,
+        totals,
     }
 }
