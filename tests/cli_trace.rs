@@ -485,3 +485,24 @@ fn usage_errors() {
     assert_eq!(stderr(&output), "error: --threads must be at least 1\n");
     assert_eq!(output.status.code(), Some(1));
 }
+
+/// `--timings` reports on standard error and leaves the report alone.
+#[test]
+fn timings_go_to_stderr() {
+    let file = format!("{TRACES}/transpose.traceg");
+    let plain = trace(&[&file]);
+    let timed = trace(&["--timings", "-j", "2", &file]);
+    assert!(timed.status.success(), "{}", stderr(&timed));
+    assert_eq!(stdout(&timed), stdout(&plain));
+    let report = stderr(&timed);
+    let requests = json(&[&file])["requests"].as_u64().unwrap();
+    assert!(
+        report.starts_with(&format!("timings: {requests} requests in ")),
+        "{report}"
+    );
+    assert!(report.contains(" s on 2 threads\n"), "{report}");
+    for phase in ["reading", "parsing", "analysis"] {
+        assert!(report.contains(&format!("\n  {phase} ")), "{report}");
+    }
+    assert!(report.contains("million requests/s a thread\n"), "{report}");
+}

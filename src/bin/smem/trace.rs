@@ -21,8 +21,9 @@
 //! the chunks read before (rayon) into tallies (`tally.rs`) that are merged in
 //! input order. Memory holds two batches of chunks (a few megabytes a thread),
 //! one entry per distinct instruction and the best `--top` unlabelled records,
-//! whatever the input's length: a million requests peaked at 9 MB on one
-//! thread and 50 MB on sixteen. Every figure is a sum or a maximum, and the
+//! whatever the input's length: a million corpus requests peaked at 18 MB
+//! on two threads (the ignored test in `tests/cli_trace.rs` measures it).
+//! Every figure is a sum or a maximum, and the
 //! instruction ranking breaks ties by first appearance, so the output is the
 //! same whatever the number of threads.
 //!
