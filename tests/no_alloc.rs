@@ -1,6 +1,7 @@
-//! Counting wavefronts and building partitions allocate nothing per request:
-//! a counting global allocator watches a stream of requests of every shape that
-//! fits the partition's inline storage (up to 36 transactions: all but 1.x).
+//! Counting wavefronts (`wavefronts`, `cost`) and building partitions allocate
+//! nothing per request: a counting global allocator watches a stream of
+//! requests of every shape that fits the partition's inline storage (up to 36
+//! transactions: all but 1.x).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -60,9 +61,12 @@ fn no_heap_allocation_per_request() {
             let Ok(count) = config.wavefronts(request) else {
                 continue;
             };
+            let cost = config.cost(request).unwrap();
             let partition = config.partition(request).unwrap();
             assert!(partition.wavefronts() <= 36);
-            total += u64::from(count + partition.wavefronts() + partition.bank_conflicts());
+            total += u64::from(
+                count + cost.ways() + partition.wavefronts() + partition.bank_conflicts(),
+            );
             checked += 1;
         }
     }
