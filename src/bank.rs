@@ -699,6 +699,9 @@ impl BankConfig {
     /// # Ok::<(), smem_model::Error>(())
     /// ```
     pub fn wavefronts(&self, request: &WarpRequest) -> Result<u32, Error> {
+        if let Some(totals) = crate::partition::count_words(*self, request) {
+            return Ok(totals.wavefronts);
+        }
         self.validate(request)?;
         Ok(crate::partition::count(*self, request).wavefronts)
     }
@@ -729,6 +732,9 @@ impl BankConfig {
     /// # Ok::<(), smem_model::Error>(())
     /// ```
     pub fn cost(&self, request: &WarpRequest) -> Result<Cost, Error> {
+        if let Some(totals) = crate::partition::count_words(*self, request) {
+            return Ok(Cost::from(totals));
+        }
         self.validate(request)?;
         Ok(Cost::from(crate::partition::count(*self, request)))
     }

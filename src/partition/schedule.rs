@@ -166,18 +166,37 @@ const DOUBLE_WORD_KEYS: Shape = Shape::keyed_by_address(3, 15);
 /// Four words per lane in 8 quads of banks: 16-byte accesses and matrix rows.
 const QUAD_WORD_KEYS: Shape = Shape::keyed_by_address(4, 7);
 
-/// The word-keyed step count by the vectorised path, where the CPU has one.
-#[cfg(target_arch = "x86_64")]
-#[inline]
-fn word_ways(addresses: &[u32; WARP_SIZE], lanes: LaneSet) -> Option<u32> {
-    super::simd::ways(addresses, lanes.bits())
+/// Whether `run` takes its word path for `request`: loads and stores of at
+/// most 4 bytes on 2.x and from 5.0 on, one phase of 32 lanes keyed by word.
+#[inline(always)]
+pub(super) fn is_word_path(config: BankConfig, request: &WarpRequest) -> bool {
+    matches!(request.op(), Op::Load | Op::Store)
+        && request.width() <= AccessWidth::B4
+        && matches!(
+            config.rules(),
+            Rules::Fermi | Rules::Maxwell | Rules::Measured
+        )
 }
 
-/// The word-keyed step count by the vectorised path, where the CPU has one.
-#[cfg(not(target_arch = "x86_64"))]
-#[inline]
-fn word_ways(_: &[u32; WARP_SIZE], _: LaneSet) -> Option<u32> {
-    None
+/// The totals of the word path, validation included, in one vectorised pass:
+/// the question a simulator asks most. `None` sends the request the long way
+/// (`BankConfig::validate`, then [`run`]): another path, a CPU without the
+/// vector instructions, an empty warp, or an address that needs the exact
+/// window check. Equal to [`run`]'s totals wherever it answers.
+#[inline(always)]
+pub(crate) fn count_words(config: BankConfig, request: &WarpRequest) -> Option<Totals> {
+    #[cfg(target_arch = "x86_64")]
+    let ways = super::simd::count_words(config, request)?;
+    #[cfg(not(target_arch = "x86_64"))]
+    let ways: u32 = {
+        let _ = (config, request);
+        return None;
+    };
+    Some(Totals {
+        wavefronts: ways,
+        ideal: 1,
+        ways,
+    })
 }
 
 /// Runs the schedule of `request` under `config`, reporting steps to `sink`.
@@ -186,14 +205,9 @@ pub(crate) fn run<S: Sink>(config: BankConfig, request: &WarpRequest, sink: &mut
     // of 32 lanes keyed by word: what a simulator asks most, so it skips the
     // planner. (`Plan::new` would give the same shape; the tests compare the two
     // paths through the reference partitioner.) Full warps at evenly spaced
-    // words take the closed form; the rest, the vectorised count or the scheduler.
-    if matches!(request.op(), Op::Load | Op::Store)
-        && request.width() <= AccessWidth::B4
-        && matches!(
-            config.rules(),
-            Rules::Fermi | Rules::Maxwell | Rules::Measured
-        )
-    {
+    // words take the closed form; the rest, the scheduler. (Counts try
+    // `count_words` first.)
+    if is_word_path(config, request) {
         let lanes = request.active();
         if lanes.is_empty() {
             return Totals::default();
@@ -213,26 +227,15 @@ pub(crate) fn run<S: Sink>(config: BankConfig, request: &WarpRequest, sink: &mut
                 }
                 ways
             }
-            None => {
-                // A count needs no schedule: the vectorised count, where the
-                // CPU has it, finds the same number without one.
-                let ways = if S::STEPS {
-                    None
-                } else {
-                    word_ways(addresses, lanes)
-                };
-                ways.unwrap_or_else(|| {
-                    multicast_keys(
-                        &mut Tally::new(),
-                        WORD_KEYS,
-                        addresses,
-                        0,
-                        lanes,
-                        At { phase: 0, part: 0 },
-                        sink,
-                    )
-                })
-            }
+            None => multicast_keys(
+                &mut Tally::new(),
+                WORD_KEYS,
+                addresses,
+                0,
+                lanes,
+                At { phase: 0, part: 0 },
+                sink,
+            ),
         };
         return Totals {
             wavefronts: steps,
@@ -680,12 +683,14 @@ mod tests {
             state
         };
         for n in 0..20_000 {
-            let range = [8u64, 128, 1024, 4096, 1 << 20, 1 << 32][n % 6];
+            // The vectorised count takes addresses below 2^18.
+            let range = [8u64, 128, 1024, 4096, 1 << 18, 1 << 32][n % 6];
             let mut addresses: [u32; WARP_SIZE] =
                 std::array::from_fn(|_| (next() % range) as u32 & !3);
             if n % 5 == 0 {
                 // Arithmetic sequences, wrapping ones included.
-                let (base, stride) = (next() as u32 & !3, (next() % 512) as u32 * 4);
+                let base = next() as u32 & if n % 4 == 0 { 0x3_fffc } else { !3 };
+                let stride = (next() % 512) as u32 * 4;
                 let stride = if n % 10 == 0 {
                     stride.wrapping_neg()
                 } else {
@@ -711,7 +716,7 @@ mod tests {
                 &mut Count,
             );
             assert_eq!(scalar, expected, "{addresses:?} {active:#x}");
-            if let Some(ways) = word_ways(&addresses, lanes) {
+            if let Some(ways) = vector_ways(&addresses, active) {
                 assert_eq!(ways, expected, "{addresses:?} {active:#x}");
             }
             if let Some(ways) = Affine::of(&addresses)
@@ -723,18 +728,35 @@ mod tests {
         }
     }
 
-    /// The vectorised count is taken exactly where the CPU has AVX-512 (so the
-    /// test above exercised it here), and gives 32 for a serial warp whose
-    /// rows run backwards.
+    /// The vectorised count, where this CPU has it.
+    fn vector_ways(addresses: &[u32; WARP_SIZE], active: u32) -> Option<u32> {
+        #[cfg(target_arch = "x86_64")]
+        return super::super::simd::word_ways(addresses, active, u32::MAX);
+        #[cfg(not(target_arch = "x86_64"))]
+        None
+    }
+
+    /// The vectorised count is taken exactly where the CPU has AVX2 (so the
+    /// test above exercised it here) and every address is below 2^18; it gives
+    /// 32 for a serial warp whose rows run backwards, and leaves the exact
+    /// window check to `validate` when the OR of the addresses passes the limit.
     #[test]
     fn the_vectorised_path_runs_where_the_cpu_has_it() {
         let serial: [u32; WARP_SIZE] = std::array::from_fn(|i| 128 * (31 - i as u32));
         #[cfg(target_arch = "x86_64")]
-        assert_eq!(
-            word_ways(&serial, LaneSet::FULL),
-            super::super::simd::available().then_some(32)
-        );
+        {
+            let has = super::super::simd::available();
+            assert_eq!(vector_ways(&serial, u32::MAX), has.then_some(32));
+            assert_eq!(
+                super::super::simd::word_ways(&serial, u32::MAX, 128 * 31 - 1),
+                None
+            );
+            let mut high = serial;
+            high[7] = 1 << 18;
+            assert_eq!(vector_ways(&high, u32::MAX), None);
+            assert_eq!(vector_ways(&high, !(1 << 7)), None);
+        }
         #[cfg(not(target_arch = "x86_64"))]
-        assert_eq!(word_ways(&serial, LaneSet::FULL), None);
+        assert_eq!(vector_ways(&serial, u32::MAX), None);
     }
 }

@@ -1,146 +1,222 @@
-//! The word-keyed count on x86-64 with AVX-512: the busiest bank's distinct
-//! words, for any 32 addresses, without a data-dependent branch.
+//! The word-keyed count on x86-64 with AVX2: the busiest bank's distinct
+//! words, for any 32 addresses below 256 KiB, without a data-dependent branch.
 //!
-//! The 32 words become keys with the bank in the top five bits and the row
-//! below (a rotate), a bitonic network sorts them in two registers, and in the
-//! sorted order a new word starts wherever a key differs from its neighbour and a
-//! new bank wherever the top bits do. The answer is the most new words inside
-//! one bank's run. Inactive lanes take the first active lane's word, which
-//! changes no bank's set of words.
+//! Words fit in 16 bits there, so each lane's word becomes two bytes and one
+//! register holds a byte of all 32 lanes. Rotating the two registers by `r`
+//! positions (`r` = 1 to 16) and comparing finds every pair of lanes with the
+//! same word, and the later lane of each pair is marked a duplicate: what is
+//! left is one lane per distinct word. The bank of each lane is its word's low
+//! five bits; splitting the unmarked lanes by those five bit planes gives each
+//! bank's lanes, and the answer is the largest. Lane order never matters to
+//! the answer, so the bytes stay in the order the packing instructions leave
+//! them. Inactive lanes take the first active lane's word, which changes no
+//! bank's set of words.
 //!
-//! This is the crate's only `unsafe`: calling functions compiled for AVX-512,
-//! which is sound only after [`available`] said the CPU has it, and two
-//! unaligned loads of the address array.
+//! This is the crate's only `unsafe`: calling functions compiled for AVX2,
+//! which is sound only after [`available`] said the CPU has it, four
+//! unaligned loads of the address array, and an empty `asm!` that hides a
+//! value from the optimiser.
 #![allow(unsafe_code)]
 
 use std::arch::x86_64::*;
 
 use crate::lane::WARP_SIZE;
+use crate::{BankConfig, WarpRequest};
 
-/// Whether this CPU has what [`ways`] needs. The standard library caches the answer.
+/// Whether this CPU has what [`word_ways`] needs. Cached by the standard library.
 #[inline]
 pub(super) fn available() -> bool {
-    is_x86_feature_detected!("avx512f")
-        && is_x86_feature_detected!("avx512cd")
-        && is_x86_feature_detected!("avx512vpopcntdq")
+    is_x86_feature_detected!("avx2") && is_x86_feature_detected!("popcnt")
 }
 
-/// The most distinct words any bank holds among the active lanes (`active` not
-/// empty), words being `address >> 2` and banks `word % 32`.
+/// The most distinct words any bank holds among the `active` lanes (not
+/// empty), on AVX2, with the window check of `BankConfig::validate` folded in:
+/// `None` when the CPU lacks AVX2, when the OR of all addresses is past `limit`
+/// (the caller then runs the exact check, which finds the error or clears the
+/// request), or when an address is at or past 256 KiB (words must fit in 16
+/// bits; every shared window does).
 ///
-/// `None` when the CPU lacks the instructions (see [`available`]).
+/// Full warps at evenly spaced words take the closed form of [`super::affine`];
+/// the rest, a branch-free search. The tests check both against brute force.
 #[inline]
-pub(super) fn ways(addresses: &[u32; WARP_SIZE], active: u32) -> Option<u32> {
+pub(super) fn word_ways(addresses: &[u32; WARP_SIZE], active: u32, limit: u32) -> Option<u32> {
     if !available() {
         return None;
     }
-    // SAFETY: the CPU has every feature `ways_avx512` is compiled for
-    // (checked just above; the check is a cached load).
-    Some(unsafe { ways_avx512(addresses, active) })
+    // SAFETY: the CPU has every feature `word_ways_avx2` is compiled for.
+    unsafe { word_ways_avx2(addresses, active, limit) }
 }
 
-#[target_feature(enable = "avx512f,avx512cd,avx512vpopcntdq")]
-fn ways_avx512(addresses: &[u32; WARP_SIZE], active: u32) -> u32 {
-    debug_assert!(active != 0);
-    let fill = _mm512_set1_epi32(addresses[active.trailing_zeros() as usize] as i32);
-    let pointer = addresses.as_ptr().cast::<__m512i>();
-    // SAFETY: the array holds 32 u32, two 64-byte vectors; the loads are unaligned.
-    let (low, high) = unsafe {
-        (
-            _mm512_loadu_si512(pointer),
-            _mm512_loadu_si512(pointer.add(1)),
-        )
-    };
-    let low = _mm512_mask_blend_epi32(active as u16, fill, low);
-    let high = _mm512_mask_blend_epi32((active >> 16) as u16, fill, high);
-    // word = address >> 2; key = word rotated right by 5: bank on top, row below.
-    let key = |x: __m512i| _mm512_ror_epi32::<5>(_mm512_srli_epi32::<2>(x));
-    let (low, high) = sort(key(low), key(high));
-
-    // Each key's predecessor in sorted order (lane 0's is itself: masked below).
-    let before_low = _mm512_alignr_epi32::<15>(low, low);
-    let before_high = _mm512_alignr_epi32::<15>(high, low);
-    let differ = |a: __m512i, b: __m512i, c: __m512i, d: __m512i| {
-        u32::from(_mm512_cmpneq_epu32_mask(a, b))
-            | u32::from(_mm512_cmpneq_epu32_mask(c, d)) << 16
-            | 1
-    };
-    let new_word = differ(low, before_low, high, before_high);
-    let bank = |x: __m512i| _mm512_srli_epi32::<27>(x);
-    let new_bank = differ(bank(low), bank(before_low), bank(high), bank(before_high));
-
-    // Lane i: the new words from its bank run's start up to i.
-    let upto_low = _mm512_set_epi32(
-        0xffff, 0x7fff, 0x3fff, 0x1fff, 0xfff, 0x7ff, 0x3ff, 0x1ff, 0xff, 0x7f, 0x3f, 0x1f, 0xf,
-        0x7, 0x3, 0x1,
-    );
-    let upto_high = _mm512_or_si512(_mm512_slli_epi32::<16>(upto_low), _mm512_set1_epi32(0xffff));
-    let starts = _mm512_set1_epi32(new_bank as i32);
-    let words = _mm512_set1_epi32(new_word as i32);
-    let run = |upto: __m512i| {
-        // The highest run start at or below i, as a one-bit mask, then every
-        // bit from it up to i.
-        let start = _mm512_srlv_epi32(
-            _mm512_set1_epi32(i32::MIN),
-            _mm512_lzcnt_epi32(_mm512_and_si512(starts, upto)),
-        );
-        let run = _mm512_and_si512(upto, _mm512_sub_epi32(_mm512_setzero_si512(), start));
-        _mm512_popcnt_epi32(_mm512_and_si512(words, run))
-    };
-    _mm512_reduce_max_epu32(_mm512_max_epu32(run(upto_low), run(upto_high)))
-}
-
-/// Sorts 32 keys held in two registers, ascending (a bitonic network, 15 layers).
-#[target_feature(enable = "avx512f")]
-fn sort(mut a: __m512i, mut b: __m512i) -> (__m512i, __m512i) {
-    (a, b) = layer::<1, 2>(a, b);
-    (a, b) = layer::<2, 4>(a, b);
-    (a, b) = layer::<1, 4>(a, b);
-    (a, b) = layer::<4, 8>(a, b);
-    (a, b) = layer::<2, 8>(a, b);
-    (a, b) = layer::<1, 8>(a, b);
-    (a, b) = layer::<8, 16>(a, b);
-    (a, b) = layer::<4, 16>(a, b);
-    (a, b) = layer::<2, 16>(a, b);
-    (a, b) = layer::<1, 16>(a, b);
-    // The merge of the two sorted halves: lane i against lane i + 16 first.
-    (a, b) = (_mm512_min_epu32(a, b), _mm512_max_epu32(a, b));
-    (a, b) = layer::<8, 32>(a, b);
-    (a, b) = layer::<4, 32>(a, b);
-    (a, b) = layer::<2, 32>(a, b);
-    layer::<1, 32>(a, b)
-}
-
-/// One compare-exchange layer of the network: element `g` (0 to 31, `a` holding
-/// 0 to 15) against `g ^ J` in the same register, ascending where `g & K == 0`.
-#[target_feature(enable = "avx512f")]
-fn layer<const J: i32, const K: i32>(a: __m512i, b: __m512i) -> (__m512i, __m512i) {
-    let partner = _mm512_xor_si512(
-        _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
-        _mm512_set1_epi32(J),
-    );
-    let exchange = |x: __m512i, takes_max: u16| {
-        let p = _mm512_permutexvar_epi32(partner, x);
-        _mm512_mask_blend_epi32(takes_max, _mm512_min_epu32(x, p), _mm512_max_epu32(x, p))
-    };
-    (
-        exchange(a, takes_max(J, K, 0)),
-        exchange(b, takes_max(J, K, 16)),
-    )
-}
-
-/// The lanes of the register holding elements `first..first + 16` that keep the
-/// larger key: the upper of each pair in an ascending block, the lower in a
-/// descending one.
-const fn takes_max(j: i32, k: i32, first: i32) -> u16 {
-    let mut mask = 0;
-    let mut i = 0;
-    while i < 16 {
-        let g = first + i;
-        if (g & j != 0) == (g & k == 0) {
-            mask |= 1 << i;
-        }
-        i += 1;
+/// [`word_ways`] for a request on the word path (see
+/// `schedule::count_words`), the path test and the limit computed inside the
+/// vectorised function so the call costs one feature check.
+#[inline(always)]
+pub(super) fn count_words(config: BankConfig, request: &WarpRequest) -> Option<u32> {
+    if !available() {
+        return None;
     }
-    mask
+    // SAFETY: the CPU has every feature `count_words_avx2` is compiled for.
+    unsafe { count_words_avx2(config, request) }
+}
+
+#[target_feature(enable = "avx2,popcnt")]
+fn count_words_avx2(config: BankConfig, request: &WarpRequest) -> Option<u32> {
+    let active = request.active().bits();
+    if !super::schedule::is_word_path(config, request) || active == 0 {
+        return None;
+    }
+    // Every address at most the limit: the access ends inside the window.
+    let limit = config.capability().shared_window_size() - request.width().bytes();
+    word_ways_avx2(request.raw_addresses(), active, limit)
+}
+
+/// One rotation step of the duplicate search: compares every lane's word with
+/// the word `$r` positions before it (cyclically), and marks the later lane of
+/// each equal pair in `$dup`. `$shift` is `16 - $r` (a literal, as the
+/// intrinsic needs).
+macro_rules! rotation {
+    ($dup:ident, $lo:ident, $lo_t:ident, $hi:ident, $hi_t:ident, $r:literal, $shift:literal) => {{
+        let rl = _mm256_alignr_epi8::<$shift>($lo, $lo_t);
+        let rh = _mm256_alignr_epi8::<$shift>($hi, $hi_t);
+        let same = _mm256_and_si256(_mm256_cmpeq_epi8($lo, rl), _mm256_cmpeq_epi8($hi, rh));
+        let e = _mm256_movemask_epi8(same) as u32;
+        // Lane i >= r met lane i - r; lane i < r met lane i - r + 32, the later.
+        $dup |= (e & !((1u32 << $r) - 1)) | e << (32 - $r);
+    }};
+}
+
+#[target_feature(enable = "avx2,popcnt")]
+#[inline]
+fn word_ways_avx2(addresses: &[u32; WARP_SIZE], active: u32, limit: u32) -> Option<u32> {
+    debug_assert!(active != 0);
+    let pointer = addresses.as_ptr().cast::<__m256i>();
+    // SAFETY: the array holds 32 u32, four 32-byte vectors; the loads are unaligned.
+    let mut a = unsafe {
+        [
+            _mm256_loadu_si256(pointer),
+            _mm256_loadu_si256(pointer.add(1)),
+            _mm256_loadu_si256(pointer.add(2)),
+            _mm256_loadu_si256(pointer.add(3)),
+        ]
+    };
+    // The window check's common case, as `validate` does it (inactive lanes
+    // hold 0): the OR is at least the highest address.
+    let any = _mm256_or_si256(_mm256_or_si256(a[0], a[1]), _mm256_or_si256(a[2], a[3]));
+    let any = _mm_or_si128(
+        _mm256_castsi256_si128(any),
+        _mm256_extracti128_si256::<1>(any),
+    );
+    let any = _mm_or_si128(any, _mm_shuffle_epi32::<0b01_00_11_10>(any));
+    let any = _mm_or_si128(any, _mm_shuffle_epi32::<0b10_11_00_01>(any));
+    let any = _mm_cvtsi128_si32(any) as u32;
+    if any > limit || any >= 1 << 18 {
+        return None;
+    }
+    if active == u32::MAX {
+        if let Some(ways) = evenly_spaced(addresses, &a) {
+            return Some(ways);
+        }
+    } else {
+        // Inactive lanes take the first active lane's address, which changes
+        // no bank's set of words.
+        let fill = _mm256_set1_epi32(addresses[active.trailing_zeros() as usize] as i32);
+        let bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+        for (k, x) in a.iter_mut().enumerate() {
+            let m = _mm256_set1_epi32((active >> (8 * k)) as i32);
+            let on = _mm256_cmpeq_epi32(_mm256_and_si256(m, bits), bits);
+            *x = _mm256_blendv_epi8(fill, *x, on);
+        }
+    }
+    let w = a.map(|x| _mm256_srli_epi32::<2>(x));
+    // Words as 16 bits, then their low and high bytes: 32 lanes a register, in
+    // an order the packs permute; the count does not depend on lane order.
+    let p01 = _mm256_packus_epi32(w[0], w[1]);
+    let p23 = _mm256_packus_epi32(w[2], w[3]);
+    let byte = _mm256_set1_epi16(0xff);
+    let lo = _mm256_packus_epi16(_mm256_and_si256(p01, byte), _mm256_and_si256(p23, byte));
+    let hi = _mm256_packus_epi16(_mm256_srli_epi16::<8>(p01), _mm256_srli_epi16::<8>(p23));
+    let lo_t = _mm256_permute2x128_si256::<1>(lo, lo);
+    let hi_t = _mm256_permute2x128_si256::<1>(hi, hi);
+    let mut dup = 0u32;
+    rotation!(dup, lo, lo_t, hi, hi_t, 1, 15);
+    rotation!(dup, lo, lo_t, hi, hi_t, 2, 14);
+    rotation!(dup, lo, lo_t, hi, hi_t, 3, 13);
+    rotation!(dup, lo, lo_t, hi, hi_t, 4, 12);
+    rotation!(dup, lo, lo_t, hi, hi_t, 5, 11);
+    rotation!(dup, lo, lo_t, hi, hi_t, 6, 10);
+    rotation!(dup, lo, lo_t, hi, hi_t, 7, 9);
+    rotation!(dup, lo, lo_t, hi, hi_t, 8, 8);
+    rotation!(dup, lo, lo_t, hi, hi_t, 9, 7);
+    rotation!(dup, lo, lo_t, hi, hi_t, 10, 6);
+    rotation!(dup, lo, lo_t, hi, hi_t, 11, 5);
+    rotation!(dup, lo, lo_t, hi, hi_t, 12, 4);
+    rotation!(dup, lo, lo_t, hi, hi_t, 13, 3);
+    rotation!(dup, lo, lo_t, hi, hi_t, 14, 2);
+    rotation!(dup, lo, lo_t, hi, hi_t, 15, 1);
+    {
+        let same = _mm256_and_si256(_mm256_cmpeq_epi8(lo, lo_t), _mm256_cmpeq_epi8(hi, hi_t));
+        dup |= (_mm256_movemask_epi8(same) as u32) & 0xffff_0000;
+    }
+    let first = !dup;
+    // Bank bit k of each lane, as a lane mask.
+    let planes = [
+        opaque(_mm256_movemask_epi8(_mm256_slli_epi16::<7>(lo)) as u32),
+        opaque(_mm256_movemask_epi8(_mm256_slli_epi16::<6>(lo)) as u32),
+        opaque(_mm256_movemask_epi8(_mm256_slli_epi16::<5>(lo)) as u32),
+        opaque(_mm256_movemask_epi8(_mm256_slli_epi16::<4>(lo)) as u32),
+        opaque(_mm256_movemask_epi8(_mm256_slli_epi16::<3>(lo)) as u32),
+    ];
+    let first = opaque(first);
+    let mut masks = [0u32; 32];
+    masks[0] = first;
+    let mut len = 1;
+    for &plane in planes.iter().rev() {
+        for i in (0..len).rev() {
+            let m = masks[i];
+            masks[2 * i] = m & !plane;
+            masks[2 * i + 1] = m & plane;
+        }
+        len *= 2;
+    }
+    Some(masks.iter().map(|m| m.count_ones()).max().unwrap_or(0))
+}
+
+/// The closed form of [`super::affine`] for a full warp of word keys, when the
+/// addresses (all below 256 KiB, so the sequence cannot wrap) are evenly
+/// spaced by a whole number of words.
+#[target_feature(enable = "avx2")]
+fn evenly_spaced(addresses: &[u32; WARP_SIZE], a: &[__m256i; 4]) -> Option<u32> {
+    let first = addresses[0];
+    let stride = addresses[1].wrapping_sub(first);
+    if stride & 3 != 0 {
+        return None;
+    }
+    let step = _mm256_set1_epi32(stride as i32);
+    let mut expected = _mm256_add_epi32(
+        _mm256_set1_epi32(first as i32),
+        _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), step),
+    );
+    let eight = _mm256_slli_epi32::<3>(step);
+    let mut off = _mm256_setzero_si256();
+    for &x in a {
+        off = _mm256_or_si256(off, _mm256_xor_si256(x, expected));
+        expected = _mm256_add_epi32(expected, eight);
+    }
+    if _mm256_testz_si256(off, off) == 0 {
+        return None;
+    }
+    if stride == 0 {
+        return Some(1);
+    }
+    // gcd(word stride, 32).
+    Some(1 << ((stride >> 2) & 31).trailing_zeros().min(5))
+}
+
+/// `x`, hidden from the optimiser: without it LLVM turns the lane masks back
+/// into vectors of booleans and extracts them a byte at a time.
+#[inline(always)]
+fn opaque(mut x: u32) -> u32 {
+    // SAFETY: an empty assembly block that only names a register.
+    unsafe { core::arch::asm!("/* {0:e} */", inout(reg) x, options(pure, nomem, nostack)) };
+    x
 }
