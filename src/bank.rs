@@ -698,12 +698,9 @@ impl BankConfig {
     /// assert_eq!(sm90.wavefronts(&column(33)?)?, 1);
     /// # Ok::<(), smem_model::Error>(())
     /// ```
+    #[inline]
     pub fn wavefronts(&self, request: &WarpRequest) -> Result<u32, Error> {
-        if let Some(totals) = crate::partition::count_words(*self, request) {
-            return Ok(totals.wavefronts);
-        }
-        self.validate(request)?;
-        Ok(crate::partition::count(*self, request).wavefronts)
+        self.cost(request).map(|cost| cost.wavefronts())
     }
 
     /// The wavefronts, ideal wavefronts and ways of `request`, without building
@@ -731,10 +728,20 @@ impl BankConfig {
     /// assert_eq!((cost.bank_conflicts(), cost.ways()), (4, 2));
     /// # Ok::<(), smem_model::Error>(())
     /// ```
+    #[inline]
     pub fn cost(&self, request: &WarpRequest) -> Result<Cost, Error> {
-        if let Some(totals) = crate::partition::count_words(*self, request) {
-            return Ok(Cost::from(totals));
+        // The word path checks the window as it counts; everything else, and
+        // any request that needs the exact check, goes the long way.
+        match crate::partition::count_words(*self, request) {
+            Some(totals) => Ok(Cost::from(totals)),
+            None => self.cost_checked(request),
         }
+    }
+
+    /// [`cost`](Self::cost) the long way: validation, then the scheduler.
+    /// Apart, so the word path's caller keeps a small frame.
+    #[inline(never)]
+    fn cost_checked(&self, request: &WarpRequest) -> Result<Cost, Error> {
         self.validate(request)?;
         Ok(Cost::from(crate::partition::count(*self, request)))
     }

@@ -81,7 +81,7 @@ macro_rules! rotation {
         let same = _mm256_and_si256(_mm256_cmpeq_epi8($lo, rl), _mm256_cmpeq_epi8($hi, rh));
         let e = _mm256_movemask_epi8(same) as u32;
         // Lane i >= r met lane i - r; lane i < r met lane i - r + 32, the later.
-        $dup |= (e & !((1u32 << $r) - 1)) | e << (32 - $r);
+        $dup = opaque($dup | (e & !((1u32 << $r) - 1)) | e << (32 - $r));
     }};
 }
 
@@ -157,28 +157,70 @@ fn word_ways_avx2(addresses: &[u32; WARP_SIZE], active: u32, limit: u32) -> Opti
         let same = _mm256_and_si256(_mm256_cmpeq_epi8(lo, lo_t), _mm256_cmpeq_epi8(hi, hi_t));
         dup |= (_mm256_movemask_epi8(same) as u32) & 0xffff_0000;
     }
-    let first = !dup;
-    // Bank bit k of each lane, as a lane mask.
+    // One lane per distinct word: the first of each.
+    let first = opaque(!dup);
+    // Bank bit k of every lane, as a lane mask.
+    let plane = |x: __m256i| opaque(_mm256_movemask_epi8(x) as u32);
     let planes = [
-        opaque(_mm256_movemask_epi8(_mm256_slli_epi16::<7>(lo)) as u32),
-        opaque(_mm256_movemask_epi8(_mm256_slli_epi16::<6>(lo)) as u32),
-        opaque(_mm256_movemask_epi8(_mm256_slli_epi16::<5>(lo)) as u32),
-        opaque(_mm256_movemask_epi8(_mm256_slli_epi16::<4>(lo)) as u32),
-        opaque(_mm256_movemask_epi8(_mm256_slli_epi16::<3>(lo)) as u32),
+        plane(_mm256_slli_epi16::<7>(lo)),
+        plane(_mm256_slli_epi16::<6>(lo)),
+        plane(_mm256_slli_epi16::<5>(lo)),
+        plane(_mm256_slli_epi16::<4>(lo)),
+        plane(_mm256_slli_epi16::<3>(lo)),
     ];
-    let first = opaque(first);
-    let mut masks = [0u32; 32];
-    masks[0] = first;
-    let mut len = 1;
-    for &plane in planes.iter().rev() {
-        for i in (0..len).rev() {
-            let m = masks[i];
-            masks[2 * i] = m & !plane;
-            masks[2 * i + 1] = m & plane;
-        }
-        len *= 2;
-    }
-    Some(masks.iter().map(|m| m.count_ones()).max().unwrap_or(0))
+    // The first lanes of bank 8j + l, as lane l of register j: banks 0 to 7 of
+    // a register by the low three bit planes (each lane taking a plane or its
+    // complement), then the register's group of eight by the top two.
+    let splat = |x: u32| _mm256_set1_epi32(x as i32);
+    let pick = |plane: u32, k: i32| {
+        // Lane l keeps the plane where bit k of l is set, its complement elsewhere.
+        let clear = _mm256_cmpeq_epi32(
+            _mm256_and_si256(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), splat(1 << k)),
+            _mm256_setzero_si256(),
+        );
+        _mm256_xor_si256(splat(plane), clear)
+    };
+    let low = _mm256_and_si256(
+        _mm256_and_si256(pick(planes[0], 0), pick(planes[1], 1)),
+        pick(planes[2], 2),
+    );
+    let (b3, b4) = (planes[3], planes[4]);
+    let groups = [
+        first & !b3 & !b4,
+        first & b3 & !b4,
+        first & !b3 & b4,
+        first & b3 & b4,
+    ];
+    // Lanes per bank: a popcount per 32-bit lane (nibble table, then the four
+    // bytes summed), and the largest.
+    let nibble = _mm256_set1_epi8(0x0f);
+    let table = _mm256_setr_epi8(
+        0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3,
+        3, 4,
+    );
+    let count = |group: u32| {
+        let rows = _mm256_and_si256(low, splat(group));
+        let bytes = _mm256_add_epi8(
+            _mm256_shuffle_epi8(table, _mm256_and_si256(rows, nibble)),
+            _mm256_shuffle_epi8(
+                table,
+                _mm256_and_si256(_mm256_srli_epi16::<4>(rows), nibble),
+            ),
+        );
+        let pairs = _mm256_maddubs_epi16(bytes, _mm256_set1_epi8(1));
+        _mm256_madd_epi16(pairs, _mm256_set1_epi16(1))
+    };
+    let most = _mm256_max_epi32(
+        _mm256_max_epi32(count(groups[0]), count(groups[1])),
+        _mm256_max_epi32(count(groups[2]), count(groups[3])),
+    );
+    let most = _mm_max_epi32(
+        _mm256_castsi256_si128(most),
+        _mm256_extracti128_si256::<1>(most),
+    );
+    let most = _mm_max_epi32(most, _mm_shuffle_epi32::<0b01_00_11_10>(most));
+    let most = _mm_max_epi32(most, _mm_shuffle_epi32::<0b10_11_00_01>(most));
+    Some(_mm_cvtsi128_si32(most) as u32)
 }
 
 /// The closed form of [`super::affine`] for a full warp of word keys, when the
