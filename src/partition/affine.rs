@@ -69,17 +69,16 @@ impl Affine {
     }
 }
 
-/// The lanes served in step `k` of a phase of `phase_lanes` lanes (starting at
-/// lane 0) that takes `ways` steps: a run of `phase_lanes / ways` lanes.
+/// The lanes of every step of a phase of `phase_lanes` lanes (starting at
+/// lane 0) that takes `ways` steps, in order: runs of `phase_lanes / ways`
+/// lanes. Both are powers of two with `ways <= phase_lanes <= 32`, so the
+/// runs need no division.
 #[inline]
-pub(super) fn step_lanes(phase_lanes: u32, ways: u32, k: u32) -> u32 {
-    let per_step = phase_lanes / ways;
-    let low = if per_step == 32 {
-        u32::MAX
-    } else {
-        (1 << per_step) - 1
-    };
-    low << (k * per_step)
+pub(super) fn steps(phase_lanes: u32, ways: u32) -> impl ExactSizeIterator<Item = u32> {
+    debug_assert!(phase_lanes.is_power_of_two() && ways.is_power_of_two());
+    let per_step = phase_lanes >> ways.trailing_zeros();
+    let low = u32::MAX >> (32 - per_step);
+    (0..ways).map(move |k| low << (k * per_step))
 }
 
 #[cfg(test)]
@@ -147,11 +146,13 @@ mod tests {
 
     #[test]
     fn steps_are_consecutive_lane_ranges() {
-        assert_eq!(step_lanes(32, 8, 0), 0xf);
-        assert_eq!(step_lanes(32, 8, 7), 0xf000_0000);
-        assert_eq!(step_lanes(32, 1, 0), u32::MAX);
-        assert_eq!(step_lanes(32, 32, 5), 1 << 5);
-        assert_eq!(step_lanes(8, 2, 1), 0xf0);
-        assert_eq!(step_lanes(16, 1, 0), 0xffff);
+        let all = |lanes, ways| steps(lanes, ways).collect::<Vec<u32>>();
+        assert_eq!(all(32, 8)[0], 0xf);
+        assert_eq!(all(32, 8)[7], 0xf000_0000);
+        assert_eq!(all(32, 8).len(), 8);
+        assert_eq!(all(32, 1), [u32::MAX]);
+        assert_eq!(all(32, 32)[5], 1 << 5);
+        assert_eq!(all(8, 2), [0xf, 0xf0]);
+        assert_eq!(all(16, 1), [0xffff]);
     }
 }

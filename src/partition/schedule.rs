@@ -221,8 +221,8 @@ pub(crate) fn run<S: Sink>(config: BankConfig, request: &WarpRequest, sink: &mut
         let steps = match affine {
             Some(ways) => {
                 if S::STEPS {
-                    for k in 0..ways {
-                        sink.step(0, 0, LaneSet::from_bits(affine::step_lanes(32, ways, k)));
+                    for lanes in affine::steps(32, ways) {
+                        sink.step(0, 0, LaneSet::from_bits(lanes));
                     }
                 }
                 ways
@@ -314,9 +314,12 @@ fn wide<S: Sink>(config: BankConfig, request: &WarpRequest, shape: Shape, sink: 
         let phases = WARP_SIZE as u32 / groups;
         if S::STEPS {
             for phase in 0..phases {
-                for k in 0..ways {
-                    let lanes = affine::step_lanes(groups, ways, k) << (phase * groups);
-                    sink.step(phase as u8, 0, LaneSet::from_bits(lanes));
+                for lanes in affine::steps(groups, ways) {
+                    sink.step(
+                        phase as u8,
+                        0,
+                        LaneSet::from_bits(lanes << (phase * groups)),
+                    );
                 }
             }
         }
@@ -330,6 +333,25 @@ fn wide<S: Sink>(config: BankConfig, request: &WarpRequest, shape: Shape, sink: 
     if config.merges_paired_loads() && request.op() == Op::Load && pairs_share_addresses(request) {
         phase_lanes *= 2;
     }
+    // Unmerged quarter-warps (16-byte keys) have a vectorised scheduler.
+    #[cfg(target_arch = "x86_64")]
+    if phase_lanes == 8 {
+        if let Some(totals) = super::simd::quarter_warps(addresses, active.bits(), sink) {
+            return totals;
+        }
+    }
+    phases(shape, addresses, active, phase_lanes, sink)
+}
+
+/// The multicast schedule of `active` in phases of `phase_lanes` lanes.
+#[inline(always)]
+fn phases<S: Sink>(
+    shape: Shape,
+    addresses: &[u32; WARP_SIZE],
+    active: LaneSet,
+    phase_lanes: u32,
+    sink: &mut S,
+) -> Totals {
     let mut tally = Tally::new();
     let mut totals = Totals::default();
     for phase in 0..WARP_SIZE as u32 / phase_lanes {
@@ -726,6 +748,58 @@ mod tests {
                 assert_eq!(ways, expected, "{addresses:?}");
             }
         }
+    }
+
+    /// Records every step, for comparing schedulers.
+    #[derive(Default)]
+    struct Steps(Vec<(u8, u8, u32)>);
+
+    impl Sink for Steps {
+        const STEPS: bool = true;
+        fn step(&mut self, phase: u8, part: u8, lanes: LaneSet) {
+            self.0.push((phase, part, lanes.bits()));
+        }
+    }
+
+    /// The vectorised quarter-warp scheduler (where this CPU has it) reports
+    /// the same steps and totals as the scalar one, on warps of 16-byte keys
+    /// drawn from small ranges (shared quad words, crowded groups) and large
+    /// ones, full and partial.
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn quarter_warp_schedulers_agree() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut compared = 0;
+        for n in 0..20_000 {
+            let range = [32u64, 128, 512, 4096, 1 << 18][n % 5];
+            let addresses: [u32; WARP_SIZE] =
+                std::array::from_fn(|_| (next() % range) as u32 & !15);
+            let active = match n % 4 {
+                0 => u32::MAX,
+                1 => next() as u32,
+                2 => next() as u32 & 0x00ff_ff00,
+                _ => 1 << (n % 32),
+            };
+            let lanes = LaneSet::from_bits(active);
+            let mut scalar = Steps::default();
+            let expected = phases(QUAD_WORD_KEYS, &addresses, lanes, 8, &mut scalar);
+            let mut vector = Steps::default();
+            if let Some(totals) = super::super::simd::quarter_warps(&addresses, active, &mut vector)
+            {
+                assert_eq!(totals, expected, "{addresses:?} {active:#x}");
+                assert_eq!(vector.0, scalar.0, "{addresses:?} {active:#x}");
+                let counted = super::super::simd::quarter_warps(&addresses, active, &mut Count);
+                assert_eq!(counted, Some(expected));
+                compared += 1;
+            }
+        }
+        assert!(compared == 0 || compared == 20_000);
     }
 
     /// The vectorised count, where this CPU has it.

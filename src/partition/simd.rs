@@ -20,8 +20,9 @@
 
 use std::arch::x86_64::*;
 
+use super::schedule::{Sink, Totals};
 use crate::lane::WARP_SIZE;
-use crate::{BankConfig, WarpRequest};
+use crate::{BankConfig, LaneSet, WarpRequest};
 
 /// Whether this CPU has what [`word_ways`] needs. Cached by the standard library.
 #[inline]
@@ -38,7 +39,7 @@ pub(super) fn available() -> bool {
 ///
 /// Full warps at evenly spaced words take the closed form of [`super::affine`];
 /// the rest, a branch-free search. The tests check both against brute force.
-#[inline]
+#[cfg(test)]
 pub(super) fn word_ways(addresses: &[u32; WARP_SIZE], active: u32, limit: u32) -> Option<u32> {
     if !available() {
         return None;
@@ -261,4 +262,118 @@ fn opaque(mut x: u32) -> u32 {
     // SAFETY: an empty assembly block that only names a register.
     unsafe { core::arch::asm!("/* {0:e} */", inout(reg) x, options(pure, nomem, nostack)) };
     x
+}
+
+/// The multicast schedule of quarter-warp phases keyed by quad word (16-byte
+/// loads and stores from 5.0 on, phases not merged), all four phases at once:
+/// lane `l` of register `p` is warp lane `8p + l`. `None` when the CPU lacks
+/// AVX2; the scalar scheduler then runs, and the tests compare the two.
+///
+/// In each phase a lane's step is its quad word's rank among the distinct
+/// quad words of its bank group, in order of first appearance: for the first
+/// lane of a quad word, the first lanes of its group before it; for the
+/// others, their first lane's rank. Steps are reported as `Sink::step`
+/// would be by the scalar scheduler.
+#[inline]
+pub(super) fn quarter_warps<S: Sink>(
+    addresses: &[u32; WARP_SIZE],
+    active: u32,
+    sink: &mut S,
+) -> Option<Totals> {
+    if !available() {
+        return None;
+    }
+    // SAFETY: the CPU has every feature `quarter_warps_avx2` is compiled for.
+    Some(unsafe { quarter_warps_avx2(addresses, active, sink) })
+}
+
+#[target_feature(enable = "avx2,popcnt")]
+fn quarter_warps_avx2<S: Sink>(addresses: &[u32; WARP_SIZE], active: u32, sink: &mut S) -> Totals {
+    let pointer = addresses.as_ptr().cast::<__m256i>();
+    let splat = |x: u32| _mm256_set1_epi32(x as i32);
+    let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    let own = _mm256_sllv_epi32(splat(1), lane);
+    let below = _mm256_sub_epi32(own, splat(1));
+    let seven = splat(7);
+    let nibble = splat(0x0f);
+    let table = _mm256_setr_epi8(
+        0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3,
+        3, 4,
+    );
+    let mut totals = Totals::default();
+    for phase in 0..4 {
+        let phase_active = (active >> (8 * phase)) & 0xff;
+        if phase_active == 0 {
+            continue;
+        }
+        // SAFETY: the array holds 32 u32: four 32-byte vectors, `phase` < 4.
+        let quads = _mm256_srli_epi32::<4>(unsafe { _mm256_loadu_si256(pointer.add(phase)) });
+        let on = splat(phase_active);
+        let lane_on = _mm256_cmpeq_epi32(_mm256_and_si256(on, own), own);
+        // Per lane, the phase's lanes with the same quad word: lane l compared
+        // with lane (l - r) mod 8 sets bit (l - r) mod 8.
+        let mut same = own;
+        macro_rules! rotation {
+            ($($r:literal),*) => {$(
+                let from = _mm256_and_si256(_mm256_sub_epi32(lane, splat($r)), seven);
+                let other = _mm256_permutevar8x32_epi32(quads, from);
+                let equal = _mm256_cmpeq_epi32(quads, other);
+                same = _mm256_or_si256(same, _mm256_and_si256(equal, _mm256_sllv_epi32(splat(1), from)));
+            )*};
+        }
+        rotation!(1, 2, 3, 4, 5, 6, 7);
+        let same = _mm256_and_si256(same, on);
+        // Per lane, the phase's lanes in the same bank group (the quad word's
+        // low three bits): those that differ from it in none of the bits.
+        let group = _mm256_and_si256(quads, seven);
+        let mut differ = _mm256_setzero_si256();
+        macro_rules! group_bit {
+            ($($k:literal),*) => {$(
+                let set = _mm256_srai_epi32::<31>(_mm256_slli_epi32::<{ 31 - $k }>(group));
+                let plane = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_slli_epi32::<{ 31 - $k }>(group))) as u32;
+                differ = _mm256_or_si256(differ, _mm256_xor_si256(set, splat(plane)));
+            )*};
+        }
+        group_bit!(0, 1, 2);
+        let peers = _mm256_andnot_si256(differ, on);
+        // First lanes of their quad word; each one's rank is the first lanes of
+        // its group before it.
+        let first = _mm256_and_si256(
+            _mm256_cmpeq_epi32(_mm256_and_si256(same, below), _mm256_setzero_si256()),
+            lane_on,
+        );
+        let firsts = _mm256_movemask_ps(_mm256_castsi256_ps(first)) as u32;
+        let before = _mm256_and_si256(_mm256_and_si256(peers, below), splat(firsts));
+        // Fewer than 8 bits: a nibble table on the low two nibbles.
+        let rank = _mm256_add_epi32(
+            _mm256_shuffle_epi8(table, _mm256_and_si256(before, nibble)),
+            _mm256_shuffle_epi8(
+                table,
+                _mm256_and_si256(_mm256_srli_epi32::<4>(before), nibble),
+            ),
+        );
+        // Every lane takes the rank of its quad word's first lane: the lowest
+        // bit of `same` (a power of two, so its float exponent is the index).
+        let lowest = _mm256_and_si256(same, _mm256_sub_epi32(_mm256_setzero_si256(), same));
+        let index = _mm256_sub_epi32(
+            _mm256_srli_epi32::<23>(_mm256_castps_si256(_mm256_cvtepi32_ps(lowest))),
+            splat(127),
+        );
+        let rank = _mm256_and_si256(_mm256_permutevar8x32_epi32(rank, index), lane_on);
+        let most = _mm256_max_epu32(rank, _mm256_permute2x128_si256::<1>(rank, rank));
+        let most = _mm256_max_epu32(most, _mm256_shuffle_epi32::<0b01_00_11_10>(most));
+        let most = _mm256_max_epu32(most, _mm256_shuffle_epi32::<0b10_11_00_01>(most));
+        let steps = _mm256_cvtsi256_si32(most) as u32 + 1;
+        if S::STEPS {
+            for k in 0..steps {
+                let served = _mm256_and_si256(_mm256_cmpeq_epi32(rank, splat(k)), lane_on);
+                let lanes = _mm256_movemask_ps(_mm256_castsi256_ps(served)) as u32;
+                sink.step(phase as u8, 0, LaneSet::from_bits(lanes << (8 * phase)));
+            }
+        }
+        totals.ideal += 1;
+        totals.wavefronts += steps;
+        totals.ways = totals.ways.max(steps);
+    }
+    totals
 }
