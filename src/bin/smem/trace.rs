@@ -42,17 +42,16 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rayon::prelude::*;
 use serde::Serialize;
 use smem_model::corpus::Record;
 use smem_model::{BankConfig, ComputeCapability, WarpRequest};
 
 use accelsim::Kernel;
-use reader::{Chunk, Format, Input, LineKind, Location, Reader};
+use reader::{Chunk, Format, Input, Location, Reader};
 use tally::{ChunkTally, LineError, Source, Tally, Timings, Totals};
 
 use crate::output::{emit, fail, plural, styled, warn, HEADING, NOTE};
@@ -124,28 +123,48 @@ struct Parsed<'a> {
 /// Lines parsed before they are analysed: the parsed requests stay in cache.
 const PARSED_LINES: usize = 512;
 
-/// Analyses one chunk: parses its lines, some hundreds at a time, then
-/// predicts and counts their requests, timing the two apart (`--timings`).
+/// Analyses one chunk: reads its lines, some hundreds at a time, into
+/// requests, then predicts and counts them, timing the two apart (`--timings`).
 fn analyse(chunk: &Chunk, arch: Option<ComputeCapability>, top: usize) -> Tally {
-    let mut errors = Vec::new();
+    let mut errors: Vec<(Location, String, bool)> = Vec::new();
     let mut other_instructions = 0;
     let mut timings = Timings::default();
     let mut counts = ChunkTally::default();
-    let mut parsed = Vec::with_capacity(PARSED_LINES.min(chunk.lines.len()));
-    for lines in chunk.lines.chunks(PARSED_LINES) {
+    let mut parsed = Vec::with_capacity(PARSED_LINES);
+    let mut lines = chunk.lines().peekable();
+    while lines.peek().is_some() {
         let started = Instant::now();
         parsed.clear();
-        for line in lines {
-            let text = &chunk.text[line.start..line.end];
-            let result = match &line.kind {
-                LineKind::Unreadable(reason) => Err(reason.clone()),
-                LineKind::FileError(reason) => {
-                    errors.push((line.at, reason.clone(), true));
-                    continue;
-                }
-                LineKind::Corpus => corpus_line(text, arch)
+        for line in lines.by_ref().take(PARSED_LINES) {
+            let Ok(text) = std::str::from_utf8(line.bytes) else {
+                let reason = "cannot read: stream did not contain valid UTF-8";
+                errors.push((line.at, reason.to_owned(), false));
+                continue;
+            };
+            let text = text.trim();
+            let result = match line.format {
+                _ if text.is_empty() => continue,
+                // Blank or unreadable lines only come before the format is known.
+                None => continue,
+                Some(Format::Corpus) => corpus_line(text, arch)
                     .map(|(label, config, request)| Some((config, request, Source::Record(label)))),
-                LineKind::AccelSim(kernel) => accelsim_line(text, kernel, arch),
+                Some(Format::AccelSim) => {
+                    if text.starts_with('-')
+                        || text.starts_with('#')
+                        || text.starts_with("thread block")
+                        || text.starts_with("warp")
+                        || text.starts_with("insts")
+                    {
+                        // Headers (the reader follows them) and the structure
+                        // of the .traceg form: nothing to analyse.
+                        continue;
+                    }
+                    if !accelsim::may_be_shared(text) {
+                        other_instructions += 1;
+                        continue;
+                    }
+                    accelsim_line(text, line.kernel, arch)
+                }
             };
             match result {
                 Ok(Some((config, request, source))) => parsed.push(Parsed {
@@ -183,6 +202,12 @@ fn analyse(chunk: &Chunk, arch: Option<ComputeCapability>, top: usize) -> Tally 
         timings.analysis += finished - analysis_started;
     }
     let mut tally = counts.finish(top);
+    errors.extend(
+        chunk
+            .errors
+            .iter()
+            .map(|e| (e.at, e.reason.clone(), e.file_level)),
+    );
     // Errors in input order, whichever pass found them.
     errors.sort_by_key(|&(at, _, _)| at);
     for (at, reason, file_level) in errors {
@@ -249,19 +274,15 @@ pub(super) fn short(name: &str) -> String {
 
 /// Runs `smem trace`.
 pub fn run(args: &Args) -> ExitCode {
-    let pool = match args.threads {
+    let threads = match args.threads {
         Some(0) => return fail("--threads must be at least 1"),
-        Some(n) => rayon::ThreadPoolBuilder::new().num_threads(n).build(),
-        None => rayon::ThreadPoolBuilder::new().build(),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
-    let pool = match pool {
-        Ok(pool) => pool,
-        Err(err) => return fail(format_args!("cannot start worker threads: {err}")),
-    };
-    pool.install(|| trace(args))
+    trace(args, threads)
 }
 
-fn trace(args: &Args) -> ExitCode {
+fn trace(args: &Args, threads: usize) -> ExitCode {
     let inputs: Vec<Input> = args
         .files
         .iter()
@@ -279,55 +300,90 @@ fn trace(args: &Args) -> ExitCode {
         })
         .collect();
     let progress = progress_bar(args, &inputs);
-    let mut reader = Reader {
-        inputs,
-        next_file: 0,
-        open: None,
-        progress: progress.clone(),
-        buffer: Vec::new(),
-        other_instructions: 0,
-    };
-    let chunks = (4 * rayon::current_num_threads()).clamp(2, 32);
+    let mut reader = Reader::new(inputs, progress.clone());
     let started = Instant::now();
     let mut reading = Duration::ZERO;
-    let mut read = |reader: &mut Reader| {
-        let at = Instant::now();
-        let batch = reader.batch(chunks);
-        reading += at.elapsed();
-        batch
-    };
     let mut tally = Tally::default();
     let mut shown = 0;
-    let mut batch = read(&mut reader);
-    while !batch.is_empty() {
-        let (next, tallies) = rayon::join(
-            || read(&mut reader),
-            || {
-                batch
-                    .par_iter()
-                    .map(|chunk| analyse(chunk, args.arch, args.top))
-                    .collect::<Vec<Tally>>()
-            },
-        );
-        for part in tallies {
-            tally.merge(part, args.top);
-            // Errors go out as soon as they are known, in input order.
-            // With --strict, the first is the last.
-            for error in &tally.errors[shown..] {
-                let message = describe_error(&reader.inputs, error);
-                progress.suspend(|| warn(message));
-                if args.strict {
-                    progress.finish_and_clear();
-                    return ExitCode::FAILURE;
+    // Chunks go to the workers with their place in the input, and their
+    // tallies come back in any order; `waiting` holds them until every chunk
+    // before has been merged. At most two a worker wait to be taken.
+    let (work, jobs) = mpsc::sync_channel::<(u64, Chunk)>(2 * threads);
+    let jobs = Mutex::new(jobs);
+    let (done, results) = mpsc::channel::<(u64, Tally)>();
+    let outcome = std::thread::scope(|scope| {
+        // Owned here: however this returns, the workers then find no more work.
+        let work = work;
+        for _ in 0..threads {
+            let (jobs, done) = (&jobs, done.clone());
+            scope.spawn(move || loop {
+                // The lock is held only to take a chunk, not to analyse it.
+                let job = jobs
+                    .lock()
+                    .map_err(drop)
+                    .and_then(|jobs| jobs.recv().map_err(drop));
+                let Ok((index, chunk)) = job else { break };
+                if done
+                    .send((index, analyse(&chunk, args.arch, args.top)))
+                    .is_err()
+                {
+                    break;
+                }
+            });
+        }
+        drop(done);
+        let mut waiting = BTreeMap::new();
+        let mut next = 0u64;
+        let mut sent = 0u64;
+        // Merges what has come back, in input order; false to stop (--strict).
+        let mut merge = |tally: &mut Tally, part: (u64, Tally), reader: &Reader| {
+            waiting.insert(part.0, part.1);
+            while let Some(part) = waiting.remove(&next) {
+                next += 1;
+                tally.merge(part, args.top);
+                // Errors go out as soon as they are known, in input order.
+                // With --strict, the first is the last.
+                for error in &tally.errors[shown..] {
+                    let message = describe_error(&reader.inputs, error);
+                    progress.suspend(|| warn(message));
+                    if args.strict {
+                        return false;
+                    }
+                }
+                shown = tally.errors.len();
+            }
+            true
+        };
+        loop {
+            let at = Instant::now();
+            let chunk = reader.next_chunk();
+            reading += at.elapsed();
+            let Some(chunk) = chunk else { break };
+            if work.send((sent, chunk)).is_err() {
+                break;
+            }
+            sent += 1;
+            while let Ok(part) = results.try_recv() {
+                if !merge(&mut tally, part, &reader) {
+                    return false;
                 }
             }
-            shown = tally.errors.len();
         }
-        batch = next;
+        drop(work);
+        while let Ok(part) = results.recv() {
+            if !merge(&mut tally, part, &reader) {
+                return false;
+            }
+        }
+        true
+    });
+    if !outcome {
+        progress.finish_and_clear();
+        return ExitCode::FAILURE;
     }
     progress.finish_and_clear();
     if args.timings {
-        eprint!("{}", timings(&tally, started.elapsed(), reading));
+        eprint!("{}", timings(&tally, started.elapsed(), reading, threads));
     }
     let hidden = tally.line_errors + tally.file_errors - tally.errors.len() as u64;
     if hidden > 0 {
@@ -353,7 +409,7 @@ fn trace(args: &Args) -> ExitCode {
 }
 
 /// What `--timings` prints.
-fn timings(tally: &Tally, wall: Duration, reading: Duration) -> String {
+fn timings(tally: &Tally, wall: Duration, reading: Duration, threads: usize) -> String {
     let Timings { parse, analysis } = tally.timings;
     let requests = tally.totals.requests;
     let rate = requests as f64 / analysis.as_secs_f64().max(f64::MIN_POSITIVE) / 1e6;
@@ -363,8 +419,8 @@ fn timings(tally: &Tally, wall: Duration, reading: Duration) -> String {
          \x20 parsing  {:>8.2} s (summed over the workers)\n\
          \x20 analysis {:>8.2} s (summed over the workers): {rate:.1} million requests/s a thread\n",
         wall.as_secs_f64(),
-        rayon::current_num_threads(),
-        if rayon::current_num_threads() == 1 { "thread" } else { "threads" },
+        threads,
+        if threads == 1 { "thread" } else { "threads" },
         reading.as_secs_f64(),
         parse.as_secs_f64(),
         analysis.as_secs_f64(),
@@ -463,7 +519,7 @@ fn json_report(args: &Args, reader: &Reader, tally: &Tally) -> ReportJson {
             .collect(),
         archs: tally.archs.iter().copied().collect(),
         totals: tally.totals,
-        other_instructions: reader.other_instructions + tally.other_instructions,
+        other_instructions: tally.other_instructions,
         lines_not_analysed: tally.line_errors,
         files_not_read: tally.file_errors,
         by_op: tally.by_op.clone(),
@@ -530,7 +586,7 @@ fn text_report(args: &Args, reader: &Reader, tally: &Tally) -> String {
             format!(" ({})", archs.join(", "))
         }
     );
-    let other = reader.other_instructions + tally.other_instructions;
+    let other = tally.other_instructions;
     if other > 0 {
         _ = writeln!(
             out,

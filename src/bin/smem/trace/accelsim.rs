@@ -133,15 +133,52 @@ fn shared_op(opcode: &str) -> Result<Option<(Op, u32)>, String> {
     }))
 }
 
+/// A hexadecimal number of at most 64 bits, with or without `0x`. By hand
+/// rather than `u64::from_str_radix`, which a trace calls tens of times a line
+/// and which takes several times as long for its generality.
 fn parse_hex(text: &str) -> Option<u64> {
     let digits = text
         .strip_prefix("0x")
         .or_else(|| text.strip_prefix("0X"))
-        .unwrap_or(text);
-    if digits.is_empty() {
+        .unwrap_or(text)
+        .as_bytes();
+    if digits.is_empty() || digits.len() > 16 {
         return None;
     }
-    u64::from_str_radix(digits, 16).ok()
+    let mut value = 0u64;
+    for &b in digits {
+        let digit = match b {
+            b'0'..=b'9' => b - b'0',
+            b'a'..=b'f' => b - b'a' + 10,
+            b'A'..=b'F' => b - b'A' + 10,
+            _ => return None,
+        };
+        value = value << 4 | u64::from(digit);
+    }
+    Some(value)
+}
+
+/// The tokens of a line, split at ASCII whitespace as
+/// `str::split_ascii_whitespace` does, on the stack: a line in list mode has
+/// some 45 tokens, and a trace hundreds of millions of lines.
+fn tokens(line: &str) -> SmallVec<[&str; 64]> {
+    let bytes = line.as_bytes();
+    let mut tokens = SmallVec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let start = i;
+        while i < bytes.len() && !bytes[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if start < i {
+            // Both ends sit next to ASCII bytes or the line's ends: char boundaries.
+            tokens.push(&line[start..i]);
+        }
+    }
+    tokens
 }
 
 fn is_decimal(text: &str) -> bool {
@@ -183,9 +220,7 @@ fn fits(tokens: &[&str], lead: usize) -> bool {
 /// an unknown address mode, a 64-bit shared atomic, an address outside the
 /// 32-bit shared window.
 pub fn parse<'a>(line: &'a str, kernel: &Kernel) -> Result<Option<Instruction<'a>>, String> {
-    // On the stack: a line in list mode has some 45 tokens, and a trace
-    // hundreds of millions of lines.
-    let tokens: SmallVec<[&str; 64]> = line.split_ascii_whitespace().collect();
+    let tokens = tokens(line);
     let expected = usize::from(kernel.lineinfo);
     let lead = [expected, 0, 1, 4, 5, 6, 7]
         .into_iter()
@@ -227,9 +262,7 @@ pub fn parse<'a>(line: &'a str, kernel: &Kernel) -> Result<Option<Instruction<'a
         ));
     }
     let mode = take();
-    let active: SmallVec<[usize; WARP_SIZE]> = (0..WARP_SIZE)
-        .filter(|lane| mask >> lane & 1 == 1)
-        .collect();
+    let active: SmallVec<[usize; WARP_SIZE]> = set_lanes(mask).collect();
     let mut generic = [None; WARP_SIZE];
     let address = |token: Option<&str>| {
         token.and_then(parse_hex).ok_or_else(|| {
@@ -307,6 +340,16 @@ pub fn parse<'a>(line: &'a str, kernel: &Kernel) -> Result<Option<Instruction<'a
         width,
         addresses,
     }))
+}
+
+/// The lanes set in `mask`, in order.
+fn set_lanes(mask: u32) -> impl Iterator<Item = usize> {
+    let mut rest = mask;
+    std::iter::from_fn(move || {
+        let lane = rest.trailing_zeros() as usize;
+        rest &= rest.wrapping_sub(1);
+        (lane < WARP_SIZE).then_some(lane)
+    })
 }
 
 fn shown(token: Option<&str>) -> String {

@@ -203,9 +203,11 @@ pub(super) enum Source<'a> {
 /// A chunk's counts while its requests are analysed, kept where each request
 /// costs no allocation: instructions by index, ops and capabilities in short
 /// lists. [`finish`](Self::finish) turns them into a [`Tally`].
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct ChunkTally {
     totals: Totals,
+    /// Requests by op, but those of trace instructions: a PC has one opcode,
+    /// so theirs are added up from `named` once, in `finish`.
     by_op: Vec<((Op, AccessWidth), Totals)>,
     archs: Vec<ComputeCapability>,
     /// Trace instructions by kernel (the header's address: one per kernel in
@@ -213,9 +215,32 @@ pub(super) struct ChunkTally {
     /// a request, so with a hash a few instructions long (FxHash; the keys
     /// are not chosen by an adversary).
     codes: FxHashMap<(usize, u64), usize>,
+    /// A direct-mapped cache in front of `codes`, by the PC's low bits
+    /// (instructions are 16 bytes apart): a loop's few dozen instructions
+    /// skip the hash.
+    recent: [(usize, u64, usize); RECENT],
     labels: FxHashMap<String, usize>,
-    named: Vec<(Key, Instruction)>,
+    named: Vec<(Key, Instruction, (Op, AccessWidth))>,
     unnamed: Vec<Instruction>,
+}
+
+/// Entries of [`ChunkTally::recent`].
+const RECENT: usize = 64;
+
+impl Default for ChunkTally {
+    fn default() -> ChunkTally {
+        ChunkTally {
+            totals: Totals::default(),
+            by_op: Vec::new(),
+            archs: Vec::new(),
+            codes: FxHashMap::default(),
+            // No kernel lives at address 0.
+            recent: [(0, 0, 0); RECENT],
+            labels: FxHashMap::default(),
+            named: Vec::new(),
+            unnamed: Vec::new(),
+        }
+    }
 }
 
 impl ChunkTally {
@@ -231,33 +256,42 @@ impl ChunkTally {
     ) {
         self.totals.add(cost);
         let op = (request.op(), request.width());
-        match self.by_op.iter_mut().find(|(known, _)| *known == op) {
-            Some((_, totals)) => totals.add(cost),
-            None => {
-                let mut totals = Totals::default();
-                totals.add(cost);
-                self.by_op.push((op, totals));
-            }
-        }
         if !self.archs.contains(&capability) {
             self.archs.push(capability);
         }
         let index = match source {
-            Source::Code { kernel, pc, .. } => self
-                .codes
-                .get(&(Arc::as_ptr(kernel) as usize, *pc))
-                .copied(),
-            Source::Record(Some(label)) => self.labels.get(label).copied(),
-            Source::Record(None) => {
-                let mut totals = Totals::default();
-                totals.add(cost);
-                let rank = (Reverse(totals.bank_conflicts), at);
-                // Names are built only for records that make the ranking.
-                if top > 0 && (self.unnamed.len() < top || rank < self.unnamed[top - 1].rank()) {
-                    let instruction = new_instruction(source, at, op, totals);
-                    keep_best(&mut self.unnamed, instruction, top);
+            Source::Code { kernel, pc, .. } => {
+                let kernel = Arc::as_ptr(kernel) as usize;
+                let slot = (*pc >> 4) as usize % RECENT;
+                let (known, known_pc, index) = self.recent[slot];
+                if (known, known_pc) == (kernel, *pc) {
+                    Some(index)
+                } else {
+                    let index = self.codes.get(&(kernel, *pc)).copied();
+                    if let Some(index) = index {
+                        self.recent[slot] = (kernel, *pc, index);
+                    }
+                    index
                 }
-                return;
+            }
+            Source::Record(label) => {
+                self.add_op(op, cost);
+                match label {
+                    Some(label) => self.labels.get(label).copied(),
+                    None => {
+                        let mut totals = Totals::default();
+                        totals.add(cost);
+                        let rank = (Reverse(totals.bank_conflicts), at);
+                        // Names are built only for records that make the ranking.
+                        if top > 0
+                            && (self.unnamed.len() < top || rank < self.unnamed[top - 1].rank())
+                        {
+                            let instruction = new_instruction(source, at, op, totals);
+                            keep_best(&mut self.unnamed, instruction, top);
+                        }
+                        return;
+                    }
+                }
             }
         };
         match index {
@@ -278,13 +312,32 @@ impl ChunkTally {
                     }
                 };
                 self.named
-                    .push((key, new_instruction(source, at, op, totals)));
+                    .push((key, new_instruction(source, at, op, totals), op));
+            }
+        }
+    }
+
+    fn add_op(&mut self, op: (Op, AccessWidth), cost: Cost) {
+        match self.by_op.iter_mut().find(|(known, _)| *known == op) {
+            Some((_, totals)) => totals.add(cost),
+            None => {
+                let mut totals = Totals::default();
+                totals.add(cost);
+                self.by_op.push((op, totals));
             }
         }
     }
 
     /// The chunk's [`Tally`] (without errors and timings, which the caller adds).
-    pub(super) fn finish(self, top: usize) -> Tally {
+    pub(super) fn finish(mut self, top: usize) -> Tally {
+        for (key, instruction, op) in &self.named {
+            if matches!(key, Key::Code(..)) {
+                match self.by_op.iter_mut().find(|(known, _)| known == op) {
+                    Some((_, totals)) => totals.merge(&instruction.totals),
+                    None => self.by_op.push((*op, instruction.totals)),
+                }
+            }
+        }
         let mut tally = Tally {
             totals: self.totals,
             unnamed: self.unnamed,
@@ -293,11 +346,19 @@ impl ChunkTally {
         for ((op, width), totals) in self.by_op {
             tally
                 .by_op
-                .insert(crate::analyze::op_name(op, width), totals);
+                .entry(crate::analyze::op_name(op, width))
+                .or_default()
+                .merge(&totals);
         }
         tally.archs = self.archs.iter().map(|cc| cc.sm_name()).collect();
-        for (key, instruction) in self.named {
-            tally.named.insert(key, instruction);
+        for (key, instruction, _) in self.named {
+            // Two kernels of one name (a trace's header repeated) are one.
+            match tally.named.get_mut(&key) {
+                Some(known) => known.merge(instruction),
+                None => {
+                    tally.named.insert(key, instruction);
+                }
+            }
         }
         debug_assert!(tally.unnamed.len() <= top);
         tally
