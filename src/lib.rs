@@ -125,7 +125,7 @@
 //!   needs none of them.
 
 #![deny(missing_docs)]
-// One audited module, `partition::simd`, allows `unsafe` for AVX-512.
+// One audited module, `partition::simd`, allows `unsafe` for AVX2.
 #![deny(unsafe_code)]
 
 mod arena;

@@ -438,16 +438,29 @@ impl WarpRequest {
             active: LaneSet::EMPTY,
             addresses: [0; WARP_SIZE],
         };
-        let address_lanes = op.address_lanes();
+        // Lane sets as plain bits and the alignment checked once for the warp:
+        // this constructor sits in every trace reader's inner loop.
+        let address_lanes = op.address_lanes().bits();
+        let low_bits = width.bytes() - 1;
+        let (mut active, mut misaligned) = (0u32, 0u32);
         for lane in Lane::all() {
             let Some(address) = f(lane) else { continue };
-            if !address_lanes.contains(lane) {
+            let bit = 1 << lane.index();
+            if address_lanes & bit == 0 {
                 continue;
             }
-            check_address(lane, address, width)?;
             request.addresses[lane.index()] = address;
-            request.active.insert(lane);
+            active |= bit;
+            if address & low_bits != 0 {
+                misaligned |= bit;
+            }
         }
+        if misaligned != 0 {
+            // The first misaligned lane, as a lane-by-lane check would report.
+            let lane = Lane::from_index(misaligned.trailing_zeros() as usize);
+            check_address(lane, request.addresses[lane.index()], width)?;
+        }
+        request.active = LaneSet::from_bits(active);
         Ok(request)
     }
 

@@ -1,7 +1,14 @@
-//! The word-keyed count on x86-64 with AVX2: the busiest bank's distinct
-//! words, for any 32 addresses below 256 KiB, without a data-dependent branch.
+//! Vectorised paths on x86-64 with AVX2, taken where the CPU has it (checked
+//! at run time) and always giving what the scalar scheduler gives: the tests
+//! compare them with brute force and the scalar scheduler, and the property
+//! tests and the hardware corpus judge the public calls that use them.
 //!
-//! Words fit in 16 bits there, so each lane's word becomes two bytes and one
+//! - [`count_words`]: the busiest bank's distinct words, for any 32 addresses
+//!   below 256 KiB, without a data-dependent branch (the 4-byte count).
+//! - [`quarter_warps`]: the schedule of 16-byte accesses, four quarter-warp
+//!   phases at once.
+//!
+//! The word count: words fit in 16 bits below 256 KiB, so each lane's word becomes two bytes and one
 //! register holds a byte of all 32 lanes. Rotating the two registers by `r`
 //! positions (`r` = 1 to 16) and comparing finds every pair of lanes with the
 //! same word, and the later lane of each pair is marked a duplicate: what is
@@ -13,9 +20,9 @@
 //! bank's set of words.
 //!
 //! This is the crate's only `unsafe`: calling functions compiled for AVX2,
-//! which is sound only after [`available`] said the CPU has it, four
-//! unaligned loads of the address array, and an empty `asm!` that hides a
-//! value from the optimiser.
+//! which is sound only after [`available`] said the CPU has it, unaligned
+//! loads of the address array, and an empty `asm!` that hides a value from
+//! the optimiser.
 #![allow(unsafe_code)]
 
 use std::arch::x86_64::*;
@@ -24,21 +31,14 @@ use super::schedule::{Sink, Totals};
 use crate::lane::WARP_SIZE;
 use crate::{BankConfig, LaneSet, WarpRequest};
 
-/// Whether this CPU has what [`word_ways`] needs. Cached by the standard library.
+/// Whether this CPU has what the vectorised paths need. Cached by the
+/// standard library.
 #[inline]
 pub(super) fn available() -> bool {
     is_x86_feature_detected!("avx2") && is_x86_feature_detected!("popcnt")
 }
 
-/// The most distinct words any bank holds among the `active` lanes (not
-/// empty), on AVX2, with the window check of `BankConfig::validate` folded in:
-/// `None` when the CPU lacks AVX2, when the OR of all addresses is past `limit`
-/// (the caller then runs the exact check, which finds the error or clears the
-/// request), or when an address is at or past 256 KiB (words must fit in 16
-/// bits; every shared window does).
-///
-/// Full warps at evenly spaced words take the closed form of [`super::affine`];
-/// the rest, a branch-free search. The tests check both against brute force.
+/// [`word_ways_avx2`], for the tests: `None` also where the CPU lacks AVX2.
 #[cfg(test)]
 pub(super) fn word_ways(addresses: &[u32; WARP_SIZE], active: u32, limit: u32) -> Option<u32> {
     if !available() {
@@ -48,9 +48,11 @@ pub(super) fn word_ways(addresses: &[u32; WARP_SIZE], active: u32, limit: u32) -
     unsafe { word_ways_avx2(addresses, active, limit) }
 }
 
-/// [`word_ways`] for a request on the word path (see
+/// [`word_ways_avx2`] for a request on the word path (see
 /// `schedule::count_words`), the path test and the limit computed inside the
-/// vectorised function so the call costs one feature check.
+/// vectorised function so the call costs one feature check. `None` where the
+/// CPU lacks AVX2, off the word path, for an empty warp, and as
+/// `word_ways_avx2` says.
 #[inline(always)]
 pub(super) fn count_words(config: BankConfig, request: &WarpRequest) -> Option<u32> {
     if !available() {
@@ -86,6 +88,15 @@ macro_rules! rotation {
     }};
 }
 
+/// The most distinct words any bank holds among the `active` lanes (not
+/// empty), with the window check of `BankConfig::validate` folded in: `None`
+/// when the OR of all addresses is past `limit` (the caller then runs the
+/// exact check, which finds the error or clears the request), or when an
+/// address is at or past 256 KiB (words must fit in 16 bits; every shared
+/// window does).
+///
+/// Full warps at evenly spaced words take the closed form of [`super::affine`];
+/// the rest, the branch-free search the module describes.
 #[target_feature(enable = "avx2,popcnt")]
 #[inline]
 fn word_ways_avx2(addresses: &[u32; WARP_SIZE], active: u32, limit: u32) -> Option<u32> {
