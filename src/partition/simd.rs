@@ -129,24 +129,11 @@ fn word_ways_avx2(addresses: &[u32; WARP_SIZE], active: u32, limit: u32) -> Opti
             return Some(ways);
         }
     } else {
-        // Inactive lanes take the first active lane's address, which changes
-        // no bank's set of words.
-        let fill = _mm256_set1_epi32(addresses[active.trailing_zeros() as usize] as i32);
-        let bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
-        for (k, x) in a.iter_mut().enumerate() {
-            let m = _mm256_set1_epi32((active >> (8 * k)) as i32);
-            let on = _mm256_cmpeq_epi32(_mm256_and_si256(m, bits), bits);
-            *x = _mm256_blendv_epi8(fill, *x, on);
-        }
+        fill_inactive(&mut a, addresses, active);
     }
     let w = a.map(|x| _mm256_srli_epi32::<2>(x));
-    // Words as 16 bits, then their low and high bytes: 32 lanes a register, in
-    // an order the packs permute; the count does not depend on lane order.
-    let p01 = _mm256_packus_epi32(w[0], w[1]);
-    let p23 = _mm256_packus_epi32(w[2], w[3]);
-    let byte = _mm256_set1_epi16(0xff);
-    let lo = _mm256_packus_epi16(_mm256_and_si256(p01, byte), _mm256_and_si256(p23, byte));
-    let hi = _mm256_packus_epi16(_mm256_srli_epi16::<8>(p01), _mm256_srli_epi16::<8>(p23));
+    // The count does not depend on lane order: the bytes stay as packed.
+    let (lo, hi) = word_bytes(&w);
     let lo_t = _mm256_permute2x128_si256::<1>(lo, lo);
     let hi_t = _mm256_permute2x128_si256::<1>(hi, hi);
     let mut dup = 0u32;
@@ -171,6 +158,27 @@ fn word_ways_avx2(addresses: &[u32; WARP_SIZE], active: u32, limit: u32) -> Opti
     }
     // One lane per distinct word: the first of each.
     let first = opaque(!dup);
+    let rows = bank_rows(lo, first);
+    let count = |rows: __m256i| popcount32(rows);
+    let most = _mm256_max_epi32(
+        _mm256_max_epi32(count(rows[0]), count(rows[1])),
+        _mm256_max_epi32(count(rows[2]), count(rows[3])),
+    );
+    let most = _mm_max_epi32(
+        _mm256_castsi256_si128(most),
+        _mm256_extracti128_si256::<1>(most),
+    );
+    let most = _mm_max_epi32(most, _mm_shuffle_epi32::<0b01_00_11_10>(most));
+    let most = _mm_max_epi32(most, _mm_shuffle_epi32::<0b10_11_00_01>(most));
+    Some(_mm_cvtsi128_si32(most) as u32)
+}
+
+/// The lanes of `lanes` in each bank, as lane `l` of register `j` for bank
+/// `8j + l`, for bytes `lo` whose low five bits are the lanes' banks (lane
+/// masks in the order of `lo`'s bytes).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn bank_rows(lo: __m256i, lanes: u32) -> [__m256i; 4] {
     // Bank bit k of every lane, as a lane mask.
     let plane = |x: __m256i| opaque(_mm256_movemask_epi8(x) as u32);
     let planes = [
@@ -180,9 +188,9 @@ fn word_ways_avx2(addresses: &[u32; WARP_SIZE], active: u32, limit: u32) -> Opti
         plane(_mm256_slli_epi16::<4>(lo)),
         plane(_mm256_slli_epi16::<3>(lo)),
     ];
-    // The first lanes of bank 8j + l, as lane l of register j: banks 0 to 7 of
-    // a register by the low three bit planes (each lane taking a plane or its
-    // complement), then the register's group of eight by the top two.
+    // Banks 0 to 7 of a register by the low three bit planes (each lane
+    // taking a plane or its complement), then the register's group of eight
+    // by the top two.
     let splat = |x: u32| _mm256_set1_epi32(x as i32);
     let pick = |plane: u32, k: i32| {
         // Lane l keeps the plane where bit k of l is set, its complement elsewhere.
@@ -196,43 +204,227 @@ fn word_ways_avx2(addresses: &[u32; WARP_SIZE], active: u32, limit: u32) -> Opti
         _mm256_and_si256(pick(planes[0], 0), pick(planes[1], 1)),
         pick(planes[2], 2),
     );
+    let lanes = opaque(lanes);
     let (b3, b4) = (planes[3], planes[4]);
-    let groups = [
-        first & !b3 & !b4,
-        first & b3 & !b4,
-        first & !b3 & b4,
-        first & b3 & b4,
-    ];
-    // Lanes per bank: a popcount per 32-bit lane (nibble table, then the four
-    // bytes summed), and the largest.
+    [
+        lanes & !b3 & !b4,
+        lanes & b3 & !b4,
+        lanes & !b3 & b4,
+        lanes & b3 & b4,
+    ]
+    .map(|group| _mm256_and_si256(low, splat(group)))
+}
+
+/// The set bits of each 32-bit lane: a nibble table, then the four bytes summed.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn popcount32(x: __m256i) -> __m256i {
     let nibble = _mm256_set1_epi8(0x0f);
     let table = _mm256_setr_epi8(
         0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3,
         3, 4,
     );
-    let count = |group: u32| {
-        let rows = _mm256_and_si256(low, splat(group));
-        let bytes = _mm256_add_epi8(
-            _mm256_shuffle_epi8(table, _mm256_and_si256(rows, nibble)),
-            _mm256_shuffle_epi8(
-                table,
-                _mm256_and_si256(_mm256_srli_epi16::<4>(rows), nibble),
-            ),
+    let bytes = _mm256_add_epi8(
+        _mm256_shuffle_epi8(table, _mm256_and_si256(x, nibble)),
+        _mm256_shuffle_epi8(table, _mm256_and_si256(_mm256_srli_epi16::<4>(x), nibble)),
+    );
+    let pairs = _mm256_maddubs_epi16(bytes, _mm256_set1_epi8(1));
+    _mm256_madd_epi16(pairs, _mm256_set1_epi16(1))
+}
+
+/// Gives inactive lanes the first active lane's address, which changes no
+/// bank's set of words (`active` not empty).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn fill_inactive(a: &mut [__m256i; 4], addresses: &[u32; WARP_SIZE], active: u32) {
+    let fill = _mm256_set1_epi32(addresses[active.trailing_zeros() as usize] as i32);
+    let bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    for (k, x) in a.iter_mut().enumerate() {
+        let m = _mm256_set1_epi32((active >> (8 * k)) as i32);
+        let on = _mm256_cmpeq_epi32(_mm256_and_si256(m, bits), bits);
+        *x = _mm256_blendv_epi8(fill, *x, on);
+    }
+}
+
+/// The low and high bytes of 32 words below 2^16, a register each, in the
+/// lane order the packing instructions leave: 0-3, 8-11, 16-19, 24-27, 4-7,
+/// 12-15, 20-23, 28-31 (see [`in_lane_order`]).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn word_bytes(w: &[__m256i; 4]) -> (__m256i, __m256i) {
+    let p01 = _mm256_packus_epi32(w[0], w[1]);
+    let p23 = _mm256_packus_epi32(w[2], w[3]);
+    let byte = _mm256_set1_epi16(0xff);
+    let lo = _mm256_packus_epi16(_mm256_and_si256(p01, byte), _mm256_and_si256(p23, byte));
+    let hi = _mm256_packus_epi16(_mm256_srli_epi16::<8>(p01), _mm256_srli_epi16::<8>(p23));
+    (lo, hi)
+}
+
+/// Bytes packed from four registers of 32-bit lanes (as [`word_bytes`] leaves
+/// them), put in lane order.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn in_lane_order(packed: __m256i) -> __m256i {
+    _mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7))
+}
+
+/// The multicast schedule of one phase of 32 lanes keyed by word (loads and
+/// stores of up to 4 bytes on 2.x and from 5.0 on), reported to `sink`; the
+/// step count. `None` when the CPU lacks AVX2 or an address is at or past
+/// 256 KiB; the scalar scheduler then runs, and the tests compare the two.
+///
+/// A lane's step is its word's rank among the distinct words of its bank, in
+/// order of first appearance. The rotations of the count find, for every
+/// lane, the first lane with its word (`first`); the rank is then the number
+/// of first lanes of the same bank below that lane.
+#[inline]
+pub(super) fn word_steps<S: Sink>(
+    addresses: &[u32; WARP_SIZE],
+    active: u32,
+    sink: &mut S,
+) -> Option<u32> {
+    if !available() {
+        return None;
+    }
+    // SAFETY: the CPU has every feature `word_steps_avx2` is compiled for.
+    unsafe { word_steps_avx2(addresses, active, sink) }
+}
+
+/// One rotation step of the first-lane search (`$r` = 1 to 15, `$shift` =
+/// 16 - `$r`): every pair of lanes `$r` apart (cyclically) with the same word
+/// offers the earlier lane to the later one as its first.
+macro_rules! first_lane {
+    ($first:ident, $lo:ident, $lo_t:ident, $hi:ident, $hi_t:ident, $r:literal, $shift:literal) => {{
+        let lane = _mm256_setr_epi8(
+            0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
+            24, 25, 26, 27, 28, 29, 30, 31,
         );
-        let pairs = _mm256_maddubs_epi16(bytes, _mm256_set1_epi8(1));
-        _mm256_madd_epi16(pairs, _mm256_set1_epi16(1))
+        let none = _mm256_set1_epi8(-1);
+        let rl = _mm256_alignr_epi8::<$shift>($lo, $lo_t);
+        let rh = _mm256_alignr_epi8::<$shift>($hi, $hi_t);
+        let same = _mm256_and_si256(_mm256_cmpeq_epi8($lo, rl), _mm256_cmpeq_epi8($hi, rh));
+        let above = _mm256_cmpgt_epi8(lane, _mm256_set1_epi8($r - 1));
+        // Lane i >= r met lane i - r, an earlier one.
+        let earlier = _mm256_and_si256(same, above);
+        let candidate = _mm256_sub_epi8(lane, _mm256_set1_epi8($r));
+        $first = _mm256_min_epu8($first, _mm256_blendv_epi8(none, candidate, earlier));
+        // Lane i < r met lane i - r + 32, a later one: moved there (a
+        // rotation by 32 - r), it is that lane's candidate.
+        let later = _mm256_andnot_si256(above, same);
+        let moved = _mm256_alignr_epi8::<$r>(_mm256_permute2x128_si256::<1>(later, later), later);
+        let candidate = _mm256_sub_epi8(lane, _mm256_set1_epi8(32 - $r));
+        $first = _mm256_min_epu8($first, _mm256_blendv_epi8(none, candidate, moved));
+    }};
+}
+
+#[target_feature(enable = "avx2,popcnt")]
+fn word_steps_avx2<S: Sink>(
+    addresses: &[u32; WARP_SIZE],
+    active: u32,
+    sink: &mut S,
+) -> Option<u32> {
+    debug_assert!(active != 0);
+    let pointer = addresses.as_ptr().cast::<__m256i>();
+    // SAFETY: the array holds 32 u32, four 32-byte vectors; the loads are unaligned.
+    let mut a = unsafe {
+        [
+            _mm256_loadu_si256(pointer),
+            _mm256_loadu_si256(pointer.add(1)),
+            _mm256_loadu_si256(pointer.add(2)),
+            _mm256_loadu_si256(pointer.add(3)),
+        ]
     };
-    let most = _mm256_max_epi32(
-        _mm256_max_epi32(count(groups[0]), count(groups[1])),
-        _mm256_max_epi32(count(groups[2]), count(groups[3])),
+    let any = _mm256_or_si256(_mm256_or_si256(a[0], a[1]), _mm256_or_si256(a[2], a[3]));
+    if _mm256_testz_si256(any, _mm256_set1_epi32(!0x3_ffff)) == 0 {
+        return None;
+    }
+    if active != u32::MAX {
+        // Inactive lanes below the first active one then share its word and
+        // come first for it: its word still comes first, and its rank is right.
+        fill_inactive(&mut a, addresses, active);
+    }
+    let w = a.map(|x| _mm256_srli_epi32::<2>(x));
+    let (lo, hi) = word_bytes(&w);
+    let (lo, hi) = (in_lane_order(lo), in_lane_order(hi));
+    let lo_t = _mm256_permute2x128_si256::<1>(lo, lo);
+    let hi_t = _mm256_permute2x128_si256::<1>(hi, hi);
+    let mut first = _mm256_setr_epi8(
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24,
+        25, 26, 27, 28, 29, 30, 31,
     );
-    let most = _mm_max_epi32(
-        _mm256_castsi256_si128(most),
-        _mm256_extracti128_si256::<1>(most),
-    );
-    let most = _mm_max_epi32(most, _mm_shuffle_epi32::<0b01_00_11_10>(most));
-    let most = _mm_max_epi32(most, _mm_shuffle_epi32::<0b10_11_00_01>(most));
-    Some(_mm_cvtsi128_si32(most) as u32)
+    let own = first;
+    first_lane!(first, lo, lo_t, hi, hi_t, 1, 15);
+    first_lane!(first, lo, lo_t, hi, hi_t, 2, 14);
+    first_lane!(first, lo, lo_t, hi, hi_t, 3, 13);
+    first_lane!(first, lo, lo_t, hi, hi_t, 4, 12);
+    first_lane!(first, lo, lo_t, hi, hi_t, 5, 11);
+    first_lane!(first, lo, lo_t, hi, hi_t, 6, 10);
+    first_lane!(first, lo, lo_t, hi, hi_t, 7, 9);
+    first_lane!(first, lo, lo_t, hi, hi_t, 8, 8);
+    first_lane!(first, lo, lo_t, hi, hi_t, 9, 7);
+    first_lane!(first, lo, lo_t, hi, hi_t, 10, 6);
+    first_lane!(first, lo, lo_t, hi, hi_t, 11, 5);
+    first_lane!(first, lo, lo_t, hi, hi_t, 12, 4);
+    first_lane!(first, lo, lo_t, hi, hi_t, 13, 3);
+    first_lane!(first, lo, lo_t, hi, hi_t, 14, 2);
+    first_lane!(first, lo, lo_t, hi, hi_t, 15, 1);
+    {
+        // r = 16 pairs each lane with the one 16 away; the lower comes first.
+        let same = _mm256_and_si256(_mm256_cmpeq_epi8(lo, lo_t), _mm256_cmpeq_epi8(hi, hi_t));
+        let upper = _mm256_cmpgt_epi8(own, _mm256_set1_epi8(15));
+        let candidate = _mm256_sub_epi8(own, _mm256_set1_epi8(16));
+        let earlier = _mm256_and_si256(same, upper);
+        first = _mm256_min_epu8(
+            first,
+            _mm256_blendv_epi8(_mm256_set1_epi8(-1), candidate, earlier),
+        );
+    }
+    let firsts = _mm256_movemask_epi8(_mm256_cmpeq_epi8(first, own)) as u32;
+    let rows = bank_rows(lo, firsts);
+    // Per lane (lanes 8k to 8k + 7 in register k): its bank's first lanes,
+    // those below its word's first lane, counted.
+    let splat = |x: i32| _mm256_set1_epi32(x);
+    let first_low = _mm256_castsi256_si128(first);
+    let first_high = _mm256_extracti128_si256::<1>(first);
+    let firsts_of = [
+        _mm256_cvtepu8_epi32(first_low),
+        _mm256_cvtepu8_epi32(_mm_srli_si128::<8>(first_low)),
+        _mm256_cvtepu8_epi32(first_high),
+        _mm256_cvtepu8_epi32(_mm_srli_si128::<8>(first_high)),
+    ];
+    let rank = |k: usize| {
+        let bank = _mm256_and_si256(w[k], splat(31));
+        let within = _mm256_and_si256(bank, splat(7));
+        let pick = |j: usize| _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(rows[j], within));
+        // blendv_ps takes each lane's sign: bank bits 3 and 4 moved there.
+        let bit3 = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(bank));
+        let bit4 = _mm256_castsi256_ps(_mm256_slli_epi32::<27>(bank));
+        let row = _mm256_blendv_ps(
+            _mm256_blendv_ps(pick(0), pick(1), bit3),
+            _mm256_blendv_ps(pick(2), pick(3), bit3),
+            bit4,
+        );
+        let below = _mm256_sub_epi32(_mm256_sllv_epi32(splat(1), firsts_of[k]), splat(1));
+        popcount32(_mm256_and_si256(_mm256_castps_si256(row), below))
+    };
+    let ranks = in_lane_order(_mm256_packus_epi16(
+        _mm256_packus_epi32(rank(0), rank(1)),
+        _mm256_packus_epi32(rank(2), rank(3)),
+    ));
+    // Step k serves the lanes of rank k; every rank up to the largest has some.
+    let mut waiting = active;
+    let mut steps = 0;
+    while waiting != 0 {
+        let served = _mm256_movemask_epi8(_mm256_cmpeq_epi8(ranks, _mm256_set1_epi8(steps as i8)))
+            as u32
+            & active;
+        if S::STEPS {
+            sink.step(0, 0, LaneSet::from_bits(served));
+        }
+        waiting &= !served;
+        steps += 1;
+    }
+    Some(steps)
 }
 
 /// The closed form of [`super::affine`] for a full warp of word keys, when the
