@@ -730,9 +730,9 @@ impl BankConfig {
     /// ```
     #[inline]
     pub fn cost(&self, request: &WarpRequest) -> Result<Cost, Error> {
-        // The word path checks the window as it counts; everything else, and
-        // any request that needs the exact check, goes the long way.
-        match crate::partition::count_words(*self, request) {
+        // The common questions check the window as they count; everything
+        // else, and any request that needs the exact check, goes the long way.
+        match crate::partition::count_fast(*self, request) {
             Some(totals) => Ok(Cost::from(totals)),
             None => self.cost_checked(request),
         }

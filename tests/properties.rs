@@ -156,6 +156,11 @@ proptest! {
         let slow_steps: Vec<LaneSet> = slow.transactions.iter().map(|t| t.lanes).collect();
         prop_assert_eq!(fast_steps, slow_steps);
         prop_assert_eq!(config.wavefronts(&request).unwrap(), slow.wavefronts());
+        let cost = config.cost(&request).unwrap();
+        prop_assert_eq!(
+            (cost.wavefronts(), cost.ideal_wavefronts(), cost.ways()),
+            (slow.wavefronts(), slow.ideal, slow.ways)
+        );
     }
 }
 

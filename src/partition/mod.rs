@@ -11,7 +11,7 @@ use smallvec::SmallVec;
 
 use crate::{Bank, BankConfig, BankSet, Lane, LaneSet, WarpRequest};
 
-pub(crate) use schedule::{count_words, Totals};
+pub(crate) use schedule::{count_fast, Totals};
 
 /// The transactions of one request, in the order served, with their totals.
 ///

@@ -178,25 +178,30 @@ pub(super) fn is_word_path(config: BankConfig, request: &WarpRequest) -> bool {
         )
 }
 
-/// The totals of the word path, validation included, in one vectorised pass:
-/// the question a simulator asks most. `None` sends the request the long way
+/// Whether `run` takes its path for 8- and 16-byte loads and stores from
+/// 5.0 on (`wide`).
+#[inline(always)]
+pub(super) fn is_wide_path(config: BankConfig, request: &WarpRequest) -> bool {
+    matches!(request.op(), Op::Load | Op::Store)
+        && request.width() >= AccessWidth::B8
+        && matches!(config.rules(), Rules::Maxwell | Rules::Measured)
+}
+
+/// The totals of the questions a simulator asks most (the word path, and
+/// evenly spaced 8- and 16-byte accesses), validation included, in one
+/// vectorised pass. `None` sends the request the long way
 /// (`BankConfig::validate`, then [`run`]): another path, a CPU without the
 /// vector instructions, an empty warp, or an address that needs the exact
 /// window check. Equal to [`run`]'s totals wherever it answers.
 #[inline(always)]
-pub(crate) fn count_words(config: BankConfig, request: &WarpRequest) -> Option<Totals> {
+pub(crate) fn count_fast(config: BankConfig, request: &WarpRequest) -> Option<Totals> {
     #[cfg(target_arch = "x86_64")]
-    let ways = super::simd::count_words(config, request)?;
+    return super::simd::count(config, request);
     #[cfg(not(target_arch = "x86_64"))]
-    let ways: u32 = {
+    {
         let _ = (config, request);
-        return None;
-    };
-    Some(Totals {
-        wavefronts: ways,
-        ideal: 1,
-        ways,
-    })
+        None
+    }
 }
 
 /// Runs the schedule of `request` under `config`, reporting steps to `sink`.
@@ -206,7 +211,7 @@ pub(crate) fn run<S: Sink>(config: BankConfig, request: &WarpRequest, sink: &mut
     // planner. (`Plan::new` would give the same shape; the tests compare the two
     // paths through the reference partitioner.) Full warps at evenly spaced
     // words take the closed form; the rest, the scheduler. (Counts try
-    // `count_words` first.)
+    // `count_fast` first.)
     if is_word_path(config, request) {
         let lanes = request.active();
         if lanes.is_empty() {
@@ -228,7 +233,7 @@ pub(crate) fn run<S: Sink>(config: BankConfig, request: &WarpRequest, sink: &mut
                 ways
             }
             None => {
-                // Counts come here only where `count_words` could not serve
+                // Counts come here only where `count_fast` could not serve
                 // them, so only partitions try the vectorised scheduler.
                 #[cfg(target_arch = "x86_64")]
                 let vectorised = if S::STEPS {
@@ -260,9 +265,7 @@ pub(crate) fn run<S: Sink>(config: BankConfig, request: &WarpRequest, sink: &mut
     }
     // Loads and stores of 8 and 16 bytes from 5.0 on: half- and quarter-warp
     // phases keyed by double and quad word, the other common case.
-    if matches!(request.op(), Op::Load | Op::Store)
-        && matches!(config.rules(), Rules::Maxwell | Rules::Measured)
-    {
+    if is_wide_path(config, request) {
         match request.width() {
             AccessWidth::B8 => return wide(config, request, DOUBLE_WORD_KEYS, sink),
             AccessWidth::B16 => return wide(config, request, QUAD_WORD_KEYS, sink),

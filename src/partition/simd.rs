@@ -3,8 +3,10 @@
 //! compare them with brute force and the scalar scheduler, and the property
 //! tests and the hardware corpus judge the public calls that use them.
 //!
-//! - [`count_words`]: the busiest bank's distinct words, for any 32 addresses
-//!   below 256 KiB, without a data-dependent branch (the 4-byte count).
+//! - [`count`]: the busiest bank's distinct words, for any 32 addresses
+//!   below 256 KiB, without a data-dependent branch (the 4-byte count), and
+//!   the closed form for evenly spaced 8- and 16-byte accesses.
+//! - [`word_steps`]: the schedule of 4-byte accesses, for partitions.
 //! - [`quarter_warps`]: the schedule of 16-byte accesses, four quarter-warp
 //!   phases at once.
 //!
@@ -48,29 +50,82 @@ pub(super) fn word_ways(addresses: &[u32; WARP_SIZE], active: u32, limit: u32) -
     unsafe { word_ways_avx2(addresses, active, limit) }
 }
 
-/// [`word_ways_avx2`] for a request on the word path (see
-/// `schedule::count_words`), the path test and the limit computed inside the
-/// vectorised function so the call costs one feature check. `None` where the
-/// CPU lacks AVX2, off the word path, for an empty warp, and as
-/// `word_ways_avx2` says.
+/// The totals of a request, validation included, where one vectorised pass
+/// finds them: on the word path (see `schedule::is_word_path`) by
+/// [`word_ways_avx2`], and for 8- and 16-byte loads and stores from 5.0 on
+/// by the closed form when the warp is full and evenly spaced (not all at one
+/// address, which may merge phases). The path tests and the window's limit
+/// are computed inside the vectorised function, so the call costs one
+/// feature check. `None` sends the request the long way: the CPU lacks AVX2,
+/// another path, an empty warp, or as `word_ways_avx2` says.
 #[inline(always)]
-pub(super) fn count_words(config: BankConfig, request: &WarpRequest) -> Option<u32> {
+pub(super) fn count(config: BankConfig, request: &WarpRequest) -> Option<Totals> {
     if !available() {
         return None;
     }
-    // SAFETY: the CPU has every feature `count_words_avx2` is compiled for.
-    unsafe { count_words_avx2(config, request) }
+    // SAFETY: the CPU has every feature `count_avx2` is compiled for.
+    unsafe { count_avx2(config, request) }
 }
 
 #[target_feature(enable = "avx2,popcnt")]
-fn count_words_avx2(config: BankConfig, request: &WarpRequest) -> Option<u32> {
+fn count_avx2(config: BankConfig, request: &WarpRequest) -> Option<Totals> {
     let active = request.active().bits();
-    if !super::schedule::is_word_path(config, request) || active == 0 {
+    if active == 0 {
         return None;
     }
     // Every address at most the limit: the access ends inside the window.
-    let limit = config.capability().shared_window_size() - request.width().bytes();
-    word_ways_avx2(request.raw_addresses(), active, limit)
+    let width = request.width().bytes();
+    let limit = config.capability().shared_window_size() - width;
+    let addresses = request.raw_addresses();
+    if super::schedule::is_word_path(config, request) {
+        let ways = word_ways_avx2(addresses, active, limit)?;
+        return Some(Totals {
+            wavefronts: ways,
+            ideal: 1,
+            ways,
+        });
+    }
+    if !super::schedule::is_wide_path(config, request) || active != u32::MAX {
+        return None;
+    }
+    let pointer = addresses.as_ptr().cast::<__m256i>();
+    // SAFETY: the array holds 32 u32, four 32-byte vectors; the loads are unaligned.
+    let a = unsafe {
+        [
+            _mm256_loadu_si256(pointer),
+            _mm256_loadu_si256(pointer.add(1)),
+            _mm256_loadu_si256(pointer.add(2)),
+            _mm256_loadu_si256(pointer.add(3)),
+        ]
+    };
+    if or_of(&a) > limit.min((1 << 18) - 1) {
+        return None;
+    }
+    let stride = stride_of(addresses, &a).filter(|&stride| stride != 0)?;
+    // One phase is a lane per bank group: 16 lanes of 8 bytes, 8 of 16.
+    let key_shift = width.trailing_zeros();
+    let groups = 128 >> key_shift;
+    let ways = closed_form(stride, key_shift, groups);
+    let phases = WARP_SIZE as u32 / groups;
+    Some(Totals {
+        wavefronts: phases * ways,
+        ideal: phases,
+        ways,
+    })
+}
+
+/// The OR of all 32 addresses: at least the highest.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn or_of(a: &[__m256i; 4]) -> u32 {
+    let any = _mm256_or_si256(_mm256_or_si256(a[0], a[1]), _mm256_or_si256(a[2], a[3]));
+    let any = _mm_or_si128(
+        _mm256_castsi256_si128(any),
+        _mm256_extracti128_si256::<1>(any),
+    );
+    let any = _mm_or_si128(any, _mm_shuffle_epi32::<0b01_00_11_10>(any));
+    let any = _mm_or_si128(any, _mm_shuffle_epi32::<0b10_11_00_01>(any));
+    _mm_cvtsi128_si32(any) as u32
 }
 
 /// One rotation step of the duplicate search: compares every lane's word with
@@ -113,20 +168,14 @@ fn word_ways_avx2(addresses: &[u32; WARP_SIZE], active: u32, limit: u32) -> Opti
     };
     // The window check's common case, as `validate` does it (inactive lanes
     // hold 0): the OR is at least the highest address.
-    let any = _mm256_or_si256(_mm256_or_si256(a[0], a[1]), _mm256_or_si256(a[2], a[3]));
-    let any = _mm_or_si128(
-        _mm256_castsi256_si128(any),
-        _mm256_extracti128_si256::<1>(any),
-    );
-    let any = _mm_or_si128(any, _mm_shuffle_epi32::<0b01_00_11_10>(any));
-    let any = _mm_or_si128(any, _mm_shuffle_epi32::<0b10_11_00_01>(any));
-    let any = _mm_cvtsi128_si32(any) as u32;
-    if any > limit || any >= 1 << 18 {
+    if or_of(&a) > limit.min((1 << 18) - 1) {
         return None;
     }
     if active == u32::MAX {
-        if let Some(ways) = evenly_spaced(addresses, &a) {
-            return Some(ways);
+        match stride_of(addresses, &a) {
+            Some(0) => return Some(1),
+            Some(stride) if stride & 3 == 0 => return Some(closed_form(stride, 2, 32)),
+            _ => {}
         }
     } else {
         fill_inactive(&mut a, addresses, active);
@@ -427,16 +476,13 @@ fn word_steps_avx2<S: Sink>(
     Some(steps)
 }
 
-/// The closed form of [`super::affine`] for a full warp of word keys, when the
-/// addresses (all below 256 KiB, so the sequence cannot wrap) are evenly
-/// spaced by a whole number of words.
+/// The stride of a full warp at evenly spaced addresses (all below 256 KiB,
+/// so the sequence cannot wrap): the closed form of [`super::affine`] applies.
 #[target_feature(enable = "avx2")]
-fn evenly_spaced(addresses: &[u32; WARP_SIZE], a: &[__m256i; 4]) -> Option<u32> {
+#[inline]
+fn stride_of(addresses: &[u32; WARP_SIZE], a: &[__m256i; 4]) -> Option<u32> {
     let first = addresses[0];
     let stride = addresses[1].wrapping_sub(first);
-    if stride & 3 != 0 {
-        return None;
-    }
     let step = _mm256_set1_epi32(stride as i32);
     let mut expected = _mm256_add_epi32(
         _mm256_set1_epi32(first as i32),
@@ -448,14 +494,16 @@ fn evenly_spaced(addresses: &[u32; WARP_SIZE], a: &[__m256i; 4]) -> Option<u32> 
         off = _mm256_or_si256(off, _mm256_xor_si256(x, expected));
         expected = _mm256_add_epi32(expected, eight);
     }
-    if _mm256_testz_si256(off, off) == 0 {
-        return None;
-    }
-    if stride == 0 {
-        return Some(1);
-    }
-    // gcd(word stride, 32).
-    Some(1 << ((stride >> 2) & 31).trailing_zeros().min(5))
+    (_mm256_testz_si256(off, off) == 1).then_some(stride)
+}
+
+/// The steps of a phase of `groups` bank groups whose lanes are `stride`
+/// bytes apart, keys being `1 << key_shift` bytes: gcd(key stride, groups),
+/// as [`super::affine`] shows.
+fn closed_form(stride: u32, key_shift: u32, groups: u32) -> u32 {
+    1 << ((stride >> key_shift) & (groups - 1))
+        .trailing_zeros()
+        .min(groups.trailing_zeros())
 }
 
 /// `x`, hidden from the optimiser: without it LLVM turns the lane masks back

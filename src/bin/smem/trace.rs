@@ -17,15 +17,18 @@
 //!
 //! # Streaming, threads, determinism
 //!
-//! `reader.rs` reads lines into chunks on one thread while the others analyse
-//! the chunks read before (rayon) into tallies (`tally.rs`) that are merged in
-//! input order. Memory holds two batches of chunks (a few megabytes a thread),
-//! one entry per distinct instruction and the best `--top` unlabelled records,
-//! whatever the input's length: a million corpus requests peaked at 18 MB
-//! on two threads (the ignored test in `tests/cli_trace.rs` measures it).
-//! Every figure is a sum or a maximum, and the
-//! instruction ranking breaks ties by first appearance, so the output is the
-//! same whatever the number of threads.
+//! The main thread reads the input (`reader.rs`) in chunks of whole lines,
+//! numbering the lines, telling each file's format and following trace
+//! headers, which is all that must happen in input order. `--threads` workers
+//! take the chunks from a queue (two a worker at most), split, parse, predict
+//! and count their lines into tallies (`tally.rs`), and send them back; the
+//! main thread merges them in input order. Memory holds the queued chunks and
+//! those being analysed (256 KB each), one entry per distinct instruction and
+//! the best `--top` unlabelled records, whatever the input's length: a million
+//! corpus requests peaked at PEAK_MB MB on two threads (the ignored test in
+//! `tests/cli_trace.rs` measures it). Every figure is a sum or a maximum, and
+//! the instruction ranking breaks ties by first appearance, so the output is
+//! the same whatever the number of threads.
 //!
 //! # Bad lines
 //!
