@@ -356,13 +356,13 @@ macro_rules! first_lane {
         // Lane i >= r met lane i - r, an earlier one.
         let earlier = _mm256_and_si256(same, above);
         let candidate = _mm256_sub_epi8(lane, _mm256_set1_epi8($r));
-        $first = _mm256_min_epu8($first, _mm256_blendv_epi8(none, candidate, earlier));
+        $first.0 = _mm256_min_epu8($first.0, _mm256_blendv_epi8(none, candidate, earlier));
         // Lane i < r met lane i - r + 32, a later one: moved there (a
         // rotation by 32 - r), it is that lane's candidate.
         let later = _mm256_andnot_si256(above, same);
         let moved = _mm256_alignr_epi8::<$r>(_mm256_permute2x128_si256::<1>(later, later), later);
         let candidate = _mm256_sub_epi8(lane, _mm256_set1_epi8(32 - $r));
-        $first = _mm256_min_epu8($first, _mm256_blendv_epi8(none, candidate, moved));
+        $first.1 = _mm256_min_epu8($first.1, _mm256_blendv_epi8(none, candidate, moved));
     }};
 }
 
@@ -397,11 +397,12 @@ fn word_steps_avx2<S: Sink>(
     let (lo, hi) = (in_lane_order(lo), in_lane_order(hi));
     let lo_t = _mm256_permute2x128_si256::<1>(lo, lo);
     let hi_t = _mm256_permute2x128_si256::<1>(hi, hi);
-    let mut first = _mm256_setr_epi8(
+    let own = _mm256_setr_epi8(
         0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24,
         25, 26, 27, 28, 29, 30, 31,
     );
-    let own = first;
+    // Two running minimums (earlier partners, later ones) halve the chain.
+    let mut first = (own, own);
     first_lane!(first, lo, lo_t, hi, hi_t, 1, 15);
     first_lane!(first, lo, lo_t, hi, hi_t, 2, 14);
     first_lane!(first, lo, lo_t, hi, hi_t, 3, 13);
@@ -423,11 +424,12 @@ fn word_steps_avx2<S: Sink>(
         let upper = _mm256_cmpgt_epi8(own, _mm256_set1_epi8(15));
         let candidate = _mm256_sub_epi8(own, _mm256_set1_epi8(16));
         let earlier = _mm256_and_si256(same, upper);
-        first = _mm256_min_epu8(
-            first,
+        first.0 = _mm256_min_epu8(
+            first.0,
             _mm256_blendv_epi8(_mm256_set1_epi8(-1), candidate, earlier),
         );
     }
+    let first = _mm256_min_epu8(first.0, first.1);
     let firsts = _mm256_movemask_epi8(_mm256_cmpeq_epi8(first, own)) as u32;
     let rows = bank_rows(lo, firsts);
     // Per lane (lanes 8k to 8k + 7 in register k): its bank's first lanes,
