@@ -506,3 +506,81 @@ fn timings_go_to_stderr() {
     }
     assert!(report.contains("million requests/s a thread\n"), "{report}");
 }
+
+/// A kernel's header repeated in one file (two launches of one kernel, their
+/// traces concatenated) names one instruction per PC, counted over both, and
+/// a second kernel's header changes the name of what follows it mid-file.
+#[test]
+fn repeated_and_changing_kernel_headers() {
+    let header = |name: &str| {
+        format!(
+            "-kernel name = {name}\n-binary version = 90\n-shmem base_addr = 0x7f0000000000\n\
+             -enable lineinfo = 0\n"
+        )
+    };
+    let lds = "0010 ffffffff 1 R5 LDS 1 R6 4 1 0x7f0000000000 128 0\n";
+    let text = [
+        header("_Z1a"),
+        lds.repeat(2),
+        header("_Z1a"),
+        lds.repeat(3),
+        header("_Z1b"),
+        lds.to_owned(),
+    ]
+    .concat();
+    let file = TempFile::new("headers.traceg", text.as_bytes());
+    let report = json(&[file.name()]);
+    assert_eq!(report["requests"], 6);
+    let top = report["top"].as_array().unwrap();
+    assert_eq!(top.len(), 2, "{top:?}");
+    assert_eq!(top[0]["instruction"], "_Z1a 0x0010 LDS");
+    assert_eq!(top[0]["requests"], 5);
+    assert_eq!(top[0]["first_seen"], format!("{}:5", file.name()));
+    assert_eq!(top[1]["instruction"], "_Z1b 0x0010 LDS");
+    assert_eq!(top[1]["requests"], 1);
+    assert_eq!(top[1]["first_seen"], format!("{}:18", file.name()));
+}
+
+/// Lines are cut from 256 KB blocks: a line longer than a block, Windows line
+/// ends and a last line without its newline read as any other, with the right
+/// line numbers.
+#[test]
+fn long_lines_crlf_and_a_missing_last_newline() {
+    let record = |label: &str| {
+        format!(
+            r#"{{"arch":"sm_90","op":"ld","width":4,"label":"{label}","offsets":[{}]}}"#,
+            (0..32)
+                .map(|i| (128 * i).to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        )
+    };
+    let long = "x".repeat(600 * 1024);
+    let text = format!(
+        "{}\r\n{}\r\n\r\n{}",
+        record("first"),
+        record(&long),
+        record("last")
+    );
+    let file = TempFile::new("long.jsonl", text.as_bytes());
+    let output = trace(&["--json", "--top", "3", file.name()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(report["requests"], 3);
+    assert_eq!(report["wavefronts"], 96);
+    let seen: Vec<String> = report["top"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            i["first_seen"]
+                .as_str()
+                .unwrap()
+                .rsplit(':')
+                .next()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(seen, ["1", "2", "4"]);
+}
