@@ -666,8 +666,7 @@ impl BankConfig {
     /// # Ok::<(), smem_model::Error>(())
     /// ```
     pub fn partition(&self, request: &WarpRequest) -> Result<Partition, Error> {
-        self.validate(request)?;
-        Ok(crate::partition::build(*self, request))
+        crate::partition::build(*self, request, || self.validate(request))
     }
 
     /// The number of wavefronts `request` takes, without building the partition.

@@ -9,7 +9,7 @@ use core::fmt;
 
 use smallvec::SmallVec;
 
-use crate::{Bank, BankConfig, BankSet, Lane, LaneSet, WarpRequest};
+use crate::{Bank, BankConfig, BankSet, Error, Lane, LaneSet, WarpRequest};
 
 pub(crate) use schedule::{count_fast, Totals};
 
@@ -78,15 +78,31 @@ impl schedule::Sink for Record<'_> {
     }
 }
 
-pub(crate) fn build(config: BankConfig, request: &WarpRequest) -> Partition {
-    let mut steps = SmallVec::new();
-    let totals = schedule::run(config, request, &mut Record(&mut steps));
-    Partition {
+/// The partition of `request`: the common requests (see
+/// [`schedule::schedule_fast`]) check the window as they are scheduled; the
+/// rest are `validate`d first and take the scheduler.
+pub(crate) fn build(
+    config: BankConfig,
+    request: &WarpRequest,
+    validate: impl FnOnce() -> Result<(), Error>,
+) -> Result<Partition, Error> {
+    // One partition, filled where it lies: it is a few hundred bytes, and
+    // each move of it costs as much as a short schedule.
+    let mut partition = Partition {
         config,
         request: *request,
-        steps,
-        totals,
-    }
+        steps: SmallVec::new(),
+        totals: Totals::default(),
+    };
+    let record = &mut Record(&mut partition.steps);
+    partition.totals = match schedule::schedule_fast(config, request, record) {
+        Some(totals) => totals,
+        None => {
+            validate()?;
+            schedule::run(config, request, record)
+        }
+    };
+    Ok(partition)
 }
 
 pub(crate) fn count(config: BankConfig, request: &WarpRequest) -> Totals {

@@ -178,6 +178,25 @@ pub(super) fn is_word_path(config: BankConfig, request: &WarpRequest) -> bool {
         )
 }
 
+/// The schedule of the requests a simulator partitions most (the word path),
+/// validation included, in one vectorised pass, reported to `sink`. `None`
+/// (and nothing reported) sends the request the long way, as for
+/// [`count_fast`]. Equal to [`run`] wherever it answers.
+#[inline(always)]
+pub(crate) fn schedule_fast<S: Sink>(
+    config: BankConfig,
+    request: &WarpRequest,
+    sink: &mut S,
+) -> Option<Totals> {
+    #[cfg(target_arch = "x86_64")]
+    return super::simd::word_schedule(config, request, sink);
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (config, request, sink);
+        None
+    }
+}
+
 /// Whether `run` takes its path for 8- and 16-byte loads and stores from
 /// 5.0 on (`wide`).
 #[inline(always)]

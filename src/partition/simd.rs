@@ -6,7 +6,8 @@
 //! - [`count`]: the busiest bank's distinct words, for any 32 addresses
 //!   below 256 KiB, without a data-dependent branch (the 4-byte count), and
 //!   the closed form for evenly spaced 8- and 16-byte accesses.
-//! - [`word_steps`]: the schedule of 4-byte accesses, for partitions.
+//! - [`word_schedule`] and [`word_steps`]: the schedule of 4-byte accesses,
+//!   for partitions.
 //! - [`quarter_warps`]: the schedule of 16-byte accesses, four quarter-warp
 //!   phases at once.
 //!
@@ -336,7 +337,46 @@ pub(super) fn word_steps<S: Sink>(
         return None;
     }
     // SAFETY: the CPU has every feature `word_steps_avx2` is compiled for.
-    unsafe { word_steps_avx2(addresses, active, sink) }
+    unsafe { word_steps_avx2(addresses, active, u32::MAX, sink) }
+}
+
+/// The schedule of a request on the word path (see `schedule::is_word_path`),
+/// validation included, reported to `sink`, with its totals: the closed form
+/// for full evenly spaced warps, [`word_steps`]'s scheduler for the rest.
+/// `None` sends the request the long way: the CPU lacks AVX2, another path,
+/// an empty warp, or an address that needs the exact window check (nothing is
+/// reported then).
+#[inline(always)]
+pub(super) fn word_schedule<S: Sink>(
+    config: BankConfig,
+    request: &WarpRequest,
+    sink: &mut S,
+) -> Option<Totals> {
+    if !available() {
+        return None;
+    }
+    // SAFETY: the CPU has every feature `word_schedule_avx2` is compiled for.
+    unsafe { word_schedule_avx2(config, request, sink) }
+}
+
+#[target_feature(enable = "avx2,popcnt")]
+fn word_schedule_avx2<S: Sink>(
+    config: BankConfig,
+    request: &WarpRequest,
+    sink: &mut S,
+) -> Option<Totals> {
+    let active = request.active().bits();
+    if active == 0 || !super::schedule::is_word_path(config, request) {
+        return None;
+    }
+    // Every address at most the limit: the access ends inside the window.
+    let limit = config.capability().shared_window_size() - request.width().bytes();
+    let steps = word_steps_avx2(request.raw_addresses(), active, limit, sink)?;
+    Some(Totals {
+        wavefronts: steps,
+        ideal: 1,
+        ways: steps,
+    })
 }
 
 /// One rotation step of the first-lane search (`$r` = 1 to 15, `$shift` =
@@ -367,9 +407,11 @@ macro_rules! first_lane {
 }
 
 #[target_feature(enable = "avx2,popcnt")]
+#[inline]
 fn word_steps_avx2<S: Sink>(
     addresses: &[u32; WARP_SIZE],
     active: u32,
+    limit: u32,
     sink: &mut S,
 ) -> Option<u32> {
     debug_assert!(active != 0);
@@ -383,11 +425,24 @@ fn word_steps_avx2<S: Sink>(
             _mm256_loadu_si256(pointer.add(3)),
         ]
     };
-    let any = _mm256_or_si256(_mm256_or_si256(a[0], a[1]), _mm256_or_si256(a[2], a[3]));
-    if _mm256_testz_si256(any, _mm256_set1_epi32(!0x3_ffff)) == 0 {
+    if or_of(&a) > limit.min((1 << 18) - 1) {
         return None;
     }
-    if active != u32::MAX {
+    if active == u32::MAX {
+        let ways = match stride_of(addresses, &a) {
+            Some(0) => Some(1),
+            Some(stride) if stride & 3 == 0 => Some(closed_form(stride, 2, 32)),
+            _ => None,
+        };
+        if let Some(ways) = ways {
+            if S::STEPS {
+                for lanes in super::affine::steps(32, ways) {
+                    sink.step(0, 0, LaneSet::from_bits(lanes));
+                }
+            }
+            return Some(ways);
+        }
+    } else {
         // Inactive lanes below the first active one then share its word and
         // come first for it: its word still comes first, and its rank is right.
         fill_inactive(&mut a, addresses, active);
