@@ -188,11 +188,15 @@ pub(crate) fn schedule_fast<S: Sink>(
     request: &WarpRequest,
     sink: &mut S,
 ) -> Option<Totals> {
+    // Tested here as well, so other requests skip the call.
+    if !is_word_path(config, request) {
+        return None;
+    }
     #[cfg(target_arch = "x86_64")]
     return super::simd::word_schedule(config, request, sink);
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (config, request, sink);
+        let _ = sink;
         None
     }
 }
