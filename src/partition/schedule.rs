@@ -233,8 +233,7 @@ pub(crate) fn run<S: Sink>(config: BankConfig, request: &WarpRequest, sink: &mut
     // of 32 lanes keyed by word: what a simulator asks most, so it skips the
     // planner. (`Plan::new` would give the same shape; the tests compare the two
     // paths through the reference partitioner.) Full warps at evenly spaced
-    // words take the closed form; the rest, the scheduler. (Counts try
-    // `count_fast` first.)
+    // words take the closed form; the rest, the scheduler.
     if is_word_path(config, request) {
         let lanes = request.active();
         if lanes.is_empty() {
@@ -255,30 +254,17 @@ pub(crate) fn run<S: Sink>(config: BankConfig, request: &WarpRequest, sink: &mut
                 }
                 ways
             }
-            None => {
-                // Counts come here only where `count_fast` could not serve
-                // them, so only partitions try the vectorised scheduler.
-                #[cfg(target_arch = "x86_64")]
-                let vectorised = if S::STEPS {
-                    super::simd::word_steps(addresses, lanes.bits(), sink)
-                } else {
-                    None
-                };
-                #[cfg(not(target_arch = "x86_64"))]
-                let vectorised = None;
-                match vectorised {
-                    Some(steps) => steps,
-                    None => multicast_keys(
-                        &mut Tally::new(),
-                        WORD_KEYS,
-                        addresses,
-                        0,
-                        lanes,
-                        At { phase: 0, part: 0 },
-                        sink,
-                    ),
-                }
-            }
+            // Counts and partitions try `count_fast` and `schedule_fast`
+            // first: what comes here is served by the scalar scheduler.
+            None => multicast_keys(
+                &mut Tally::new(),
+                WORD_KEYS,
+                addresses,
+                0,
+                lanes,
+                At { phase: 0, part: 0 },
+                sink,
+            ),
         };
         return Totals {
             wavefronts: steps,

@@ -6,21 +6,21 @@
 //! - [`count`]: the busiest bank's distinct words, for any 32 addresses
 //!   below 256 KiB, without a data-dependent branch (the 4-byte count), and
 //!   the closed form for evenly spaced 8- and 16-byte accesses.
-//! - [`word_schedule`] and [`word_steps`]: the schedule of 4-byte accesses,
-//!   for partitions.
+//! - [`word_schedule`]: the schedule of 4-byte accesses, for partitions.
 //! - [`quarter_warps`]: the schedule of 16-byte accesses, four quarter-warp
 //!   phases at once.
 //!
-//! The word count: words fit in 16 bits below 256 KiB, so each lane's word becomes two bytes and one
-//! register holds a byte of all 32 lanes. Rotating the two registers by `r`
-//! positions (`r` = 1 to 16) and comparing finds every pair of lanes with the
-//! same word, and the later lane of each pair is marked a duplicate: what is
-//! left is one lane per distinct word. The bank of each lane is its word's low
-//! five bits; splitting the unmarked lanes by those five bit planes gives each
-//! bank's lanes, and the answer is the largest. Lane order never matters to
-//! the answer, so the bytes stay in the order the packing instructions leave
-//! them. Inactive lanes take the first active lane's word, which changes no
-//! bank's set of words.
+//! The word count: words fit in 16 bits below 256 KiB, so each lane's word
+//! becomes two bytes and one register holds a byte of all 32 lanes. Rotating
+//! the two registers by `r` positions (`r` = 1 to 16) and comparing finds
+//! every pair of lanes with the same word, and the later lane of each pair is
+//! marked a duplicate: what is left is one lane per distinct word. The bank of
+//! each lane is its word's low five bits; splitting the unmarked lanes by
+//! those five bit planes gives each bank's lanes, and the answer is the
+//! largest. Lane order never matters to the count, so its bytes stay in the
+//! order the packing instructions leave them; the schedulers put them back in
+//! lane order, since steps are ranked by first appearance. Inactive lanes take
+//! the first active lane's word, which changes no bank's set of words.
 //!
 //! This is the crate's only `unsafe`: calling functions compiled for AVX2,
 //! which is sound only after [`available`] said the CPU has it, unaligned
@@ -208,11 +208,10 @@ fn word_ways_avx2(addresses: &[u32; WARP_SIZE], active: u32, limit: u32) -> Opti
     }
     // One lane per distinct word: the first of each.
     let first = opaque(!dup);
-    let rows = bank_rows(lo, first);
-    let count = |rows: __m256i| popcount32(rows);
+    let rows = bank_rows(lo, first).map(|row| popcount32(row));
     let most = _mm256_max_epi32(
-        _mm256_max_epi32(count(rows[0]), count(rows[1])),
-        _mm256_max_epi32(count(rows[2]), count(rows[3])),
+        _mm256_max_epi32(rows[0], rows[1]),
+        _mm256_max_epi32(rows[2], rows[3]),
     );
     let most = _mm_max_epi32(
         _mm256_castsi256_si128(most),
@@ -318,16 +317,9 @@ fn in_lane_order(packed: __m256i) -> __m256i {
     _mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7))
 }
 
-/// The multicast schedule of one phase of 32 lanes keyed by word (loads and
-/// stores of up to 4 bytes on 2.x and from 5.0 on), reported to `sink`; the
-/// step count. `None` when the CPU lacks AVX2 or an address is at or past
-/// 256 KiB; the scalar scheduler then runs, and the tests compare the two.
-///
-/// A lane's step is its word's rank among the distinct words of its bank, in
-/// order of first appearance. The rotations of the count find, for every
-/// lane, the first lane with its word (`first`); the rank is then the number
-/// of first lanes of the same bank below that lane.
-#[inline]
+/// [`word_steps_avx2`] without a window limit, for the tests: `None` also
+/// where the CPU lacks AVX2.
+#[cfg(test)]
 pub(super) fn word_steps<S: Sink>(
     addresses: &[u32; WARP_SIZE],
     active: u32,
@@ -342,7 +334,7 @@ pub(super) fn word_steps<S: Sink>(
 
 /// The schedule of a request on the word path (see `schedule::is_word_path`),
 /// validation included, reported to `sink`, with its totals: the closed form
-/// for full evenly spaced warps, [`word_steps`]'s scheduler for the rest.
+/// for full evenly spaced warps, [`word_steps_avx2`]'s scheduler for the rest.
 /// `None` sends the request the long way: the CPU lacks AVX2, another path,
 /// an empty warp, or an address that needs the exact window check (nothing is
 /// reported then).
@@ -406,6 +398,17 @@ macro_rules! first_lane {
     }};
 }
 
+/// The multicast schedule of one phase of 32 lanes keyed by word (loads and
+/// stores of up to 4 bytes on 2.x and from 5.0 on), reported to `sink`; the
+/// step count. `None` (and nothing reported) when the OR of the addresses is
+/// past `limit` or an address is at or past 256 KiB.
+///
+/// Full warps at evenly spaced words take the closed form. Otherwise a lane's
+/// step is its word's rank among the distinct words of its bank, in order of
+/// first appearance: the rotations of the count find, for every lane, the
+/// first lane with its word (`first`), and the rank is the number of first
+/// lanes of the same bank below that lane. The tests compare it with the
+/// scalar scheduler.
 #[target_feature(enable = "avx2,popcnt")]
 #[inline]
 fn word_steps_avx2<S: Sink>(
