@@ -778,9 +778,11 @@ mod tests {
     }
 
     /// Records every step, for comparing schedulers.
+    #[cfg(target_arch = "x86_64")]
     #[derive(Default)]
     struct Steps(Vec<(u8, u8, u32)>);
 
+    #[cfg(target_arch = "x86_64")]
     impl Sink for Steps {
         const STEPS: bool = true;
         fn step(&mut self, phase: u8, part: u8, lanes: LaneSet) {
@@ -886,7 +888,10 @@ mod tests {
         #[cfg(target_arch = "x86_64")]
         return super::super::simd::word_ways(addresses, active, u32::MAX);
         #[cfg(not(target_arch = "x86_64"))]
-        None
+        {
+            let _ = (addresses, active);
+            None
+        }
     }
 
     /// The vectorised count is taken exactly where the CPU has AVX2 (so the
