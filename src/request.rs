@@ -443,17 +443,15 @@ impl WarpRequest {
         let address_lanes = op.address_lanes().bits();
         let low_bits = width.bytes() - 1;
         let (mut active, mut misaligned) = (0u32, 0u32);
-        for lane in Lane::all() {
-            let Some(address) = f(lane) else { continue };
-            let bit = 1 << lane.index();
-            if address_lanes & bit == 0 {
-                continue;
-            }
-            request.addresses[lane.index()] = address;
-            active |= bit;
-            if address & low_bits != 0 {
-                misaligned |= bit;
-            }
+        for (index, slot) in request.addresses.iter_mut().enumerate() {
+            let address = f(Lane::from_index(index));
+            // Without branches: a lane's bit is 1 when it gives an address
+            // the op reads (inactive lanes keep address 0).
+            let on = u32::from(address.is_some()) & (address_lanes >> index);
+            let address = address.unwrap_or(0) & on.wrapping_neg();
+            *slot = address;
+            active |= on << index;
+            misaligned |= u32::from(address & low_bits != 0) << index;
         }
         if misaligned != 0 {
             // The first misaligned lane, as a lane-by-lane check would report.
