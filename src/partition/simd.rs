@@ -89,19 +89,7 @@ fn count_avx2(config: BankConfig, request: &WarpRequest) -> Option<Totals> {
     if !super::schedule::is_wide_path(config, request) || active != u32::MAX {
         return None;
     }
-    let pointer = addresses.as_ptr().cast::<__m256i>();
-    // SAFETY: the array holds 32 u32, four 32-byte vectors; the loads are unaligned.
-    let a = unsafe {
-        [
-            _mm256_loadu_si256(pointer),
-            _mm256_loadu_si256(pointer.add(1)),
-            _mm256_loadu_si256(pointer.add(2)),
-            _mm256_loadu_si256(pointer.add(3)),
-        ]
-    };
-    if or_of(&a) > limit.min((1 << 18) - 1) {
-        return None;
-    }
+    let a = load(addresses, limit)?;
     let stride = stride_of(addresses, &a).filter(|&stride| stride != 0)?;
     // One phase is a lane per bank group: 16 lanes of 8 bytes, 8 of 16.
     let key_shift = width.trailing_zeros();
@@ -113,6 +101,26 @@ fn count_avx2(config: BankConfig, request: &WarpRequest) -> Option<Totals> {
         ideal: phases,
         ways,
     })
+}
+
+/// The 32 addresses, four lanes of eight, after the window check's common
+/// case as `validate` does it (inactive lanes hold 0, and the OR of all
+/// addresses is at least the highest): `None` when the OR is past `limit`, or
+/// at or past 256 KiB (words must fit in 16 bits; every shared window does).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn load(addresses: &[u32; WARP_SIZE], limit: u32) -> Option<[__m256i; 4]> {
+    let pointer = addresses.as_ptr().cast::<__m256i>();
+    // SAFETY: the array holds 32 u32, four 32-byte vectors; the loads are unaligned.
+    let a = unsafe {
+        [
+            _mm256_loadu_si256(pointer),
+            _mm256_loadu_si256(pointer.add(1)),
+            _mm256_loadu_si256(pointer.add(2)),
+            _mm256_loadu_si256(pointer.add(3)),
+        ]
+    };
+    (or_of(&a) <= limit.min((1 << 18) - 1)).then_some(a)
 }
 
 /// The OR of all 32 addresses: at least the highest.
@@ -157,21 +165,7 @@ macro_rules! rotation {
 #[inline]
 fn word_ways_avx2(addresses: &[u32; WARP_SIZE], active: u32, limit: u32) -> Option<u32> {
     debug_assert!(active != 0);
-    let pointer = addresses.as_ptr().cast::<__m256i>();
-    // SAFETY: the array holds 32 u32, four 32-byte vectors; the loads are unaligned.
-    let mut a = unsafe {
-        [
-            _mm256_loadu_si256(pointer),
-            _mm256_loadu_si256(pointer.add(1)),
-            _mm256_loadu_si256(pointer.add(2)),
-            _mm256_loadu_si256(pointer.add(3)),
-        ]
-    };
-    // The window check's common case, as `validate` does it (inactive lanes
-    // hold 0): the OR is at least the highest address.
-    if or_of(&a) > limit.min((1 << 18) - 1) {
-        return None;
-    }
+    let mut a = load(addresses, limit)?;
     if active == u32::MAX {
         match stride_of(addresses, &a) {
             Some(0) => return Some(1),
@@ -418,19 +412,7 @@ fn word_steps_avx2<S: Sink>(
     sink: &mut S,
 ) -> Option<u32> {
     debug_assert!(active != 0);
-    let pointer = addresses.as_ptr().cast::<__m256i>();
-    // SAFETY: the array holds 32 u32, four 32-byte vectors; the loads are unaligned.
-    let mut a = unsafe {
-        [
-            _mm256_loadu_si256(pointer),
-            _mm256_loadu_si256(pointer.add(1)),
-            _mm256_loadu_si256(pointer.add(2)),
-            _mm256_loadu_si256(pointer.add(3)),
-        ]
-    };
-    if or_of(&a) > limit.min((1 << 18) - 1) {
-        return None;
-    }
+    let mut a = load(addresses, limit)?;
     if active == u32::MAX {
         let ways = match stride_of(addresses, &a) {
             Some(0) => Some(1),
