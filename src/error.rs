@@ -266,9 +266,9 @@ pub enum Error {
     #[error("array handle from shared-memory arena {array_arena} used with arena {arena}")]
     ForeignArray {
         /// The arena the handle belongs to.
-        array_arena: u32,
+        array_arena: u64,
         /// The arena it was used with.
-        arena: u32,
+        arena: u64,
     },
 
     /// A read of shared memory never written (compute-sanitizer's `initcheck`).

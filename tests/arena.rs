@@ -389,3 +389,75 @@ fn indeterminate_bytes_are_tracked_through_aliases() {
     assert_eq!(block.read(words, 1).map(|_| ()), Ok(()));
     assert_eq!(block.read(bytes, 5).map(|_| ()), Ok(()));
 }
+
+/// An element type of `SIZE` bytes aligned to `ALIGN`, whatever those are: the
+/// user's own `Element` implementations that `ElementType::of` does not check.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Odd<const SIZE: u32, const ALIGN: u32>;
+
+impl<const SIZE: u32, const ALIGN: u32> smem_model::Element for Odd<SIZE, ALIGN> {
+    const SIZE: u32 = SIZE;
+    const ALIGN: u32 = ALIGN;
+    const NAME: &'static str = "odd";
+    fn store(self, _: &mut [u8]) {}
+    fn load(_: &[u8]) -> Self {
+        Odd
+    }
+}
+
+#[test]
+fn a_zero_size_element_type_is_refused_by_push_not_divided_by() {
+    // `push` divided the array's bytes by the element size: a panic.
+    let mut layout = DynamicLayout::new();
+    assert_eq!(
+        layout.push("e", ElementType::of::<Odd<0, 1>>(), 4),
+        Err(Error::ElementSize {
+            name: "odd".into(),
+            size: 0,
+            align: 1
+        })
+    );
+    // An alignment of 0 underflowed the rounding.
+    let err = layout
+        .push("e", ElementType::of::<Odd<4, 0>>(), 4)
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "element type `odd` has size 4 and alignment 0: both must be powers of two, the \
+         alignment at most the size"
+    );
+    assert!(layout.arrays().is_empty());
+    assert_eq!(layout.launch_bytes(), 0);
+}
+
+#[test]
+fn sorting_by_alignment_never_grows_a_layout_nor_panics() {
+    // Sizes that are not multiples of their alignment: in this order the three
+    // arrays took 9 bytes, sorted by alignment they would take 10.
+    let mut layout = DynamicLayout::new();
+    layout.push("f", ElementType::of::<Odd<2, 2>>(), 1).unwrap();
+    layout.push("g", ElementType::of::<u16>(), 1).unwrap();
+    assert!(matches!(
+        layout.push("e", ElementType::of::<Odd<5, 4>>(), 1),
+        Err(Error::ElementSize {
+            size: 5,
+            align: 4,
+            ..
+        })
+    ));
+    assert!(layout.sorted_by_alignment().launch_bytes() <= layout.launch_bytes());
+    // Near the top of the address space the re-push overflowed: a panic.
+    let mut full = DynamicLayout::new();
+    full.push("c", ElementType::of::<u8>(), 1).unwrap();
+    full.push(
+        "big",
+        ElementType::of::<Odd<8, 8>>(),
+        (u32::MAX / 8 - 1) as usize,
+    )
+    .unwrap();
+    let sorted = full.sorted_by_alignment();
+    assert_eq!(sorted.padding_bytes(), 0);
+    assert!(sorted.launch_bytes() <= full.launch_bytes());
+    let names: Vec<&str> = sorted.arrays().iter().map(|a| a.name()).collect();
+    assert_eq!(names, ["big", "c"]);
+}

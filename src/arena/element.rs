@@ -255,11 +255,28 @@ impl ElementType {
     /// # Ok::<(), smem_model::Error>(())
     /// ```
     pub fn new(name: impl Into<String>, size: u32, align: u32) -> Result<Self, Error> {
-        let name = name.into();
+        let element = ElementType {
+            name: name.into(),
+            size,
+            align,
+        };
+        element.check()?;
+        Ok(element)
+    }
+
+    /// Checks what [`new`](Self::new) checks, for a type built unchecked by
+    /// [`of`](Self::of): users of an element type call it before dividing by
+    /// its size or rounding to its alignment.
+    pub(crate) fn check(&self) -> Result<(), Error> {
+        let (size, align) = (self.size, self.align);
         if !size.is_power_of_two() || !align.is_power_of_two() || align > size {
-            return Err(Error::ElementSize { name, size, align });
+            return Err(Error::ElementSize {
+                name: self.name.clone(),
+                size,
+                align,
+            });
         }
-        Ok(ElementType { name, size, align })
+        Ok(())
     }
 
     /// The run-time description of `T`, checked as [`new`](Self::new) checks.
@@ -307,6 +324,9 @@ impl ElementType {
 
     /// The run-time description of `T`, unchecked: use
     /// [`checked`](Self::checked) for an [`Element`] implementation of your own.
+    /// An invalid type built this way (a size of 0, say) is refused where it
+    /// is used: [`DynamicLayout::push`](crate::DynamicLayout::push) returns
+    /// [`Error::ElementSize`].
     ///
     /// # Example
     ///

@@ -154,6 +154,9 @@ impl DynamicLayout {
     ///
     /// # Errors
     ///
+    /// - [`Error::ElementSize`] when the element type's size or alignment is
+    ///   zero or not a power of two, or its alignment exceeds its size (possible
+    ///   for a type from [`ElementType::of`], which does not check).
     /// - [`Error::EmptyArray`] when `len` is 0.
     /// - [`Error::SizeOverflow`] when the array or the region would pass
     ///   `u32::MAX` bytes.
@@ -187,6 +190,8 @@ impl DynamicLayout {
         element: ElementType,
         len: usize,
     ) -> Result<&PlacedArray, Error> {
+        // Before any division by the size or rounding to the alignment.
+        element.check()?;
         let bytes = array_bytes(name, element.size(), len)?;
         let offset =
             align_up(self.end, element.align()).ok_or_else(|| overflow(name, len, &element))?;
@@ -278,6 +283,11 @@ impl DynamicLayout {
     /// alignments keep their order), which needs no padding at all: each array's
     /// size is a multiple of its alignment, which divides every later one's.
     ///
+    /// The result is never larger than `self`: [`push`](Self::push) admits only
+    /// element types whose size and alignment are powers of two, the alignment
+    /// at most the size, and for those the reordered arrays are packed without
+    /// a byte of padding.
+    ///
     /// ```
     /// use smem_model::DynamicLayout;
     ///
@@ -298,10 +308,15 @@ impl DynamicLayout {
         arrays.sort_by_key(|a| core::cmp::Reverse(a.element.align()));
         let mut sorted = DynamicLayout::new();
         for a in arrays {
-            // Each array fitted before, and sorting removes padding, so this cannot fail.
-            sorted
-                .push(&a.name, a.element, a.len as usize)
-                .expect("a reordered layout is no larger than the original");
+            // Every array was admitted by `push`, so the packed layout is no
+            // larger than this one and each push succeeds; should one fail,
+            // the layout as given is the answer rather than a panic.
+            if sorted.push(&a.name, a.element, a.len as usize).is_err() {
+                return self.clone();
+            }
+        }
+        if sorted.end > self.end {
+            return self.clone();
         }
         sorted
     }

@@ -14,7 +14,7 @@ mod layout;
 use core::fmt;
 use core::marker::PhantomData;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use bitvec::vec::BitVec;
 
@@ -31,7 +31,11 @@ use layout::{align_up, array_bytes};
 /// this aligned (measured on sm_90).
 const STATIC_ROUNDING: u32 = 16;
 
-static NEXT_ARENA: AtomicU32 = AtomicU32::new(1);
+/// The next arena id. 64 bits, so ids never repeat: a 32-bit counter wrapped
+/// after 2^32 arenas, and a handle from an arena of the first round was then
+/// accepted by one of the second. At a billion arenas a second, 2^64 ids last
+/// over 500 years.
+static NEXT_ARENA: AtomicU64 = AtomicU64::new(1);
 
 /// A typed handle to an array in one [`SharedMemory`]: its place, length and
 /// shape. Cheap to copy; using it with another arena is an error, not a silent
@@ -59,7 +63,7 @@ static NEXT_ARENA: AtomicU32 = AtomicU32::new(1);
 /// # Ok::<(), smem_model::Error>(())
 /// ```
 pub struct Array<T> {
-    arena: u32,
+    arena: u64,
     slot: u32,
     address: u32,
     rows: u32,
@@ -286,7 +290,7 @@ impl ArrayInfo {
 /// ```
 #[derive(Debug, Clone)]
 pub struct SharedMemoryBuilder {
-    id: u32,
+    id: u64,
     capability: ComputeCapability,
     arrays: Vec<ArrayInfo>,
     end: u32,
@@ -558,9 +562,9 @@ impl SharedMemoryBuilder {
 #[derive(Debug, Clone)]
 pub struct SharedMemory {
     /// The id of the declarations the static arrays came from.
-    statics_id: u32,
+    statics_id: u64,
     /// This block's id, for its extern and carved arrays.
-    id: u32,
+    id: u64,
     /// How many of `arrays` are static.
     statics: usize,
     launch: Launch,
@@ -1289,5 +1293,32 @@ impl WarpStore {
     /// Elements written by several lanes.
     pub fn collisions(&self) -> &[WriteCollision] {
         &self.collisions
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arena_ids_do_not_wrap_after_2_pow_32_arenas() {
+        // __shared__ float s[4]; in a kernel of the first round of ids ...
+        let mut first = SharedMemory::builder(ComputeCapability::Sm90);
+        let s = first.declare::<f32>("s", 4).unwrap();
+        // ... then 2^32 more arenas (the counter jumps there): a 32-bit id
+        // came round to the first arena's, and the handle was accepted by a
+        // stranger declaring the same array.
+        NEXT_ARENA.fetch_max(s.arena + (1 << 32), Ordering::Relaxed);
+        for _ in 0..4 {
+            let mut stranger = SharedMemory::builder(ComputeCapability::Sm90);
+            stranger.declare::<f32>("s", 4).unwrap();
+            let block = stranger.launch(0).unwrap();
+            assert!(matches!(
+                block.name(s),
+                Err(Error::ForeignArray { array_arena, arena })
+                    if array_arena == s.arena && arena == block.id
+            ));
+        }
+        assert_eq!(first.launch(0).unwrap().name(s), Ok("s"));
     }
 }
