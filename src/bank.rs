@@ -30,8 +30,6 @@ use crate::{AccessWidth, ComputeCapability, Cost, Error, Op, Partition, WarpRequ
 /// assert_eq!(bank, sm90.bank_of(4));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(transparent))]
 pub struct Bank(u8);
 
 impl Bank {
@@ -42,6 +40,17 @@ impl Bank {
 
     pub(crate) const fn from_index(index: u32) -> Self {
         Bank(index as u8)
+    }
+
+    /// The bank with this number, for reading one from data: 0 to 31, the
+    /// most banks any capability has.
+    #[cfg(feature = "serde")]
+    pub(crate) const fn checked(bank: u32) -> Result<Self, Error> {
+        if bank < 32 {
+            Ok(Bank(bank as u8))
+        } else {
+            Err(Error::BankOutOfRange { bank, banks: 32 })
+        }
     }
 }
 
@@ -348,7 +357,6 @@ pub enum Broadcast {
 /// # Ok::<(), smem_model::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct BankConfig {
     capability: ComputeCapability,
     bank_width: BankWidth,

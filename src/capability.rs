@@ -104,6 +104,7 @@ pub enum ComputeCapability {
 /// assert_eq!(Architecture::Ampere.to_string(), "Ampere");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub enum Architecture {
     /// Compute capability 1.x.

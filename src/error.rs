@@ -429,6 +429,63 @@ pub enum Error {
         banks: u32,
     },
 
+    /// A bank width the capability does not have: only 3.x (Kepler) has
+    /// 8-byte banks, in eight-byte mode. Reading a
+    /// [`BankConfig`](crate::BankConfig) with serde reports it.
+    #[error("compute capability {capability} has no {width}-byte banks: only 3.x has 8-byte banks (in eight-byte mode), every capability 4-byte banks")]
+    BankWidthUnsupported {
+        /// The bank width given, in bytes.
+        width: u32,
+        /// The capability.
+        capability: ComputeCapability,
+    },
+
+    /// Counts that no request has: the ideal wavefronts or the ways above the
+    /// wavefronts, or zero where the wavefronts are not (or the reverse).
+    /// Reading a [`Cost`](crate::Cost) with serde reports it.
+    #[error("a cost of {wavefronts} wavefronts cannot have {ideal_wavefronts} ideal wavefronts and {ways} ways: each must be at most the wavefronts, and zero exactly when they are")]
+    InvalidCost {
+        /// The wavefronts given.
+        wavefronts: u32,
+        /// The ideal wavefronts given.
+        ideal_wavefronts: u32,
+        /// The ways given.
+        ways: u32,
+    },
+
+    /// A write collision of fewer than two lanes. Reading a
+    /// [`WriteCollision`](crate::WriteCollision) with serde reports it.
+    #[error("a write collision needs at least 2 lanes, but {lanes} were given")]
+    CollisionLanes {
+        /// The number of lanes given.
+        lanes: u32,
+    },
+
+    /// Blocks per SM that the carveout and the allocation per block do not
+    /// give. Reading an [`Occupancy`](crate::Occupancy) with serde reports it.
+    #[error("{blocks} blocks per SM of {allocated} bytes each do not match a carveout of {carveout} bytes: shared memory bounds the blocks at carveout / allocation, the blocks-per-SM limit at that or fewer")]
+    InvalidOccupancy {
+        /// Blocks per SM given.
+        blocks: u32,
+        /// Bytes allocated per block.
+        allocated: u32,
+        /// The carveout in bytes.
+        carveout: u32,
+    },
+
+    /// A quantity that a value derives from its other fields, given with
+    /// another value (a partition's wavefronts, an array's offset in a layout).
+    /// Reading such a value with serde reports it.
+    #[error("the {quantity} given, {given}, differ from the {computed} computed from the rest of the value")]
+    Inconsistent {
+        /// What the quantity is.
+        quantity: &'static str,
+        /// The value given.
+        given: u64,
+        /// The value computed.
+        computed: u64,
+    },
+
     /// A `[row][col]` subscript past the shape of a 2-D array.
     #[error("subscript [{row}][{col}] is out of bounds for an array of {rows} x {cols} elements")]
     SubscriptOutOfBounds {

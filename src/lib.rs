@@ -118,7 +118,15 @@
 //!
 //! # Crate features
 //!
-//! - `serde`: `Serialize`/`Deserialize` for the public value types.
+//! - `serde`: `Serialize`/`Deserialize` for the public value types. Reading a
+//!   value checks it as its constructor does and fails with the constructor's
+//!   message (a lane of 32, eight-byte banks on sm_90, a misaligned request, a
+//!   cost whose ideal wavefronts exceed its wavefronts); what a value derives
+//!   from its other fields (a partition's transactions, a layout's offsets) is
+//!   computed again, and must agree where it is given. Results computed only
+//!   by the model and values that borrow (`Transaction`, `Advice`,
+//!   `Candidate`, `BankConflict`, `PlacedArray`, `ArrayInfo`) serialise only;
+//!   arena handles (`Array`) and arenas do not serialise.
 //! - `corpus`: reading hardware corpora (the `corpus` module); implies `serde`, pulls `serde_json`.
 //! - `proptest`: the `strategy` module, proptest strategies for downstream property tests.
 //! - `cli`: the `smem` command-line tool and its dependencies; a library user
@@ -138,6 +146,8 @@ mod lane;
 mod occupancy;
 mod partition;
 mod request;
+#[cfg(feature = "serde")]
+mod serde_impls;
 #[cfg(feature = "proptest")]
 pub mod strategy;
 mod tile;

@@ -234,6 +234,7 @@ impl ComputeCapability {
 /// assert_eq!(over.with_opt_in(36865).opt_in(), Some(36865));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Launch {
     capability: ComputeCapability,
     static_bytes: u32,
@@ -524,6 +525,7 @@ impl Launch {
 /// # Ok::<(), smem_model::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Carveout {
     /// `cudaSharedmemCarveoutDefault`: no preference; the occupancy calculator
     /// assumes the most shared memory.
@@ -553,6 +555,7 @@ pub enum Carveout {
 /// # Ok::<(), smem_model::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum OccupancyLimit {
     /// Shared memory: one more block would not fit in the carveout.
     SharedMemory,
@@ -595,6 +598,38 @@ pub struct Occupancy {
 }
 
 impl Occupancy {
+    /// An occupancy read from data, checked as [`Launch::occupancy_with`]
+    /// builds them: shared memory bounds the blocks at `carveout / allocated`,
+    /// and the capability's blocks-per-SM limit at that or fewer.
+    #[cfg(feature = "serde")]
+    pub(crate) fn checked(
+        blocks: u32,
+        allocated: u32,
+        carveout: u32,
+        limit: OccupancyLimit,
+    ) -> Result<Self, Error> {
+        let fit = carveout.checked_div(allocated);
+        let consistent = match (limit, fit) {
+            (OccupancyLimit::SharedMemory, Some(fit)) => blocks == fit,
+            (OccupancyLimit::SharedMemory, None) => false,
+            (OccupancyLimit::BlocksPerSm, Some(fit)) => blocks <= fit,
+            (OccupancyLimit::BlocksPerSm, None) => true,
+        };
+        if !consistent {
+            return Err(Error::InvalidOccupancy {
+                blocks,
+                allocated,
+                carveout,
+            });
+        }
+        Ok(Occupancy {
+            blocks,
+            allocated,
+            carveout,
+            limit,
+        })
+    }
+
     /// Blocks that fit on one SM at once.
     pub const fn blocks_per_sm(&self) -> u32 {
         self.blocks

@@ -726,13 +726,24 @@ pub enum StoreOrder {
 /// # Ok::<(), smem_model::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct WriteCollision {
     address: u32,
     lanes: LaneSet,
 }
 
 impl WriteCollision {
+    /// A collision read from data: as [`WarpRequest::write_collisions`]
+    /// finds them, at least two lanes.
+    #[cfg(feature = "serde")]
+    pub(crate) fn checked(address: u32, lanes: LaneSet) -> Result<Self, Error> {
+        if lanes.len() < 2 {
+            return Err(Error::CollisionLanes {
+                lanes: lanes.len() as u32,
+            });
+        }
+        Ok(WriteCollision { address, lanes })
+    }
+
     /// The address written.
     pub const fn address(&self) -> u32 {
         self.address

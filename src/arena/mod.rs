@@ -187,6 +187,7 @@ impl<T: Element> Array<T> {
 /// # Ok::<(), smem_model::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Origin {
     /// `__shared__ T name[n];`
     Static,
@@ -236,6 +237,7 @@ pub enum Origin {
 /// # Ok::<(), smem_model::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct ArrayInfo {
     name: String,
     element: &'static str,

@@ -133,7 +133,6 @@ pub(crate) fn count(config: BankConfig, request: &WarpRequest) -> Totals {
 /// # Ok::<(), smem_model::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Cost {
     wavefronts: u32,
     ideal_wavefronts: u32,
@@ -159,6 +158,33 @@ impl Cost {
     /// The busiest phase's steps: as [`Partition::ways`].
     pub fn ways(&self) -> u32 {
         self.ways
+    }
+
+    /// A cost read from data, checked as the model builds them: the ideal
+    /// wavefronts and the ways each at most the wavefronts, and each zero
+    /// exactly when the wavefronts are (an empty request).
+    #[cfg(feature = "serde")]
+    pub(crate) fn checked(
+        wavefronts: u32,
+        ideal_wavefronts: u32,
+        ways: u32,
+    ) -> Result<Cost, Error> {
+        let consistent = ideal_wavefronts <= wavefronts
+            && ways <= wavefronts
+            && (wavefronts == 0) == (ideal_wavefronts == 0)
+            && (wavefronts == 0) == (ways == 0);
+        if !consistent {
+            return Err(Error::InvalidCost {
+                wavefronts,
+                ideal_wavefronts,
+                ways,
+            });
+        }
+        Ok(Cost {
+            wavefronts,
+            ideal_wavefronts,
+            ways,
+        })
     }
 }
 

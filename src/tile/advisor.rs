@@ -22,6 +22,7 @@ use crate::{
 /// # Ok::<(), smem_model::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Fix {
     /// The layout the advisor was given, unchanged.
     AsGiven,

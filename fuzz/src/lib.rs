@@ -1,0 +1,322 @@
+//! What each fuzz target checks, on any input: no panic, no hang, and the
+//! answers that must agree do.
+//!
+//! The targets in `fuzz_targets/` call these functions; so does
+//! `tests/fuzz_corpora.rs` (it includes this file with `#[path]`), which replays
+//! every seed and every committed crash on stable Rust, as an ordinary test.
+//!
+//! The two parsers of the `smem` binary are compiled in from their files: they
+//! are self-contained (only `std`, `smallvec` and `smem_model` imports) for
+//! this.
+
+#![allow(clippy::missing_panics_doc)]
+
+use smem_model::corpus::{self, Record};
+use smem_model::{
+    AccessWidth, BankConfig, Classification, ComputeCapability, Lane, LaneSet, Matrices, Op,
+    SharedMemConfig, StoreOrder, WarpRequest, WARP_SIZE,
+};
+
+/// The `smem analyze` expression parser.
+#[allow(dead_code)]
+#[path = "../../src/bin/smem/analyze/expr.rs"]
+pub mod expr;
+
+/// The Accel-Sim trace-line parser of `smem trace`.
+#[allow(dead_code)]
+#[path = "../../src/bin/smem/trace/accelsim.rs"]
+pub mod accelsim;
+
+/// Bytes read front to back; past the end, every read is 0, so that every
+/// input, however short, means something.
+struct Bytes<'a>(&'a [u8]);
+
+impl Bytes<'_> {
+    fn u8(&mut self) -> u8 {
+        match self.0.split_first() {
+            Some((&first, rest)) => {
+                self.0 = rest;
+                first
+            }
+            None => 0,
+        }
+    }
+
+    fn u32(&mut self) -> u32 {
+        u32::from_le_bytes([self.u8(), self.u8(), self.u8(), self.u8()])
+    }
+}
+
+const OPS: [Op; 8] = [
+    Op::Load,
+    Op::Store,
+    Op::Atomic,
+    Op::LdMatrix(Matrices::X1),
+    Op::LdMatrix(Matrices::X2),
+    Op::LdMatrix(Matrices::X4),
+    Op::StMatrix(Matrices::X2),
+    Op::StMatrix(Matrices::X4),
+];
+
+/// Target `request`: a capability, a bank mode, an op, a width, an active mask
+/// and 32 addresses from the bytes; every constructor and every method of the
+/// request and of its partition, and the agreement of `partition`, `cost` and
+/// `wavefronts`.
+///
+/// Layout of the input: capability, bank mode, op, width (a byte: one of the
+/// five widths, or from 250 on a raw `u32` that follows), how addresses are
+/// made (raw, `base + stride * lane`, small multiples of the width), the
+/// active mask, the lanes left out of the address array, then the addresses.
+pub fn request(data: &[u8]) {
+    let mut bytes = Bytes(data);
+    let all = ComputeCapability::ALL;
+    let capability = all[usize::from(bytes.u8()) % all.len()];
+    let mode = [
+        SharedMemConfig::Default,
+        SharedMemConfig::FourByte,
+        SharedMemConfig::EightByte,
+    ][usize::from(bytes.u8() % 3)];
+    let config = BankConfig::new(capability).with_shared_mem_config(mode);
+    let op = OPS[usize::from(bytes.u8()) % OPS.len()];
+    let width = match bytes.u8() {
+        pick @ 0..250 => [1, 2, 4, 8, 16][usize::from(pick % 5)],
+        _ => bytes.u32(),
+    };
+    let shape = bytes.u8() % 4;
+    let mask = LaneSet::from_bits(bytes.u32());
+    let absent = bytes.u32();
+    let (base, stride) = (bytes.u32(), bytes.u32());
+    let addresses: [Option<u32>; WARP_SIZE] = core::array::from_fn(|lane| {
+        let address = match shape {
+            0 => bytes.u32(),
+            1 => base.wrapping_add(stride.wrapping_mul(lane as u32)),
+            2 => u32::from(bytes.u8()).wrapping_mul(width),
+            _ => bytes.u32() & 0xffff & !(width.wrapping_sub(1)),
+        };
+        (absent >> lane & 1 == 0).then_some(address)
+    });
+
+    let built = WarpRequest::new(op, width, addresses);
+    // Every constructor agrees with `new`.
+    assert_eq!(
+        WarpRequest::from_fn(op, width, |lane| addresses[lane.index()]),
+        built
+    );
+    assert_eq!(WarpRequest::from_slice(op, width, &addresses), built);
+    assert_eq!(
+        WarpRequest::try_from_iter(op, width, addresses.iter().copied()),
+        built
+    );
+    let short = usize::from(bytes.u8()) % WARP_SIZE;
+    assert!(WarpRequest::from_slice(op, width, &addresses[..short]).is_err());
+    let _ = AccessWidth::from_bytes(width);
+    let _ = config.check_op(op);
+    if let Ok(width) = AccessWidth::from_bytes(width) {
+        let _ = config.phase_lanes(op, width);
+        let _ = config.parts(width);
+    }
+    let Ok(request) = built else { return };
+    for request in [request, request.with_mask(mask)] {
+        exercise(config, &request);
+        round_trip(config, &request);
+    }
+    for &address in &addresses {
+        let address = address.unwrap_or(u32::MAX);
+        let _ = (config.bank_of(address), config.word_of(address));
+    }
+}
+
+/// Every method of a request and of its partition under `config`.
+fn exercise(config: BankConfig, request: &WarpRequest) {
+    let _ = format!("{request:?}");
+    let active = request.active();
+    assert!(active.bits() & !request.op().address_lanes().bits() == 0);
+    let array = request.to_array();
+    for lane in Lane::all() {
+        assert_eq!(request.address(lane), array[lane.index()]);
+        assert_eq!(request.address(lane).is_some(), active.contains(lane));
+    }
+    assert_eq!(request.active_addresses().count(), active.len());
+    for collision in request.write_collisions() {
+        assert!(collision.lanes().len() > 1);
+        for order in [
+            StoreOrder::Undefined,
+            StoreOrder::LowestLane,
+            StoreOrder::HighestLane,
+        ] {
+            if let Some(lane) = collision.winner(order) {
+                assert!(collision.lanes().contains(lane));
+            }
+        }
+    }
+
+    let partition = config.partition(request);
+    let cost = config.cost(request);
+    let wavefronts = config.wavefronts(request);
+    let partition = match (partition, cost, wavefronts) {
+        (Ok(partition), Ok(cost), Ok(wavefronts)) => {
+            assert_eq!(partition.cost(), cost);
+            assert_eq!(partition.wavefronts(), wavefronts);
+            partition
+        }
+        (Err(a), Err(b), Err(c)) => {
+            assert_eq!(a, b);
+            assert_eq!(a, c);
+            let _ = a.to_string();
+            return;
+        }
+        (p, c, w) => panic!("partition, cost and wavefronts disagree: {p:?} {c:?} {w:?}"),
+    };
+    assert_eq!(partition.config(), config);
+    assert_eq!(partition.request(), request);
+    let (wavefronts, ideal) = (partition.wavefronts(), partition.ideal_wavefronts());
+    assert!(ideal <= wavefronts);
+    assert_eq!(partition.bank_conflicts(), wavefronts - ideal);
+    assert!(partition.ways() <= wavefronts);
+    assert_eq!(partition.transactions().len(), wavefronts as usize);
+    if let Some(fraction) = partition.bandwidth_fraction() {
+        assert!(fraction > 0.0 && fraction <= 1.0);
+    }
+    let classification = partition.classification();
+    let _ = classification.to_string();
+    assert_eq!(classification == Classification::Empty, active.is_empty());
+    let mut served = LaneSet::EMPTY;
+    for transaction in partition.transactions() {
+        let lanes = transaction.lanes();
+        served = served.union(lanes);
+        let _ = (transaction.phase(), transaction.part());
+        let words = transaction.words();
+        let banks = transaction.banks();
+        assert!(banks.len() <= words.len());
+        for word in &words {
+            assert!(banks.contains(word.bank));
+            assert!((word.bank.index() as u32) < config.bank_count());
+            assert!(word.lanes.bits() & !lanes.bits() == 0);
+        }
+        assert!(transaction
+            .broadcast_words()
+            .all(|word| word.lanes.len() > 1));
+        for lane in Lane::all() {
+            assert_eq!(transaction.serves(lane), lanes.contains(lane));
+        }
+    }
+    assert_eq!(
+        served, active,
+        "every active lane is served, and only those"
+    );
+}
+
+/// The request, its configuration, its partition and its cost through serde:
+/// each reads back as it was written.
+fn round_trip(config: BankConfig, request: &WarpRequest) {
+    fn again<T>(value: &T) -> T
+    where
+        T: serde::Serialize + serde::de::DeserializeOwned,
+    {
+        let json = serde_json::to_string(value).expect("a value serialises");
+        serde_json::from_str(&json).unwrap_or_else(|err| panic!("{json} reads back: {err}"))
+    }
+    assert_eq!(again(&config), config);
+    assert_eq!(&again(request), request);
+    if let Ok(partition) = config.partition(request) {
+        assert_eq!(again(&partition), partition);
+        assert_eq!(again(&partition.cost()), partition.cost());
+        for collision in request.write_collisions() {
+            assert_eq!(again(&collision), collision);
+        }
+    }
+}
+
+/// Target `record`: a corpus line (JSON) read as a record, checked under its
+/// own capability and a few others, and written back; and the bytes read as a
+/// corpus file.
+pub fn record(data: &[u8]) {
+    for item in corpus::read(data, "fuzz.jsonl") {
+        let _ = item.map_err(|err| err.to_string());
+    }
+    let Ok(line) = core::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(record) = Record::from_json(line) else {
+        return;
+    };
+    let own = record.capability();
+    let _ = record.operation();
+    let checked = record.check(None);
+    if let Ok(capability) = own {
+        assert_eq!(
+            record.check(Some(capability)),
+            checked,
+            "a record checks the same under its own capability"
+        );
+    }
+    for capability in [
+        ComputeCapability::Sm13,
+        ComputeCapability::Sm20,
+        ComputeCapability::Sm35,
+        ComputeCapability::Sm61,
+        ComputeCapability::Sm90,
+    ] {
+        if let Ok(request) = record.request(capability) {
+            exercise(BankConfig::new(capability), &request);
+        }
+        if let Ok(check) = record.check(Some(capability)) {
+            assert!(check.bank_conflicts <= check.wavefronts);
+            let _ = check.is_exact();
+        }
+    }
+    let json = serde_json::to_string(&record).expect("a record serialises");
+    assert_eq!(Record::from_json(&json).as_ref(), Ok(&record));
+}
+
+/// Target `expr`: the bytes as an `smem analyze` expression, parsed and
+/// evaluated for every lane.
+pub fn expr(data: &[u8]) {
+    let Ok(source) = core::str::from_utf8(data) else {
+        return;
+    };
+    match expr::parse(source) {
+        Ok(parsed) => {
+            for lane in 0..WARP_SIZE as u32 {
+                if let Err(err) = parsed.eval(lane) {
+                    let _ = (err.to_string(), err.show(source));
+                }
+            }
+        }
+        Err(err) => {
+            let _ = (err.to_string(), err.show(source));
+        }
+    }
+}
+
+/// Target `trace_line`: the bytes as the lines of an Accel-Sim trace, headers
+/// read into the kernel and every other line parsed as an instruction; a
+/// shared-memory instruction's addresses are built into a request.
+pub fn trace_line(data: &[u8]) {
+    let Ok(text) = core::str::from_utf8(data) else {
+        return;
+    };
+    let mut kernel = accelsim::Kernel::default();
+    for line in text.lines() {
+        if line.starts_with('-') {
+            kernel.header(line);
+            continue;
+        }
+        let maybe = accelsim::may_be_shared(line);
+        match accelsim::parse(line, &kernel) {
+            Ok(Some(instruction)) => {
+                assert!(
+                    maybe,
+                    "a shared instruction passes the quick test: {line:?}"
+                );
+                let request =
+                    WarpRequest::new(instruction.op, instruction.width, instruction.addresses);
+                if let Ok(request) = request {
+                    exercise(BankConfig::new(ComputeCapability::Sm90), &request);
+                }
+            }
+            Ok(None) => {}
+            Err(message) => assert!(!message.is_empty()),
+        }
+    }
+}
