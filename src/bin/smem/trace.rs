@@ -1,6 +1,6 @@
 //! `smem trace`: a stream of warp requests, analysed.
 //!
-//! Reads any number of files, each in one of two formats, told apart by its
+//! Reads any number of files, each in one of three formats, told apart by its
 //! first line:
 //!
 //! - the corpus format of `smem_model::corpus` (the design reference, section
@@ -8,54 +8,65 @@
 //!   optional `label` names the instruction;
 //! - the Accel-Sim / NVBit trace format (`kernel-N.traceg` and the raw
 //!   `kernel-N.trace`), of which the shared-memory instructions are read: see
-//!   `trace/accelsim.rs` for the format and its source.
+//!   `trace/accelsim.rs` for the format and its source;
+//! - Accel-Sim's kernel list (`kernelslist.g`): the kernel files it names are
+//!   read in its place, relative to its folder (`kernel-N.traceg`, or
+//!   `kernel-N.traceg.xz` where only that is there).
+//!
+//! Any of them may be xz-compressed (told by its first bytes, not its name).
 //!
 //! The output is the totals (requests, wavefronts, ideal wavefronts, bank
-//! conflicts), the same per kind of instruction, and the instructions with the
-//! most bank conflicts: corpus records grouped by `label` (a record without one
-//! is an instruction of its own), trace instructions by kernel and PC.
+//! conflicts), the same per kind of instruction with the Nsight Compute metric
+//! each corresponds to, and the instructions with the most bank conflicts:
+//! corpus records grouped by `label` (a record without one is an instruction
+//! of its own), trace instructions by kernel and PC, or by kernel and source
+//! line (`--by-line`, for traces made with lineinfo).
 //!
 //! # Streaming, threads, determinism
 //!
 //! The main thread reads the input (`reader.rs`) in chunks of whole lines,
-//! numbering the lines, telling each file's format and following trace
-//! headers, which is all that must happen in input order. `--threads` workers
-//! take the chunks from a queue (two a worker at most), split, parse, predict
-//! and count their lines into tallies (`tally.rs`), and send them back; the
-//! main thread merges them in input order. Memory holds the queued chunks and
-//! those being analysed (256 KB each), one entry per distinct instruction and
-//! the best `--top` unlabelled records, whatever the input's length: a million
-//! corpus requests peaked at 8 MB on two threads (the ignored test in
-//! `tests/cli_trace.rs` measures it). Every figure is a sum or a maximum, and
-//! the instruction ranking breaks ties by first appearance, so the output is
-//! the same whatever the number of threads.
+//! numbering the lines, telling each file's format, following trace headers
+//! and kernel lists, which is all that must happen in input order.
+//! `--threads` workers take the chunks from a queue, split, parse, predict and
+//! count their lines into counts of their own (`tally.rs`), and send back the
+//! chunk's errors and buffer; the main thread prints the errors in input order
+//! and merges the workers' counts once, at the end. Memory holds the queued
+//! chunks and those being analysed (512 KB each), one entry per distinct
+//! instruction a worker, each kernel name once, and the best `--top`
+//! unlabelled records, whatever the input's length. Every figure is a sum or a
+//! maximum, and the instruction ranking breaks ties by first appearance, so the
+//! output is the same whatever the number of threads.
 //!
-//! # Bad lines
+//! # Bad input
 //!
 //! A line that cannot be analysed is reported on stderr as `FILE:LINE: reason`
 //! (the first 20; the rest are counted) and reading goes on; `--strict` stops
-//! at the first one. The exit status is 1 when any line or file could not be
-//! read, 0 otherwise.
+//! at the first one. A line longer than 1 MiB stops its file. The exit status
+//! is 1 when any line or file could not be read, 0 otherwise. A failure inside
+//! a worker thread (a bug) is an `error:` line and exit status 1.
 
 mod accelsim;
 mod reader;
 mod tally;
 
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 use smem_model::corpus::Record;
-use smem_model::{BankConfig, ComputeCapability, WarpRequest};
+use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
 
-use accelsim::Kernel;
-use reader::{Chunk, Format, Input, Location, Reader};
-use tally::{ChunkTally, LineError, Source, Tally, Timings, Totals};
+use accelsim::{Class, Line as TraceLine};
+use reader::{Chunk, Format, Input, KernelState, Location, Reader};
+use tally::{Counts, Entry, Errors, Key, Tally, Totals};
 
 use crate::output::{emit, fail, plural, styled, warn, HEADING, NOTE};
 use crate::table::{Align, Table};
@@ -63,17 +74,22 @@ use crate::table::{Align, Table};
 /// Arguments of `smem trace`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
-Formats (told apart by each file's first line):
-  corpus     one JSON object a line: arch, op (ld, st, atom, ldsm, stsm), width, 32 offsets
-             (-1 = inactive), optional label, gpu, group, wavefronts, ncu_bank_conflicts
-  accel-sim  Accel-Sim / NVBit traces (kernel-N.traceg or the raw kernel-N.trace): LDS, STS,
-             ATOMS, LDSM and STSM lines, in any address-compression mode (list, base+stride,
-             base+delta); the arch comes from the header's -binary version.
-Compressed traces: xz -dc kernel-1.traceg.xz | smem trace -
+Formats (told apart by each file's first line; any of them may be xz-compressed):
+  corpus       one JSON object a line: arch, op (ld, st, atom, ldsm, stsm), width, 32 offsets
+               (-1 = inactive), optional label, gpu, group, wavefronts, ncu_bank_conflicts
+  accel-sim    Accel-Sim / NVBit traces (kernel-N.traceg or the raw kernel-N.trace): LDS, STS,
+               ATOMS, LDSM and STSM lines, in any address-compression mode (list, base+stride,
+               base+delta); the arch comes from the header's -binary version.
+  kernel list  Accel-Sim's kernelslist.g: the kernel-N.traceg (or .traceg.xz) files it names,
+               relative to its folder, are read in its place.
+
+Limits: lines of at most 1 MiB (a longer one stops its file); at most 64 threads.
 
 Examples:
   smem trace tests/data/traces/transpose.traceg
-  smem trace --arch sm_86 --top 5 traces/kernel-*.traceg
+  smem trace traces/kernelslist.g
+  smem trace --arch sm_86 --top 5 traces/kernel-*.traceg.xz
+  smem trace --by-line kernel-1.traceg
   smem trace --json requests.jsonl")]
 pub struct Args {
     /// Files to read; `-` reads standard input.
@@ -85,9 +101,15 @@ pub struct Args {
     #[arg(long, value_name = "CC")]
     arch: Option<ComputeCapability>,
 
-    /// How many instructions to list.
+    /// How many instructions (or source lines) to list.
     #[arg(long, value_name = "N", default_value_t = 10)]
     top: usize,
+
+    /// Rank source lines rather than instructions: traces made with lineinfo
+    /// (`TRACE_LINEINFO=1`, a binary built with `-lineinfo`) give each
+    /// instruction's line.
+    #[arg(long)]
+    by_line: bool,
 
     /// Print the result as JSON.
     #[arg(long)]
@@ -97,7 +119,8 @@ pub struct Args {
     #[arg(long)]
     strict: bool,
 
-    /// Worker threads (default: one per core). The output does not depend on it.
+    /// Worker threads, 1 to 64 (default: one per core, at most 64). The output
+    /// does not depend on it.
     #[arg(long, short = 'j', value_name = "N")]
     threads: Option<usize>,
 
@@ -112,8 +135,28 @@ pub struct Args {
     timings: bool,
 }
 
+/// The most worker threads: beyond a few, the one reader thread is the
+/// bound, and each thread holds up to two chunks of the queue.
+pub const MAX_THREADS: usize = 64;
+
 /// The capability used for trace instructions whose header names none.
 const DEFAULT_ARCH: ComputeCapability = ComputeCapability::Sm90;
+
+/// The name worker threads carry (the panic hook tells them by it).
+const WORKER: &str = "smem-trace-worker";
+
+/// What names a parsed request's instruction.
+enum Source<'a> {
+    /// A corpus record, with its label if it has one.
+    Record(Option<String>),
+    /// A trace instruction.
+    Code {
+        kernel: u32,
+        pc: u64,
+        opcode: &'a str,
+        line: Option<accelsim::SourceLine<'a>>,
+    },
+}
 
 /// One line of a chunk, parsed: a request to predict.
 struct Parsed<'a> {
@@ -126,99 +169,156 @@ struct Parsed<'a> {
 /// Lines parsed before they are analysed: the parsed requests stay in cache.
 const PARSED_LINES: usize = 512;
 
-/// Analyses one chunk: reads its lines, some hundreds at a time, into
-/// requests, then predicts and counts them, timing the two apart (`--timings`).
-fn analyse(chunk: &Chunk, arch: Option<ComputeCapability>, top: usize) -> Tally {
-    let mut errors: Vec<(Location, String, bool)> = Vec::new();
-    let mut other_instructions = 0;
-    let mut timings = Timings::default();
-    let mut counts = ChunkTally::default();
-    let mut parsed = Vec::with_capacity(PARSED_LINES);
+/// The capability of a trace instruction.
+fn trace_arch(kernel: &KernelState, arch: Option<ComputeCapability>) -> ComputeCapability {
+    arch.or_else(|| {
+        kernel
+            .binary_version
+            .and_then(|v| ComputeCapability::new(v / 10, v % 10))
+    })
+    .unwrap_or(DEFAULT_ARCH)
+}
+
+/// A request from a mask and the active lanes' addresses.
+fn request(op: Op, width: u32, mask: u32, addresses: &[u32; 32]) -> Result<WarpRequest, String> {
+    WarpRequest::from_fn(op, width, |lane| {
+        (mask >> lane.index() & 1 == 1).then(|| addresses[lane.index()])
+    })
+    .map_err(|e| e.to_string())
+}
+
+/// What a worker knows besides the chunk.
+struct Settings {
+    arch: Option<ComputeCapability>,
+    /// A line number at which to panic, to test the handling of a worker's
+    /// failure (`SMEM_TRACE_PANIC_AT_LINE`, read in debug builds only).
+    panic_at: Option<u64>,
+}
+
+/// Analyses one chunk into the worker's counts: reads its lines, some
+/// hundreds at a time, into requests, then predicts and counts them, timing
+/// the two apart (`--timings`). Returns the chunk's errors.
+fn analyse(chunk: &Chunk, counts: &mut Counts, settings: &Settings) -> Errors {
+    let arch = settings.arch;
+    let mut errors = Errors::default();
+    let mut parsed: Vec<Parsed<'_>> = Vec::with_capacity(PARSED_LINES);
     let mut lines = chunk.lines().peekable();
     while lines.peek().is_some() {
         let started = Instant::now();
         parsed.clear();
         for line in lines.by_ref().take(PARSED_LINES) {
-            let Ok(text) = std::str::from_utf8(line.bytes) else {
-                let reason = "cannot read: stream did not contain valid UTF-8";
-                errors.push((line.at, reason.to_owned(), false));
-                continue;
-            };
-            let text = text.trim();
-            let result = match line.format {
-                _ if text.is_empty() => continue,
-                // Blank or unreadable lines only come before the format is known.
-                None => continue,
-                Some(Format::Corpus) => corpus_line(text, arch)
-                    .map(|(label, config, request)| Some((config, request, Source::Record(label)))),
+            if settings.panic_at == Some(line.at.line) {
+                panic!(
+                    "SMEM_TRACE_PANIC_AT_LINE: a deliberate failure at line {}",
+                    line.at.line
+                );
+            }
+            match line.format {
                 Some(Format::AccelSim) => {
-                    if text.starts_with('-')
-                        || text.starts_with('#')
-                        || text.starts_with("thread block")
-                        || text.starts_with("warp")
-                        || text.starts_with("insts")
-                    {
+                    let kernel = line.kernel;
+                    match accelsim::line(line.bytes, &kernel.context) {
+                        Ok(TraceLine::Instruction(i)) => match i.class {
+                            Class::Shared { op, width } => {
+                                let cc = trace_arch(&kernel, arch);
+                                match request(op, width, i.mask, &i.addresses) {
+                                    Ok(request) => parsed.push(Parsed {
+                                        at: line.at,
+                                        config: BankConfig::new(cc),
+                                        request,
+                                        source: Source::Code {
+                                            kernel: kernel.name,
+                                            pc: i.pc,
+                                            opcode: i.opcode,
+                                            line: i.source,
+                                        },
+                                    }),
+                                    Err(err) => {
+                                        errors.push(line.at, format!("{}: {err}", i.opcode), false)
+                                    }
+                                }
+                            }
+                            Class::Other => counts.other_instructions += 1,
+                        },
                         // Headers (the reader follows them) and the structure
                         // of the .traceg form: nothing to analyse.
-                        continue;
+                        Ok(_) => {}
+                        Err(reason) => errors.push(line.at, reason, false),
                     }
-                    if !accelsim::may_be_shared(text) {
-                        other_instructions += 1;
-                        continue;
-                    }
-                    accelsim_line(text, line.kernel, arch)
                 }
-            };
-            match result {
-                Ok(Some((config, request, source))) => parsed.push(Parsed {
-                    at: line.at,
-                    config,
-                    request,
-                    source,
-                }),
-                Ok(None) => other_instructions += 1,
-                Err(reason) => errors.push((line.at, reason, false)),
+                Some(Format::Corpus) => {
+                    let Ok(text) = std::str::from_utf8(line.bytes) else {
+                        let reason = "cannot read: stream did not contain valid UTF-8";
+                        errors.push(line.at, reason.to_owned(), false);
+                        continue;
+                    };
+                    let text = text.trim();
+                    if text.is_empty() {
+                        continue;
+                    }
+                    match corpus_line(text, arch) {
+                        Ok((label, config, request)) => parsed.push(Parsed {
+                            at: line.at,
+                            config,
+                            request,
+                            source: Source::Record(label),
+                        }),
+                        Err(reason) => errors.push(line.at, reason, false),
+                    }
+                }
+                // The reader follows kernel lists itself.
+                Some(Format::KernelList) => {}
+                // Blank or unreadable lines only come before the format is known.
+                None => {
+                    if std::str::from_utf8(line.bytes).is_err() {
+                        let reason = "cannot read: stream did not contain valid UTF-8";
+                        errors.push(line.at, reason.to_owned(), false);
+                    }
+                }
             }
         }
         let analysis_started = Instant::now();
         for line in &parsed {
+            let capability = line.config.capability();
+            let op = (line.request.op(), line.request.width());
             match line.config.cost(&line.request) {
-                Ok(cost) => counts.add(
-                    line.at,
-                    &line.source,
-                    line.config.capability(),
-                    &line.request,
-                    cost,
-                    top,
-                ),
+                Ok(cost) => match &line.source {
+                    Source::Code {
+                        kernel,
+                        pc,
+                        opcode,
+                        line: source,
+                    } => counts.add_code(
+                        line.at,
+                        *kernel,
+                        *pc,
+                        opcode,
+                        source.map(|s| (s.file, s.line)),
+                        capability,
+                        op,
+                        cost,
+                    ),
+                    Source::Record(label) => {
+                        counts.add_record(line.at, label.as_deref(), capability, op, cost)
+                    }
+                },
                 Err(err) => {
                     let reason = match &line.source {
                         Source::Code { opcode, .. } => format!("{opcode}: {err}"),
                         Source::Record(_) => err.to_string(),
                     };
-                    errors.push((line.at, reason, false));
+                    errors.push(line.at, reason, false);
                 }
             }
         }
         let finished = Instant::now();
-        timings.parse += analysis_started - started;
-        timings.analysis += finished - analysis_started;
+        counts.timings.parse += analysis_started - started;
+        counts.timings.analysis += finished - analysis_started;
     }
-    let mut tally = counts.finish(top);
-    errors.extend(
-        chunk
-            .errors
-            .iter()
-            .map(|e| (e.at, e.reason.clone(), e.file_level)),
-    );
-    // Errors in input order, whichever pass found them.
-    errors.sort_by_key(|&(at, _, _)| at);
-    for (at, reason, file_level) in errors {
-        tally.error(at, reason, file_level);
+    // The reader's errors come after the chunk's lines.
+    for error in &chunk.errors {
+        errors.push(error.at, error.reason.clone(), error.file_level);
     }
-    tally.other_instructions = other_instructions;
-    tally.timings = timings;
-    tally
+    errors
 }
 
 /// A corpus record's label, configuration and request.
@@ -235,33 +335,6 @@ fn corpus_line(
     Ok((record.label, BankConfig::new(cc), request))
 }
 
-/// A trace line's configuration, request and instruction; `None` when it
-/// does not access shared memory after all.
-fn accelsim_line<'a>(
-    text: &'a str,
-    kernel: &'a Arc<Kernel>,
-    arch: Option<ComputeCapability>,
-) -> Result<Option<(BankConfig, WarpRequest, Source<'a>)>, String> {
-    let Some(instruction) = accelsim::parse(text, kernel)? else {
-        return Ok(None);
-    };
-    let cc = arch
-        .or_else(|| {
-            kernel
-                .binary_version
-                .and_then(|v| ComputeCapability::new(v / 10, v % 10))
-        })
-        .unwrap_or(DEFAULT_ARCH);
-    let request = WarpRequest::new(instruction.op, instruction.width, instruction.addresses)
-        .map_err(|e| format!("{}: {e}", instruction.opcode))?;
-    let source = Source::Code {
-        kernel,
-        pc: instruction.pc,
-        opcode: instruction.opcode,
-    };
-    Ok(Some((BankConfig::new(cc), request, source)))
-}
-
 /// A kernel name short enough for a table cell.
 pub(super) fn short(name: &str) -> String {
     const MAX: usize = 40;
@@ -275,14 +348,223 @@ pub(super) fn short(name: &str) -> String {
     }
 }
 
+/// A C++ kernel name demangled (`_Z13transposeTilePfPKf` is
+/// `transposeTile(float*, float const*)`); `brief` leaves out the parameters
+/// and return type. A name that is not a mangled C++ name stays as it is.
+fn demangle(name: &str, brief: bool) -> String {
+    let Ok(symbol) = cpp_demangle::Symbol::new(name) else {
+        return name.to_owned();
+    };
+    let options = if brief {
+        cpp_demangle::DemangleOptions::new()
+            .no_params()
+            .no_return_type()
+    } else {
+        cpp_demangle::DemangleOptions::new()
+    };
+    symbol
+        .demangle_with_options(&options)
+        .unwrap_or_else(|_| name.to_owned())
+}
+
 /// Runs `smem trace`.
 pub fn run(args: &Args) -> ExitCode {
     let threads = match args.threads {
         Some(0) => return fail("--threads must be at least 1"),
+        Some(n) if n > MAX_THREADS => {
+            return fail(format_args!(
+                "--threads {n} is more than the maximum of {MAX_THREADS}"
+            ))
+        }
         Some(n) => n,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        None => std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(MAX_THREADS),
     };
     trace(args, threads)
+}
+
+/// What the workers send the main thread.
+enum Message {
+    /// A chunk's errors, and its buffer to read into again.
+    Chunk {
+        index: u64,
+        errors: Errors,
+        buf: Vec<u8>,
+    },
+    /// A worker failed (a bug): what it said, and where it was.
+    Failed { message: String, at: Location },
+    /// A worker's counts, once the input has ended.
+    Done(Box<Counts>),
+}
+
+thread_local! {
+    /// The last panic of this (worker) thread: message and place.
+    static PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Makes worker panics quiet: their message is kept for the `error:` line
+/// that reports it, rather than printed by the default hook.
+fn quiet_worker_panics() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().name() == Some(WORKER) {
+            let payload = info.payload();
+            let message = payload
+                .downcast_ref::<&str>()
+                .copied()
+                .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+                .unwrap_or("(no message)");
+            let place = info
+                .location()
+                .map(|l| format!(" at {}:{}", l.file(), l.line()))
+                .unwrap_or_default();
+            PANIC.with(|p| *p.borrow_mut() = Some(format!("{message}{place}")));
+        } else {
+            previous(info);
+        }
+    }));
+}
+
+/// A worker: takes chunks until there are no more, then sends its counts.
+fn work(
+    jobs: &Mutex<Receiver<(u64, Chunk)>>,
+    done: &mpsc::Sender<Message>,
+    settings: &Settings,
+    top: usize,
+) {
+    let place = Cell::new(Location { file: 0, line: 0 });
+    let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        let mut counts = Box::new(Counts::new(top));
+        loop {
+            // The lock is held only to take a chunk, not to analyse it.
+            let job = jobs
+                .lock()
+                .map_err(drop)
+                .and_then(|jobs| jobs.recv().map_err(drop));
+            let Ok((index, chunk)) = job else { break };
+            place.set(Location {
+                file: chunk.file,
+                line: chunk.first_line,
+            });
+            let errors = analyse(&chunk, &mut counts, settings);
+            let message = Message::Chunk {
+                index,
+                errors,
+                buf: chunk.buf,
+            };
+            if done.send(message).is_err() {
+                return;
+            }
+        }
+        let _ = done.send(Message::Done(counts));
+    }));
+    if result.is_err() {
+        let message = PANIC
+            .with(|p| p.borrow_mut().take())
+            .unwrap_or_else(|| "(no message)".to_owned());
+        let _ = done.send(Message::Failed {
+            message,
+            at: place.get(),
+        });
+    }
+}
+
+/// Why reading stopped early.
+enum Stop {
+    /// `--strict` and an error: printed already.
+    Strict,
+    /// A worker failed; the message.
+    Failed(String),
+}
+
+/// The main thread's side: errors in input order, the workers' counts.
+struct Merger<'a> {
+    args: &'a Args,
+    progress: &'a ProgressBar,
+    /// Chunks' errors that came back before those of earlier chunks.
+    waiting: BTreeMap<u64, Errors>,
+    next: u64,
+    errors: Errors,
+    counts: Vec<Counts>,
+}
+
+impl Merger<'_> {
+    fn take(&mut self, message: Message, reader: &mut Reader) -> Result<(), Stop> {
+        match message {
+            Message::Chunk { index, errors, buf } => {
+                reader.recycle(buf);
+                self.waiting.insert(index, errors);
+                while let Some(part) = self.waiting.remove(&self.next) {
+                    self.next += 1;
+                    self.errors.lines += part.lines;
+                    self.errors.files += part.files;
+                    for error in part.shown {
+                        if self.errors.shown.len() == tally::SHOWN_ERRORS {
+                            break;
+                        }
+                        // Errors go out as soon as they are known, in input
+                        // order. With --strict, the first is the last.
+                        let message = describe_error(&reader.inputs, &error);
+                        self.progress.suspend(|| warn(message));
+                        self.errors.shown.push(error);
+                        if self.args.strict {
+                            return Err(Stop::Strict);
+                        }
+                    }
+                }
+                Ok(())
+            }
+            Message::Failed { message, at } => {
+                let name = reader
+                    .inputs
+                    .get(at.file as usize)
+                    .map_or("?", |i| i.name.as_str());
+                Err(Stop::Failed(format!(
+                    "internal error: a worker thread failed on the lines of {name} from line {}: \
+                     {message} (please report it)",
+                    at.line
+                )))
+            }
+            Message::Done(counts) => {
+                self.counts.push(*counts);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Hands `job` to the workers, taking their results while the queue is full.
+/// Never blocks on a queue nobody takes from: when every worker is gone, the
+/// results channel says so.
+fn send(
+    work: &SyncSender<(u64, Chunk)>,
+    results: &Receiver<Message>,
+    mut job: (u64, Chunk),
+    merger: &mut Merger<'_>,
+    reader: &mut Reader,
+) -> Result<(), Stop> {
+    loop {
+        match work.try_send(job) {
+            Ok(()) => return Ok(()),
+            Err(TrySendError::Full(back)) => {
+                job = back;
+                match results.recv() {
+                    Ok(message) => merger.take(message, reader)?,
+                    Err(_) => {
+                        return Err(Stop::Failed(
+                            "internal error: no worker thread is left".into(),
+                        ))
+                    }
+                }
+            }
+            Err(TrySendError::Disconnected(_)) => {
+                return Err(Stop::Failed(
+                    "internal error: no worker thread is left".into(),
+                ))
+            }
+        }
+    }
 }
 
 fn trace(args: &Args, threads: usize) -> ExitCode {
@@ -299,6 +581,7 @@ fn trace(args: &Args, threads: usize) -> ExitCode {
                     path.display().to_string()
                 },
                 format: None,
+                listed: false,
             }
         })
         .collect();
@@ -306,96 +589,79 @@ fn trace(args: &Args, threads: usize) -> ExitCode {
     let mut reader = Reader::new(inputs, progress.clone());
     let started = Instant::now();
     let mut reading = Duration::ZERO;
-    let mut tally = Tally::default();
-    let mut shown = 0;
-    // Chunks go to the workers with their place in the input, and their
-    // tallies come back in any order; `waiting` holds them until every chunk
-    // before has been merged. At most two a worker wait to be taken.
-    let (work, jobs) = mpsc::sync_channel::<(u64, Chunk)>(2 * threads);
+    let settings = Settings {
+        arch: args.arch,
+        panic_at: if cfg!(debug_assertions) {
+            std::env::var("SMEM_TRACE_PANIC_AT_LINE")
+                .ok()
+                .and_then(|v| v.parse().ok())
+        } else {
+            None
+        },
+    };
+    quiet_worker_panics();
+    // Chunks go to the workers with their place in the input; at most one a
+    // worker waits to be taken.
+    let (work_sender, jobs) = mpsc::sync_channel::<(u64, Chunk)>(threads);
     let jobs = Mutex::new(jobs);
-    let (done, results) = mpsc::channel::<(u64, Tally)>();
-    let outcome: std::io::Result<bool> = std::thread::scope(|scope| {
+    let (done, results) = mpsc::channel::<Message>();
+    let mut merger = Merger {
+        args,
+        progress: &progress,
+        waiting: BTreeMap::new(),
+        next: 0,
+        errors: Errors::default(),
+        counts: Vec::new(),
+    };
+    let outcome: Result<(), Stop> = std::thread::scope(|scope| {
         // Owned here: however this returns, the workers then find no more work.
-        let work = work;
+        let work_sender = work_sender;
         for _ in 0..threads {
-            let (jobs, done) = (&jobs, done.clone());
-            std::thread::Builder::new().spawn_scoped(scope, move || loop {
-                // The lock is held only to take a chunk, not to analyse it.
-                let job = jobs
-                    .lock()
-                    .map_err(drop)
-                    .and_then(|jobs| jobs.recv().map_err(drop));
-                let Ok((index, chunk)) = job else { break };
-                if done
-                    .send((index, analyse(&chunk, args.arch, args.top)))
-                    .is_err()
-                {
-                    break;
-                }
-            })?;
+            let (jobs, done, settings) = (&jobs, done.clone(), &settings);
+            let spawned = std::thread::Builder::new()
+                .name(WORKER.to_owned())
+                .spawn_scoped(scope, move || work(jobs, &done, settings, args.top));
+            if let Err(err) = spawned {
+                return Err(Stop::Failed(format!("cannot start worker threads: {err}")));
+            }
         }
         drop(done);
-        let mut waiting = BTreeMap::new();
-        let mut next = 0u64;
         let mut sent = 0u64;
-        // Merges what has come back, in input order; false to stop (--strict).
-        let mut merge = |tally: &mut Tally, part: (u64, Tally), reader: &Reader| {
-            waiting.insert(part.0, part.1);
-            while let Some(part) = waiting.remove(&next) {
-                next += 1;
-                tally.merge(part, args.top);
-                // Errors go out as soon as they are known, in input order.
-                // With --strict, the first is the last.
-                for error in &tally.errors[shown..] {
-                    let message = describe_error(&reader.inputs, error);
-                    progress.suspend(|| warn(message));
-                    if args.strict {
-                        return false;
-                    }
-                }
-                shown = tally.errors.len();
-            }
-            true
-        };
         loop {
             let at = Instant::now();
             let chunk = reader.next_chunk();
             reading += at.elapsed();
             let Some(chunk) = chunk else { break };
-            if work.send((sent, chunk)).is_err() {
-                break;
-            }
+            send(
+                &work_sender,
+                &results,
+                (sent, chunk),
+                &mut merger,
+                &mut reader,
+            )?;
             sent += 1;
-            while let Ok(part) = results.try_recv() {
-                if !merge(&mut tally, part, &reader) {
-                    return Ok(false);
-                }
+            while let Ok(message) = results.try_recv() {
+                merger.take(message, &mut reader)?;
             }
         }
-        drop(work);
-        while let Ok(part) = results.recv() {
-            if !merge(&mut tally, part, &reader) {
-                return Ok(false);
-            }
+        drop(work_sender);
+        while let Ok(message) = results.recv() {
+            merger.take(message, &mut reader)?;
         }
-        Ok(true)
+        Ok(())
     });
-    match outcome {
-        Ok(true) => {}
-        Ok(false) => {
-            progress.finish_and_clear();
-            return ExitCode::FAILURE;
-        }
-        Err(err) => {
-            progress.finish_and_clear();
-            return fail(format_args!("cannot start worker threads: {err}"));
-        }
-    }
     progress.finish_and_clear();
+    match outcome {
+        Ok(()) => {}
+        Err(Stop::Strict) => return ExitCode::FAILURE,
+        Err(Stop::Failed(message)) => return fail(message),
+    }
+    let mut tally = Tally::merge(std::mem::take(&mut merger.counts), args.top);
+    tally.errors = std::mem::take(&mut merger.errors);
     if args.timings {
         eprint!("{}", timings(&tally, started.elapsed(), reading, threads));
     }
-    let hidden = tally.line_errors + tally.file_errors - tally.errors.len() as u64;
+    let hidden = tally.errors.lines + tally.errors.files - tally.errors.shown.len() as u64;
     if hidden > 0 {
         let noun = if hidden == 1 { "error" } else { "errors" };
         warn(format_args!("{hidden} more {noun} not shown"));
@@ -411,7 +677,7 @@ fn trace(args: &Args, threads: usize) -> ExitCode {
     if let Err(code) = emit(&text) {
         return code;
     }
-    if tally.line_errors > 0 || tally.file_errors > 0 {
+    if tally.errors.lines > 0 || tally.errors.files > 0 {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
@@ -420,7 +686,7 @@ fn trace(args: &Args, threads: usize) -> ExitCode {
 
 /// What `--timings` prints.
 fn timings(tally: &Tally, wall: Duration, reading: Duration, threads: usize) -> String {
-    let Timings { parse, analysis } = tally.timings;
+    let tally::Timings { parse, analysis } = tally.timings;
     let requests = tally.totals.requests;
     let rate = requests as f64 / analysis.as_secs_f64().max(f64::MIN_POSITIVE) / 1e6;
     format!(
@@ -437,7 +703,7 @@ fn timings(tally: &Tally, wall: Duration, reading: Duration, threads: usize) -> 
     )
 }
 
-fn describe_error(inputs: &[Input], error: &LineError) -> String {
+fn describe_error(inputs: &[Input], error: &tally::LineError) -> String {
     let name = &inputs[error.at.file as usize].name;
     if error.at.line == 0 {
         format!("cannot read {name}: {}", error.reason)
@@ -476,11 +742,112 @@ fn progress_bar(args: &Args, inputs: &[Input]) -> ProgressBar {
     bar
 }
 
+/// The Nsight Compute metrics (`ncu --metrics`) that count, per kernel, what
+/// the model predicts for an op: instructions executed (requests), wavefronts
+/// and bank conflicts. Sources: the Nsight Compute metric names for the LSU
+/// shared-memory pipe (`l1tex__data_pipe_lsu_wavefronts_mem_shared_op_*`,
+/// `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_*`; the matrix ops are
+/// counted by the `sm__sass_l1tex_*_op_ldsm` / `_op_stsm` forms) and the
+/// design reference, section 2 (bank conflicts = wavefronts - ideal).
+fn ncu_metrics(op: Op) -> [&'static str; 3] {
+    match op {
+        Op::Load => [
+            "smsp__sass_inst_executed_op_shared_ld.sum",
+            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+        ],
+        Op::Store => [
+            "smsp__sass_inst_executed_op_shared_st.sum",
+            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+        ],
+        Op::Atomic => [
+            "smsp__sass_inst_executed_op_shared_atom.sum",
+            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
+            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum",
+        ],
+        Op::LdMatrix(_) => [
+            "smsp__sass_inst_executed_op_ldsm.sum",
+            "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum",
+            "sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum",
+        ],
+        Op::StMatrix(_) => [
+            "smsp__sass_inst_executed_op_stsm.sum",
+            "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum",
+            "sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_stsm.sum",
+        ],
+    }
+}
+
+/// One Nsight Compute metric and the model's prediction of it.
+#[derive(Debug, Serialize)]
+struct MetricJson {
+    metric: &'static str,
+    /// The total it corresponds to: `requests`, `wavefronts` or `bank_conflicts`.
+    total: &'static str,
+    predicted: u64,
+    /// The ops (as in `by_op`) it sums.
+    ops: Vec<String>,
+}
+
+/// The predicted value of each metric, in a stable order.
+fn metrics(tally: &Tally) -> Vec<MetricJson> {
+    let mut out: Vec<MetricJson> = Vec::new();
+    let mut ops: Vec<_> = tally.by_model_op.iter().collect();
+    ops.sort_by_key(|((op, width), _)| crate::analyze::op_name(*op, *width));
+    for ((op, width), totals) in ops {
+        let name = crate::analyze::op_name(*op, *width);
+        let values = [
+            ("requests", totals.requests),
+            ("wavefronts", totals.wavefronts),
+            ("bank_conflicts", totals.bank_conflicts),
+        ];
+        for (metric, (total, value)) in ncu_metrics(*op).into_iter().zip(values) {
+            match out.iter_mut().find(|m| m.metric == metric) {
+                Some(known) => {
+                    known.predicted += value;
+                    if !known.ops.contains(&name) {
+                        known.ops.push(name.clone());
+                    }
+                }
+                None => out.push(MetricJson {
+                    metric,
+                    total,
+                    predicted: value,
+                    ops: vec![name.clone()],
+                }),
+            }
+        }
+    }
+    out
+}
+
 /// One row of the ranking in `--json`.
 #[derive(Debug, Serialize)]
 struct RankedJson {
     instruction: String,
     op: String,
+    first_seen: String,
+    /// A trace instruction's kernel, demangled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kernel: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pc: Option<u64>,
+    /// The source line (`FILE:LINE` or `LINE`), where the trace has lineinfo.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source_line: Option<String>,
+    #[serde(flatten)]
+    totals: Totals,
+}
+
+/// One source line of `--by-line` in `--json`.
+#[derive(Debug, Serialize)]
+struct LineJson {
+    /// `FILE:LINE`, `LINE`, or null for instructions without line information.
+    source_line: Option<String>,
+    kernel: String,
+    ops: Vec<String>,
+    instructions: usize,
     first_seen: String,
     #[serde(flatten)]
     totals: Totals,
@@ -497,7 +864,11 @@ struct ReportJson {
     lines_not_analysed: u64,
     files_not_read: u64,
     by_op: BTreeMap<String, Totals>,
+    /// The Nsight Compute metric of each total, with the predicted value.
+    ncu_metrics: Vec<MetricJson>,
     top: Vec<RankedJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    by_line: Option<Vec<LineJson>>,
 }
 
 #[derive(Debug, Serialize)]
@@ -510,11 +881,87 @@ fn format_name(format: Option<Format>) -> Option<&'static str> {
     format.map(|f| match f {
         Format::Corpus => "corpus",
         Format::AccelSim => "accel-sim",
+        Format::KernelList => "kernel-list",
     })
 }
 
 fn first_seen(inputs: &[Input], at: Location) -> String {
     format!("{}:{}", inputs[at.file as usize].name, at.line)
+}
+
+fn source_text(source: &Option<tally::SourceLine>) -> Option<String> {
+    source.as_ref().map(|(file, line)| match file {
+        Some(file) => format!("{file}:{line}"),
+        None => line.to_string(),
+    })
+}
+
+/// An entry's name as the reports show it: a trace instruction as kernel
+/// (shortened), PC and opcode; a record by its label.
+fn entry_name(reader: &Reader, entry: &Entry, demangled: bool) -> String {
+    match &entry.key {
+        Key::Code { kernel, pc } => {
+            let name = reader.name(*kernel);
+            let name = if demangled {
+                demangle(name, true)
+            } else {
+                name.to_owned()
+            };
+            format!("{} {pc:#06x} {}", short(&name), entry.opcode)
+        }
+        Key::Label(label) => label.to_string(),
+        Key::Record(_) => "(no label)".to_owned(),
+    }
+}
+
+/// A source line of `--by-line`: the instructions of one kernel on one line.
+struct LineRow {
+    kernel: u32,
+    source: Option<tally::SourceLine>,
+    ops: Vec<String>,
+    instructions: usize,
+    first: Location,
+    totals: Totals,
+}
+
+/// The trace instructions grouped by kernel and source line, ranked.
+fn by_line(tally: &Tally, top: usize) -> Vec<LineRow> {
+    let mut rows: Vec<LineRow> = Vec::new();
+    let mut index: BTreeMap<(u32, Option<tally::SourceLine>), usize> = BTreeMap::new();
+    for entry in &tally.entries {
+        let Key::Code { kernel, .. } = entry.key else {
+            continue;
+        };
+        let op = crate::analyze::op_name(entry.op.0, entry.op.1);
+        let key = (kernel, entry.source.clone());
+        let row = match index.get(&key) {
+            Some(&at) => &mut rows[at],
+            None => {
+                index.insert(key, rows.len());
+                rows.push(LineRow {
+                    kernel,
+                    source: entry.source.clone(),
+                    ops: Vec::new(),
+                    instructions: 0,
+                    first: entry.first,
+                    totals: Totals::default(),
+                });
+                rows.last_mut().expect("just pushed")
+            }
+        };
+        row.totals.merge(&entry.totals);
+        row.instructions += 1;
+        row.first = row.first.min(entry.first);
+        if !row.ops.contains(&op) {
+            row.ops.push(op);
+        }
+    }
+    for row in &mut rows {
+        row.ops.sort();
+    }
+    rows.sort_by_key(|r| (std::cmp::Reverse(r.totals.bank_conflicts), r.first));
+    rows.truncate(top);
+    rows
 }
 
 fn json_report(args: &Args, reader: &Reader, tally: &Tally) -> ReportJson {
@@ -530,19 +977,44 @@ fn json_report(args: &Args, reader: &Reader, tally: &Tally) -> ReportJson {
         archs: tally.archs.iter().copied().collect(),
         totals: tally.totals,
         other_instructions: tally.other_instructions,
-        lines_not_analysed: tally.line_errors,
-        files_not_read: tally.file_errors,
+        lines_not_analysed: tally.errors.lines,
+        files_not_read: tally.errors.files,
         by_op: tally.by_op.clone(),
+        ncu_metrics: metrics(tally),
         top: tally
             .ranking(args.top)
             .into_iter()
-            .map(|i| RankedJson {
-                instruction: i.name.clone(),
-                op: i.op.clone(),
-                first_seen: first_seen(&reader.inputs, i.first),
-                totals: i.totals,
+            .map(|entry| {
+                let (kernel, pc) = match entry.key {
+                    Key::Code { kernel, pc } => {
+                        (Some(demangle(reader.name(kernel), false)), Some(pc))
+                    }
+                    _ => (None, None),
+                };
+                RankedJson {
+                    instruction: entry_name(reader, entry, false),
+                    op: crate::analyze::op_name(entry.op.0, entry.op.1),
+                    first_seen: first_seen(&reader.inputs, entry.first),
+                    kernel,
+                    pc,
+                    source_line: source_text(&entry.source),
+                    totals: entry.totals,
+                }
             })
             .collect(),
+        by_line: args.by_line.then(|| {
+            by_line(tally, args.top)
+                .into_iter()
+                .map(|row| LineJson {
+                    source_line: source_text(&row.source),
+                    kernel: demangle(reader.name(row.kernel), false),
+                    ops: row.ops,
+                    instructions: row.instructions,
+                    first_seen: first_seen(&reader.inputs, row.first),
+                    totals: row.totals,
+                })
+                .collect()
+        }),
     }
 }
 
@@ -565,6 +1037,7 @@ fn text_report(args: &Args, reader: &Reader, tally: &Tally) -> String {
             kinds.push(plural(n, noun));
         }
     }
+    let lists = count(Format::KernelList);
     let t = &tally.totals;
     _ = writeln!(
         out,
@@ -572,12 +1045,17 @@ fn text_report(args: &Args, reader: &Reader, tally: &Tally) -> String {
         styled(
             HEADING,
             format!(
-                "{} from {}",
+                "{} from {}{}",
                 plural(t.requests, "shared-memory request"),
                 if kinds.is_empty() {
                     "no readable file".to_owned()
                 } else {
                     kinds.join(" and ")
+                },
+                if lists > 0 {
+                    format!(" (listed in {})", plural(lists, "kernel list"))
+                } else {
+                    String::new()
                 }
             )
         )
@@ -638,8 +1116,93 @@ fn text_report(args: &Args, reader: &Reader, tally: &Tally) -> String {
         table.row(row("all", t));
     }
     out.push_str(&table.render(0));
+    let metrics = metrics(tally);
+    if !metrics.is_empty() {
+        _ = writeln!(
+            out,
+            "\n{}",
+            styled(
+                HEADING,
+                "the same as Nsight Compute metrics (ncu --metrics NAME), predicted:"
+            )
+        );
+        let mut table = Table::new(&[
+            ("metric", Align::Left),
+            ("predicted", Align::Right),
+            ("ops", Align::Left),
+        ]);
+        for m in &metrics {
+            table.row([
+                m.metric.to_owned(),
+                m.predicted.to_string(),
+                m.ops.join(", "),
+            ]);
+        }
+        out.push_str(&table.render(0));
+        _ = writeln!(
+            out,
+            "{}",
+            styled(
+                NOTE,
+                "(the profiler's bank-conflict counters also count arbitration with other L1 \
+                 traffic, so they can exceed the prediction)"
+            )
+        );
+    }
+    if args.by_line {
+        let rows = by_line(tally, args.top);
+        if !rows.is_empty() {
+            _ = writeln!(
+                out,
+                "\n{}",
+                styled(
+                    HEADING,
+                    format!(
+                        "source lines with the most bank conflicts (top {}):",
+                        rows.len()
+                    )
+                )
+            );
+            let mut table = Table::new(&[
+                ("#", Align::Right),
+                ("line", Align::Left),
+                ("kernel", Align::Left),
+                ("ops", Align::Left),
+                ("first seen", Align::Left),
+                ("requests", Align::Right),
+                ("wavefronts", Align::Right),
+                ("bank conflicts", Align::Right),
+                ("worst", Align::Right),
+            ]);
+            for (i, row) in rows.iter().enumerate() {
+                let t = &row.totals;
+                table.row([
+                    (i + 1).to_string(),
+                    source_text(&row.source).unwrap_or_else(|| "(no lineinfo)".to_owned()),
+                    short(&demangle(reader.name(row.kernel), true)),
+                    row.ops.join(","),
+                    first_seen(&reader.inputs, row.first),
+                    t.requests.to_string(),
+                    t.wavefronts.to_string(),
+                    t.bank_conflicts.to_string(),
+                    format!("{}-way", t.worst_ways),
+                ]);
+            }
+            out.push_str(&table.render(0));
+            if rows.iter().any(|r| r.source.is_none()) {
+                _ = writeln!(
+                    out,
+                    "{}",
+                    styled(
+                        NOTE,
+                        "(no lineinfo: trace with TRACE_LINEINFO=1 a binary built with -lineinfo)"
+                    )
+                );
+            }
+        }
+    }
     let ranking = tally.ranking(args.top);
-    if !ranking.is_empty() {
+    if !ranking.is_empty() && !args.by_line {
         _ = writeln!(
             out,
             "\n{}",
@@ -661,13 +1224,13 @@ fn text_report(args: &Args, reader: &Reader, tally: &Tally) -> String {
             ("bank conflicts", Align::Right),
             ("worst", Align::Right),
         ]);
-        for (i, instruction) in ranking.iter().enumerate() {
-            let t = &instruction.totals;
+        for (i, entry) in ranking.iter().enumerate() {
+            let t = &entry.totals;
             table.row([
                 (i + 1).to_string(),
-                instruction.name.clone(),
-                instruction.op.clone(),
-                first_seen(&reader.inputs, instruction.first),
+                entry_name(reader, entry, true),
+                crate::analyze::op_name(entry.op.0, entry.op.1),
+                first_seen(&reader.inputs, entry.first),
                 t.requests.to_string(),
                 t.wavefronts.to_string(),
                 t.bank_conflicts.to_string(),
@@ -676,21 +1239,21 @@ fn text_report(args: &Args, reader: &Reader, tally: &Tally) -> String {
         }
         out.push_str(&table.render(0));
     }
-    if tally.line_errors > 0 || tally.file_errors > 0 {
+    if tally.errors.lines > 0 || tally.errors.files > 0 {
         out.push('\n');
     }
-    if tally.line_errors > 0 {
+    if tally.errors.lines > 0 {
         _ = writeln!(
             out,
             "not analysed: {} (errors on stderr)",
-            plural(tally.line_errors, "line")
+            plural(tally.errors.lines, "line")
         );
     }
-    if tally.file_errors > 0 {
+    if tally.errors.files > 0 {
         _ = writeln!(
             out,
             "not read: {} (errors on stderr)",
-            plural(tally.file_errors, "file")
+            plural(tally.errors.files, "file")
         );
     }
     out

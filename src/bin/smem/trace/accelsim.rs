@@ -1,4 +1,16 @@
-//! The Accel-Sim / NVBit trace format: what `smem trace` reads of it.
+//! The Accel-Sim / NVBit trace format: a one-pass byte parser of its lines.
+//!
+//! Self-contained (only `std` and `smem_model` imports), so that other tools
+//! include it with `#[path = ".../trace/accelsim.rs"] mod accelsim;`: the fuzz
+//! target of the trace-line parser, and `smem racecheck`, which groups the
+//! instructions by thread block and warp. The API is three functions:
+//!
+//! - [`line`]: one line (without its line end) into a [`Line`]: a header, a
+//!   thread-block or warp marker, an [`Instruction`], ...;
+//! - [`header`]: a header line `-key = value` into a [`Header`], which
+//!   [`Kernel::apply`] folds into the [`Context`] the instruction lines need;
+//! - [`classify`]: an opcode into its [`Class`], the one table that says which
+//!   SASS instructions access shared memory and how.
 //!
 //! Source: the Accel-Sim framework (github.com/accel-sim/accel-sim-framework),
 //! `util/tracer_nvbit/tracer_tool/tracer_tool.cu` (the writer, tracer versions
@@ -16,11 +28,14 @@
 //! ```
 //!
 //! PC and MASK in hexadecimal (MASK is the active mask and the predicate, so
-//! inactive lanes are off). The raw `.trace` form written by the tracer puts
-//! `cta_x cta_y cta_z warp` (and, with `TOOL_TRACE_CORE`, `sm warp_in_sm`)
-//! before that, as do all lines of tracer versions before 3. `smem` finds the
-//! PC by the shape of the line (a hexadecimal mask of 8 digits, a register
-//! count, that many registers, an opcode), so every variant reads the same.
+//! inactive lanes are off). `line_num` is there when the kernel was traced
+//! with `TRACE_LINEINFO=1` from a binary built with `-lineinfo`: the source
+//! line (the tracer writes the number only; `FILE:N` is read too). The raw
+//! `.trace` form written by the tracer puts `cta_x cta_y cta_z warp` (and, with
+//! `TOOL_TRACE_CORE`, `sm warp_in_sm`) before that, as do all lines of tracer
+//! versions before 3. The parser finds the PC by the shape of the line (a
+//! hexadecimal mask of 8 digits, a register count, that many registers, an
+//! opcode), so every variant reads the same.
 //!
 //! MEM_WIDTH is 0 for instructions without memory operand. Otherwise MODE says
 //! how the addresses of the active lanes (in lane order) are written:
@@ -32,94 +47,274 @@
 //!   one decimal difference from the previous active lane for each other active
 //!   lane.
 //!
-//! Shared-memory instructions are `LDS`, `STS`, `ATOMS`, `LDSM` and `STSM`. The
-//! access width comes from the opcode (`LDS.U.128`: 16 bytes, `LDS.U8`: 1,
-//! no size: 4), not from MEM_WIDTH, which the tracer derives from the first
-//! number in the opcode and so gets wrong for `LDSM.16.M88.4`; the matrix
-//! count of `LDSM`/`STSM` is the `.2` or `.4` suffix (none: one matrix).
-//! NVBit reports shared addresses as generic addresses: when the header gives a
-//! shared base address, it is subtracted.
+//! Addresses are computed with checked arithmetic: one past 2^64 (or below 0)
+//! is an error, not a wrapped address.
+//!
+//! Shared-memory instructions are `LDS`, `STS`, `ATOMS`, `LDSM` and `STSM`
+//! ([`classify`]). The access width comes from the opcode (`LDS.U.128`: 16
+//! bytes, `LDS.U8`: 1, no size: 4), not from MEM_WIDTH, which the tracer
+//! derives from the first number in the opcode and so gets wrong for
+//! `LDSM.16.M88.4`; the matrix count of `LDSM`/`STSM` is the `.2` or `.4`
+//! suffix (none: one matrix). NVBit reports shared addresses as generic
+//! addresses: when the header gives a shared base address, it is subtracted.
 
-use smallvec::SmallVec;
 use smem_model::{Matrices, Op, WARP_SIZE};
 
-/// What the header says about the kernel whose instructions follow.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Kernel {
-    /// `-kernel name`.
-    pub name: String,
-    /// `-binary version`, e.g. 86 for sm_86.
-    pub binary_version: Option<u32>,
-    /// `-shmem base_addr`: the generic address of shared address 0.
+/// The message of a line that is neither a header, a marker nor an
+/// instruction (how a file that is not a trace at all is told apart).
+pub const NOT_AN_INSTRUCTION: &str = "not an instruction line: expected [ids] PC MASK DEST_NUM \
+                                      [dests] OPCODE SRC_NUM [srcs] MEM_WIDTH [MODE ADDRESSES]";
+
+/// What the header says that instruction lines need to be read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Context {
+    /// `-shmem base_addr`: the generic address of shared address 0 (0: the
+    /// trace gives shared addresses as they are).
     pub shmem_base: u64,
     /// `-enable lineinfo`: instruction lines start with a source line number.
     pub lineinfo: bool,
 }
 
+/// What the header says about the kernel whose instructions follow.
+// `smem trace` interns names its own way; `smem racecheck` and the fuzz
+// target use this.
+#[allow(dead_code)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Kernel {
+    /// `-kernel name` (mangled, as the trace gives it).
+    pub name: String,
+    /// `-binary version`, e.g. 86 for sm_86.
+    pub binary_version: Option<u32>,
+    /// The shared base address and lineinfo flag.
+    pub context: Context,
+}
+
+#[allow(dead_code)]
 impl Kernel {
-    /// Reads one header line (`-key = value`) into the kernel; unknown keys and
-    /// values that do not parse are ignored, as Accel-Sim does.
-    pub fn header(&mut self, line: &str) {
-        let Some((key, value)) = line.trim_start_matches('-').split_once('=') else {
-            return;
-        };
-        let value = value.trim();
-        match key.trim() {
-            "kernel name" => self.name = value.to_owned(),
-            "binary version" => self.binary_version = value.parse().ok(),
-            "shmem base_addr" => self.shmem_base = parse_hex(value).unwrap_or(0),
-            "enable lineinfo" => self.lineinfo = value == "1",
-            _ => {}
+    /// Folds a header into the kernel; headers that matter nothing here are
+    /// ignored, as Accel-Sim does.
+    pub fn apply(&mut self, header: &Header<'_>) {
+        match *header {
+            Header::KernelName(name) => name.clone_into(&mut self.name),
+            Header::BinaryVersion(version) => self.binary_version = version,
+            Header::ShmemBase(base) => self.context.shmem_base = base,
+            Header::LineInfo(on) => self.context.lineinfo = on,
+            Header::Other { .. } => {}
         }
     }
 }
 
-/// A shared-memory instruction of the trace.
+/// A header line `-key = value`, by key. Values that do not parse read as
+/// Accel-Sim reads them: no binary version, a base address of 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Header<'a> {
+    /// `-kernel name = NAME`.
+    KernelName(&'a str),
+    /// `-binary version = 86`.
+    BinaryVersion(Option<u32>),
+    /// `-shmem base_addr = 0x...`.
+    ShmemBase(u64),
+    /// `-enable lineinfo = 1`.
+    LineInfo(bool),
+    /// Any other key (or a line without `=`, whose value is empty).
+    Other {
+        /// The key, trimmed.
+        key: &'a str,
+        /// The value, trimmed.
+        value: &'a str,
+    },
+}
+
+/// One line of a trace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Line<'a> {
+    /// Empty, or whitespace only.
+    Blank,
+    /// `-key = value`.
+    Header(Header<'a>),
+    /// `#BEGIN_TB`: a thread block's instructions follow.
+    BeginBlock,
+    /// `#END_TB`.
+    EndBlock,
+    /// Any other line starting with `#`.
+    Comment,
+    /// `thread block = x,y,z`.
+    ThreadBlock([u32; 3]),
+    /// `warp = N`: the warp (in its block) of the instructions that follow.
+    Warp(u32),
+    /// `insts = N`: how many instruction lines the warp has.
+    Insts(u64),
+    /// An instruction.
+    Instruction(Instruction<'a>),
+}
+
+/// A source line, where the trace has lineinfo.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SourceLine<'a> {
+    /// The file, when the line number is written `FILE:N` (Accel-Sim's tracer
+    /// writes the number only).
+    pub file: Option<&'a str>,
+    /// The line number.
+    pub line: u32,
+}
+
+/// What an opcode does to shared memory ([`classify`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Class {
+    /// A shared-memory access the model predicts: its op and the bytes each
+    /// lane accesses.
+    Shared {
+        /// The op.
+        op: Op,
+        /// Bytes a lane.
+        width: u32,
+    },
+    /// Any other instruction: not a shared-memory request (`LDGSTS` writes
+    /// shared memory from global memory, and is one of these for now).
+    Other,
+}
+
+/// An instruction line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Instruction<'a> {
+    /// Thread block (x, y, z) and warp, where the line carries them (the raw
+    /// `.trace` form); in the `.traceg` form they come from the
+    /// [`Line::ThreadBlock`] and [`Line::Warp`] lines before.
+    pub block_warp: Option<([u32; 3], u32)>,
+    /// The source line, with lineinfo.
+    pub source: Option<SourceLine<'a>>,
     /// The PC, as the trace gives it (an offset in the kernel).
     pub pc: u64,
+    /// The active mask.
+    pub mask: u32,
     /// The opcode with its modifiers, e.g. `LDS.U.128`.
     pub opcode: &'a str,
-    /// The op and the bytes each lane accesses.
-    pub op: Op,
-    pub width: u32,
-    /// Each lane's shared address (the generic address less the base).
-    pub addresses: [Option<u32>; WARP_SIZE],
+    /// What the opcode does to shared memory.
+    pub class: Class,
+    /// For [`Class::Shared`]: each active lane's shared address (the generic
+    /// address less the header's base), by lane; inactive lanes hold 0. Empty
+    /// (all 0) for other instructions, whose addresses are not read.
+    pub addresses: [u32; WARP_SIZE],
 }
 
-/// Whether a line might be a shared-memory instruction: a cheap test that lets
-/// the reader skip the other instructions without splitting them.
-pub fn may_be_shared(line: &str) -> bool {
-    line.contains("LDS") || line.contains("STS") || line.contains("ATOMS")
+/// Reads one line (without its `\n`; a trailing `\r` is whitespace).
+///
+/// # Errors
+///
+/// A description of what is malformed: [`NOT_AN_INSTRUCTION`] for a line of
+/// no known shape; for a shared-memory instruction, a count or address that
+/// does not parse, too few addresses, an unknown address mode, an address past
+/// 2^64 or outside the 32-bit shared window, a 64-bit shared atomic; a marker
+/// line (`thread block`, `warp`, `insts`) whose value does not parse.
+pub fn line<'a>(bytes: &'a [u8], context: &Context) -> Result<Line<'a>, String> {
+    let text = trim(bytes);
+    let Some(&first) = text.first() else {
+        return Ok(Line::Blank);
+    };
+    match first {
+        b'-' => Ok(Line::Header(header(text))),
+        b'#' => Ok(if text.starts_with(b"#BEGIN_TB") {
+            Line::BeginBlock
+        } else if text.starts_with(b"#END_TB") {
+            Line::EndBlock
+        } else {
+            Line::Comment
+        }),
+        b't' if text.starts_with(b"thread block") => {
+            let value = marker_value(text, b"thread block")?;
+            let mut xyz = [0u32; 3];
+            let mut parts = value.split(|&b| b == b',');
+            for slot in &mut xyz {
+                *slot = parts
+                    .next()
+                    .and_then(|p| decimal(trim(p)))
+                    .and_then(|v| u32::try_from(v).ok())
+                    .ok_or_else(|| bad_marker("thread block = X,Y,Z", value))?;
+            }
+            if parts.next().is_some() {
+                return Err(bad_marker("thread block = X,Y,Z", value));
+            }
+            Ok(Line::ThreadBlock(xyz))
+        }
+        b'w' if text.starts_with(b"warp") => {
+            let value = marker_value(text, b"warp")?;
+            decimal(value)
+                .and_then(|v| u32::try_from(v).ok())
+                .map(Line::Warp)
+                .ok_or_else(|| bad_marker("warp = N", value))
+        }
+        b'i' if text.starts_with(b"insts") => {
+            let value = marker_value(text, b"insts")?;
+            decimal(value)
+                .map(Line::Insts)
+                .ok_or_else(|| bad_marker("insts = N", value))
+        }
+        _ => instruction(text, context).map(Line::Instruction),
+    }
 }
 
-/// The op and width of a shared-memory opcode, `None` for any other opcode.
-fn shared_op(opcode: &str) -> Result<Option<(Op, u32)>, String> {
-    let mut parts = opcode.split('.');
-    let base = parts.next().unwrap_or_default();
-    let modifiers: SmallVec<[&str; 4]> = parts.collect();
+/// Reads a header line `-key = value` (the leading `-` and surrounding
+/// whitespace are optional). Text that is not UTF-8 is read lossily: a kernel
+/// name with such bytes keeps them as U+FFFD... in the name it is compared by.
+pub fn header(bytes: &[u8]) -> Header<'_> {
+    let text = trim(bytes);
+    let text = text.strip_prefix(b"-").unwrap_or(text);
+    let (key, value) = match memchr_byte(b'=', text) {
+        Some(at) => (trim(&text[..at]), trim(&text[at + 1..])),
+        None => (text, &text[text.len()..]),
+    };
+    let value_str = std::str::from_utf8(value).unwrap_or("");
+    match key {
+        b"kernel name" => Header::KernelName(match std::str::from_utf8(value) {
+            Ok(name) => name,
+            // The longest valid prefix: names are compared, not decoded.
+            Err(err) => std::str::from_utf8(&value[..err.valid_up_to()]).unwrap_or(""),
+        }),
+        b"binary version" => Header::BinaryVersion(value_str.parse().ok()),
+        b"shmem base_addr" => Header::ShmemBase(hex(value).unwrap_or(0)),
+        b"enable lineinfo" => Header::LineInfo(value == b"1"),
+        _ => Header::Other {
+            key: std::str::from_utf8(key).unwrap_or(""),
+            value: value_str,
+        },
+    }
+}
+
+/// The shared-memory class of an opcode: the one table of which SASS
+/// instructions `smem` models, and how.
+///
+/// # Errors
+///
+/// A shared-memory instruction the model cannot predict (a 64-bit `ATOMS`).
+pub fn classify(opcode: &str) -> Result<Class, String> {
+    let (base, modifiers) = opcode.split_once('.').unwrap_or((opcode, ""));
+    // The access size in bits: the first modifier that is a number, with or
+    // without a U/S (unsigned, signed) prefix: `LDS.U.128`, `LDS.U8`, `STS.64`.
+    let bits = || {
+        modifiers.split('.').find_map(|m| {
+            let digits = m
+                .strip_prefix('U')
+                .or_else(|| m.strip_prefix('S'))
+                .unwrap_or(m);
+            digits.parse::<u32>().ok()
+        })
+    };
+    // The matrix count of LDSM/STSM: the `.2` or `.4` suffix, none for one.
     let matrices = || {
-        if modifiers.contains(&"4") {
+        let has = |n| modifiers.split('.').any(|m| m == n);
+        if has("4") {
             Matrices::X4
-        } else if modifiers.contains(&"2") {
+        } else if has("2") {
             Matrices::X2
         } else {
             Matrices::X1
         }
     };
-    let bits = modifiers.iter().find_map(|m| {
-        let digits = m
-            .strip_prefix('U')
-            .or_else(|| m.strip_prefix('S'))
-            .unwrap_or(m);
-        digits.parse::<u32>().ok()
-    });
-    Ok(Some(match base {
-        "LDS" => (Op::Load, bits.unwrap_or(32) / 8),
-        "STS" => (Op::Store, bits.unwrap_or(32) / 8),
+    let (op, width) = match base {
+        "LDS" => (Op::Load, bits().unwrap_or(32) / 8),
+        "STS" => (Op::Store, bits().unwrap_or(32) / 8),
         "ATOMS" => {
-            let bits = bits.unwrap_or(32);
+            let bits = bits().unwrap_or(32);
             if bits != 32 {
                 return Err(format!(
                     "{opcode}: the model has 32-bit shared atomics only, not {bits}-bit"
@@ -129,184 +324,364 @@ fn shared_op(opcode: &str) -> Result<Option<(Op, u32)>, String> {
         }
         "LDSM" => (Op::LdMatrix(matrices()), 16),
         "STSM" => (Op::StMatrix(matrices()), 16),
-        _ => return Ok(None),
-    }))
+        _ => return Ok(Class::Other),
+    };
+    Ok(Class::Shared { op, width })
 }
 
-/// A hexadecimal number of at most 64 bits, with or without `0x`. By hand
-/// rather than `u64::from_str_radix`, which a trace calls tens of times a line
-/// and which takes several times as long for its generality.
-fn parse_hex(text: &str) -> Option<u64> {
-    let digits = text
-        .strip_prefix("0x")
-        .or_else(|| text.strip_prefix("0X"))
-        .unwrap_or(text)
-        .as_bytes();
+/// `value` of a marker line `NAME = value`.
+fn marker_value<'a>(text: &'a [u8], name: &[u8]) -> Result<&'a [u8], String> {
+    let rest = trim(&text[name.len()..]);
+    match rest.strip_prefix(b"=") {
+        Some(value) => Ok(trim(value)),
+        None => Err(NOT_AN_INSTRUCTION.to_owned()),
+    }
+}
+
+fn bad_marker(shape: &str, value: &[u8]) -> String {
+    format!(
+        "expected `{shape}`, found `{}`",
+        String::from_utf8_lossy(&value[..value.len().min(64)])
+    )
+}
+
+fn memchr_byte(needle: u8, haystack: &[u8]) -> Option<usize> {
+    haystack.iter().position(|&b| b == needle)
+}
+
+/// The value of each hexadecimal digit; 0xff for other bytes.
+const HEX: [u8; 256] = {
+    let mut table = [0xff; 256];
+    let mut i = 0;
+    while i < 10 {
+        table[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        table[b'a' as usize + i] = 10 + i as u8;
+        table[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    table
+};
+
+/// A hexadecimal number of 1 to 16 digits, with or without `0x`: by table,
+/// without a branch per digit (a list-mode line has 32 of them).
+fn hex(token: &[u8]) -> Option<u64> {
+    let digits = match token {
+        [b'0', b'x' | b'X', rest @ ..] => rest,
+        _ => token,
+    };
     if digits.is_empty() || digits.len() > 16 {
         return None;
     }
     let mut value = 0u64;
+    let mut bad = 0u8;
     for &b in digits {
-        let digit = match b {
-            b'0'..=b'9' => b - b'0',
-            b'a'..=b'f' => b - b'a' + 10,
-            b'A'..=b'F' => b - b'A' + 10,
-            _ => return None,
-        };
-        value = value << 4 | u64::from(digit);
+        let digit = HEX[usize::from(b)];
+        bad |= digit;
+        value = value << 4 | u64::from(digit & 0xf);
+    }
+    (bad & 0xf0 == 0).then_some(value)
+}
+
+/// A decimal number of at most 19 digits (so that it fits a `u64` unchecked),
+/// with an optional `+`.
+fn decimal(token: &[u8]) -> Option<u64> {
+    let digits = token.strip_prefix(b"+").unwrap_or(token);
+    if digits.is_empty() || digits.len() > 19 {
+        return None;
+    }
+    let mut value = 0u64;
+    for &b in digits {
+        let digit = b.wrapping_sub(b'0');
+        if digit > 9 {
+            return None;
+        }
+        value = value * 10 + u64::from(digit);
     }
     Some(value)
 }
 
-/// The tokens of a line, split at ASCII whitespace as
-/// `str::split_ascii_whitespace` does, on the stack: a line in list mode has
-/// some 45 tokens, and a trace hundreds of millions of lines.
-fn tokens(line: &str) -> SmallVec<[&str; 64]> {
-    let bytes = line.as_bytes();
-    let mut tokens = SmallVec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+/// A signed decimal number that fits an `i64`.
+fn signed(token: &[u8]) -> Option<i64> {
+    match token.strip_prefix(b"-") {
+        Some(digits) if !digits.starts_with(b"+") => {
+            decimal(digits).and_then(|v| 0i64.checked_sub_unsigned(v))
+        }
+        Some(_) => None,
+        None => decimal(token).and_then(|v| i64::try_from(v).ok()),
+    }
+}
+
+fn is_space(b: u8) -> bool {
+    b.is_ascii_whitespace()
+}
+
+fn trim(bytes: &[u8]) -> &[u8] {
+    bytes.trim_ascii()
+}
+
+/// Whitespace-separated tokens, read left to right.
+struct Tokens<'a> {
+    line: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Tokens<'a> {
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let line = self.line;
+        let mut i = self.at;
+        while i < line.len() && is_space(line[i]) {
             i += 1;
+        }
+        if i == line.len() {
+            self.at = i;
+            return None;
         }
         let start = i;
-        while i < bytes.len() && !bytes[i].is_ascii_whitespace() {
+        while i < line.len() && !is_space(line[i]) {
             i += 1;
         }
-        if start < i {
-            // Both ends sit next to ASCII bytes or the line's ends: char boundaries.
-            tokens.push(&line[start..i]);
+        self.at = i;
+        Some(&line[start..i])
+    }
+}
+
+/// Tokens before the opcode looked at when finding the PC: at most 7 leading
+/// fields, PC, mask, the register count and 8 registers, the opcode.
+const PREFIX: usize = 20;
+
+/// The leading fields tried, after the one the header implies: none (the
+/// `.traceg` form), a source line, block and warp ids (4), with a source line
+/// (5), with the SM and warp in SM (6), with a source line (7).
+const LEADS: [usize; 6] = [0, 1, 4, 5, 6, 7];
+
+/// The first tokens of a line, read as far as needed.
+struct Prefix<'a> {
+    tokens: Tokens<'a>,
+    seen: [&'a [u8]; PREFIX],
+    count: usize,
+}
+
+impl<'a> Prefix<'a> {
+    fn get(&mut self, i: usize) -> Option<&'a [u8]> {
+        while self.count <= i && self.count < PREFIX {
+            let token = self.tokens.next()?;
+            self.seen[self.count] = token;
+            self.count += 1;
         }
+        (i < self.count).then(|| self.seen[i])
     }
-    tokens
+
+    /// Whether the tokens after `lead` leading decimal fields are `PC MASK
+    /// DEST_NUM [dests] OPCODE`; the opcode's index if so.
+    fn fits(&mut self, lead: usize) -> Option<usize> {
+        for i in 0..lead {
+            let token = self.get(i)?;
+            // The field right before the PC may be a source line `FILE:N`.
+            let ok = decimal(token).is_some()
+                || (lead % 2 == 1 && i == lead - 1 && source_line(token).is_some());
+            if !ok {
+                return None;
+            }
+        }
+        hex(self.get(lead)?)?;
+        let mask = self.get(lead + 1)?;
+        if mask.len() != 8 {
+            return None;
+        }
+        hex(mask)?;
+        let dests = decimal(self.get(lead + 2)?)?;
+        if dests > 8 {
+            return None;
+        }
+        let dests = dests as usize;
+        for i in 0..dests {
+            if self.get(lead + 3 + i)?.first() != Some(&b'R') {
+                return None;
+            }
+        }
+        let opcode = lead + 3 + dests;
+        self.get(opcode)?
+            .first()
+            .is_some_and(u8::is_ascii_uppercase)
+            .then_some(opcode)
+    }
 }
 
-fn is_decimal(text: &str) -> bool {
-    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
-}
-
-/// Whether `tokens[lead..]` starts with `PC MASK DEST_NUM [dests] OPCODE`,
-/// after `lead` decimal fields.
-fn fits(tokens: &[&str], lead: usize) -> bool {
-    let field = |i: usize| tokens.get(i).copied().unwrap_or_default();
-    if !tokens[..lead.min(tokens.len())]
-        .iter()
-        .all(|t| is_decimal(t))
-    {
-        return false;
-    }
-    let mask = field(lead + 1);
-    if parse_hex(field(lead)).is_none() || mask.len() != 8 || parse_hex(mask).is_none() {
-        return false;
-    }
-    let Ok(dests) = field(lead + 2).parse::<usize>() else {
-        return false;
+/// A source line token: `N` or `FILE:N`.
+fn source_line(token: &[u8]) -> Option<SourceLine<'_>> {
+    let (file, number) = match token.iter().rposition(|&b| b == b':') {
+        Some(at) => (Some(&token[..at]), &token[at + 1..]),
+        None => (None, token),
     };
-    dests <= 8
-        && (0..dests).all(|i| field(lead + 3 + i).starts_with('R'))
-        && field(lead + 3 + dests)
-            .bytes()
-            .next()
-            .is_some_and(|b| b.is_ascii_uppercase())
+    let line = u32::try_from(decimal(number)?).ok()?;
+    let file = match file {
+        Some(file) => Some(std::str::from_utf8(file).ok().filter(|f| !f.is_empty())?),
+        None => None,
+    };
+    Some(SourceLine { file, line })
 }
 
-/// Parses an instruction line; `Ok(None)` for instructions that do not access
-/// shared memory.
-///
-/// # Errors
-///
-/// A description of what is malformed: a line whose shape is not an
-/// instruction's, a count or address that does not parse, too few addresses,
-/// an unknown address mode, a 64-bit shared atomic, an address outside the
-/// 32-bit shared window.
-pub fn parse<'a>(line: &'a str, kernel: &Kernel) -> Result<Option<Instruction<'a>>, String> {
-    let tokens = tokens(line);
-    let expected = usize::from(kernel.lineinfo);
-    let lead = [expected, 0, 1, 4, 5, 6, 7]
-        .into_iter()
-        .find(|&lead| fits(&tokens, lead))
-        .ok_or_else(|| {
-            "not an instruction line: expected [ids] PC MASK DEST_NUM [dests] OPCODE SRC_NUM \
-             [srcs] MEM_WIDTH [MODE ADDRESSES]"
-                .to_owned()
-        })?;
-    let mut next = lead;
-    let mut take = || {
-        let token = tokens.get(next).copied();
-        next += 1;
+fn shown(token: Option<&[u8]>) -> String {
+    match token {
+        Some(token) => format!(
+            "`{}`",
+            String::from_utf8_lossy(&token[..token.len().min(64)])
+        ),
+        None => "the end of the line".to_owned(),
+    }
+}
+
+/// Reads an instruction line (trimmed, not empty).
+fn instruction<'a>(text: &'a [u8], context: &Context) -> Result<Instruction<'a>, String> {
+    let mut prefix = Prefix {
+        tokens: Tokens { line: text, at: 0 },
+        seen: [&[]; PREFIX],
+        count: 0,
+    };
+    let expected = usize::from(context.lineinfo);
+    let (lead, opcode_at) = std::iter::once(expected)
+        .chain(LEADS.into_iter().filter(|&l| l != expected))
+        .find_map(|lead| prefix.fits(lead).map(|at| (lead, at)))
+        .ok_or_else(|| NOT_AN_INSTRUCTION.to_owned())?;
+    let field = |i: usize| prefix.seen[i];
+    let block_warp = (lead >= 4).then(|| {
+        let id = |i: usize| decimal(field(i)).map_or(0, |v| v as u32);
+        ([id(0), id(1), id(2)], id(3))
+    });
+    let source = if lead % 2 == 1 {
+        source_line(field(lead - 1))
+    } else {
+        None
+    };
+    let pc = hex(field(lead)).unwrap_or_default();
+    let mask = hex(field(lead + 1)).unwrap_or_default() as u32;
+    // The opcode starts with an ASCII letter and holds no whitespace; it is
+    // checked to be UTF-8 once, here.
+    let opcode = std::str::from_utf8(field(opcode_at))
+        .map_err(|_| "the opcode is not UTF-8 text".to_owned())?;
+    let class = classify(opcode)?;
+    let mut instruction = Instruction {
+        block_warp,
+        source,
+        pc,
+        mask,
+        opcode,
+        class,
+        addresses: [0; WARP_SIZE],
+    };
+    if let Class::Shared { .. } = class {
+        // The tokens after the opcode: those already read, then the rest.
+        let mut tokens = Tokens {
+            line: text,
+            at: prefix.tokens.at,
+        };
+        let mut buffered = (opcode_at + 1..prefix.count).map(|i| prefix.seen[i]);
+        let mut next = || buffered.next().or_else(|| tokens.next());
+        read_addresses(&mut next, context, &mut instruction)?;
+    }
+    Ok(instruction)
+}
+
+/// Reads `SRC_NUM [srcs] MEM_WIDTH MODE ADDRESSES` into the shared addresses.
+fn read_addresses<'a>(
+    next: &mut impl FnMut() -> Option<&'a [u8]>,
+    context: &Context,
+    instruction: &mut Instruction<'_>,
+) -> Result<(), String> {
+    let opcode = instruction.opcode;
+    let count = |what: &str, token: Option<&[u8]>| -> Result<u64, String> {
         token
-    };
-    let pc = take().and_then(parse_hex).unwrap_or_default();
-    let mask = take().and_then(parse_hex).unwrap_or_default() as u32;
-    let dests: usize = take().and_then(|t| t.parse().ok()).unwrap_or_default();
-    for _ in 0..dests {
-        take();
-    }
-    let opcode = take().unwrap_or_default();
-    let Some((op, width)) = shared_op(opcode)? else {
-        return Ok(None);
-    };
-    let count = |what: &str, token: Option<&str>| -> Result<usize, String> {
-        token
-            .and_then(|t| t.parse().ok())
+            .and_then(decimal)
             .ok_or_else(|| format!("{opcode}: expected {what}, found {}", shown(token)))
     };
-    let srcs = count("the source register count", take())?;
+    let srcs = count("the source register count", next())?;
+    // Bounded by the line: a count larger than the registers there ends here.
     for _ in 0..srcs {
-        take();
+        if next().is_none() {
+            break;
+        }
     }
-    let mem_width = count("the memory width", take())?;
+    let mem_width = count("the memory width", next())?;
     if mem_width == 0 {
         return Err(format!(
             "{opcode}: memory width 0: the line has no addresses"
         ));
     }
-    let mode = take();
-    let active: SmallVec<[usize; WARP_SIZE]> = set_lanes(mask).collect();
-    let mut generic = [None; WARP_SIZE];
-    let address = |token: Option<&str>| {
-        token.and_then(parse_hex).ok_or_else(|| {
+    let address = |token: Option<&[u8]>| {
+        token.and_then(hex).ok_or_else(|| {
             format!(
                 "{opcode}: expected a hexadecimal address, found {}",
                 shown(token)
             )
         })
     };
-    let offset = |token: Option<&str>| -> Result<i64, String> {
-        token.and_then(|t| t.parse().ok()).ok_or_else(|| {
+    let offset = |token: Option<&[u8]>| {
+        token.and_then(signed).ok_or_else(|| {
             format!(
                 "{opcode}: expected a decimal offset, found {}",
                 shown(token)
             )
         })
     };
+    let mask = instruction.mask;
+    let mut generic = [0u64; WARP_SIZE];
+    let mode = next();
     match mode {
-        Some("0") => {
-            for &lane in &active {
-                generic[lane] = Some(address(take())?);
+        Some(b"0") => {
+            let mut rest = mask;
+            while rest != 0 {
+                let lane = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                generic[lane] = address(next())?;
             }
         }
-        Some("1") => {
-            let base = address(take())?;
-            let stride = offset(take())?;
-            if let (Some(&first), Some(&last)) = (active.first(), active.last()) {
-                if last - first + 1 != active.len() {
+        Some(b"1") => {
+            let base = address(next())?;
+            let stride = offset(next())?;
+            if mask != 0 {
+                let first = mask.trailing_zeros();
+                let count = mask.count_ones();
+                if mask >> first != u32::MAX >> (32 - count) {
                     return Err(format!(
                         "{opcode}: base_stride addresses need contiguous active lanes, but the mask is {mask:08x}"
                     ));
                 }
-                for (i, &lane) in active.iter().enumerate() {
-                    generic[lane] = Some(base.wrapping_add_signed(stride * i as i64));
+                for i in 0..count {
+                    let lane = (first + i) as usize;
+                    generic[lane] = stride
+                        .checked_mul(i64::from(i))
+                        .and_then(|step| base.checked_add_signed(step))
+                        .ok_or_else(|| {
+                            format!(
+                                "{opcode}: lane {lane}'s address {base:#x} + {i} x {stride} is \
+                                 outside the 64-bit address space (0 to 2^64 - 1)"
+                            )
+                        })?;
                 }
             }
         }
-        Some("2") => {
-            if let Some((&first, rest)) = active.split_first() {
-                let mut current = address(take())?;
-                generic[first] = Some(current);
-                for &lane in rest {
-                    current = current.wrapping_add_signed(offset(take())?);
-                    generic[lane] = Some(current);
+        Some(b"2") => {
+            if mask != 0 {
+                let mut rest = mask;
+                let first = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let mut current = address(next())?;
+                generic[first] = current;
+                while rest != 0 {
+                    let lane = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    let delta = offset(next())?;
+                    current = current.checked_add_signed(delta).ok_or_else(|| {
+                        format!(
+                            "{opcode}: lane {lane}'s address {current:#x} + {delta} is outside \
+                             the 64-bit address space (0 to 2^64 - 1)"
+                        )
+                    })?;
+                    generic[lane] = current;
                 }
             }
         }
@@ -317,71 +692,99 @@ pub fn parse<'a>(line: &'a str, kernel: &Kernel) -> Result<Option<Instruction<'a
             ))
         }
     }
-    let mut addresses = [None; WARP_SIZE];
-    for (lane, generic) in generic.iter().enumerate() {
-        let Some(generic) = *generic else { continue };
-        let shared = if kernel.shmem_base != 0 && generic >= kernel.shmem_base {
-            generic - kernel.shmem_base
-        } else {
-            generic
-        };
-        addresses[lane] = Some(u32::try_from(shared).map_err(|_| {
-            format!(
-                "{opcode}: lane {lane} has address {generic:#x}, which is not a shared address \
-                 (the header's shmem base_addr is {:#x})",
-                kernel.shmem_base
-            )
-        })?);
-    }
-    Ok(Some(Instruction {
-        pc,
-        opcode,
-        op,
-        width,
-        addresses,
-    }))
-}
-
-/// The lanes set in `mask`, in order.
-fn set_lanes(mask: u32) -> impl Iterator<Item = usize> {
+    let base = context.shmem_base;
     let mut rest = mask;
-    std::iter::from_fn(move || {
+    while rest != 0 {
         let lane = rest.trailing_zeros() as usize;
-        rest &= rest.wrapping_sub(1);
-        (lane < WARP_SIZE).then_some(lane)
-    })
-}
-
-fn shown(token: Option<&str>) -> String {
-    match token {
-        Some(token) => format!("`{token}`"),
-        None => "the end of the line".to_owned(),
+        rest &= rest - 1;
+        let address = generic[lane];
+        let shared = if base != 0 && address >= base {
+            address - base
+        } else {
+            address
+        };
+        instruction.addresses[lane] = u32::try_from(shared).map_err(|_| {
+            format!(
+                "{opcode}: lane {lane} has address {address:#x}, which is not a shared address \
+                 (the header's shmem base_addr is {base:#x})"
+            )
+        })?;
     }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn kernel() -> Kernel {
-        Kernel {
+    fn context() -> Context {
+        Context {
             shmem_base: 0x7f00_0000_0000,
-            ..Kernel::default()
+            lineinfo: false,
+        }
+    }
+
+    fn parse<'a>(text: &'a str, context: &Context) -> Result<Instruction<'a>, String> {
+        match line(text.as_bytes(), context)? {
+            Line::Instruction(i) => Ok(i),
+            other => panic!("not an instruction: {other:?}"),
+        }
+    }
+
+    fn shared(i: &Instruction<'_>) -> Option<(Op, u32)> {
+        match i.class {
+            Class::Shared { op, width } => Some((op, width)),
+            Class::Other => None,
         }
     }
 
     #[test]
     fn headers() {
         let mut k = Kernel::default();
-        k.header("-kernel name = _Z9transposePfS_");
-        k.header("-binary version = 86");
-        k.header("-shmem base_addr = 0x00007ff000000000");
-        k.header("-enable lineinfo = 1");
-        k.header("-nvbit version = 1.7");
+        for text in [
+            "-kernel name = _Z9transposePfS_",
+            "-binary version = 86",
+            "-shmem base_addr = 0x00007ff000000000",
+            "-enable lineinfo = 1",
+            "-nvbit version = 1.7",
+        ] {
+            k.apply(&header(text.as_bytes()));
+        }
         assert_eq!(k.name, "_Z9transposePfS_");
         assert_eq!(k.binary_version, Some(86));
-        assert_eq!(k.shmem_base, 0x7ff0_0000_0000);
-        assert!(k.lineinfo);
+        assert_eq!(k.context.shmem_base, 0x7ff0_0000_0000);
+        assert!(k.context.lineinfo);
+        assert_eq!(
+            header(b"-nvbit version = 1.7"),
+            Header::Other {
+                key: "nvbit version",
+                value: "1.7"
+            }
+        );
+        assert_eq!(header(b"-binary version = x"), Header::BinaryVersion(None));
+    }
+
+    #[test]
+    fn markers() {
+        let c = context();
+        assert_eq!(line(b"  ", &c), Ok(Line::Blank));
+        assert_eq!(line(b"#BEGIN_TB", &c), Ok(Line::BeginBlock));
+        assert_eq!(line(b"#END_TB\r", &c), Ok(Line::EndBlock));
+        assert_eq!(line(b"#traces format = ...", &c), Ok(Line::Comment));
+        assert_eq!(
+            line(b"thread block = 3,1,0", &c),
+            Ok(Line::ThreadBlock([3, 1, 0]))
+        );
+        assert_eq!(line(b"warp = 7", &c), Ok(Line::Warp(7)));
+        assert_eq!(line(b"insts = 138", &c), Ok(Line::Insts(138)));
+        assert_eq!(
+            line(b"warp = x", &c),
+            Err("expected `warp = N`, found `x`".to_owned())
+        );
+        assert_eq!(
+            line(b"thread block = 1,2", &c),
+            Err("expected `thread block = X,Y,Z`, found `1,2`".to_owned())
+        );
     }
 
     #[test]
@@ -399,58 +802,81 @@ mod tests {
             ("STSM.16.M88.4", Op::StMatrix(Matrices::X4), 16),
         ];
         for (opcode, op, width) in cases {
-            assert_eq!(shared_op(opcode), Ok(Some((op, width))), "{opcode}");
+            assert_eq!(
+                classify(opcode),
+                Ok(Class::Shared { op, width }),
+                "{opcode}"
+            );
         }
-        assert_eq!(shared_op("LDG.E.128"), Ok(None));
+        assert_eq!(classify("LDG.E.128"), Ok(Class::Other));
+        assert_eq!(classify("LDGSTS.E.BYPASS.128"), Ok(Class::Other));
         assert_eq!(
-            shared_op("ATOMS.CAS.64"),
+            classify("ATOMS.CAS.64"),
             Err("ATOMS.CAS.64: the model has 32-bit shared atomics only, not 64-bit".to_owned())
         );
     }
 
     #[test]
     fn the_three_address_modes() {
-        let k = kernel();
+        let c = context();
         let stride = "0040 ffffffff 1 R4 LDS.U.128 1 R2 16 1 0x7f0000000400 16 0";
-        let i = parse(stride, &k).unwrap().unwrap();
-        assert_eq!((i.pc, i.op, i.width), (0x40, Op::Load, 16));
-        assert_eq!(i.addresses[31], Some(0x400 + 31 * 16));
+        let i = parse(stride, &c).unwrap();
+        assert_eq!((i.pc, shared(&i)), (0x40, Some((Op::Load, 16))));
+        assert_eq!(i.addresses[31], 0x400 + 31 * 16);
         // Lanes 0, 1 and 4 active: deltas from the previous active lane.
         let delta = "0050 00000013 0 STS 2 R3 R4 4 2 0x7f0000000400 128 -64";
-        let i = parse(delta, &k).unwrap().unwrap();
-        assert_eq!(
-            i.addresses[..5],
-            [Some(0x400), Some(0x480), None, None, Some(0x440)]
-        );
+        let i = parse(delta, &c).unwrap();
+        assert_eq!(i.mask, 0x13);
+        assert_eq!(i.addresses[..5], [0x400, 0x480, 0, 0, 0x440]);
         let list = "0060 00000005 1 R1 ATOMS.ADD 2 R2 R3 4 0 0x00007f0000000010 0x00007f0000000020";
-        let i = parse(list, &k).unwrap().unwrap();
-        assert_eq!(i.addresses[..3], [Some(0x10), None, Some(0x20)]);
+        let i = parse(list, &c).unwrap();
+        assert_eq!(i.addresses[..3], [0x10, 0, 0x20]);
+        // Base and stride over lanes 4 to 7 only.
+        let part = "0070 000000f0 1 R1 LDS 1 R2 4 1 0x7f0000000100 -4";
+        let i = parse(part, &c).unwrap();
+        assert_eq!(i.addresses[3..8], [0, 0x100, 0xfc, 0xf8, 0xf4]);
     }
 
     #[test]
-    fn leading_ids_and_line_numbers_are_skipped() {
-        let k = kernel();
+    fn leading_ids_and_line_numbers() {
+        let c = context();
         let raw = "3 0 0 1 0040 0000ffff 1 R4 LDS 1 R2 4 1 0x7f0000000000 4 0";
-        let i = parse(raw, &k).unwrap().unwrap();
-        assert_eq!(i.addresses[15], Some(60));
-        assert_eq!(i.addresses[16], None);
-        let lineinfo = Kernel {
+        let i = parse(raw, &c).unwrap();
+        assert_eq!(i.block_warp, Some(([3, 0, 0], 1)));
+        assert_eq!(i.addresses[15], 60);
+        assert_eq!(i.addresses[16], 0);
+        let lineinfo = Context {
             lineinfo: true,
-            ..kernel()
+            ..c
         };
         let numbered = "42 0040 ffffffff 1 R4 LDS 1 R2 4 1 0x7f0000000000 4";
-        assert!(parse(numbered, &lineinfo).unwrap().is_some());
+        let i = parse(numbered, &lineinfo).unwrap();
         assert_eq!(
-            parse("0070 ffffffff 1 R1 IMAD.MOV.U32 2 R255 R255 0", &k),
-            Ok(None)
+            i.source,
+            Some(SourceLine {
+                file: None,
+                line: 42
+            })
         );
+        assert_eq!(i.block_warp, None);
+        let filed = "kernel.cu:17 0040 ffffffff 1 R4 LDS 1 R2 4 1 0x7f0000000000 4";
+        let i = parse(filed, &lineinfo).unwrap();
+        assert_eq!(
+            i.source,
+            Some(SourceLine {
+                file: Some("kernel.cu"),
+                line: 17
+            })
+        );
+        let i = parse("0070 ffffffff 1 R1 IMAD.MOV.U32 2 R255 R255 0", &c).unwrap();
+        assert_eq!((i.opcode, i.class), ("IMAD.MOV.U32", Class::Other));
     }
 
     #[test]
     fn malformed_lines() {
-        let k = kernel();
-        let err = |line| parse(line, &k).unwrap_err();
-        assert!(err("LDS 1 2 3").starts_with("not an instruction line"));
+        let c = context();
+        let err = |text: &str| line(text.as_bytes(), &c).unwrap_err();
+        assert_eq!(err("LDS 1 2 3"), NOT_AN_INSTRUCTION);
         assert_eq!(
             err("0040 00000003 1 R4 LDS 1 R2 4 0 0x7f0000000000"),
             "LDS: expected a hexadecimal address, found the end of the line"
@@ -465,7 +891,49 @@ mod tests {
         );
         assert_eq!(
             err("0040 00000001 1 R4 LDS 1 R2 4 0 0x100000000"),
-            "LDS: lane 0 has address 0x100000000, which is not a shared address (the header's shmem base_addr is 0x7f0000000000)"
+            "LDS: lane 0 has address 0x100000000, which is not a shared address (the header's \
+             shmem base_addr is 0x7f0000000000)"
+        );
+        assert_eq!(
+            err("0040 00000001 1 R4 LDS 1 R2"),
+            "LDS: expected the memory width, found the end of the line"
+        );
+    }
+
+    /// Issue 12, item 7: `stride * i` and `base + stride * i` are checked.
+    #[test]
+    fn addresses_past_2_to_the_64_are_errors() {
+        let c = Context::default();
+        let err = |text: &str| line(text.as_bytes(), &c).unwrap_err();
+        assert_eq!(
+            err("0040 ffffffff 1 R4 LDS 1 R2 4 1 0xfffffffffffffff0 4"),
+            "LDS: lane 4's address 0xfffffffffffffff0 + 4 x 4 is outside the 64-bit address \
+             space (0 to 2^64 - 1)"
+        );
+        assert_eq!(
+            err("0040 00000003 1 R4 LDS 1 R2 4 1 0x0 -4"),
+            "LDS: lane 1's address 0x0 + 1 x -4 is outside the 64-bit address space (0 to 2^64 - 1)"
+        );
+        assert_eq!(
+            err("0040 ffffffff 1 R4 LDS 1 R2 4 1 0x0 9223372036854775807"),
+            "LDS: lane 2's address 0x0 + 2 x 9223372036854775807 is outside the 64-bit address \
+             space (0 to 2^64 - 1)"
+        );
+        assert_eq!(
+            err("0040 00000003 1 R4 LDS 1 R2 4 2 0xfffffffffffffffc 8"),
+            "LDS: lane 1's address 0xfffffffffffffffc + 8 is outside the 64-bit address space \
+             (0 to 2^64 - 1)"
+        );
+    }
+
+    /// Issue 12, item 8: a huge SRC_NUM ends with the line, not after 2^64 steps.
+    #[test]
+    fn a_huge_source_count_is_bounded_by_the_line() {
+        let c = context();
+        let text = "0040 ffffffff 1 R4 LDS 9999999999999999999 R2 4 1 0x7f0000000000 4";
+        assert_eq!(
+            line(text.as_bytes(), &c).unwrap_err(),
+            "LDS: expected the memory width, found the end of the line"
         );
     }
 }

@@ -1,26 +1,44 @@
 //! Reading the inputs of `smem trace` into chunks: blocks of whole lines of
-//! one file, read with one copy and handed to the workers as they are.
+//! one file, read with one copy into recycled buffers and handed to the
+//! workers as they are.
 //!
 //! The reader does only what must be done in input order: it numbers lines,
-//! tells each file's format by its first line, and follows trace headers
-//! (which name the kernel of the instructions after them). Splitting the lines,
-//! checking their encoding, classifying and parsing them is the workers'
-//! (`Chunk::lines`), so a second core shares all of the per-line work.
+//! enforces the maximum line length, tells each file's format by its first
+//! line, follows trace headers (which name the kernel of the instructions after
+//! them; names are interned once, as small integers) and kernel lists
+//! (`kernelslist.g`, whose kernel files are read in its place). It decompresses
+//! `.xz` input (told by its magic bytes, whatever the name). Splitting the
+//! lines, classifying and parsing them is the workers' (`Chunk::lines`).
 
 use std::fs::File;
 use std::io::{self, Read};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use indicatif::ProgressBar;
+use rustc_hash::FxHashMap;
 
-use super::accelsim::{self, Kernel};
+use super::accelsim::{self, Header};
 
-/// Bytes per chunk: small enough that a batch of chunks stays a few megabytes,
-/// large enough that a chunk is worth sending to a thread and that naming its
-/// instructions (once a chunk) costs little beside its requests. A chunk holds
-/// whole lines, so one with a longer line is as long as that line.
-const CHUNK_BYTES: usize = 256 * 1024;
+/// Bytes a chunk is read in: large enough that a chunk is worth sending to a
+/// thread and that reads are few, small enough that the queued chunks stay a
+/// few megabytes. A chunk holds whole lines; its buffer grows (and is then
+/// not recycled) only for a line longer than that.
+pub(super) const CHUNK_BYTES: usize = 512 * 1024;
+
+/// The longest line read, in bytes (without its line end): 1 MiB. The longest
+/// Accel-Sim line (32 addresses) is under 1 KB and a corpus record under
+/// 2 KB, but a header can carry a long C++ kernel name. A longer line is an
+/// error naming the file, the line and this limit, reported as soon as the
+/// limit is passed, and the rest of that file is not read: memory stays
+/// bounded on any input (`smem trace /dev/zero` ends at once).
+pub(super) const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// The most kernel files one kernel list may name.
+pub(super) const MAX_LISTED: usize = 1_000_000;
+
+/// The magic bytes of an xz stream.
+const XZ_MAGIC: &[u8; 6] = b"\xfd7zXZ\0";
 
 /// A file to read and the format found in it.
 #[derive(Debug)]
@@ -28,12 +46,16 @@ pub(super) struct Input {
     pub(super) path: Option<PathBuf>,
     pub(super) name: String,
     pub(super) format: Option<Format>,
+    /// Named by a kernel list (which must then not be another list).
+    pub(super) listed: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Format {
     Corpus,
     AccelSim,
+    /// Accel-Sim's `kernelslist.g`: the kernel files it names are read.
+    KernelList,
 }
 
 /// A file (index in the inputs) and line (from 1; 0 for the file itself),
@@ -53,13 +75,25 @@ pub(super) struct ReadError {
     pub(super) file_level: bool,
 }
 
+/// What the headers say about the kernel of the instructions that follow:
+/// small and `Copy`, the name an index into the reader's interned names.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct KernelState {
+    pub(super) name: u32,
+    pub(super) binary_version: Option<u32>,
+    pub(super) context: accelsim::Context,
+}
+
 /// Whole lines of one file, read together and analysed by one thread.
 #[derive(Debug, Default)]
 pub(super) struct Chunk {
-    /// The lines, each ending in a newline but perhaps the file's last.
-    pub(super) text: Vec<u8>,
+    /// The lines are `buf[..len]`, each ending in a newline but perhaps the
+    /// file's last. The rest of the buffer is stale bytes of earlier chunks
+    /// (buffers are recycled, never cleared).
+    pub(super) buf: Vec<u8>,
+    pub(super) len: usize,
     pub(super) file: u32,
-    /// The number of the first line of `text`.
+    /// The number of the first line.
     pub(super) first_line: u64,
     /// The file's format, known from line `format_from` of the chunk on
     /// (earlier lines are blank or unreadable).
@@ -67,7 +101,7 @@ pub(super) struct Chunk {
     pub(super) format_from: u64,
     /// The kernel of trace instructions from each line on (an index into the
     /// chunk's lines, in order; the first at 0).
-    pub(super) kernels: Vec<(u64, Arc<Kernel>)>,
+    pub(super) kernels: Vec<(u64, KernelState)>,
     /// Errors found while reading, after the chunk's lines.
     pub(super) errors: Vec<ReadError>,
 }
@@ -75,30 +109,28 @@ pub(super) struct Chunk {
 /// One line of a chunk.
 pub(super) struct Line<'a> {
     pub(super) at: Location,
-    /// The line without its end (`\n`, `\r\n`).
+    /// The line without its `\n` (a `\r` before it is left to the parsers,
+    /// which read it as whitespace).
     pub(super) bytes: &'a [u8],
     /// The format, where known.
     pub(super) format: Option<Format>,
     /// The kernel of a trace instruction on this line.
-    pub(super) kernel: &'a Arc<Kernel>,
+    pub(super) kernel: KernelState,
 }
 
 impl Chunk {
     /// The chunk's lines, in order.
     pub(super) fn lines(&self) -> impl Iterator<Item = Line<'_>> {
+        let text = &self.buf[..self.len];
         let mut start = 0;
         let mut index = 0u64;
         let mut kernel = 0;
         std::iter::from_fn(move || {
-            if start >= self.text.len() {
+            if start >= text.len() {
                 return None;
             }
-            let end =
-                memchr::memchr(b'\n', &self.text[start..]).map_or(self.text.len(), |n| start + n);
-            let mut bytes = &self.text[start..end];
-            while let [rest @ .., b'\r'] = bytes {
-                bytes = rest;
-            }
+            let end = memchr::memchr(b'\n', &text[start..]).map_or(text.len(), |n| start + n);
+            let bytes = &text[start..end];
             while self
                 .kernels
                 .get(kernel + 1)
@@ -113,43 +145,79 @@ impl Chunk {
                 },
                 bytes,
                 format: self.format.filter(|_| index >= self.format_from),
-                kernel: &self.kernels[kernel].1,
+                kernel: self.kernels.get(kernel).map(|k| k.1).unwrap_or_default(),
             };
             start = end + 1;
             index += 1;
             Some(line)
         })
     }
+
+    fn error(at: Location, reason: String, file_level: bool) -> Chunk {
+        Chunk {
+            file: at.file,
+            errors: vec![ReadError {
+                at,
+                reason,
+                file_level,
+            }],
+            ..Chunk::default()
+        }
+    }
 }
 
 /// The file being read.
-pub(super) struct Open {
-    pub(super) index: u32,
-    pub(super) reader: Box<dyn Read + Send>,
+struct Open {
+    index: u32,
+    reader: Box<dyn Read + Send>,
     /// Lines handed out so far.
-    pub(super) line: u64,
-    pub(super) format: Option<Format>,
-    pub(super) kernel: Arc<Kernel>,
+    line: u64,
+    format: Option<Format>,
+    kernel: KernelState,
     /// The start of a line read past the last chunk's end.
-    pub(super) carry: Vec<u8>,
+    carry: Vec<u8>,
+    /// The kernel files a kernel list names, as written.
+    listed: Vec<String>,
 }
 
 /// Reads the inputs into chunks.
 pub(super) struct Reader {
     pub(super) inputs: Vec<Input>,
-    pub(super) next_file: usize,
-    pub(super) open: Option<Open>,
-    pub(super) progress: ProgressBar,
+    next_file: usize,
+    open: Option<Open>,
+    progress: ProgressBar,
+    /// Buffers the workers are done with.
+    pool: Vec<Vec<u8>>,
+    /// Kernel names, interned: each name is stored once, however many headers
+    /// and instructions name it.
+    names: FxHashMap<Arc<str>, u32>,
+    name_list: Vec<Arc<str>>,
 }
 
 impl Reader {
     /// A reader of `inputs`, counting bytes on `progress`.
     pub(super) fn new(inputs: Vec<Input>, progress: ProgressBar) -> Reader {
+        let empty: Arc<str> = Arc::from("");
         Reader {
             inputs,
             next_file: 0,
             open: None,
             progress,
+            pool: Vec::new(),
+            names: FxHashMap::from_iter([(Arc::clone(&empty), 0)]),
+            name_list: vec![empty],
+        }
+    }
+
+    /// The kernel name of an interned id.
+    pub(super) fn name(&self, id: u32) -> &str {
+        self.name_list.get(id as usize).map_or("", |n| n)
+    }
+
+    /// Takes back a chunk's buffer for a later chunk.
+    pub(super) fn recycle(&mut self, buf: Vec<u8>) {
+        if buf.len() == CHUNK_BYTES && self.pool.len() < 64 {
+            self.pool.push(buf);
         }
     }
 
@@ -168,8 +236,9 @@ impl Reader {
                             reader,
                             line: 0,
                             format: None,
-                            kernel: Arc::new(Kernel::default()),
+                            kernel: KernelState::default(),
                             carry: Vec::new(),
+                            listed: Vec::new(),
                         })
                     }
                     Err(err) => {
@@ -182,27 +251,53 @@ impl Reader {
                 }
                 continue;
             };
-            let mut text = std::mem::take(&mut open.carry);
-            let mut failure = fill_to(&mut *open.reader, &mut text, CHUNK_BYTES);
-            // `fill_to` stops short only at the end of the input or on an error.
-            let mut at_end = failure.is_some() || text.len() < CHUNK_BYTES;
-            while !at_end {
-                // Whole lines only: what follows the last newline waits for the
-                // next chunk. Without a newline, the line goes on: read on.
-                if let Some(last) = memchr::memrchr(b'\n', &text) {
-                    open.carry = text.split_off(last + 1);
-                    break;
-                }
-                let want = text.len() + CHUNK_BYTES;
-                failure = fill_to(&mut *open.reader, &mut text, want);
-                at_end = failure.is_some() || text.len() < want;
+            let mut buf = self.pool.pop().unwrap_or_default();
+            // A buffer at least half free after the carried line start: a
+            // long line doubles it, so a line is copied O(1) times a byte.
+            let size = CHUNK_BYTES.max(2 * open.carry.len());
+            if buf.len() < size {
+                buf.resize(size, 0);
             }
-            if text.is_empty() && failure.is_none() {
+            let carried = open.carry.len();
+            buf[..carried].copy_from_slice(&open.carry);
+            open.carry.clear();
+            let (len, failure) = fill(&mut *open.reader, &mut buf, carried);
+            let at_end = failure.is_some() || len < buf.len();
+            let mut len = len;
+            if !at_end {
+                // Whole lines only: what follows the last newline waits for
+                // the next chunk (the carried part holds no newline).
+                match memchr::memrchr(b'\n', &buf[carried..len]) {
+                    Some(last) => {
+                        let last = carried + last;
+                        open.carry.extend_from_slice(&buf[last + 1..len]);
+                        len = last + 1;
+                    }
+                    None => {
+                        // One line fills the buffer: read on, or stop at the limit.
+                        if len > MAX_LINE_BYTES {
+                            let at = Location {
+                                file: open.index,
+                                line: open.line + 1,
+                            };
+                            self.recycle(buf);
+                            self.close();
+                            return Some(Chunk::error(at, too_long(at.line), true));
+                        }
+                        open.carry.extend_from_slice(&buf[..len]);
+                        self.recycle(buf);
+                        continue;
+                    }
+                }
+            }
+            if len == 0 && failure.is_none() {
+                self.recycle(buf);
                 self.close();
                 continue;
             }
             let chunk = Chunk {
-                text,
+                buf,
+                len,
                 file: open.index,
                 first_line: open.line + 1,
                 ..Chunk::default()
@@ -211,83 +306,124 @@ impl Reader {
         }
     }
 
-    /// Numbers the chunk's lines, tells the format and follows the headers;
-    /// closes the file at its end or on a failure to read it.
+    /// Numbers the chunk's lines, checks their length, tells the format and
+    /// follows the headers; closes the file at its end or on an error.
     fn finish(&mut self, mut chunk: Chunk, failure: Option<io::Error>, at_end: bool) -> Chunk {
-        let Some(open) = &mut self.open else {
+        let Some(open) = self.open.as_mut() else {
             return chunk;
         };
-        if open.line == 0 && chunk.text.starts_with(b"\xfd7zXZ\0") {
-            let at = Location {
-                file: open.index,
-                line: 1,
-            };
-            let reason = "xz-compressed: decompress it first (xz -dc FILE | smem trace -)";
-            self.close();
-            return Chunk::error(at, reason.to_owned(), true);
-        }
-        chunk.kernels.push((0, Arc::clone(&open.kernel)));
+        chunk.kernels.push((0, open.kernel));
         chunk.format = open.format;
         let mut lines = 0u64;
         let mut start = 0;
-        while start < chunk.text.len() {
+        let mut stop: Option<(String, bool)> = None;
+        while start < chunk.len {
             let begin = start;
-            let end =
-                memchr::memchr(b'\n', &chunk.text[begin..]).map_or(chunk.text.len(), |n| begin + n);
+            let text = &chunk.buf[..chunk.len];
+            let end = memchr::memchr(b'\n', &text[begin..]).map_or(text.len(), |n| begin + n);
             let index = lines;
+            let number = open.line + index + 1;
+            if end - begin > MAX_LINE_BYTES {
+                chunk.len = begin;
+                stop = Some((too_long(number), true));
+                break;
+            }
             lines += 1;
             start = end + 1;
-            let line = trim_start(&chunk.text[begin..end]);
+            let line = &text[begin..end];
             match open.format {
                 // Only headers matter here; the workers read the rest.
-                Some(Format::AccelSim) if line.first() == Some(&b'-') => {
-                    if let Ok(text) = std::str::from_utf8(line) {
-                        Arc::make_mut(&mut open.kernel).header(text.trim());
-                        chunk.kernels.push((index + 1, Arc::clone(&open.kernel)));
+                Some(Format::AccelSim) => {
+                    let first = match line.first() {
+                        Some(b' ' | b'\t' | b'\r' | b'\x0c') => line.trim_ascii_start().first(),
+                        first => first,
+                    };
+                    if first == Some(&b'-') {
+                        let header = accelsim::header(line);
+                        open.kernel =
+                            apply(open.kernel, &header, &mut self.names, &mut self.name_list);
+                        chunk.kernels.push((index + 1, open.kernel));
                     }
                 }
-                Some(_) => {}
+                Some(Format::KernelList) => {
+                    let entry = line.trim_ascii();
+                    if entry.is_empty() || entry.starts_with(b"Memcpy") {
+                        continue;
+                    }
+                    if open.listed.len() == MAX_LISTED {
+                        lines -= 1;
+                        stop = Some((
+                            format!(
+                                "line {number}: the kernel list names more than {MAX_LISTED} \
+                                 kernel files (the most read from one list)"
+                            ),
+                            true,
+                        ));
+                        break;
+                    }
+                    open.listed
+                        .push(String::from_utf8_lossy(entry).into_owned());
+                }
+                Some(Format::Corpus) => {}
                 None => {
                     // The file's first readable line that is not blank tells
                     // its format; unreadable ones before it are the workers'
                     // to report.
-                    let Ok(text) = std::str::from_utf8(line).map(str::trim) else {
-                        continue;
-                    };
-                    if text.is_empty() {
+                    let trimmed = line.trim_ascii();
+                    if trimmed.is_empty() || std::str::from_utf8(trimmed).is_err() {
                         continue;
                     }
-                    let at = Location {
-                        file: open.index,
-                        line: open.line + index + 1,
-                    };
-                    match detect(text, &open.kernel, at.line) {
+                    let listed = self.inputs[open.index as usize].listed;
+                    match detect(trimmed, &open.kernel.context, number, listed) {
                         Ok(format) => {
                             open.format = Some(format);
                             chunk.format = Some(format);
                             chunk.format_from = index;
-                            if format == Format::AccelSim && text.starts_with('-') {
-                                Arc::make_mut(&mut open.kernel).header(text);
-                                chunk.kernels.push((index + 1, Arc::clone(&open.kernel)));
+                            match format {
+                                Format::AccelSim if trimmed.starts_with(b"-") => {
+                                    let header = accelsim::header(trimmed);
+                                    open.kernel = apply(
+                                        open.kernel,
+                                        &header,
+                                        &mut self.names,
+                                        &mut self.name_list,
+                                    );
+                                    chunk.kernels.push((index + 1, open.kernel));
+                                }
+                                Format::KernelList if !trimmed.starts_with(b"Memcpy") => {
+                                    open.listed
+                                        .push(String::from_utf8_lossy(trimmed).into_owned());
+                                }
+                                _ => {}
                             }
                         }
                         Err(reason) => {
                             // The file stops here; the lines before it stay.
-                            chunk.text.truncate(begin);
-                            chunk.errors.push(ReadError {
-                                at,
-                                reason,
-                                file_level: true,
-                            });
-                            self.close();
-                            return chunk;
+                            chunk.len = begin;
+                            lines -= 1;
+                            stop = Some((reason, true));
+                            break;
                         }
                     }
                 }
             }
         }
+        if open.format == Some(Format::KernelList) {
+            // A list's lines are followed here, not analysed.
+            chunk.len = 0;
+        }
         open.line += lines;
-        if let Some(err) = failure {
+        if let Some((reason, file_level)) = stop {
+            chunk.errors.push(ReadError {
+                at: Location {
+                    file: open.index,
+                    line: open.line + 1,
+                },
+                reason,
+                file_level,
+            });
+            self.close();
+        } else if let Some(err) = failure {
             chunk.errors.push(ReadError {
                 at: Location {
                     file: open.index,
@@ -303,90 +439,176 @@ impl Reader {
         chunk
     }
 
+    /// Closes the open file; a kernel list's kernel files are read next.
     fn close(&mut self) {
-        if let Some(open) = self.open.take() {
-            self.inputs[open.index as usize].format = open.format;
+        let Some(open) = self.open.take() else {
+            return;
+        };
+        let input = &mut self.inputs[open.index as usize];
+        input.format = open.format;
+        if open.listed.is_empty() {
+            return;
         }
+        let folder = input
+            .path
+            .as_deref()
+            .and_then(Path::parent)
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let listed: Vec<Input> = open
+            .listed
+            .iter()
+            .map(|entry| {
+                let mut path = folder.join(entry);
+                // Accel-Sim lists kernel-N.traceg; stored traces are often
+                // kernel-N.traceg.xz beside the list.
+                if !path.exists() && !entry.ends_with(".xz") {
+                    let xz = folder.join(format!("{entry}.xz"));
+                    if xz.exists() {
+                        path = xz;
+                    }
+                }
+                if let Ok(meta) = std::fs::metadata(&path) {
+                    self.progress.inc_length(meta.len());
+                }
+                Input {
+                    name: path.display().to_string(),
+                    path: Some(path),
+                    format: None,
+                    listed: true,
+                }
+            })
+            .collect();
+        let at = self.next_file;
+        self.inputs.splice(at..at, listed);
     }
 }
 
-impl Chunk {
-    fn error(at: Location, reason: String, file_level: bool) -> Chunk {
-        Chunk {
-            file: at.file,
-            kernels: vec![(0, Arc::new(Kernel::default()))],
-            errors: vec![ReadError {
-                at,
-                reason,
-                file_level,
-            }],
-            ..Chunk::default()
+/// The kernel state after a header: the name interned.
+fn apply(
+    mut kernel: KernelState,
+    header: &Header<'_>,
+    names: &mut FxHashMap<Arc<str>, u32>,
+    name_list: &mut Vec<Arc<str>>,
+) -> KernelState {
+    match *header {
+        Header::KernelName(name) => {
+            kernel.name = match names.get(name) {
+                Some(&id) => id,
+                None => {
+                    let id = name_list.len() as u32;
+                    let name: Arc<str> = Arc::from(name);
+                    names.insert(Arc::clone(&name), id);
+                    name_list.push(name);
+                    id
+                }
+            };
         }
+        Header::BinaryVersion(version) => kernel.binary_version = version,
+        Header::ShmemBase(base) => kernel.context.shmem_base = base,
+        Header::LineInfo(on) => kernel.context.lineinfo = on,
+        Header::Other { .. } => {}
     }
+    kernel
 }
 
-fn trim_start(line: &[u8]) -> &[u8] {
-    let skip = line.iter().take_while(|b| b.is_ascii_whitespace()).count();
-    &line[skip..]
+fn too_long(line: u64) -> String {
+    format!(
+        "line {line} is longer than the limit of {MAX_LINE_BYTES} bytes (1 MiB); \
+         the rest of the file is not read"
+    )
 }
 
 /// The format a file's first non-blank line shows.
-fn detect(line: &str, kernel: &Kernel, number: u64) -> Result<Format, String> {
-    if line.starts_with('{') {
+fn detect(
+    line: &[u8],
+    context: &accelsim::Context,
+    number: u64,
+    listed: bool,
+) -> Result<Format, String> {
+    if line.starts_with(b"{") {
         return Ok(Format::Corpus);
     }
-    if line.starts_with('-')
-        || line.starts_with('#')
-        || !matches!(accelsim::parse(line, kernel), Err(ref e) if e.starts_with("not an instruction"))
-    {
-        return Ok(Format::AccelSim);
+    if line.starts_with(b"MemcpyHtoD") || line.starts_with(b"kernel-") {
+        if listed {
+            return Err(format!(
+                "line {number}: a kernel list inside a kernel list is not followed"
+            ));
+        }
+        return Ok(Format::KernelList);
     }
-    let hint = if line.starts_with("MemcpyHtoD") || line.starts_with("kernel-") {
-        ": this looks like a kernel list; pass the kernel-N.traceg files it names"
-    } else {
-        ""
-    };
-    Err(format!(
-        "line {number}: neither a corpus record (a JSON object) nor an Accel-Sim trace line{hint}"
-    ))
+    match accelsim::line(line, context) {
+        Err(reason) if reason == accelsim::NOT_AN_INSTRUCTION => Err(format!(
+            "line {number}: neither a corpus record (a JSON object) nor an Accel-Sim trace line"
+        )),
+        _ => Ok(Format::AccelSim),
+    }
 }
 
-/// Reads into `text` until it holds `want` bytes or the input ends.
-fn fill_to(reader: &mut dyn Read, text: &mut Vec<u8>, want: usize) -> Option<io::Error> {
-    while text.len() < want {
-        let len = text.len();
-        text.resize(want, 0);
-        match reader.read(&mut text[len..]) {
-            Ok(0) => {
-                text.truncate(len);
-                return None;
-            }
-            Ok(n) => text.truncate(len + n),
-            Err(err) if err.kind() == io::ErrorKind::Interrupted => text.truncate(len),
-            Err(err) => {
-                text.truncate(len);
-                return Some(err);
-            }
+/// Reads into `buf[len..]` until it is full or the input ends; the new
+/// length, and the error that stopped it, if one did. Reads straight into
+/// the buffer: nothing is zeroed or copied on the way.
+fn fill(reader: &mut dyn Read, buf: &mut [u8], mut len: usize) -> (usize, Option<io::Error>) {
+    while len < buf.len() {
+        match reader.read(&mut buf[len..]) {
+            Ok(0) => break,
+            Ok(n) => len += n,
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+            Err(err) => return (len, Some(err)),
         }
     }
-    None
+    (len, None)
 }
 
-/// Opens a file (or stdin), counting its bytes on the progress bar. Directories
-/// are refused up front: on Linux they open and fail only on the first read.
+/// Opens a file (or stdin), counting its bytes on the progress bar and
+/// decompressing it when it is xz (by its magic bytes). Directories are
+/// refused up front: on Linux they open and fail only on the first read.
 pub(super) fn open_input(
     input: &Input,
     progress: &ProgressBar,
 ) -> io::Result<Box<dyn Read + Send>> {
-    let reader: Box<dyn Read + Send> = match &input.path {
+    let raw: Box<dyn Read + Send> = match &input.path {
         None => Box::new(io::stdin()),
         Some(path) => {
             let file = File::open(path)?;
             if file.metadata()?.is_dir() {
-                return Err(io::Error::other("is a directory"));
+                let hint = if path.join("kernelslist.g").exists() {
+                    format!(
+                        " (pass {} to read the traces it lists)",
+                        path.join("kernelslist.g").display()
+                    )
+                } else {
+                    String::new()
+                };
+                return Err(io::Error::other(format!("is a directory{hint}")));
             }
             Box::new(file)
         }
     };
-    Ok(Box::new(progress.wrap_read(reader)))
+    let mut raw = progress.wrap_read(raw);
+    let mut magic = [0u8; 6];
+    let (got, failure) = fill(&mut raw, &mut magic, 0);
+    if let Some(err) = failure {
+        return Err(err);
+    }
+    let input = io::Cursor::new(magic[..got].to_vec()).chain(raw);
+    if magic[..got] == XZ_MAGIC[..] {
+        // Concatenated streams (as `xz` and `pixz` may write) read as one.
+        Ok(Box::new(Xz(liblzma::read::XzDecoder::new_multi_decoder(
+            input,
+        ))))
+    } else {
+        Ok(Box::new(input))
+    }
+}
+
+/// An xz decoder whose errors say that the data is xz.
+struct Xz<R: Read>(liblzma::read::XzDecoder<R>);
+
+impl<R: Read> Read for Xz<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0
+            .read(buf)
+            .map_err(|err| io::Error::new(err.kind(), format!("xz-compressed data: {err}")))
+    }
 }

@@ -1,31 +1,25 @@
 //! What `smem trace` counts: sums over requests, per op and per instruction,
-//! the best-ranked instructions and the first errors. Tallies of consecutive
-//! chunks merge into the tally of both, in input order, so the result does not
-//! depend on how the input was split among threads.
+//! the best-ranked instructions and the first errors.
+//!
+//! Each worker keeps one [`Counts`] over all the chunks it analyses (so an
+//! instruction costs one table entry a worker, not one a chunk, and nothing is
+//! merged per chunk); the main thread merges the workers' counts once, at the
+//! end. Every figure is a sum, a minimum or a maximum, and the ranking breaks
+//! ties by first appearance, so the result does not depend on how the input
+//! was split among threads.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::Arc;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use rustc_hash::FxHashMap;
 use serde::Serialize;
-use smem_model::{AccessWidth, ComputeCapability, Cost, Op, WarpRequest};
+use smem_model::{AccessWidth, ComputeCapability, Cost, Op};
 
-use super::accelsim::Kernel;
 use super::reader::Location;
 
 /// Errors printed in full; the rest are counted.
-const SHOWN_ERRORS: usize = 20;
-
-/// What to call an instruction in the ranking.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(super) enum Key {
-    /// A corpus record's label.
-    Label(String),
-    /// A trace instruction: kernel name and PC.
-    Code(String, u64),
-}
+pub(super) const SHOWN_ERRORS: usize = 20;
 
 /// Sums over requests.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -60,32 +54,51 @@ impl Totals {
     }
 }
 
-/// One instruction of the ranking.
+/// What identifies an instruction of the ranking.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(super) enum Key {
+    /// A trace instruction: the kernel (its interned name) and PC. Two
+    /// kernels of one name (a header repeated) are one.
+    Code { kernel: u32, pc: u64 },
+    /// Corpus records with this label.
+    Label(Box<str>),
+    /// A corpus record without a label: an instruction of its own.
+    Record(Location),
+}
+
+/// A source line (`--by-line`): the file where the trace names one, and the line.
+pub(super) type SourceLine = (Option<Box<str>>, u32);
+
+/// One instruction: a trace PC, a label or an unlabelled record.
 #[derive(Debug, Clone)]
-pub(super) struct Instruction {
-    pub(super) name: String,
-    pub(super) op: String,
+pub(super) struct Entry {
+    pub(super) key: Key,
+    /// The opcode as the trace writes it (trace instructions only).
+    pub(super) opcode: Box<str>,
+    pub(super) op: (Op, AccessWidth),
     pub(super) first: Location,
+    pub(super) source: Option<SourceLine>,
     pub(super) totals: Totals,
 }
 
-impl Instruction {
+impl Entry {
     /// The ranking: most bank conflicts first, then first appearance.
-    fn rank(&self) -> (Reverse<u64>, Location) {
+    pub(super) fn rank(&self) -> (Reverse<u64>, Location) {
         (Reverse(self.totals.bank_conflicts), self.first)
     }
 
-    pub(super) fn merge(&mut self, other: Instruction) {
+    fn merge(&mut self, other: Entry) {
         self.totals.merge(&other.totals);
         if other.first < self.first {
             self.first = other.first;
-            self.name = other.name;
+            self.opcode = other.opcode;
             self.op = other.op;
+            self.source = other.source;
         }
     }
 }
 
-/// A line that could not be analysed.
+/// A line that could not be analysed, or a file that could not be read.
 #[derive(Debug, Clone)]
 pub(super) struct LineError {
     pub(super) at: Location,
@@ -93,24 +106,29 @@ pub(super) struct LineError {
     pub(super) file_level: bool,
 }
 
-/// Everything counted over some lines; chunks' tallies merge in input order.
+/// The errors of some lines: the first [`SHOWN_ERRORS`] and how many.
 #[derive(Debug, Default)]
-pub(super) struct Tally {
-    pub(super) totals: Totals,
-    pub(super) by_op: BTreeMap<String, Totals>,
-    pub(super) archs: BTreeSet<&'static str>,
-    pub(super) named: HashMap<Key, Instruction>,
-    /// The best `top` records without a label, each an instruction of its own.
-    pub(super) unnamed: Vec<Instruction>,
-    /// The first errors, in input order, and how many there were.
-    pub(super) errors: Vec<LineError>,
-    pub(super) line_errors: u64,
-    pub(super) file_errors: u64,
-    /// Trace lines that looked like shared-memory instructions but are not
-    /// (`LDGSTS`, say).
-    pub(super) other_instructions: u64,
-    /// Time spent parsing lines and analysing requests, summed over threads.
-    pub(super) timings: Timings,
+pub(super) struct Errors {
+    pub(super) shown: Vec<LineError>,
+    pub(super) lines: u64,
+    pub(super) files: u64,
+}
+
+impl Errors {
+    pub(super) fn push(&mut self, at: Location, reason: String, file_level: bool) {
+        if file_level {
+            self.files += 1;
+        } else {
+            self.lines += 1;
+        }
+        if self.shown.len() < SHOWN_ERRORS {
+            self.shown.push(LineError {
+                at,
+                reason,
+                file_level,
+            });
+        }
+    }
 }
 
 /// Where the workers' time went (`--timings`).
@@ -122,202 +140,109 @@ pub(super) struct Timings {
     pub(super) analysis: Duration,
 }
 
-impl Tally {
-    pub(super) fn error(&mut self, at: Location, reason: String, file_level: bool) {
-        if file_level {
-            self.file_errors += 1;
-        } else {
-            self.line_errors += 1;
-        }
-        if self.errors.len() < SHOWN_ERRORS {
-            self.errors.push(LineError {
-                at,
-                reason,
-                file_level,
-            });
-        }
-    }
-
-    /// Adds `other`, which holds the lines right after this tally's.
-    pub(super) fn merge(&mut self, other: Tally, top: usize) {
-        self.totals.merge(&other.totals);
-        for (op, totals) in other.by_op {
-            self.by_op.entry(op).or_default().merge(&totals);
-        }
-        self.archs.extend(other.archs);
-        for (key, instruction) in other.named {
-            match self.named.get_mut(&key) {
-                Some(known) => known.merge(instruction),
-                None => {
-                    self.named.insert(key, instruction);
-                }
-            }
-        }
-        for instruction in other.unnamed {
-            keep_best(&mut self.unnamed, instruction, top);
-        }
-        let room = SHOWN_ERRORS - self.errors.len();
-        self.errors.extend(other.errors.into_iter().take(room));
-        self.line_errors += other.line_errors;
-        self.file_errors += other.file_errors;
-        self.other_instructions += other.other_instructions;
-        self.timings.parse += other.timings.parse;
-        self.timings.analysis += other.timings.analysis;
-    }
-
-    /// The `top` instructions with the most bank conflicts.
-    pub(super) fn ranking(&self, top: usize) -> Vec<&Instruction> {
-        let mut all: Vec<&Instruction> = self.named.values().chain(&self.unnamed).collect();
-        all.sort_by_key(|i| i.rank());
-        all.truncate(top);
-        all
-    }
-}
-
-/// Inserts `instruction` into `best`, keeping the `top` best ranked.
-pub(super) fn keep_best(best: &mut Vec<Instruction>, instruction: Instruction, top: usize) {
-    if top == 0 {
-        return;
-    }
-    let at = best.partition_point(|i| i.rank() < instruction.rank());
-    if at < top {
-        best.insert(at, instruction);
-        best.truncate(top);
-    }
-}
-
-/// What names a request's instruction.
-#[derive(Debug, Clone)]
-pub(super) enum Source<'a> {
-    /// A corpus record, with its label if it has one (without, the record is
-    /// an instruction of its own).
-    Record(Option<String>),
-    /// A trace instruction: its kernel, PC and opcode.
-    Code {
-        kernel: &'a Arc<Kernel>,
-        pc: u64,
-        opcode: &'a str,
-    },
-}
-
-/// A chunk's counts while its requests are analysed, kept where each request
-/// costs no allocation: instructions by index, ops and capabilities in short
-/// lists. [`finish`](Self::finish) turns them into a [`Tally`].
-#[derive(Debug)]
-pub(super) struct ChunkTally {
-    totals: Totals,
-    /// Requests by op, but those of trace instructions: a PC has one opcode,
-    /// so theirs are added up from `named` once, in `finish`.
-    by_op: Vec<((Op, AccessWidth), Totals)>,
-    archs: Vec<ComputeCapability>,
-    /// Trace instructions by kernel (the header's address: one per kernel in
-    /// a chunk) and PC, and labels: each an index into `named`. Looked up once
-    /// a request, so with a hash a few instructions long (FxHash; the keys
-    /// are not chosen by an adversary).
-    codes: FxHashMap<(usize, u64), usize>,
-    /// A direct-mapped cache in front of `codes`, by the PC's low bits
-    /// (instructions are 16 bytes apart): a loop's few dozen instructions
-    /// skip the hash.
-    recent: [(usize, u64, usize); RECENT],
-    labels: FxHashMap<String, usize>,
-    named: Vec<(Key, Instruction, (Op, AccessWidth))>,
-    unnamed: Vec<Instruction>,
-}
-
-/// Entries of [`ChunkTally::recent`].
+/// Entries of [`Counts::recent`].
 const RECENT: usize = 64;
 
-impl Default for ChunkTally {
-    fn default() -> ChunkTally {
-        ChunkTally {
-            totals: Totals::default(),
-            by_op: Vec::new(),
-            archs: Vec::new(),
-            codes: FxHashMap::default(),
-            // No kernel lives at address 0.
-            recent: [(0, 0, 0); RECENT],
-            labels: FxHashMap::default(),
-            named: Vec::new(),
-            unnamed: Vec::new(),
-        }
-    }
+/// What one worker counts over all its chunks. Each request costs no
+/// allocation: instructions are found by integer key (a direct-mapped cache
+/// in front of a hash table), and a new instruction's entry is the only
+/// allocation, once a worker.
+#[derive(Debug)]
+pub(super) struct Counts {
+    totals: Totals,
+    archs: Vec<ComputeCapability>,
+    /// Requests of corpus records by op; those of trace instructions (a PC has
+    /// one opcode) are added up from the entries at the end.
+    by_op: Vec<((Op, AccessWidth), Totals)>,
+    /// Trace instructions by (kernel, PC): an index into `entries`. FxHash:
+    /// the keys are small integers not chosen by an adversary that matters
+    /// (a trace's PCs only slow down its own reading).
+    codes: FxHashMap<(u32, u64), u32>,
+    /// A direct-mapped cache in front of `codes`, by the PC's low bits
+    /// (instructions are 16 bytes apart): a loop's few dozen instructions
+    /// skip the hash. `u32::MAX` marks an empty slot.
+    recent: [(u32, u64, u32); RECENT],
+    labels: FxHashMap<Box<str>, u32>,
+    entries: Vec<Entry>,
+    /// The best `top` records without a label.
+    unnamed: Vec<Entry>,
+    top: usize,
+    pub(super) other_instructions: u64,
+    pub(super) timings: Timings,
 }
 
-impl ChunkTally {
-    /// Counts one request, first seen at `at`.
-    pub(super) fn add(
-        &mut self,
-        at: Location,
-        source: &Source<'_>,
-        capability: ComputeCapability,
-        request: &WarpRequest,
-        cost: Cost,
-        top: usize,
-    ) {
-        self.totals.add(cost);
-        let op = (request.op(), request.width());
+impl Counts {
+    pub(super) fn new(top: usize) -> Counts {
+        Counts {
+            totals: Totals::default(),
+            archs: Vec::new(),
+            by_op: Vec::new(),
+            codes: FxHashMap::default(),
+            recent: [(u32::MAX, 0, 0); RECENT],
+            labels: FxHashMap::default(),
+            entries: Vec::new(),
+            unnamed: Vec::new(),
+            top,
+            other_instructions: 0,
+            timings: Timings::default(),
+        }
+    }
+
+    fn arch(&mut self, capability: ComputeCapability) {
         if !self.archs.contains(&capability) {
             self.archs.push(capability);
         }
-        let index = match source {
-            Source::Code { kernel, pc, .. } => {
-                let kernel = Arc::as_ptr(kernel) as usize;
-                let slot = (*pc >> 4) as usize % RECENT;
-                let (known, known_pc, index) = self.recent[slot];
-                if (known, known_pc) == (kernel, *pc) {
-                    Some(index)
-                } else {
-                    let index = self.codes.get(&(kernel, *pc)).copied();
-                    if let Some(index) = index {
-                        self.recent[slot] = (kernel, *pc, index);
-                    }
-                    index
-                }
-            }
-            Source::Record(label) => {
-                self.add_op(op, cost);
-                match label {
-                    Some(label) => self.labels.get(label).copied(),
-                    None => {
-                        let mut totals = Totals::default();
-                        totals.add(cost);
-                        let rank = (Reverse(totals.bank_conflicts), at);
-                        // Names are built only for records that make the ranking.
-                        if top > 0
-                            && (self.unnamed.len() < top || rank < self.unnamed[top - 1].rank())
-                        {
-                            let instruction = new_instruction(source, at, op, totals);
-                            keep_best(&mut self.unnamed, instruction, top);
-                        }
-                        return;
-                    }
-                }
-            }
-        };
-        match index {
-            Some(index) => self.named[index].1.totals.add(cost),
-            None => {
-                let mut totals = Totals::default();
-                totals.add(cost);
-                let key = match source {
-                    Source::Code { kernel, pc, .. } => {
-                        self.codes
-                            .insert((Arc::as_ptr(kernel) as usize, *pc), self.named.len());
-                        Key::Code(kernel.name.clone(), *pc)
-                    }
-                    Source::Record(label) => {
-                        let label = label.clone().unwrap_or_default();
-                        self.labels.insert(label.clone(), self.named.len());
-                        Key::Label(label)
-                    }
-                };
-                self.named
-                    .push((key, new_instruction(source, at, op, totals), op));
-            }
-        }
     }
 
-    fn add_op(&mut self, op: (Op, AccessWidth), cost: Cost) {
+    /// Counts one request of a trace instruction.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn add_code(
+        &mut self,
+        at: Location,
+        kernel: u32,
+        pc: u64,
+        opcode: &str,
+        source: Option<(Option<&str>, u32)>,
+        capability: ComputeCapability,
+        op: (Op, AccessWidth),
+        cost: Cost,
+    ) {
+        self.totals.add(cost);
+        self.arch(capability);
+        let slot = (pc >> 4) as usize % RECENT;
+        let (known, known_pc, index) = self.recent[slot];
+        let index = if (known, known_pc) == (kernel, pc) {
+            index
+        } else {
+            let next = self.entries.len() as u32;
+            let index = *self.codes.entry((kernel, pc)).or_insert(next);
+            if index == next {
+                self.entries.push(Entry {
+                    key: Key::Code { kernel, pc },
+                    opcode: opcode.into(),
+                    op,
+                    first: at,
+                    source: source.map(|(file, line)| (file.map(Box::from), line)),
+                    totals: Totals::default(),
+                });
+            }
+            self.recent[slot] = (kernel, pc, index);
+            index
+        };
+        self.entries[index as usize].totals.add(cost);
+    }
+
+    /// Counts one request of a corpus record.
+    pub(super) fn add_record(
+        &mut self,
+        at: Location,
+        label: Option<&str>,
+        capability: ComputeCapability,
+        op: (Op, AccessWidth),
+        cost: Cost,
+    ) {
+        self.totals.add(cost);
+        self.arch(capability);
         match self.by_op.iter_mut().find(|(known, _)| *known == op) {
             Some((_, totals)) => totals.add(cost),
             None => {
@@ -326,62 +251,139 @@ impl ChunkTally {
                 self.by_op.push((op, totals));
             }
         }
-    }
-
-    /// The chunk's [`Tally`] (without errors and timings, which the caller adds).
-    pub(super) fn finish(mut self, top: usize) -> Tally {
-        for (key, instruction, op) in &self.named {
-            if matches!(key, Key::Code(..)) {
-                match self.by_op.iter_mut().find(|(known, _)| known == op) {
-                    Some((_, totals)) => totals.merge(&instruction.totals),
-                    None => self.by_op.push((*op, instruction.totals)),
+        let mut totals = Totals::default();
+        totals.add(cost);
+        match label {
+            Some(label) => {
+                let next = self.entries.len() as u32;
+                let index = match self.labels.get(label) {
+                    Some(&index) => index,
+                    None => {
+                        self.labels.insert(label.into(), next);
+                        self.entries.push(Entry {
+                            key: Key::Label(label.into()),
+                            opcode: Box::from(""),
+                            op,
+                            first: at,
+                            source: None,
+                            totals: Totals::default(),
+                        });
+                        next
+                    }
+                };
+                self.entries[index as usize].totals.add(cost);
+            }
+            None => {
+                let top = self.top;
+                let rank = (Reverse(totals.bank_conflicts), at);
+                // Entries are built only for records that make the ranking.
+                if top > 0 && (self.unnamed.len() < top || rank < self.unnamed[top - 1].rank()) {
+                    let entry = Entry {
+                        key: Key::Record(at),
+                        opcode: Box::from(""),
+                        op,
+                        first: at,
+                        source: None,
+                        totals,
+                    };
+                    keep_best(&mut self.unnamed, entry, top);
                 }
             }
         }
-        let mut tally = Tally {
-            totals: self.totals,
-            unnamed: self.unnamed,
-            ..Tally::default()
-        };
-        for ((op, width), totals) in self.by_op {
-            tally
-                .by_op
-                .entry(crate::analyze::op_name(op, width))
-                .or_default()
-                .merge(&totals);
-        }
-        tally.archs = self.archs.iter().map(|cc| cc.sm_name()).collect();
-        for (key, instruction, _) in self.named {
-            // Two kernels of one name (a trace's header repeated) are one.
-            match tally.named.get_mut(&key) {
-                Some(known) => known.merge(instruction),
-                None => {
-                    tally.named.insert(key, instruction);
-                }
-            }
-        }
-        debug_assert!(tally.unnamed.len() <= top);
-        tally
     }
 }
 
-/// An instruction's entry in the ranking, named as the reports show it.
-fn new_instruction(
-    source: &Source<'_>,
-    at: Location,
-    (op, width): (Op, AccessWidth),
-    totals: Totals,
-) -> Instruction {
-    let name = match source {
-        Source::Record(label) => label.clone().unwrap_or_else(|| "(no label)".to_owned()),
-        Source::Code { kernel, pc, opcode } => {
-            format!("{} {pc:#06x} {opcode}", super::short(&kernel.name))
+/// Inserts `entry` into `best`, keeping the `top` best ranked.
+fn keep_best(best: &mut Vec<Entry>, entry: Entry, top: usize) {
+    if top == 0 {
+        return;
+    }
+    let at = best.partition_point(|i| i.rank() < entry.rank());
+    if at < top {
+        best.insert(at, entry);
+        best.truncate(top);
+    }
+}
+
+/// Everything counted, merged over the workers.
+#[derive(Debug, Default)]
+pub(super) struct Tally {
+    pub(super) totals: Totals,
+    pub(super) by_op: BTreeMap<String, Totals>,
+    /// The same by op, as the library names them (for the profiler's metrics).
+    pub(super) by_model_op: Vec<((Op, AccessWidth), Totals)>,
+    pub(super) archs: BTreeSet<&'static str>,
+    /// Every instruction: trace PCs and labels, and the best unlabelled records.
+    pub(super) entries: Vec<Entry>,
+    pub(super) errors: Errors,
+    /// Trace instructions that are not shared-memory requests.
+    pub(super) other_instructions: u64,
+    /// Time spent parsing lines and analysing requests, summed over threads.
+    pub(super) timings: Timings,
+}
+
+impl Tally {
+    /// The workers' counts, merged.
+    pub(super) fn merge(workers: Vec<Counts>, top: usize) -> Tally {
+        let mut tally = Tally::default();
+        let mut index: FxHashMap<Key, usize> = FxHashMap::default();
+        let mut by_op: Vec<((Op, AccessWidth), Totals)> = Vec::new();
+        let mut unnamed: Vec<Entry> = Vec::new();
+        let mut archs: Vec<ComputeCapability> = Vec::new();
+        let mut add_op = |op: (Op, AccessWidth), totals: &Totals| match by_op
+            .iter_mut()
+            .find(|(known, _)| *known == op)
+        {
+            Some((_, known)) => known.merge(totals),
+            None => by_op.push((op, *totals)),
+        };
+        for worker in workers {
+            tally.totals.merge(&worker.totals);
+            tally.other_instructions += worker.other_instructions;
+            tally.timings.parse += worker.timings.parse;
+            tally.timings.analysis += worker.timings.analysis;
+            for cc in worker.archs {
+                if !archs.contains(&cc) {
+                    archs.push(cc);
+                }
+            }
+            for (op, totals) in &worker.by_op {
+                add_op(*op, totals);
+            }
+            for entry in worker.entries {
+                if matches!(entry.key, Key::Code { .. }) {
+                    add_op(entry.op, &entry.totals);
+                }
+                match index.get(&entry.key) {
+                    Some(&at) => tally.entries[at].merge(entry),
+                    None => {
+                        index.insert(entry.key.clone(), tally.entries.len());
+                        tally.entries.push(entry);
+                    }
+                }
+            }
+            for entry in worker.unnamed {
+                keep_best(&mut unnamed, entry, top);
+            }
         }
-    };
-    Instruction {
-        name,
-        op: crate::analyze::op_name(op, width),
-        first: at,
-        totals,
+        tally.entries.extend(unnamed);
+        tally.archs = archs.iter().map(|cc| cc.sm_name()).collect();
+        for ((op, width), totals) in &by_op {
+            tally
+                .by_op
+                .entry(crate::analyze::op_name(*op, *width))
+                .or_default()
+                .merge(totals);
+        }
+        tally.by_model_op = by_op;
+        tally
+    }
+
+    /// The `top` instructions with the most bank conflicts.
+    pub(super) fn ranking(&self, top: usize) -> Vec<&Entry> {
+        let mut all: Vec<&Entry> = self.entries.iter().collect();
+        all.sort_by_key(|e| e.rank());
+        all.truncate(top);
+        all
     }
 }
