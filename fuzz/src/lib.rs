@@ -293,29 +293,27 @@ pub fn expr(data: &[u8]) {
 /// read into the kernel and every other line parsed as an instruction; a
 /// shared-memory instruction's addresses are built into a request.
 pub fn trace_line(data: &[u8]) {
-    let Ok(text) = core::str::from_utf8(data) else {
-        return;
-    };
     let mut kernel = accelsim::Kernel::default();
-    for line in text.lines() {
-        if line.starts_with('-') {
-            kernel.header(line);
-            continue;
-        }
-        let maybe = accelsim::may_be_shared(line);
-        match accelsim::parse(line, &kernel) {
-            Ok(Some(instruction)) => {
-                assert!(
-                    maybe,
-                    "a shared instruction passes the quick test: {line:?}"
-                );
-                let request =
-                    WarpRequest::new(instruction.op, instruction.width, instruction.addresses);
+    for line in data.split(|&b| b == b'\n') {
+        match accelsim::line(line, &kernel.context) {
+            Ok(accelsim::Line::Header(header)) => kernel.apply(&header),
+            Ok(accelsim::Line::Instruction(instruction)) => {
+                let accelsim::Class::Shared { op, width } = instruction.class else {
+                    continue;
+                };
+                let mask = instruction.mask;
+                for (lane, &address) in instruction.addresses.iter().enumerate() {
+                    // Inactive lanes hold 0.
+                    assert!(mask >> lane & 1 == 1 || address == 0, "{line:?}");
+                }
+                let request = WarpRequest::from_fn(op, width, |lane| {
+                    (mask >> lane.index() & 1 == 1).then(|| instruction.addresses[lane.index()])
+                });
                 if let Ok(request) = request {
                     exercise(BankConfig::new(ComputeCapability::Sm90), &request);
                 }
             }
-            Ok(None) => {}
+            Ok(_) => {}
             Err(message) => assert!(!message.is_empty()),
         }
     }
