@@ -6,6 +6,7 @@
 //! `cargo test --all-features --test properties`.
 #![cfg(feature = "proptest")]
 
+mod cases;
 mod reference;
 
 use proptest::prelude::*;
@@ -92,8 +93,9 @@ fn kepler() -> impl Strategy<Value = ComputeCapability> {
 }
 
 proptest! {
-    // The central check: many cases, each a few microseconds.
-    #![proptest_config(ProptestConfig::with_cases(20_000))]
+    // The central check: many cases, each a few microseconds (20,000 unless
+    // PROPTEST_CASES says otherwise).
+    #![proptest_config(cases::cases(20_000))]
 
     /// The fast model and the reference agree on every transaction (phase, part,
     /// lanes, in order) and on every total.
@@ -165,7 +167,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2048))]
+    #![proptest_config(cases::cases(2048))]
 
     /// The reference's step assignment agrees with the degree definition of the
     /// rules (the sum of the phases' degrees) wherever steps are multicast. The
@@ -349,7 +351,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(10_000))]
+    #![proptest_config(cases::cases(10_000))]
 
     /// DESIGN.md section 5: for naturally aligned 8- and 16-byte loads and stores,
     /// Kepler's eight-byte mode never takes more wavefronts than its four-byte
