@@ -2,11 +2,17 @@
 //! building full partitions over a rotating mix of requests (so the branch
 //! predictor sees a stream, not one request repeated), the worst case, and the
 //! map-based baseline side by side. Throughput is per request.
+//!
+//! The `api` group puts what a simulator pays around the count next to it, in
+//! one run: building a request from a mask and offsets (`from_offsets`) or
+//! generic addresses (`from_generic`), `wavefronts`, and the accessors
+//! (`words` and `banks` of every transaction, `write_collisions` of the same
+//! addresses stored). Run `cargo bench --bench partition -- api` briefly.
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use smem_model::{BankConfig, ComputeCapability};
+use smem_model::{BankConfig, ComputeCapability, LaneSet, Op, WarpRequest};
 
 mod common;
 
@@ -53,5 +59,120 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+fn api(c: &mut Criterion) {
+    let config = BankConfig::new(ComputeCapability::Sm90);
+    let mut group = c.benchmark_group("api");
+    for width in [4u32, 16] {
+        let requests = common::mix(width);
+        let offsets: Vec<[u32; 32]> = requests
+            .iter()
+            .map(|r| r.to_array().map(|a| a.unwrap_or(3)))
+            .collect();
+        let base = 0x7f00_0000_0000u64;
+        let generic: Vec<[u64; 32]> = offsets
+            .iter()
+            .map(|o| o.map(|a| base + u64::from(a)))
+            .collect();
+        let stores: Vec<WarpRequest> = offsets
+            .iter()
+            .map(|o| WarpRequest::from_offsets(Op::Store, width, LaneSet::FULL, o).unwrap())
+            .collect();
+        let partitions: Vec<_> = requests
+            .iter()
+            .map(|r| config.partition(r).unwrap())
+            .collect();
+        let name = format!("mix/{width}B");
+        group.throughput(Throughput::Elements(requests.len() as u64));
+        group.bench_function(format!("from_offsets/{name}"), |b| {
+            b.iter(|| {
+                offsets
+                    .iter()
+                    .map(|o| {
+                        let r =
+                            WarpRequest::from_offsets(Op::Load, width, LaneSet::FULL, black_box(o));
+                        r.unwrap().active().bits()
+                    })
+                    .fold(0, u32::wrapping_add)
+            })
+        });
+        group.bench_function(format!("from_generic/{name}"), |b| {
+            b.iter(|| {
+                generic
+                    .iter()
+                    .map(|g| {
+                        let r = WarpRequest::from_generic(
+                            Op::Load,
+                            width,
+                            LaneSet::FULL,
+                            black_box(g),
+                            base,
+                        );
+                        r.unwrap().active().bits()
+                    })
+                    .fold(0, u32::wrapping_add)
+            })
+        });
+        group.bench_function(format!("wavefronts/{name}"), |b| {
+            b.iter(|| {
+                requests
+                    .iter()
+                    .map(|r| config.wavefronts(black_box(r)).unwrap())
+                    .sum::<u32>()
+            })
+        });
+        group.bench_function(format!("words-all-transactions/{name}"), |b| {
+            b.iter(|| {
+                black_box(&partitions)
+                    .iter()
+                    .flat_map(|p| p.transactions())
+                    .map(|t| t.words().len())
+                    .sum::<usize>()
+            })
+        });
+        group.bench_function(format!("lanes-all-transactions/{name}"), |b| {
+            b.iter(|| {
+                black_box(&partitions)
+                    .iter()
+                    .flat_map(|p| p.transactions())
+                    .map(|t| t.lanes().len())
+                    .sum::<usize>()
+            })
+        });
+        group.bench_function(format!("banks-all-transactions/{name}"), |b| {
+            b.iter(|| {
+                black_box(&partitions)
+                    .iter()
+                    .flat_map(|p| p.transactions())
+                    .map(|t| t.banks().len())
+                    .sum::<usize>()
+            })
+        });
+        group.bench_function(format!("write_collisions/{name}"), |b| {
+            b.iter(|| {
+                stores
+                    .iter()
+                    .map(|r| black_box(r).write_collisions().len())
+                    .sum::<usize>()
+            })
+        });
+    }
+    // Per transaction: the first transaction of each request.
+    let requests = common::mix(16);
+    let partitions: Vec<_> = requests
+        .iter()
+        .map(|r| config.partition(r).unwrap())
+        .collect();
+    group.throughput(Throughput::Elements(partitions.len() as u64));
+    group.bench_function("words-one-transaction/mix/16B", |b| {
+        b.iter(|| {
+            black_box(&partitions)
+                .iter()
+                .map(|p| p.transactions().next().unwrap().words().len())
+                .sum::<usize>()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, api);
 criterion_main!(benches);

@@ -118,6 +118,32 @@ pub enum Error {
         given: usize,
     },
 
+    /// An op name that names no op (see `Op`'s `FromStr`).
+    #[error(
+        "unknown op {given:?}: expected LDS, STS, ATOMS, LDSM.x1/.x2/.x4 or STSM.x1/.x2/.x4 \
+         (or load, store, atomic, ldmatrix.xN, stmatrix.xN)"
+    )]
+    UnknownOp {
+        /// The text that was given.
+        given: String,
+    },
+
+    /// An active lane's generic address outside the shared window of
+    /// [`WarpRequest::from_generic`](crate::WarpRequest::from_generic): below
+    /// its base, or 4 GiB (the offsets a `u32` holds) or more above it.
+    #[error(
+        "lane {lane} accesses generic address {address:#x}, outside the 4 GiB shared window \
+         that starts at {base:#x}"
+    )]
+    OutsideGenericWindow {
+        /// The lane.
+        lane: u8,
+        /// Its generic address.
+        address: u64,
+        /// The generic address at which the shared window starts.
+        base: u64,
+    },
+
     /// A lane number of 32 or more.
     #[error("lane {lane} does not exist: a warp has lanes 0 to 31")]
     LaneOutOfRange {

@@ -161,7 +161,9 @@ pub use capability::{Architecture, ComputeCapability};
 pub use error::Error;
 pub use lane::{Lane, LaneIter, LaneSet, WARP_SIZE};
 pub use occupancy::{Carveout, Launch, Occupancy, OccupancyLimit, STATIC_SHARED_LIMIT};
-pub use partition::{Classification, Cost, Partition, Transaction, Transactions, WordAccess};
+pub use partition::{
+    Classification, Cost, IntoTransactions, Partition, Transaction, Transactions, WordAccess,
+};
 pub use request::{AccessWidth, Matrices, Op, StoreOrder, WarpRequest, WriteCollision};
 pub use tile::{Advice, BankConflict, Candidate, Fix, Swizzle, TileAccess, TileLayout, TmaSwizzle};
 

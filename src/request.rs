@@ -193,6 +193,62 @@ impl fmt::Display for Op {
     }
 }
 
+impl core::str::FromStr for Op {
+    type Err = Error;
+
+    /// Reads an op by its SASS mnemonic (the [`Display`](fmt::Display) form:
+    /// `LDS`, `STS`, `ATOMS`, `LDSM.x4`, `STSM.x2`) or its PTX-like name (`load`,
+    /// `store`, `atomic`, `ldmatrix.x4`, `stmatrix.x2`, and the corpus' `ld`,
+    /// `st`, `atom`, `ldsm.x4`, `stsm.x2`), in any case.
+    ///
+    /// For bindings and tools that name ops in text; a parse costs a few
+    /// comparisons and allocates only for the error.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::UnknownOp`] for any other text.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Error, Matrices, Op};
+    ///
+    /// assert_eq!("LDS".parse::<Op>()?, Op::Load);
+    /// assert_eq!("store".parse::<Op>()?, Op::Store);
+    /// assert_eq!("ldmatrix.x4".parse::<Op>()?, Op::LdMatrix(Matrices::X4));
+    /// // Every op reads back from its Display form.
+    /// let stsm = Op::StMatrix(Matrices::X2);
+    /// assert_eq!(stsm.to_string().parse::<Op>()?, stsm);
+    /// assert!(matches!("ldmatrix.x3".parse::<Op>(), Err(Error::UnknownOp { .. })));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    fn from_str(text: &str) -> Result<Self, Error> {
+        let is = |name: &str, names: &[&str]| names.iter().any(|n| n.eq_ignore_ascii_case(name));
+        let (name, suffix) = text.split_once('.').unwrap_or((text, ""));
+        let matrices = match suffix {
+            "" => None,
+            _ if is(suffix, &["x1"]) => Some(Matrices::X1),
+            _ if is(suffix, &["x2"]) => Some(Matrices::X2),
+            _ if is(suffix, &["x4"]) => Some(Matrices::X4),
+            _ => {
+                return Err(Error::UnknownOp {
+                    given: text.to_owned(),
+                })
+            }
+        };
+        match matrices {
+            None if is(name, &["lds", "ld", "load"]) => Ok(Op::Load),
+            None if is(name, &["sts", "st", "store"]) => Ok(Op::Store),
+            None if is(name, &["atoms", "atom", "atomic"]) => Ok(Op::Atomic),
+            Some(m) if is(name, &["ldsm", "ldmatrix"]) => Ok(Op::LdMatrix(m)),
+            Some(m) if is(name, &["stsm", "stmatrix"]) => Ok(Op::StMatrix(m)),
+            _ => Err(Error::UnknownOp {
+                given: text.to_owned(),
+            }),
+        }
+    }
+}
+
 /// The bytes each lane accesses: 1, 2, 4, 8 or 16.
 ///
 /// An enum rather than a number so that a width, once built, is always one the
@@ -395,6 +451,8 @@ impl WarpRequest {
     /// The closest to kernel code: the closure is the index expression, with the
     /// lane in place of `threadIdx.x % 32`, and `None` where the lane is masked off.
     ///
+    /// Cost: 32 calls of `f` and a few nanoseconds more; no allocation.
+    ///
     /// # Errors
     ///
     /// [`Error::InvalidWidth`], [`Error::WidthMismatch`], [`Error::Misaligned`], as
@@ -422,16 +480,7 @@ impl WarpRequest {
         width: u32,
         mut f: impl FnMut(Lane) -> Option<u32>,
     ) -> Result<Self, Error> {
-        let width = AccessWidth::from_bytes(width)?;
-        if let Some(expected) = op.fixed_width() {
-            if expected != width {
-                return Err(Error::WidthMismatch {
-                    op,
-                    width: width.bytes(),
-                    expected: expected.bytes(),
-                });
-            }
-        }
+        let width = checked_width(op, width)?;
         let mut request = WarpRequest {
             op,
             width,
@@ -493,6 +542,170 @@ impl WarpRequest {
         Self::from_slice(op, width, &addresses)
     }
 
+    /// A request from what a simulator holds: an active mask and 32 byte
+    /// offsets into the shared window, one per lane.
+    ///
+    /// The lanes outside `mask` are inactive and their offsets are ignored,
+    /// whatever they hold (stale values from an earlier instruction are fine: an
+    /// inactive lane is never [`Error::Misaligned`]). For `ldmatrix`/`stmatrix`
+    /// the lanes past `8 * matrices` are inactive too, as in [`new`](Self::new).
+    ///
+    /// Cost: a few nanoseconds (one branch-free pass over the 32 lanes, no
+    /// allocation); below [`BankConfig::wavefronts`](crate::BankConfig::wavefronts)
+    /// of the same request (see `benches/partition.rs`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidWidth`], [`Error::WidthMismatch`], and
+    /// [`Error::Misaligned`] naming the lowest active lane whose offset is not a
+    /// multiple of `width`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Error, Lane, LaneSet, Op, WarpRequest};
+    ///
+    /// // A simulator's view of `if (lane < 16) v = s[2 * lane];`: the upper lanes
+    /// // hold stale, misaligned offsets.
+    /// let mut offsets = [3u32; 32];
+    /// for lane in 0..16 {
+    ///     offsets[lane] = 8 * lane as u32;
+    /// }
+    /// let request = WarpRequest::from_offsets(Op::Load, 4, LaneSet::from_bits(0xffff), &offsets)?;
+    /// assert_eq!(request.address(Lane::new(20)?), None);
+    /// assert_eq!(BankConfig::new(ComputeCapability::Sm90).wavefronts(&request)?, 1);
+    /// // An active lane's offset must be aligned.
+    /// assert_eq!(
+    ///     WarpRequest::from_offsets(Op::Load, 4, LaneSet::FULL, &offsets),
+    ///     Err(Error::Misaligned { lane: 16, address: 3, width: 4 })
+    /// );
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn from_offsets(
+        op: Op,
+        width: u32,
+        mask: LaneSet,
+        offsets: &[u32; WARP_SIZE],
+    ) -> Result<Self, Error> {
+        let width = checked_width(op, width)?;
+        let active = mask.bits() & op.address_lanes().bits();
+        let low_bits = width.bytes() - 1;
+        let mut addresses = [0u32; WARP_SIZE];
+        let mut misaligned = 0u32;
+        // Branch-free and vectorisable: inactive lanes become 0 (so that equal
+        // requests compare and hash equal) and so are never misaligned.
+        for ((slot, &offset), &bit) in addresses.iter_mut().zip(offsets).zip(&LANE_BITS) {
+            let keep = u32::from(active & bit != 0).wrapping_neg();
+            *slot = offset & keep;
+            misaligned |= *slot & low_bits;
+        }
+        if misaligned != 0 {
+            first_misaligned(&addresses, width)?;
+        }
+        Ok(WarpRequest {
+            op,
+            width,
+            active: LaneSet::from_bits(active),
+            addresses,
+        })
+    }
+
+    /// A request from an active mask and 32 generic (flat) addresses, translated
+    /// into the shared window that starts at generic address `window_base`.
+    ///
+    /// This is `cvta.to.shared`: an active lane's shared offset is
+    /// `address - window_base`, and the window spans the 4 GiB of offsets a
+    /// `u32` holds. Whether the offset lies inside the shared memory the
+    /// capability has is then checked by
+    /// [`BankConfig::partition`](crate::BankConfig::partition) (as
+    /// [`Error::OutsideWindow`]). Lanes outside `mask` are ignored, as in
+    /// [`from_offsets`](Self::from_offsets).
+    ///
+    /// Cost: a few nanoseconds, as [`from_offsets`](Self::from_offsets); no
+    /// allocation.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidWidth`], [`Error::WidthMismatch`] as [`new`](Self::new).
+    /// - [`Error::OutsideGenericWindow`] naming the lowest active lane whose
+    ///   address is below `window_base` or 4 GiB or more above it.
+    /// - [`Error::Misaligned`] naming the lowest active lane whose shared offset
+    ///   is not a multiple of `width`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Error, Lane, LaneSet, Op, WarpRequest};
+    ///
+    /// // GPGPU-Sim-style generic addresses: the shared window of this SM starts at
+    /// // 0x7f00_0000_0000. Lane 31 is inactive and holds a global address.
+    /// let base = 0x7f00_0000_0000u64;
+    /// let mut addresses = [0xdead_beefu64; 32];
+    /// for lane in 0..31 {
+    ///     addresses[lane] = base + 0x100 + 4 * lane as u64;
+    /// }
+    /// let mask = LaneSet::from_bits(0x7fff_ffff);
+    /// let request = WarpRequest::from_generic(Op::Store, 4, mask, &addresses, base)?;
+    /// assert_eq!(request.address(Lane::new(1)?), Some(0x104));
+    /// assert_eq!(request.address(Lane::new(31)?), None);
+    /// // An active lane outside the window is an error naming it.
+    /// let err = WarpRequest::from_generic(Op::Store, 4, LaneSet::FULL, &addresses, base);
+    /// assert_eq!(
+    ///     err,
+    ///     Err(Error::OutsideGenericWindow { lane: 31, address: 0xdead_beef, base })
+    /// );
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn from_generic(
+        op: Op,
+        width: u32,
+        mask: LaneSet,
+        addresses: &[u64; WARP_SIZE],
+        window_base: u64,
+    ) -> Result<Self, Error> {
+        let width = checked_width(op, width)?;
+        let active = mask.bits() & op.address_lanes().bits();
+        let low_bits = width.bytes() - 1;
+        // Two branch-free passes that vectorise: the 64-bit offsets split into
+        // halves, then the mask applied to both as in `from_offsets`. Below the
+        // base wraps round to a huge offset, so one test covers both ends.
+        let mut offsets = [0u32; WARP_SIZE];
+        let mut high = [0u32; WARP_SIZE];
+        for ((low, high), &address) in offsets.iter_mut().zip(&mut high).zip(addresses) {
+            let offset = address.wrapping_sub(window_base);
+            *low = offset as u32;
+            *high = (offset >> 32) as u32;
+        }
+        let (mut outside, mut misaligned) = (0u32, 0u32);
+        for ((low, &high), &bit) in offsets.iter_mut().zip(&high).zip(&LANE_BITS) {
+            let keep = u32::from(active & bit != 0).wrapping_neg();
+            *low &= keep;
+            outside |= high & keep;
+            misaligned |= *low & low_bits;
+        }
+        if outside != 0 {
+            let index = (0..WARP_SIZE)
+                .find(|&i| {
+                    active >> i & 1 == 1 && addresses[i].wrapping_sub(window_base) >> 32 != 0
+                })
+                .unwrap_or(0);
+            return Err(Error::OutsideGenericWindow {
+                lane: index as u8,
+                address: addresses[index],
+                base: window_base,
+            });
+        }
+        if misaligned != 0 {
+            first_misaligned(&offsets, width)?;
+        }
+        Ok(WarpRequest {
+            op,
+            width,
+            active: LaneSet::from_bits(active),
+            addresses: offsets,
+        })
+    }
+
     /// The same request with every lane outside `mask` made inactive.
     ///
     /// A mask only removes lanes: a lane that is inactive stays inactive.
@@ -513,8 +726,9 @@ impl WarpRequest {
     pub fn with_mask(mut self, mask: LaneSet) -> Self {
         self.active = self.active.intersection(mask);
         // Inactive lanes hold 0, so that equal requests compare and hash equal.
-        for lane in LaneSet::FULL.iter().filter(|&l| !self.active.contains(l)) {
-            self.addresses[lane.index()] = 0;
+        let active = self.active.bits();
+        for (index, address) in self.addresses.iter_mut().enumerate() {
+            *address &= ((active >> index) & 1).wrapping_neg();
         }
         self
     }
@@ -616,6 +830,12 @@ impl WarpRequest {
     /// Loads and atomics never collide: loads broadcast, and atomics are applied
     /// one after another.
     ///
+    /// Cost: tens of nanoseconds for a full warp (one sort of 32 keys on the
+    /// stack), a few for loads; no allocation (at most 16 collisions, all held
+    /// inline).
+    ///
+    /// # Example
+    ///
     /// ```
     /// use smem_model::{Op, StoreOrder, WarpRequest};
     ///
@@ -631,26 +851,78 @@ impl WarpRequest {
     /// ```
     pub fn write_collisions(&self) -> SmallVec<[WriteCollision; 16]> {
         let mut collisions: SmallVec<[WriteCollision; 16]> = SmallVec::new();
-        if !matches!(self.op, Op::Store | Op::StMatrix(_)) {
+        let active = self.active.bits();
+        if !matches!(self.op, Op::Store | Op::StMatrix(_)) || active.count_ones() < 2 {
             return collisions;
         }
-        let mut seen = LaneSet::EMPTY;
-        for (lane, address) in self.active_addresses() {
-            if seen.contains(lane) {
-                continue;
-            }
-            let lanes: LaneSet = self
-                .active_addresses()
-                .filter(|&(_, other)| other == address)
-                .map(|(lane, _)| lane)
-                .collect();
-            seen = seen.union(lanes);
-            if lanes.len() > 1 {
-                collisions.push(WriteCollision { address, lanes });
-            }
+        // Each active lane as (address, lane) in one u64, sorted: equal
+        // addresses become neighbours. 32 keys on the stack, no allocation.
+        let mut keys = [u64::MAX; WARP_SIZE];
+        let mut count = 0;
+        let mut rest = active;
+        while rest != 0 {
+            let lane = rest.trailing_zeros();
+            rest &= rest - 1;
+            keys[count] = u64::from(self.addresses[lane as usize]) << 5 | u64::from(lane);
+            count += 1;
         }
+        let keys = &mut keys[..count];
+        keys.sort_unstable();
+        let mut start = 0;
+        while start < count {
+            let address = keys[start] >> 5;
+            let mut lanes = 0u32;
+            let mut end = start;
+            while end < count && keys[end] >> 5 == address {
+                lanes |= 1 << (keys[end] & 31);
+                end += 1;
+            }
+            if end - start > 1 {
+                collisions.push(WriteCollision {
+                    address: address as u32,
+                    lanes: LaneSet::from_bits(lanes),
+                });
+            }
+            start = end;
+        }
+        // In order of first appearance: by lowest lane (stable, and at most 16).
+        collisions.sort_unstable_by_key(|c| c.lanes.bits().trailing_zeros());
         collisions
     }
+}
+
+/// Bit `i` for lane `i`: masks from a table rather than a variable shift, so
+/// that the constructors' lane loops vectorise without AVX2.
+const LANE_BITS: [u32; WARP_SIZE] = {
+    let mut bits = [0; WARP_SIZE];
+    let mut i = 0;
+    while i < WARP_SIZE {
+        bits[i] = 1 << i;
+        i += 1;
+    }
+    bits
+};
+
+fn checked_width(op: Op, width: u32) -> Result<AccessWidth, Error> {
+    let width = AccessWidth::from_bytes(width)?;
+    match op.fixed_width() {
+        Some(expected) if expected != width => Err(Error::WidthMismatch {
+            op,
+            width: width.bytes(),
+            expected: expected.bytes(),
+        }),
+        _ => Ok(width),
+    }
+}
+
+/// The error for the lowest lane of `addresses` (inactive lanes hold 0) that is
+/// not a multiple of `width`; `Ok` when there is none.
+#[cold]
+fn first_misaligned(addresses: &[u32; WARP_SIZE], width: AccessWidth) -> Result<(), Error> {
+    for (index, &address) in addresses.iter().enumerate() {
+        check_address(Lane::from_index(index), address, width)?;
+    }
+    Ok(())
 }
 
 fn check_address(lane: Lane, address: u32, width: AccessWidth) -> Result<(), Error> {

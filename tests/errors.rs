@@ -298,7 +298,8 @@ fn public_types_are_send_and_sync() {
     assert_send_sync::<smem_model::Partition>();
     assert_send_sync::<smem_model::SharedMemConfig>();
     assert_send_sync::<smem_model::StoreOrder>();
-    assert_send_sync::<smem_model::Transaction<'static>>();
+    assert_send_sync::<smem_model::Transaction>();
+    assert_send_sync::<smem_model::IntoTransactions>();
     assert_send_sync::<smem_model::Transactions<'static>>();
     assert_send_sync::<smem_model::WarpRequest>();
     assert_send_sync::<smem_model::WordAccess>();

@@ -62,7 +62,7 @@ pub struct Partition {
 /// half-warps of 16 steps, and only those can spill to the heap.
 const INLINE_STEPS: usize = 36;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct Step {
     lanes: LaneSet,
     phase: u8,
@@ -438,6 +438,17 @@ impl Partition {
 
     /// The transactions, in the order served.
     ///
+    /// A transaction is not always one lane group: on 1.x an access wider than
+    /// 4 bytes is served in 4-byte parts, so a lane is in one transaction per
+    /// part ([`Transaction::part`]); on 2.x a 128-bit access takes an extra step
+    /// per quarter-warp that serves no lane ([`Transaction::lanes`] is empty).
+    /// Everywhere else each active lane is in exactly one transaction.
+    ///
+    /// Cost: nothing to start; each item is a copy of the request and one step
+    /// (about 150 bytes), with no allocation. To return the transactions from a
+    /// function, consume the partition with
+    /// [`into_transactions`](Self::into_transactions).
+    ///
     /// # Example
     ///
     /// ```
@@ -458,7 +469,107 @@ impl Partition {
             next: 0,
         }
     }
+
+    /// The transactions, in the order served, owning the partition: an iterator
+    /// that can be returned from a function or stored.
+    ///
+    /// The same items as [`transactions`](Self::transactions); `for t in
+    /// partition` does the same. Cost: a move of the partition (a few hundred
+    /// bytes), no allocation.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Error, LaneSet, Op, Transaction, WarpRequest};
+    ///
+    /// // A simulator's helper: the lane masks of a request's wavefronts.
+    /// fn wavefronts_of(offsets: &[u32; 32]) -> Result<impl Iterator<Item = Transaction>, Error> {
+    ///     let request = WarpRequest::from_offsets(Op::Load, 4, LaneSet::FULL, offsets)?;
+    ///     Ok(BankConfig::new(ComputeCapability::Sm90).partition(&request)?.into_transactions())
+    /// }
+    /// let stride2: [u32; 32] = core::array::from_fn(|lane| 8 * lane as u32);
+    /// let masks: Vec<u32> = wavefronts_of(&stride2)?.map(|t| t.lanes().bits()).collect();
+    /// assert_eq!(masks, [0x0000_ffff, 0xffff_0000]);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn into_transactions(self) -> IntoTransactions {
+        IntoTransactions {
+            partition: self,
+            next: 0,
+        }
+    }
+
+    fn transaction(&self, step: Step) -> Transaction {
+        Transaction {
+            config: self.config,
+            request: self.request,
+            step,
+        }
+    }
 }
+
+impl IntoIterator for Partition {
+    type Item = Transaction;
+    type IntoIter = IntoTransactions;
+
+    /// As [`Partition::into_transactions`].
+    fn into_iter(self) -> IntoTransactions {
+        self.into_transactions()
+    }
+}
+
+impl<'a> IntoIterator for &'a Partition {
+    type Item = Transaction;
+    type IntoIter = Transactions<'a>;
+
+    /// As [`Partition::transactions`].
+    fn into_iter(self) -> Transactions<'a> {
+        self.transactions()
+    }
+}
+
+/// The transactions of a [`Partition`] it owns, in the order served.
+///
+/// Returned by [`Partition::into_transactions`] (and `IntoIterator` for
+/// `Partition`); it knows its length, which is [`Partition::wavefronts`].
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+///
+/// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+/// let float4 = WarpRequest::from_fn(Op::Load, 16, |lane| Some(16 * lane.get()))?;
+/// let mut owned = sm90.partition(&float4)?.into_transactions();
+/// assert_eq!(owned.len(), 4);
+/// assert_eq!(owned.next().map(|t| t.lanes().to_string()), Some("0-7".to_string()));
+/// assert_eq!(owned.len(), 3);
+/// # Ok::<(), smem_model::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct IntoTransactions {
+    partition: Partition,
+    next: usize,
+}
+
+impl Iterator for IntoTransactions {
+    type Item = Transaction;
+
+    fn next(&mut self) -> Option<Transaction> {
+        let step = *self.partition.steps.get(self.next)?;
+        self.next += 1;
+        Some(self.partition.transaction(step))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.partition.steps.len() - self.next;
+        (left, Some(left))
+    }
+}
+
+impl ExactSizeIterator for IntoTransactions {}
+
+impl core::iter::FusedIterator for IntoTransactions {}
 
 impl Partition {
     /// Whether some phase has two or more active lanes and no step serves two
@@ -501,16 +612,13 @@ pub struct Transactions<'a> {
     next: usize,
 }
 
-impl<'a> Iterator for Transactions<'a> {
-    type Item = Transaction<'a>;
+impl Iterator for Transactions<'_> {
+    type Item = Transaction;
 
-    fn next(&mut self) -> Option<Transaction<'a>> {
+    fn next(&mut self) -> Option<Transaction> {
         let step = *self.partition.steps.get(self.next)?;
         self.next += 1;
-        Some(Transaction {
-            partition: self.partition,
-            step,
-        })
+        Some(self.partition.transaction(step))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -526,7 +634,14 @@ impl core::iter::FusedIterator for Transactions<'_> {}
 /// One wavefront: at most one distinct bank-width word (one 64-bit row on 3.x)
 /// from each bank, delivered to the lanes it serves.
 ///
-/// Borrowed from its [`Partition`], from which it computes its words on demand.
+/// A value of its own (a copy of the request and one step, about 150 bytes),
+/// so it outlives the [`Partition`] it came from; it computes its words and
+/// banks on demand, each in tens of nanoseconds without allocating. Its `Debug`
+/// form shows this transaction alone: phase, part, lanes and words.
+///
+/// On 1.x a lane can be in several transactions (one per 4-byte part of a
+/// wide access) and on 2.x a transaction can serve no lane (the extra step of
+/// a 128-bit access): see [`Partition::transactions`].
 ///
 /// # Example
 ///
@@ -546,10 +661,23 @@ impl core::iter::FusedIterator for Transactions<'_> {}
 /// assert_eq!(first.banks().len(), 32);
 /// # Ok::<(), smem_model::Error>(())
 /// ```
-#[derive(Debug, Clone, Copy)]
-pub struct Transaction<'a> {
-    partition: &'a Partition,
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Transaction {
+    config: BankConfig,
+    request: WarpRequest,
     step: Step,
+}
+
+impl fmt::Debug for Transaction {
+    /// `Transaction { phase, part, lanes, words }`: this transaction only.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Transaction")
+            .field("phase", &self.step.phase)
+            .field("part", &self.step.part)
+            .field("lanes", &self.step.lanes)
+            .field("words", &self.words().as_slice())
+            .finish()
+    }
 }
 
 /// One bank word read or written by a transaction, with the lanes it serves.
@@ -612,7 +740,7 @@ impl WordAccess {
     }
 }
 
-impl Transaction<'_> {
+impl Transaction {
     /// The lanes served. Empty only for the extra step 2.x takes for 128-bit
     /// accesses (Programming Guide v4.2, F.4.3.1), which serves no lane.
     ///
@@ -682,6 +810,10 @@ impl Transaction<'_> {
     /// mode a bank can hold two words of one transaction: words `i` and `i + 32` of
     /// one 64-bit bank row.
     ///
+    /// Cost: tens of nanoseconds (one pass over the served lanes into a table of
+    /// 64 slots); no allocation, since a transaction has at most 64 words and
+    /// they are held inline.
+    ///
     /// # Example
     ///
     /// ```
@@ -699,42 +831,112 @@ impl Transaction<'_> {
     /// assert_eq!(words[1].lanes.to_string(), "16");
     /// # Ok::<(), smem_model::Error>(())
     /// ```
-    pub fn words(&self) -> SmallVec<[WordAccess; 32]> {
-        let partition = self.partition;
-        let config = partition.config;
-        let request = &partition.request;
+    pub fn words(&self) -> SmallVec<[WordAccess; 64]> {
+        // One slot per (bank, half of a 64-word segment): a transaction takes at
+        // most one word from each bank, or on 3.x in four-byte mode words i and
+        // i + 32 of one 64-bit bank row, so the slots come out in (bank, word)
+        // order. Anything else goes the long way (it does not happen: a test
+        // compares the two).
+        let (bank_shift, bank_mask) = self.bank_geometry();
+        let mut slot_words = [0u32; 64];
+        let mut slot_lanes = [0u32; 64];
+        let mut used = 0u64;
+        let mut clash = false;
+        self.for_each_word(|lane, word| {
+            let bank = word & bank_mask;
+            let slot = (bank << 1 | (word >> bank_shift) & 1) as usize;
+            let bit = 1u64 << slot;
+            clash |= (used & bit != 0) & (slot_words[slot] != word);
+            used |= bit;
+            slot_words[slot] = word;
+            slot_lanes[slot] |= 1 << lane;
+        });
+        // A bank whose two slots are both used must hold them in word order.
+        let mut pairs = used & (used >> 1) & 0x5555_5555_5555_5555;
+        while pairs != 0 {
+            let slot = pairs.trailing_zeros() as usize;
+            pairs &= pairs - 1;
+            clash |= slot_words[slot] > slot_words[slot + 1];
+        }
+        if clash {
+            return self.words_sorted();
+        }
+        // Written once into the inline storage, which starts uninitialised:
+        // no 768-byte buffer to fill and move.
+        let mut words = SmallVec::new();
+        words.extend(Bits(used).map(|slot| {
+            let word = slot_words[slot];
+            WordAccess {
+                word,
+                bank: Bank::from_index(word & bank_mask),
+                lanes: LaneSet::from_bits(slot_lanes[slot]),
+            }
+        }));
+        words
+    }
+
+    /// `log2(banks)` and `banks - 1`: bank counts are powers of two.
+    fn bank_geometry(&self) -> (u32, u32) {
+        let banks = self.config.bank_count();
+        (banks.trailing_zeros(), banks - 1)
+    }
+
+    /// Where each served lane's words start: `(offset, word_shift, per_lane)`,
+    /// lane `l` accessing words `(address(l) + offset) >> word_shift` onwards,
+    /// `per_lane` of them (1, 2 or 4: accesses are aligned to their width, so a
+    /// lane covers whole words or lies in one).
+    fn span(&self) -> (u32, u32, u32) {
+        let config = self.config;
         let bank_bytes = config.bank_width().bytes();
-        let width = request.width().bytes();
         // 1.x moves 4-byte parts of wide accesses one at a time.
-        let (offset, bytes) = if config.parts(request.width()) > 1 {
+        let (offset, bytes) = if config.parts(self.request.width()) > 1 {
             (4 * u32::from(self.step.part), 4)
         } else {
-            (0, width)
+            (0, self.request.width().bytes())
         };
-        let mut words: SmallVec<[WordAccess; 32]> = SmallVec::new();
-        for lane in self.step.lanes {
-            let Some(address) = request.address(lane) else {
-                continue;
-            };
-            let start = address + offset;
-            let first = start / bank_bytes;
-            let last = (start + bytes - 1) / bank_bytes;
-            for word in first..=last {
-                match words.iter_mut().find(|w| w.word == word) {
-                    Some(access) => access.lanes.insert(lane),
-                    None => words.push(WordAccess {
-                        word,
-                        bank: Bank::from_index(word % config.bank_count()),
-                        lanes: LaneSet::from_iter([lane]),
-                    }),
-                }
-            }
+        (
+            offset,
+            bank_bytes.trailing_zeros(),
+            (bytes / bank_bytes).max(1),
+        )
+    }
+
+    /// Calls `f(lane, word)` for each bank word each served lane accesses.
+    #[inline(always)]
+    fn for_each_word(&self, f: impl FnMut(u32, u32)) {
+        let (offset, word_shift, per_lane) = self.span();
+        let lanes = self.step.lanes.bits();
+        let addresses = self.request.raw_addresses();
+        match per_lane {
+            1 => each_lane_word::<1>(lanes, addresses, offset, word_shift, f),
+            2 => each_lane_word::<2>(lanes, addresses, offset, word_shift, f),
+            _ => each_lane_word::<4>(lanes, addresses, offset, word_shift, f),
         }
+    }
+
+    /// [`words`](Self::words) by search and sort: the reference the slot table
+    /// is checked against.
+    #[cold]
+    pub(crate) fn words_sorted(&self) -> SmallVec<[WordAccess; 64]> {
+        let (_, bank_mask) = self.bank_geometry();
+        let mut words: SmallVec<[WordAccess; 64]> = SmallVec::new();
+        self.for_each_word(
+            |lane, word| match words.iter_mut().find(|w| w.word == word) {
+                Some(access) => access.lanes = access.lanes.union(LaneSet::from_bits(1 << lane)),
+                None => words.push(WordAccess {
+                    word,
+                    bank: Bank::from_index(word & bank_mask),
+                    lanes: LaneSet::from_bits(1 << lane),
+                }),
+            },
+        );
         words.sort_unstable_by_key(|w| (w.bank, w.word));
         words
     }
 
     /// The banks touched.
+    ///
+    /// Cost: a few nanoseconds (one pass over the served lanes); no allocation.
     ///
     /// # Example
     ///
@@ -750,10 +952,22 @@ impl Transaction<'_> {
     /// # Ok::<(), smem_model::Error>(())
     /// ```
     pub fn banks(&self) -> BankSet {
-        self.words().iter().map(|w| w.bank).collect()
+        let (_, bank_mask) = self.bank_geometry();
+        let (offset, word_shift, per_lane) = self.span();
+        // A lane's words are `per_lane` neighbouring banks from a multiple of
+        // `per_lane`, which divides the bank count: one run of bits, no wrap.
+        let run = (1u32 << per_lane) - 1;
+        let addresses = self.request.raw_addresses();
+        let mut bits = 0u32;
+        for lane in Bits(u64::from(self.step.lanes.bits())) {
+            bits |= run << (((addresses[lane] + offset) >> word_shift) & bank_mask);
+        }
+        BankSet::from_bits(bits)
     }
 
     /// The words delivered to (or written by) more than one lane.
+    ///
+    /// Cost: that of [`words`](Self::words); no allocation.
     ///
     /// # Example
     ///
@@ -794,5 +1008,133 @@ impl Transaction<'_> {
     /// ```
     pub fn serves(&self, lane: Lane) -> bool {
         self.step.lanes.contains(lane)
+    }
+}
+
+/// Calls `f(lane, word)` for the `N` words from each lane's first one.
+#[inline(always)]
+fn each_lane_word<const N: u32>(
+    lanes: u32,
+    addresses: &[u32; 32],
+    offset: u32,
+    word_shift: u32,
+    mut f: impl FnMut(u32, u32),
+) {
+    let mut rest = lanes;
+    while rest != 0 {
+        let lane = rest.trailing_zeros();
+        rest &= rest - 1;
+        // Aligned, so `address + offset` stays below 2^32.
+        let first = (addresses[lane as usize] + offset) >> word_shift;
+        for k in 0..N {
+            f(lane, first + k);
+        }
+    }
+}
+
+/// The set bits of a mask, lowest first, as indices; knows its length.
+struct Bits(u64);
+
+impl Iterator for Bits {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        (self.0 != 0).then(|| {
+            let index = self.0.trailing_zeros() as usize;
+            self.0 &= self.0 - 1;
+            index
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let len = self.0.count_ones() as usize;
+        (len, Some(len))
+    }
+}
+
+impl ExactSizeIterator for Bits {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ComputeCapability, Matrices, Op, SharedMemConfig};
+
+    /// Requests of every op and width, from small address ranges (shared
+    /// words, crowded banks) and large ones, with random masks.
+    fn requests() -> Vec<WarpRequest> {
+        let mut state = 0x2545_f491_u32;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state
+        };
+        let ops = [
+            Op::Load,
+            Op::Store,
+            Op::Atomic,
+            Op::LdMatrix(Matrices::X4),
+            Op::StMatrix(Matrices::X2),
+        ];
+        let mut all = Vec::new();
+        for round in 0..400 {
+            let op = ops[round % ops.len()];
+            let width = op.fixed_width().map_or(1 << (round / 5 % 5), |w| w.bytes());
+            let span = [64, 512, 4096][round % 3];
+            let mask = if round % 4 == 0 { u32::MAX } else { next() };
+            let offsets: [u32; 32] = core::array::from_fn(|_| next() % span / width * width);
+            all.push(
+                WarpRequest::from_offsets(op, width, LaneSet::from_bits(mask), &offsets).unwrap(),
+            );
+        }
+        all
+    }
+
+    #[test]
+    fn words_and_banks_match_the_sorted_reference() {
+        let mut configs: Vec<BankConfig> = ComputeCapability::ALL
+            .iter()
+            .map(|&cc| BankConfig::new(cc))
+            .collect();
+        configs.push(
+            BankConfig::new(ComputeCapability::Sm35)
+                .with_shared_mem_config(SharedMemConfig::EightByte),
+        );
+        let mut compared = 0;
+        for config in configs {
+            for request in requests() {
+                let Ok(partition) = config.partition(&request) else {
+                    continue;
+                };
+                for t in partition.transactions() {
+                    let words = t.words();
+                    assert_eq!(words, t.words_sorted(), "{config:?} {request:?} {t:?}");
+                    let banks: BankSet = words.iter().map(|w| w.bank).collect();
+                    assert_eq!(t.banks(), banks);
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 25_000, "{compared}");
+    }
+
+    #[test]
+    fn debug_shows_one_transaction() {
+        let sm90 = BankConfig::new(ComputeCapability::Sm90);
+        let request = WarpRequest::from_fn(Op::Load, 4, |l| Some(8 * l.get())).unwrap();
+        let partition = sm90.partition(&request).unwrap();
+        let second = partition.transactions().nth(1).unwrap();
+        let text = format!("{second:?}");
+        assert!(
+            text.starts_with("Transaction { phase: 0, part: 0, lanes: {16, 17,"),
+            "{text}"
+        );
+        // Its own 16 words, not the other transaction's, nor the request.
+        assert_eq!(text.matches("WordAccess").count(), 16, "{text}");
+        assert!(
+            text.contains("word: 34,") && !text.contains("word: 2,"),
+            "{text}"
+        );
+        assert!(!text.contains("WarpRequest"), "{text}");
     }
 }
