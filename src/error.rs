@@ -524,4 +524,66 @@ pub enum Error {
         /// The array's columns.
         cols: u32,
     },
+    /// A thread block of no threads or of more than 1024 (the per-block limit of
+    /// every compute capability from 2.0 on; 1.x allows 512).
+    #[error("a block of {threads} threads is not possible on compute capability {capability}: expected 1 to {limit}")]
+    BlockThreads {
+        /// The threads given.
+        threads: u32,
+        /// The most a block of the capability can have.
+        limit: u32,
+        /// The capability.
+        capability: ComputeCapability,
+    },
+
+    /// A warp number past the block's last warp.
+    #[error("warp {warp} does not exist: the block has {warps} warps, numbered from 0")]
+    WarpOutOfRange {
+        /// The warp given.
+        warp: u32,
+        /// The block's number of warps.
+        warps: u32,
+    },
+
+    /// A named barrier past the 16 that a block has (PTX ISA, `bar.sync`).
+    #[error("barrier {id} does not exist: a block has barriers 0 to 15")]
+    BarrierId {
+        /// The barrier given.
+        id: u32,
+    },
+
+    /// A named barrier's thread count that is zero, not a multiple of the warp
+    /// size (PTX ISA, `bar.sync`), or larger than the block.
+    #[error("barrier {id} waits for {count} threads: the count must be a nonzero multiple of 32 of at most the block's {block_threads} threads (its warps times 32)")]
+    BarrierCount {
+        /// The barrier.
+        id: u32,
+        /// The thread count given.
+        count: u32,
+        /// The block's threads, rounded up to whole warps.
+        block_threads: u32,
+    },
+
+    /// More instructions waiting behind barriers that other warps have not yet
+    /// reached than the block model holds.
+    #[error("{pending} instructions wait behind barriers that other warps have not reached: a block holds at most {limit}")]
+    BlockBacklog {
+        /// Instructions waiting.
+        pending: usize,
+        /// The most the model holds ([`Block::MAX_PENDING`](crate::Block::MAX_PENDING)).
+        limit: usize,
+    },
+
+    /// A constant-memory load that reads past the 64 KB constant bank.
+    #[error("lane {lane} reads constant bytes {address:#x} to {end:#x}, past the end of the {limit}-byte constant bank")]
+    OutsideConstantBank {
+        /// The lane.
+        lane: u8,
+        /// Its byte address (offset in the bank).
+        address: u32,
+        /// One past the last byte it reads.
+        end: u64,
+        /// The bank size in bytes (65536).
+        limit: u32,
+    },
 }

@@ -138,7 +138,9 @@
 
 mod arena;
 mod bank;
+mod block;
 mod capability;
+mod constant;
 #[cfg(feature = "corpus")]
 pub mod corpus;
 mod error;
@@ -157,7 +159,12 @@ pub use arena::{
     Origin, PlacedArray, SharedMemory, SharedMemoryBuilder, WarpLoad, WarpStore,
 };
 pub use bank::{Bank, BankConfig, BankIter, BankSet, BankWidth, Broadcast, SharedMemConfig};
+pub use block::{
+    AccessKind, BarrierError, Block, BlockReport, Hazard, HazardAccess, HazardKind, Severity, Sync,
+    BARRIERS,
+};
 pub use capability::{Architecture, ComputeCapability};
+pub use constant::{ConstantLoad, CONSTANT_BANK_SIZE};
 pub use error::Error;
 pub use lane::{Lane, LaneIter, LaneSet, WARP_SIZE};
 pub use occupancy::{Carveout, Launch, Occupancy, OccupancyLimit, STATIC_SHARED_LIMIT};
