@@ -160,8 +160,8 @@ pub use arena::{
 };
 pub use bank::{Bank, BankConfig, BankIter, BankSet, BankWidth, Broadcast, SharedMemConfig};
 pub use block::{
-    AccessKind, BarrierError, Block, BlockReport, Hazard, HazardAccess, HazardKind, Severity, Sync,
-    BARRIERS,
+    AccessKind, BarrierError, Block, BlockReport, Hazard, HazardAccess, HazardKind, Severity,
+    SyncOp, BARRIERS,
 };
 pub use capability::{Architecture, ComputeCapability};
 pub use constant::{ConstantLoad, CONSTANT_BANK_SIZE};

@@ -3,7 +3,7 @@
 
 use smem_model::{
     AccessKind, BarrierError, Block, ComputeCapability, Error, HazardKind, Lane, LaneSet, Op,
-    Severity, Sync, WarpRequest,
+    Severity, SyncOp, WarpRequest,
 };
 
 const SM90: ComputeCapability = ComputeCapability::Sm90;
@@ -60,10 +60,10 @@ fn a_barrier_both_passed_orders_them_held_events_included() {
     let mut block = Block::new(SM90, 64).unwrap();
     // Warp 0 runs ahead past the barrier: its load is held until warp 1 arrives.
     block.access(0, 1, &one(Op::Store, 0, 0)).unwrap();
-    block.sync(0, 2, LaneSet::FULL, Sync::Threads).unwrap();
+    block.sync(0, 2, LaneSet::FULL, SyncOp::Threads).unwrap();
     block.access(0, 3, &one(Op::Load, 0, 4)).unwrap();
     block.access(1, 1, &one(Op::Store, 0, 4)).unwrap();
-    block.sync(1, 2, LaneSet::FULL, Sync::Threads).unwrap();
+    block.sync(1, 2, LaneSet::FULL, SyncOp::Threads).unwrap();
     block.access(1, 3, &one(Op::Load, 0, 0)).unwrap();
     assert!(block.finish().is_clean());
 }
@@ -124,7 +124,7 @@ fn lanes_of_one_warp_race_as_a_warning_until_syncwarp() {
             .unwrap();
         if sync {
             block
-                .sync(0, 2, LaneSet::FULL, Sync::Warp(LaneSet::FULL))
+                .sync(0, 2, LaneSet::FULL, SyncOp::Warp(LaneSet::FULL))
                 .unwrap();
         }
         block
@@ -152,7 +152,7 @@ fn lanes_of_one_warp_race_as_a_warning_until_syncwarp() {
             0,
             2,
             LaneSet::range(0, 16),
-            Sync::Warp(LaneSet::range(0, 16)),
+            SyncOp::Warp(LaneSet::range(0, 16)),
         )
         .unwrap();
     block
@@ -168,8 +168,8 @@ fn lanes_of_one_warp_race_as_a_warning_until_syncwarp() {
 fn a_fence_never_removes_a_hazard() {
     let mut block = Block::new(SM90, 64).unwrap();
     block.access(0, 1, &one(Op::Store, 0, 0)).unwrap();
-    block.sync(0, 2, LaneSet::FULL, Sync::Fence).unwrap();
-    block.sync(1, 2, LaneSet::FULL, Sync::Fence).unwrap();
+    block.sync(0, 2, LaneSet::FULL, SyncOp::Fence).unwrap();
+    block.sync(1, 2, LaneSet::FULL, SyncOp::Fence).unwrap();
     block.access(1, 3, &one(Op::Load, 0, 0)).unwrap();
     let report = block.finish();
     assert_eq!(report.hazards().len(), 1);
@@ -179,7 +179,7 @@ fn a_fence_never_removes_a_hazard() {
 #[test]
 fn named_barriers_order_only_the_warps_that_take_part() {
     let mut block = Block::new(SM90, 128).unwrap();
-    let pair = Sync::Named { id: 1, threads: 64 };
+    let pair = SyncOp::Named { id: 1, threads: 64 };
     // Warps 0 and 1 exchange through bar.sync 1, 64; warp 2 reads without it.
     block.access(0, 1, &one(Op::Store, 0, 0)).unwrap();
     block.sync(0, 2, LaneSet::FULL, pair).unwrap();
@@ -199,8 +199,8 @@ fn divergent_syncthreads_in_both_branches() {
     block
         .access(0, 1, &req(Op::Store, |l| Some(4 * l)))
         .unwrap();
-    block.sync(0, 2, LaneSet::FULL, Sync::Threads).unwrap();
-    block.sync(1, 3, LaneSet::FULL, Sync::Threads).unwrap();
+    block.sync(0, 2, LaneSet::FULL, SyncOp::Threads).unwrap();
+    block.sync(1, 3, LaneSet::FULL, SyncOp::Threads).unwrap();
     block.access(1, 4, &req(Op::Load, |l| Some(4 * l))).unwrap();
     let report = block.finish();
     assert_eq!(
@@ -224,7 +224,7 @@ fn divergent_lanes_and_unreached_barriers() {
     let mut block = Block::new(SM90, 64).unwrap();
     for warp in 0..2 {
         block
-            .sync(warp, 7, LaneSet::range(0, 16), Sync::Threads)
+            .sync(warp, 7, LaneSet::range(0, 16), SyncOp::Threads)
             .unwrap();
     }
     let report = block.finish();
@@ -236,8 +236,8 @@ fn divergent_lanes_and_unreached_barriers() {
     // if (threadIdx.x < 64) __syncthreads(); in a block of 96
     let mut block = Block::new(SM90, 96).unwrap();
     block.access(2, 1, &one(Op::Store, 0, 0)).unwrap();
-    block.sync(0, 5, LaneSet::FULL, Sync::Threads).unwrap();
-    block.sync(1, 5, LaneSet::FULL, Sync::Threads).unwrap();
+    block.sync(0, 5, LaneSet::FULL, SyncOp::Threads).unwrap();
+    block.sync(1, 5, LaneSet::FULL, SyncOp::Threads).unwrap();
     block.access(0, 6, &one(Op::Load, 0, 0)).unwrap();
     let report = block.finish();
     assert_eq!(
@@ -252,8 +252,8 @@ fn divergent_lanes_and_unreached_barriers() {
 fn barriers_in_different_orders_deadlock() {
     let mut block = Block::new(SM90, 64).unwrap();
     let (a, b) = (
-        Sync::Named { id: 1, threads: 64 },
-        Sync::Named { id: 2, threads: 64 },
+        SyncOp::Named { id: 1, threads: 64 },
+        SyncOp::Named { id: 2, threads: 64 },
     );
     block.sync(0, 1, LaneSet::FULL, a).unwrap();
     block.sync(0, 2, LaneSet::FULL, b).unwrap();
@@ -271,13 +271,13 @@ fn barriers_in_different_orders_deadlock() {
 fn count_mismatch_and_syncwarp_mask() {
     let mut block = Block::new(SM90, 128).unwrap();
     block
-        .sync(0, 1, LaneSet::FULL, Sync::Named { id: 3, threads: 64 })
+        .sync(0, 1, LaneSet::FULL, SyncOp::Named { id: 3, threads: 64 })
         .unwrap();
     block
-        .sync(1, 2, LaneSet::FULL, Sync::Named { id: 3, threads: 96 })
+        .sync(1, 2, LaneSet::FULL, SyncOp::Named { id: 3, threads: 96 })
         .unwrap();
     block
-        .sync(2, 3, LaneSet::FULL, Sync::Warp(LaneSet::range(0, 16)))
+        .sync(2, 3, LaneSet::FULL, SyncOp::Warp(LaneSet::range(0, 16)))
         .unwrap();
     let report = block.finish();
     let messages: Vec<String> = report
@@ -318,7 +318,7 @@ fn bad_input_is_a_typed_error() {
         "warp 2 does not exist: the block has 2 warps, numbered from 0"
     );
     let err = block
-        .sync(0, 0, LaneSet::FULL, Sync::Named { id: 1, threads: 96 })
+        .sync(0, 0, LaneSet::FULL, SyncOp::Named { id: 1, threads: 96 })
         .unwrap_err();
     assert_eq!(
         err,
@@ -334,7 +334,7 @@ fn bad_input_is_a_typed_error() {
                 0,
                 0,
                 LaneSet::FULL,
-                Sync::Named {
+                SyncOp::Named {
                     id: 20,
                     threads: 32
                 }
@@ -352,7 +352,7 @@ fn bad_input_is_a_typed_error() {
 #[test]
 fn held_events_are_bounded() {
     let mut block = Block::new(SM90, 64).unwrap();
-    block.sync(0, 0, LaneSet::FULL, Sync::Threads).unwrap();
+    block.sync(0, 0, LaneSet::FULL, SyncOp::Threads).unwrap();
     let load = one(Op::Load, 0, 0);
     let mut result = Ok(());
     for _ in 0..=Block::MAX_PENDING {
@@ -376,9 +376,21 @@ fn held_events_are_bounded() {
 fn a_partial_last_warp_counts_only_its_threads() {
     // 48 threads: warp 1 has lanes 0-15; its full-mask barrier is not divergent.
     let mut block = Block::new(SM90, 48).unwrap();
-    block.sync(0, 1, LaneSet::FULL, Sync::Threads).unwrap();
+    block.sync(0, 1, LaneSet::FULL, SyncOp::Threads).unwrap();
     block
-        .sync(1, 1, LaneSet::range(0, 16), Sync::Threads)
+        .sync(1, 1, LaneSet::range(0, 16), SyncOp::Threads)
         .unwrap();
     assert!(block.finish().is_clean());
+}
+
+#[test]
+fn block_types_are_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Block>();
+    assert_send_sync::<smem_model::BlockReport>();
+    assert_send_sync::<smem_model::Hazard>();
+    assert_send_sync::<smem_model::HazardAccess>();
+    assert_send_sync::<BarrierError>();
+    assert_send_sync::<SyncOp>();
+    assert_send_sync::<smem_model::ConstantLoad>();
 }

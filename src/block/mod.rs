@@ -40,22 +40,22 @@ pub(crate) fn is_atomic(op: Op) -> bool {
 /// # Example
 ///
 /// ```
-/// use smem_model::{LaneSet, Sync};
+/// use smem_model::{LaneSet, SyncOp};
 ///
 /// // __syncthreads(), i.e. bar.sync 0
-/// let all = Sync::Threads;
+/// let all = SyncOp::Threads;
 /// // bar.sync 1, 64: the producer and consumer warps of a pipeline
-/// let pair = Sync::Named { id: 1, threads: 64 };
+/// let pair = SyncOp::Named { id: 1, threads: 64 };
 /// // __syncwarp(0x0000ffff)
-/// let half = Sync::Warp(LaneSet::range(0, 16));
+/// let half = SyncOp::Warp(LaneSet::range(0, 16));
 /// // __threadfence_block(): orders, does not synchronise
-/// let fence = Sync::Fence;
+/// let fence = SyncOp::Fence;
 /// assert_ne!(all, pair);
 /// assert_ne!(half, fence);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub enum Sync {
+pub enum SyncOp {
     /// `__syncthreads()` (`bar.sync 0`, SASS `BAR.SYNC 0x0`): waits for every
     /// thread of the block and makes their earlier shared accesses visible to
     /// all (CUDA C++ Programming Guide, synchronization functions).
@@ -89,7 +89,7 @@ enum Event {
     Sync {
         site: u64,
         lanes: LaneSet,
-        sync: Sync,
+        sync: SyncOp,
     },
 }
 
@@ -311,7 +311,7 @@ impl Block {
     /// The lanes `lanes` of warp `warp` execute a barrier, `__syncwarp` or a
     /// fence at `site`.
     ///
-    /// For [`Sync::Threads`] and [`Sync::Named`], lanes of the warp that exist
+    /// For [`SyncOp::Threads`] and [`SyncOp::Named`], lanes of the warp that exist
     /// but are not in `lanes` make a [`BarrierError::DivergentLanes`]; the warp
     /// then counts as arrived, so the rest of the block is still checked.
     ///
@@ -326,24 +326,30 @@ impl Block {
     /// # Example
     ///
     /// ```
-    /// use smem_model::{Block, ComputeCapability, Error, LaneSet, Sync};
+    /// use smem_model::{Block, ComputeCapability, Error, LaneSet, SyncOp};
     ///
     /// let mut block = Block::new(ComputeCapability::Sm90, 128)?;
-    /// let err = block.sync(0, 0, LaneSet::FULL, Sync::Named { id: 1, threads: 48 }).unwrap_err();
+    /// let err = block.sync(0, 0, LaneSet::FULL, SyncOp::Named { id: 1, threads: 48 }).unwrap_err();
     /// assert_eq!(
     ///     err.to_string(),
     ///     "barrier 1 waits for 48 threads: the count must be a nonzero multiple of 32 \
     ///      of at most the block's 128 threads (its warps times 32)"
     /// );
     /// assert_eq!(
-    ///     block.sync(0, 0, LaneSet::FULL, Sync::Named { id: 16, threads: 64 }),
+    ///     block.sync(0, 0, LaneSet::FULL, SyncOp::Named { id: 16, threads: 64 }),
     ///     Err(Error::BarrierId { id: 16 })
     /// );
     /// # Ok::<(), smem_model::Error>(())
     /// ```
-    pub fn sync(&mut self, warp: u32, site: u64, lanes: LaneSet, sync: Sync) -> Result<(), Error> {
+    pub fn sync(
+        &mut self,
+        warp: u32,
+        site: u64,
+        lanes: LaneSet,
+        sync: SyncOp,
+    ) -> Result<(), Error> {
         self.check_warp(warp)?;
-        if let Sync::Named { id, threads } = sync {
+        if let SyncOp::Named { id, threads } = sync {
             if id >= BARRIERS {
                 return Err(Error::BarrierId { id });
             }
@@ -382,7 +388,7 @@ impl Block {
     pub fn syncthreads(&mut self, site: u64) -> Result<(), Error> {
         for warp in 0..self.warps() {
             let lanes = self.warps[warp as usize].threads;
-            self.sync(warp, site, lanes, Sync::Threads)?;
+            self.sync(warp, site, lanes, SyncOp::Threads)?;
         }
         Ok(())
     }
@@ -395,12 +401,12 @@ impl Block {
     /// # Example
     ///
     /// ```
-    /// use smem_model::{BarrierError, Block, ComputeCapability, LaneSet, Sync};
+    /// use smem_model::{BarrierError, Block, ComputeCapability, LaneSet, SyncOp};
     ///
     /// // Warp 0 passes one __syncthreads(), warp 1 two: the second never completes.
     /// let mut block = Block::new(ComputeCapability::Sm90, 64)?;
     /// block.syncthreads(1)?;
-    /// block.sync(1, 2, LaneSet::FULL, Sync::Threads)?;
+    /// block.sync(1, 2, LaneSet::FULL, SyncOp::Threads)?;
     /// let report = block.finish();
     /// assert_eq!(
     ///     report.barrier_errors()[0].to_string(),
@@ -502,13 +508,13 @@ impl Block {
         match event {
             Event::Access { site, request } => self.run_access(warp, site, &request),
             Event::Sync { site, lanes, sync } => match sync {
-                Sync::Threads => {
+                SyncOp::Threads => {
                     let threads = 32 * self.warps();
                     self.arrive(warp, site, lanes, 0, threads);
                 }
-                Sync::Named { id, threads } => self.arrive(warp, site, lanes, id, threads),
-                Sync::Warp(mask) => self.syncwarp(warp, site, lanes, mask),
-                Sync::Fence => {}
+                SyncOp::Named { id, threads } => self.arrive(warp, site, lanes, id, threads),
+                SyncOp::Warp(mask) => self.syncwarp(warp, site, lanes, mask),
+                SyncOp::Fence => {}
             },
         }
     }

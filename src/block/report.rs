@@ -148,7 +148,7 @@ impl fmt::Display for AccessKind {
 /// # Ok::<(), smem_model::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct HazardAccess {
     pub(super) site: u64,
     pub(super) warp: u32,
@@ -211,7 +211,7 @@ impl HazardAccess {
 /// # Ok::<(), smem_model::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Hazard {
     pub(super) kind: HazardKind,
     pub(super) severity: Severity,
@@ -283,11 +283,11 @@ impl fmt::Display for Hazard {
 /// # Example
 ///
 /// ```
-/// use smem_model::{BarrierError, Block, ComputeCapability, LaneSet, Sync};
+/// use smem_model::{BarrierError, Block, ComputeCapability, LaneSet, SyncOp};
 ///
 /// // if (threadIdx.x < 32) __syncthreads();  in a block of 64 threads
 /// let mut block = Block::new(ComputeCapability::Sm90, 64)?;
-/// block.sync(0, 0x40, LaneSet::FULL, Sync::Threads)?;
+/// block.sync(0, 0x40, LaneSet::FULL, SyncOp::Threads)?;
 /// let report = block.finish();
 /// assert!(matches!(
 ///     &report.barrier_errors()[0],
@@ -296,7 +296,7 @@ impl fmt::Display for Hazard {
 /// # Ok::<(), smem_model::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[cfg_attr(feature = "serde", serde(tag = "type", rename_all = "kebab-case"))]
 #[non_exhaustive]
 pub enum BarrierError {
@@ -479,7 +479,7 @@ impl fmt::Display for BarrierError {
 /// # Ok::<(), smem_model::Error>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct BlockReport {
     pub(super) hazards: Vec<Hazard>,
     pub(super) barrier_errors: Vec<BarrierError>,
