@@ -502,7 +502,7 @@ pub enum Error {
     /// A quantity that a value derives from its other fields, given with
     /// another value (a partition's wavefronts, an array's offset in a layout).
     /// Reading such a value with serde reports it.
-    #[error("the {quantity} given, {given}, differ from the {computed} computed from the rest of the value")]
+    #[error("{quantity}: {given} given, but {computed} computed from the rest of the value")]
     Inconsistent {
         /// What the quantity is.
         quantity: &'static str,

@@ -280,7 +280,7 @@ fn partitions_are_computed_again_and_must_agree() {
     };
     assert_eq!(
         err.to_string(),
-        "the wavefronts given, 1, differ from the 2 computed from the rest of the value"
+        "wavefronts: 1 given, but 2 computed from the rest of the value"
     );
     refuses_with::<Partition>(lying, err);
     let mut lying = value.clone();
