@@ -123,8 +123,8 @@
 //!   message (a lane of 32, eight-byte banks on sm_90, a misaligned request, a
 //!   cost whose ideal wavefronts exceed its wavefronts); what a value derives
 //!   from its other fields (a partition's transactions, a layout's offsets) is
-//!   computed again, and must agree where it is given. Results computed only
-//!   by the model and values that borrow (`Transaction`, `Advice`,
+//!   computed again, and must agree where it is given. A partition's steps
+//!   and results computed only by the model (`Transaction`, `Advice`,
 //!   `Candidate`, `BankConflict`, `PlacedArray`, `ArrayInfo`) serialise only;
 //!   arena handles (`Array`) and arenas do not serialise.
 //! - `corpus`: reading hardware corpora (the `corpus` module); implies `serde`, pulls `serde_json`.

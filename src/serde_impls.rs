@@ -7,9 +7,9 @@
 //! wavefronts, eight-byte banks on sm_90, a misaligned request, a swizzle whose
 //! ranges overlap. What a value derives from the others (a partition's
 //! transactions, a layout's offsets) is computed again, and when the input
-//! gives it too it must agree. Results that borrow from another value
-//! (`Transaction`) or are only ever computed by the model (`Advice`,
-//! `Candidate`, `BankConflict`, `PlacedArray`) serialise only.
+//! gives it too it must agree. A partition's steps (`Transaction`) and the
+//! results only ever computed by the model (`Advice`, `Candidate`,
+//! `BankConflict`, `PlacedArray`) serialise only.
 //!
 //! The types without an invariant (`Op`, `Matrices`, `BankWidth`, `Launch`, ...)
 //! derive both traits where they are defined.
@@ -230,8 +230,8 @@ impl<'de> Deserialize<'de> for Cost {
 }
 
 /// One transaction: its lanes, phase, part and words (serialised only: a
-/// transaction borrows its partition).
-impl Serialize for Transaction<'_> {
+/// transaction is one step of a partition, and is read back as part of it).
+impl Serialize for Transaction {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = serializer.serialize_struct("Transaction", 4)?;
         out.serialize_field("lanes", &self.lanes())?;
