@@ -392,6 +392,8 @@ proptest! {
         (base, stride, seed) in (number(), number(), any::<u64>()),
         pairs in proptest::collection::vec((number(), 0..40u32), 0..40),
         text in "[0-9, ]{0,40}",
+        (generic, window_base) in (proptest::array::uniform32(any::<u64>()), any::<u64>()),
+        name in "[A-Z.0-9x]{0,12}",
     ) {
         let built = WarpRequest::new(op, width, addresses);
         prop_assert_eq!(&WarpRequest::from_slice(op, width, &addresses), &built);
@@ -406,6 +408,8 @@ proptest! {
             WarpRequest::from_elements(op, width, base, |lane| addresses[lane.index()]),
             WarpRequest::from_banks(config, op, &pairs),
             WarpRequest::parse_banks(config, op, &text),
+            WarpRequest::from_offsets(op, width, LaneSet::from_bits(mask), &addresses.map(|a| a.unwrap_or(3))),
+            WarpRequest::from_generic(op, width, LaneSet::from_bits(mask), &generic, window_base),
         ] {
             match request {
                 Ok(request) => exercise_request(config, &request),
@@ -413,6 +417,11 @@ proptest! {
             }
         }
         let _ = (config.bank_of(base), config.word_of(stride));
+        // An op by its mnemonic: it reads back as it is written.
+        if let Ok(op) = name.parse::<Op>() {
+            prop_assert_eq!(op.to_string().parse::<Op>(), Ok(op));
+        }
+        prop_assert_eq!(op.to_string().parse::<Op>(), Ok(op));
         let _ = AccessWidth::from_bytes(width).map(|w| (w.bytes(), u32::from(w)));
     }
 

@@ -107,6 +107,27 @@ pub fn request(data: &[u8]) {
         WarpRequest::try_from_iter(op, width, addresses.iter().copied()),
         built
     );
+    // The simulator's constructors: a mask with 32 offsets (stale values in
+    // inactive lanes), and generic addresses above a window base.
+    let offsets: [u32; WARP_SIZE] =
+        core::array::from_fn(|lane| addresses[lane].unwrap_or(lane as u32 * 3 + 1));
+    let from_offsets = WarpRequest::from_offsets(op, width, mask, &offsets);
+    assert_eq!(
+        from_offsets,
+        WarpRequest::from_fn(op, width, |lane| mask
+            .contains(lane)
+            .then_some(offsets[lane.index()]))
+    );
+    let window_base = u64::from(bytes.u32()) << 32 | u64::from(bytes.u32());
+    let generic = offsets.map(|offset| window_base.wrapping_add(u64::from(offset)));
+    assert_eq!(
+        WarpRequest::from_generic(op, width, mask, &generic, window_base),
+        from_offsets
+    );
+    let stray = generic.map(|address| address ^ u64::from(bytes.u8()) << 40);
+    if let Ok(request) = WarpRequest::from_generic(op, width, mask, &stray, window_base) {
+        exercise(config, &request);
+    }
     let short = usize::from(bytes.u8()) % WARP_SIZE;
     assert!(WarpRequest::from_slice(op, width, &addresses[..short]).is_err());
     let _ = AccessWidth::from_bytes(width);
