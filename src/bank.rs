@@ -547,11 +547,16 @@ impl BankConfig {
     pub const fn phase_lanes(self, op: Op, width: AccessWidth) -> u32 {
         match op {
             Op::LdMatrix(_) | Op::StMatrix(_) => 8,
-            Op::Atomic => match self.rules() {
-                Rules::Tesla => 16,
-                Rules::Fermi | Rules::Kepler | Rules::Maxwell | Rules::Measured => 32,
+            // Atomics: the warp at 4 bytes, half-warps at 8 (measured on sm_90
+            // for exch, cas and the CAS loops; a modelling choice before 7.0);
+            // 1.x serves half-warps.
+            Op::Atomic(_) | Op::Reduction(_) => match (self.rules(), width) {
+                (Rules::Tesla, _) => 16,
+                (_, AccessWidth::B8) => 16,
+                _ => 32,
             },
-            Op::Load | Op::Store => match (self.rules(), width) {
+            // cp.async: the phases of a store of its width (measured on sm_90).
+            Op::Load | Op::Store | Op::CpAsync(_) => match (self.rules(), width) {
                 (Rules::Tesla, _) => 16,
                 (Rules::Kepler, AccessWidth::B16) => 16,
                 (Rules::Kepler, _) => 32,
@@ -612,21 +617,28 @@ impl BankConfig {
         matches!(self.rules(), Rules::Measured)
     }
 
-    /// Checks that the capability has `op`; when it does not, the error names the
-    /// first capability that has it.
+    /// Checks that the capability has `op` at some width; when it does not, the
+    /// error names the first capability that has it.
     ///
-    /// [`partition`](Self::partition) runs this check itself; call it directly to
-    /// pick a code path before building requests.
+    /// [`partition`](Self::partition) runs this check (and
+    /// [`check_access`](Self::check_access), for the width) itself; call it
+    /// directly to pick a code path before building requests.
+    ///
+    /// Sources: PTX ISA (`atom`, `red`, `ldmatrix`, `stmatrix`, `cp.async`
+    /// target requirements) and the CUDA C++ Programming Guide's feature
+    /// table: 32-bit shared atomics from 1.2, `add.f32` from 2.0, `add.f64`
+    /// from 6.0, `ldmatrix` from 7.5, `cp.async` from 8.0, `stmatrix` from 9.0.
     ///
     /// # Errors
     ///
-    /// [`Error::UnsupportedOp`] for shared atomics before 1.2, `ldmatrix` before
-    /// 7.5 and `stmatrix` before 9.0.
+    /// [`Error::UnsupportedOp`] for shared atomics before 1.2 (`add.f32`
+    /// before 2.0, `add.f64` before 6.0), `ldmatrix` before 7.5, `cp.async`
+    /// before 8.0 and `stmatrix` before 9.0.
     ///
     /// # Example
     ///
     /// ```
-    /// use smem_model::{BankConfig, ComputeCapability, Error, Matrices, Op};
+    /// use smem_model::{BankConfig, ComputeCapability, CpAsync, Error, Matrices, Op};
     ///
     /// let turing = BankConfig::new(ComputeCapability::Sm75);
     /// assert_eq!(turing.check_op(Op::LdMatrix(Matrices::X4)), Ok(()));
@@ -638,23 +650,75 @@ impl BankConfig {
     ///         required: ComputeCapability::Sm90,
     ///     })
     /// );
+    /// let err = turing.check_op(Op::CpAsync(CpAsync::Ca)).unwrap_err();
+    /// assert_eq!(err.to_string(), "LDGSTS does not exist on compute capability 7.5: it needs 8.0 or later");
     /// // Loads and stores exist everywhere.
     /// assert_eq!(BankConfig::new(ComputeCapability::Sm10).check_op(Op::Store), Ok(()));
     /// ```
     pub const fn check_op(self, op: Op) -> Result<(), Error> {
-        let cc = self.capability;
+        use crate::AtomicKind as K;
+        use ComputeCapability as C;
         let required = match op {
             Op::Load | Op::Store => return Ok(()),
-            Op::Atomic if cc.has_shared_atomics() => return Ok(()),
-            Op::Atomic => ComputeCapability::Sm12,
-            Op::LdMatrix(_) if cc.has_ldmatrix() => return Ok(()),
-            Op::LdMatrix(_) => ComputeCapability::Sm75,
-            Op::StMatrix(_) if cc.has_stmatrix() => return Ok(()),
-            Op::StMatrix(_) => ComputeCapability::Sm90,
+            Op::Atomic(K::AddF32) | Op::Reduction(K::AddF32) => C::Sm20,
+            Op::Atomic(K::AddF64) | Op::Reduction(K::AddF64) => C::Sm60,
+            Op::Atomic(_) | Op::Reduction(_) => C::Sm12,
+            Op::LdMatrix(_) => C::Sm75,
+            Op::StMatrix(_) => C::Sm90,
+            Op::CpAsync(_) => C::Sm80,
         };
+        if self.capability.at_least(required) {
+            return Ok(());
+        }
         Err(Error::UnsupportedOp {
             op,
-            capability: cc,
+            capability: self.capability,
+            required,
+        })
+    }
+
+    /// Checks that the capability has `op` at `width`: [`check_op`](Self::check_op),
+    /// then the widths that came later than the op.
+    ///
+    /// Sources: CUDA C++ Programming Guide, feature table (64-bit integer
+    /// atomics on shared memory from 2.0); PTX ISA, `atom` (64-bit `min`,
+    /// `max`, `and`, `or`, `xor` from `sm_32`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::UnsupportedOp`] as [`check_op`](Self::check_op), and
+    /// [`Error::UnsupportedAccess`] for 64-bit shared `add`, `exch` and `cas`
+    /// before 2.0 and 64-bit `min`, `max`, `and`, `or`, `xor` before 3.2.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{AccessWidth, AtomicKind, BankConfig, ComputeCapability, Op};
+    ///
+    /// let tesla = BankConfig::new(ComputeCapability::Sm13);
+    /// let cas = Op::Atomic(AtomicKind::Cas);
+    /// assert_eq!(tesla.check_access(cas, AccessWidth::B4), Ok(()));
+    /// let err = tesla.check_access(cas, AccessWidth::B8).unwrap_err();
+    /// assert_eq!(err.to_string(), "8-byte ATOMS.CAS does not exist on compute capability 1.3: it needs 2.0 or later");
+    /// ```
+    pub fn check_access(self, op: Op, width: AccessWidth) -> Result<(), Error> {
+        use crate::AtomicKind as K;
+        use ComputeCapability as C;
+        self.check_op(op)?;
+        let required = match (op, width) {
+            (Op::Atomic(kind) | Op::Reduction(kind), AccessWidth::B8) => match kind {
+                K::Min | K::Max | K::And | K::Or | K::Xor => C::Sm32,
+                _ => C::Sm20,
+            },
+            _ => return Ok(()),
+        };
+        if self.capability.at_least(required) {
+            return Ok(());
+        }
+        Err(Error::UnsupportedAccess {
+            op,
+            width: width.bytes(),
+            capability: self.capability,
             required,
         })
     }
@@ -755,7 +819,7 @@ impl BankConfig {
         // The common questions check the window as they count; everything
         // else, and any request that needs the exact check, goes the long way.
         match crate::partition::count_fast(*self, request) {
-            Some(totals) => Ok(Cost::from(totals)),
+            Some(totals) => Ok(Cost::new(totals, request)),
             None => self.cost_checked(request),
         }
     }
@@ -765,11 +829,11 @@ impl BankConfig {
     #[inline(never)]
     fn cost_checked(&self, request: &WarpRequest) -> Result<Cost, Error> {
         self.validate(request)?;
-        Ok(Cost::from(crate::partition::count(*self, request)))
+        Ok(Cost::new(crate::partition::count(*self, request), request))
     }
 
     fn validate(&self, request: &WarpRequest) -> Result<(), Error> {
-        self.check_op(request.op())?;
+        self.check_access(request.op(), request.width())?;
         let window = self.capability.shared_window_size();
         let width = request.width().bytes();
         // Inactive lanes hold address 0. The OR of all addresses is at least the

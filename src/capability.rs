@@ -558,7 +558,7 @@ impl ComputeCapability {
         self.at_least(Self::Sm90)
     }
 
-    const fn at_least(self, other: Self) -> bool {
+    pub(crate) const fn at_least(self, other: Self) -> bool {
         let (a, b) = (self.version(), other.version());
         a.0 > b.0 || (a.0 == b.0 && a.1 >= b.1)
     }

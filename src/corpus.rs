@@ -252,7 +252,7 @@ impl Record {
         Ok(match self.op.as_str() {
             "ld" => Op::Load,
             "st" => Op::Store,
-            "atom" => Op::Atomic,
+            "atom" => Op::ATOMIC_ADD,
             "ldsm" => Op::LdMatrix(matrices()?),
             "stsm" => Op::StMatrix(matrices()?),
             other => {
@@ -294,7 +294,7 @@ impl Record {
         // `width` counts matrices for the matrix ops, whose rows are 16 bytes.
         let width = match op {
             Op::LdMatrix(_) | Op::StMatrix(_) => 16,
-            Op::Load | Op::Store | Op::Atomic => self.width,
+            _ => self.width,
         };
         if self.offsets.len() != WARP_SIZE {
             return Err(Error::LaneCount {

@@ -1,6 +1,6 @@
 //! The crate's one error type.
 
-use crate::{ComputeCapability, Op};
+use crate::{AtomicKind, ComputeCapability, Op};
 
 /// Everything that can go wrong when building or partitioning a request, or when
 /// reading a corpus.
@@ -52,7 +52,8 @@ pub enum Error {
     },
 
     /// An operation that only exists with one access width was given another one
-    /// (atomics are 4 bytes, `ldmatrix`/`stmatrix` row addresses 16 bytes).
+    /// (`atom.shared.inc` is 4 bytes, `ldmatrix`/`stmatrix` row addresses and
+    /// `cp.async.cg` 16 bytes).
     #[error(
         "{op} accesses {expected} bytes per lane, but an access width of {width} bytes was given"
     )]
@@ -63,6 +64,44 @@ pub enum Error {
         width: u32,
         /// The only width the operation has, in bytes.
         expected: u32,
+    },
+
+    /// An op of several widths given another (`atom.shared.min` is 4 or 8
+    /// bytes, `cp.async.ca` 4, 8 or 16).
+    #[error("{op} has no {width}-byte form: it takes {} bytes per lane", widths_text(*op))]
+    WidthUnavailable {
+        /// The operation.
+        op: Op,
+        /// The width given, in bytes.
+        width: u32,
+    },
+
+    /// `red.shared` of a kind PTX has only as `atom` (`exch`, `cas`).
+    #[error("red.shared.{kind} does not exist: a reduction has no return value, and PTX has {kind} only as atom.shared.{kind}")]
+    NoReduction {
+        /// The kind.
+        kind: AtomicKind,
+    },
+
+    /// A name that is not an atomic operation of PTX's `atom.shared`.
+    #[error("unknown atomic operation {given:?}: expected add, add.f32, add.f64, exch, cas, min, max, inc, dec, and, or or xor (an integer type such as .u64 may follow)")]
+    UnknownAtomic {
+        /// The text that was given.
+        given: String,
+    },
+
+    /// An op that the capability has at some widths but not at this one (64-bit
+    /// shared atomics before 2.0, `add.f64` before 6.0, ...).
+    #[error("{width}-byte {op} does not exist on compute capability {capability}: it needs {required} or later")]
+    UnsupportedAccess {
+        /// The operation.
+        op: Op,
+        /// The access width in bytes.
+        width: u32,
+        /// The capability that lacks it.
+        capability: ComputeCapability,
+        /// The first capability that has it.
+        required: ComputeCapability,
     },
 
     /// A lane's address is not a multiple of the access width: on hardware, the
@@ -586,4 +625,14 @@ pub enum Error {
         /// The bank size in bytes (65536).
         limit: u32,
     },
+}
+
+/// The widths of `op` for a message: "4 or 8", "4, 8 or 16".
+fn widths_text(op: Op) -> String {
+    let widths: Vec<String> = op.widths().iter().map(|w| w.bytes().to_string()).collect();
+    match widths.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
 }

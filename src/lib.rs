@@ -171,7 +171,9 @@ pub use occupancy::{Carveout, Launch, Occupancy, OccupancyLimit, STATIC_SHARED_L
 pub use partition::{
     Classification, Cost, IntoTransactions, Partition, Transaction, Transactions, WordAccess,
 };
-pub use request::{AccessWidth, Matrices, Op, StoreOrder, WarpRequest, WriteCollision};
+pub use request::{
+    AccessWidth, AtomicKind, CpAsync, Matrices, Op, StoreOrder, WarpRequest, WriteCollision,
+};
 pub use tile::{Advice, BankConflict, Candidate, Fix, Swizzle, TileAccess, TileLayout, TmaSwizzle};
 
 // The README's examples are compiled and run as doc tests.

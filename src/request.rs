@@ -84,59 +84,436 @@ impl Matrices {
     }
 }
 
+/// The operation of a shared-memory atomic or reduction (`atom.shared.OP`,
+/// `red.shared.OP`).
+///
+/// The integer kinds are native on sm_90 at 32 bits (`ATOMS.OP`); 64-bit
+/// `exch` and `cas` are native too. Float add and 64-bit integer add are
+/// emulated by nvcc with a compare-and-swap loop (DESIGN.md section 2.2,
+/// measured on sm_90); see [`Op::is_cas_loop`] for which ones the model
+/// treats as loops.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{AtomicKind, Op};
+///
+/// // atomicCAS(&lock, 0, 1) on shared memory: atom.shared.cas.b32.
+/// let op = Op::Atomic(AtomicKind::Cas);
+/// assert_eq!(op.to_string(), "ATOMS.CAS");
+/// assert_eq!(AtomicKind::Cas.ptx(), "cas");
+/// assert_eq!("add.f32".parse::<AtomicKind>()?, AtomicKind::AddF32);
+/// # Ok::<(), smem_model::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
+pub enum AtomicKind {
+    /// Integer add: `.u32`/`.s32` (4 bytes, native) or `.u64` (8 bytes, a
+    /// compare-and-swap loop on sm_90).
+    Add,
+    /// `add.f32` (4 bytes): a compare-and-swap loop on sm_90.
+    AddF32,
+    /// `add.f64` (8 bytes): a compare-and-swap loop in the model (a modelling
+    /// choice: not measured).
+    AddF64,
+    /// `exch.b32` / `exch.b64`: native at both widths.
+    Exch,
+    /// `cas.b32` / `cas.b64`: native, costing twice the other kinds.
+    Cas,
+    /// `min.u32`/`.s32`/`.u64`/`.s64`.
+    Min,
+    /// `max.u32`/`.s32`/`.u64`/`.s64`.
+    Max,
+    /// `inc.u32` (4 bytes only).
+    Inc,
+    /// `dec.u32` (4 bytes only).
+    Dec,
+    /// `and.b32` / `and.b64`.
+    And,
+    /// `or.b32` / `or.b64`.
+    Or,
+    /// `xor.b32` / `xor.b64`.
+    Xor,
+}
+
+impl AtomicKind {
+    /// Every kind.
+    pub const ALL: [AtomicKind; 12] = [
+        AtomicKind::Add,
+        AtomicKind::AddF32,
+        AtomicKind::AddF64,
+        AtomicKind::Exch,
+        AtomicKind::Cas,
+        AtomicKind::Min,
+        AtomicKind::Max,
+        AtomicKind::Inc,
+        AtomicKind::Dec,
+        AtomicKind::And,
+        AtomicKind::Or,
+        AtomicKind::Xor,
+    ];
+
+    /// The PTX spelling, as in `atom.shared.<kind>` (the corpus's `atom` field):
+    /// `add`, `add.f32`, `add.f64`, `exch`, `cas`, `min`, `max`, `inc`, `dec`,
+    /// `and`, `or`, `xor`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::AtomicKind;
+    ///
+    /// assert_eq!(AtomicKind::AddF64.ptx(), "add.f64");
+    /// ```
+    pub const fn ptx(self) -> &'static str {
+        match self {
+            AtomicKind::Add => "add",
+            AtomicKind::AddF32 => "add.f32",
+            AtomicKind::AddF64 => "add.f64",
+            AtomicKind::Exch => "exch",
+            AtomicKind::Cas => "cas",
+            AtomicKind::Min => "min",
+            AtomicKind::Max => "max",
+            AtomicKind::Inc => "inc",
+            AtomicKind::Dec => "dec",
+            AtomicKind::And => "and",
+            AtomicKind::Or => "or",
+            AtomicKind::Xor => "xor",
+        }
+    }
+
+    /// The widths the kind has in PTX for shared memory.
+    ///
+    /// Source: PTX ISA, `atom` and `red`: `inc`/`dec` are `.u32` only; float
+    /// adds have the width of their type; the rest have 32- and 64-bit forms.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{AccessWidth, AtomicKind};
+    ///
+    /// assert_eq!(AtomicKind::Inc.widths(), &[AccessWidth::B4]);
+    /// assert_eq!(AtomicKind::Cas.widths(), &[AccessWidth::B4, AccessWidth::B8]);
+    /// ```
+    pub const fn widths(self) -> &'static [AccessWidth] {
+        match self {
+            AtomicKind::AddF32 | AtomicKind::Inc | AtomicKind::Dec => &[AccessWidth::B4],
+            AtomicKind::AddF64 => &[AccessWidth::B8],
+            AtomicKind::Add
+            | AtomicKind::Exch
+            | AtomicKind::Cas
+            | AtomicKind::Min
+            | AtomicKind::Max
+            | AtomicKind::And
+            | AtomicKind::Or
+            | AtomicKind::Xor => &[AccessWidth::B4, AccessWidth::B8],
+        }
+    }
+
+    /// The kind as it follows `ATOMS.` in [`Op`]'s display: the PTX spelling
+    /// in capitals.
+    const fn sass(self) -> &'static str {
+        match self {
+            AtomicKind::Add => "ADD",
+            AtomicKind::AddF32 => "ADD.F32",
+            AtomicKind::AddF64 => "ADD.F64",
+            AtomicKind::Exch => "EXCH",
+            AtomicKind::Cas => "CAS",
+            AtomicKind::Min => "MIN",
+            AtomicKind::Max => "MAX",
+            AtomicKind::Inc => "INC",
+            AtomicKind::Dec => "DEC",
+            AtomicKind::And => "AND",
+            AtomicKind::Or => "OR",
+            AtomicKind::Xor => "XOR",
+        }
+    }
+
+    /// Whether `red.shared` has the kind: every kind but `exch` and `cas`
+    /// (PTX ISA, `red`).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::AtomicKind;
+    ///
+    /// assert!(AtomicKind::Add.has_reduction());
+    /// assert!(!AtomicKind::Cas.has_reduction());
+    /// ```
+    pub const fn has_reduction(self) -> bool {
+        !matches!(self, AtomicKind::Exch | AtomicKind::Cas)
+    }
+}
+
+impl fmt::Display for AtomicKind {
+    /// Writes the PTX spelling ([`AtomicKind::ptx`]).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.ptx())
+    }
+}
+
+impl core::str::FromStr for AtomicKind {
+    type Err = Error;
+
+    /// Parses the PTX spelling ([`AtomicKind::ptx`]); `add.u32`, `add.s32`,
+    /// `add.u64` and the like name [`AtomicKind::Add`] and its siblings too,
+    /// since the type of an integer kind only decides its width.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::UnknownAtomic`] naming the text.
+    fn from_str(text: &str) -> Result<Self, Error> {
+        let (name, ty) = match text.split_once('.') {
+            Some((name, ty)) => (name, Some(ty)),
+            None => (text, None),
+        };
+        let integer = matches!(
+            ty,
+            None | Some("u32" | "s32" | "b32" | "u64" | "s64" | "b64")
+        );
+        Ok(match (name, ty) {
+            ("add", Some("f32")) => AtomicKind::AddF32,
+            ("add", Some("f64")) => AtomicKind::AddF64,
+            ("add", _) if integer => AtomicKind::Add,
+            ("exch", _) if integer => AtomicKind::Exch,
+            ("cas", _) if integer => AtomicKind::Cas,
+            ("min", _) if integer => AtomicKind::Min,
+            ("max", _) if integer => AtomicKind::Max,
+            ("inc", _) if integer => AtomicKind::Inc,
+            ("dec", _) if integer => AtomicKind::Dec,
+            ("and", _) if integer => AtomicKind::And,
+            ("or", _) if integer => AtomicKind::Or,
+            ("xor", _) if integer => AtomicKind::Xor,
+            _ => {
+                return Err(Error::UnknownAtomic {
+                    given: text.to_owned(),
+                })
+            }
+        })
+    }
+}
+
+/// The cache qualifier of `cp.async`: `.ca` (through L1) or `.cg` (bypassing L1).
+///
+/// Only the shared-memory side of the copy is modelled (DESIGN.md section 2.3,
+/// measured on sm_90).
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{CpAsync, Op};
+///
+/// assert_eq!(Op::CpAsync(CpAsync::Ca).to_string(), "LDGSTS");
+/// assert_eq!(Op::CpAsync(CpAsync::Cg).to_string(), "LDGSTS.BYPASS");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum CpAsync {
+    /// `cp.async.ca.shared.global` of 4, 8 or 16 bytes (`LDGSTS.E`, `.E.64`, `.E.128`).
+    Ca,
+    /// `cp.async.cg.shared.global` of 16 bytes (`LDGSTS.E.BYPASS.128`): its
+    /// shared-memory writes are not seen by Nsight Compute's LSU wavefront
+    /// counters (measured on sm_90).
+    Cg,
+}
+
 /// The operation of a shared-memory instruction.
 ///
-/// The op decides the phase split and, for atomics and the matrix ops, the access
-/// width; its `Display` form is the SASS mnemonic family, as in Nsight Compute's
+/// The op decides the phase split and, for some ops, the access widths it
+/// has; its `Display` form is the SASS mnemonic family, as in Nsight Compute's
 /// source view.
 ///
 /// # Example
 ///
 /// ```
-/// use smem_model::{AccessWidth, Matrices, Op};
+/// use smem_model::{AccessWidth, AtomicKind, Matrices, Op};
 ///
-/// // atomicAdd(&hist[bin], 1) on shared memory compiles to ATOMS.
-/// let op = Op::Atomic;
-/// assert_eq!(op.to_string(), "ATOMS");
+/// // atomicAdd(&hist[bin], 1) on shared memory compiles to ATOMS.ADD.
+/// let op = Op::Atomic(AtomicKind::Add);
+/// assert_eq!(op.to_string(), "ATOMS.ADD");
 /// assert!(op.writes());
-/// assert_eq!(op.fixed_width(), Some(AccessWidth::B4));
+/// assert_eq!(op.widths(), &[AccessWidth::B4, AccessWidth::B8]);
 /// assert_eq!(Op::StMatrix(Matrices::X2).to_string(), "STSM.x2");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum Op {
     /// A load (`LDS`, `ld.shared`).
     Load,
     /// A store (`STS`, `st.shared`).
     Store,
-    /// A 32-bit atomic read-modify-write (`ATOMS`, `atom.shared.*.b32`).
-    Atomic,
+    /// An atomic read-modify-write with a return value (`atom.shared.*`:
+    /// `ATOMS`, or nvcc's compare-and-swap loop for the kinds it emulates).
+    Atomic(AtomicKind),
+    /// A reduction: an atomic without a return value (`red.shared.*`; SASS
+    /// issues `ATOMS` with `RZ` as the destination). Costed as the atomic
+    /// (measured on sm_90 for add; the other kinds a modelling choice).
+    Reduction(AtomicKind),
     /// `ldmatrix.sync.aligned.m8n8` (`LDSM`): loads 8x8 matrices of 16-bit
     /// elements, each row 16 bytes at an address given by one lane.
     LdMatrix(Matrices),
     /// `stmatrix.sync.aligned.m8n8` (`STSM`): the store counterpart of `LdMatrix`.
     StMatrix(Matrices),
+    /// `cp.async` (`LDGSTS`): an asynchronous copy from global to shared memory;
+    /// the model covers its shared-memory writes.
+    CpAsync(CpAsync),
 }
 
 impl Op {
-    /// Whether the op writes shared memory.
-    ///
-    /// Writes never merge phases and never broadcast: lanes that write the same
-    /// bytes collide ([`WarpRequest::write_collisions`]).
+    /// `atom.shared.add.u32`, the atomic the model had before every kind
+    /// was modelled: `Op::Atomic(AtomicKind::Add)`.
     ///
     /// # Example
     ///
     /// ```
-    /// use smem_model::{Matrices, Op};
+    /// use smem_model::{AtomicKind, Op};
+    ///
+    /// assert_eq!(Op::ATOMIC_ADD, Op::Atomic(AtomicKind::Add));
+    /// ```
+    pub const ATOMIC_ADD: Op = Op::Atomic(AtomicKind::Add);
+
+    /// Every op, each atomic kind and matrix count spelled out: loads,
+    /// stores, the atomics, the reductions (every kind but `exch` and `cas`),
+    /// `ldmatrix`, `stmatrix` and `cp.async`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Op};
+    ///
+    /// // What a Turing GPU has: no stmatrix, no cp.async.
+    /// let turing = BankConfig::new(ComputeCapability::Sm75);
+    /// let ops = Op::ALL.iter().filter(|&&op| turing.check_op(op).is_ok()).count();
+    /// assert_eq!(ops, Op::ALL.len() - 5);
+    /// ```
+    pub const ALL: [Op; 32] = {
+        use AtomicKind as K;
+        [
+            Op::Load,
+            Op::Store,
+            Op::Atomic(K::Add),
+            Op::Atomic(K::AddF32),
+            Op::Atomic(K::AddF64),
+            Op::Atomic(K::Exch),
+            Op::Atomic(K::Cas),
+            Op::Atomic(K::Min),
+            Op::Atomic(K::Max),
+            Op::Atomic(K::Inc),
+            Op::Atomic(K::Dec),
+            Op::Atomic(K::And),
+            Op::Atomic(K::Or),
+            Op::Atomic(K::Xor),
+            Op::Reduction(K::Add),
+            Op::Reduction(K::AddF32),
+            Op::Reduction(K::AddF64),
+            Op::Reduction(K::Min),
+            Op::Reduction(K::Max),
+            Op::Reduction(K::Inc),
+            Op::Reduction(K::Dec),
+            Op::Reduction(K::And),
+            Op::Reduction(K::Or),
+            Op::Reduction(K::Xor),
+            Op::LdMatrix(Matrices::X1),
+            Op::LdMatrix(Matrices::X2),
+            Op::LdMatrix(Matrices::X4),
+            Op::StMatrix(Matrices::X1),
+            Op::StMatrix(Matrices::X2),
+            Op::StMatrix(Matrices::X4),
+            Op::CpAsync(CpAsync::Ca),
+            Op::CpAsync(CpAsync::Cg),
+        ]
+    };
+
+    /// Whether the op writes shared memory.
+    ///
+    /// Writes never merge phases and never broadcast.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{AtomicKind, CpAsync, Matrices, Op};
     ///
     /// assert!(!Op::Load.writes());
     /// assert!(!Op::LdMatrix(Matrices::X4).writes());
     /// assert!(Op::Store.writes());
-    /// // An atomic reads and writes.
-    /// assert!(Op::Atomic.writes());
+    /// // An atomic reads and writes; cp.async writes shared memory.
+    /// assert!(Op::Atomic(AtomicKind::Cas).writes());
+    /// assert!(Op::CpAsync(CpAsync::Cg).writes());
     /// ```
     pub const fn writes(self) -> bool {
-        matches!(self, Op::Store | Op::Atomic | Op::StMatrix(_))
+        !matches!(self, Op::Load | Op::LdMatrix(_))
+    }
+
+    /// The atomic kind, for atomics and reductions.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{AtomicKind, Op};
+    ///
+    /// assert_eq!(Op::Reduction(AtomicKind::Or).atomic(), Some(AtomicKind::Or));
+    /// assert_eq!(Op::Load.atomic(), None);
+    /// ```
+    pub const fn atomic(self) -> Option<AtomicKind> {
+        match self {
+            Op::Atomic(kind) | Op::Reduction(kind) => Some(kind),
+            _ => None,
+        }
+    }
+
+    /// Whether nvcc emulates the op at `width` with a compare-and-swap loop
+    /// (LDS + `ATOMS.CAST.SPIN`, repeated): `add.f32`, 64-bit integer `add`
+    /// (both measured on sm_90, DESIGN.md section 2.2), and, as a modelling
+    /// choice until measured, `add.f64` and the 64-bit `min`, `max`, `and`,
+    /// `or`, `xor`. Only `exch` and `cas` are native at 64 bits.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{AccessWidth, AtomicKind, Op};
+    ///
+    /// assert!(Op::Atomic(AtomicKind::AddF32).is_cas_loop(AccessWidth::B4));
+    /// assert!(Op::Reduction(AtomicKind::Add).is_cas_loop(AccessWidth::B8));
+    /// assert!(!Op::Atomic(AtomicKind::Add).is_cas_loop(AccessWidth::B4));
+    /// assert!(!Op::Atomic(AtomicKind::Exch).is_cas_loop(AccessWidth::B8));
+    /// ```
+    pub const fn is_cas_loop(self, width: AccessWidth) -> bool {
+        match self.atomic() {
+            Some(AtomicKind::AddF32 | AtomicKind::AddF64) => true,
+            Some(AtomicKind::Exch | AtomicKind::Cas) | None => false,
+            Some(_) => matches!(width, AccessWidth::B8),
+        }
+    }
+
+    /// The widths the op has: every width for loads and stores; 16 bytes (a
+    /// matrix row) for `ldmatrix`/`stmatrix` and `cp.async.cg`; 4, 8 and 16
+    /// for `cp.async.ca`; [`AtomicKind::widths`] for atomics and reductions.
+    ///
+    /// Building a request of another width is an [`Error::WidthMismatch`]
+    /// (ops of one width) or an [`Error::WidthUnavailable`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{AccessWidth, CpAsync, Op};
+    ///
+    /// assert_eq!(Op::Load.widths().len(), 5);
+    /// assert_eq!(Op::CpAsync(CpAsync::Ca).widths(), &[AccessWidth::B4, AccessWidth::B8, AccessWidth::B16]);
+    /// ```
+    pub const fn widths(self) -> &'static [AccessWidth] {
+        match self {
+            Op::Load | Op::Store => &[
+                AccessWidth::B1,
+                AccessWidth::B2,
+                AccessWidth::B4,
+                AccessWidth::B8,
+                AccessWidth::B16,
+            ],
+            Op::Atomic(kind) | Op::Reduction(kind) => kind.widths(),
+            Op::LdMatrix(_) | Op::StMatrix(_) | Op::CpAsync(CpAsync::Cg) => &[AccessWidth::B16],
+            Op::CpAsync(CpAsync::Ca) => &[AccessWidth::B4, AccessWidth::B8, AccessWidth::B16],
+        }
     }
 
     /// The only width the op has, if it has only one.
@@ -147,19 +524,60 @@ impl Op {
     /// # Example
     ///
     /// ```
-    /// use smem_model::{AccessWidth, Matrices, Op};
+    /// use smem_model::{AccessWidth, AtomicKind, Matrices, Op};
     ///
     /// assert_eq!(Op::Load.fixed_width(), None);
-    /// assert_eq!(Op::Atomic.fixed_width(), Some(AccessWidth::B4));
+    /// assert_eq!(Op::Atomic(AtomicKind::Inc).fixed_width(), Some(AccessWidth::B4));
+    /// assert_eq!(Op::Atomic(AtomicKind::Add).fixed_width(), None);
     /// // Each ldmatrix lane gives a 16-byte row: 8 halves.
     /// assert_eq!(Op::LdMatrix(Matrices::X1).fixed_width(), Some(AccessWidth::B16));
     /// ```
     pub const fn fixed_width(self) -> Option<AccessWidth> {
-        match self {
-            Op::Load | Op::Store => None,
-            Op::Atomic => Some(AccessWidth::B4),
-            Op::LdMatrix(_) | Op::StMatrix(_) => Some(AccessWidth::B16),
+        match self.widths() {
+            [only] => Some(*only),
+            _ => None,
         }
+    }
+
+    /// Checks that the op has `width`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::WidthMismatch`] for an op of one width given another;
+    /// [`Error::WidthUnavailable`] for one of several widths given none of them;
+    /// [`Error::NoReduction`] for `red` of `exch` or `cas`, which PTX lacks.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{AccessWidth, AtomicKind, Error, Op};
+    ///
+    /// assert_eq!(Op::Atomic(AtomicKind::Cas).check_width(AccessWidth::B8), Ok(()));
+    /// let err = Op::Atomic(AtomicKind::Min).check_width(AccessWidth::B2).unwrap_err();
+    /// assert_eq!(err.to_string(), "ATOMS.MIN has no 2-byte form: it takes 4 or 8 bytes per lane");
+    /// ```
+    pub fn check_width(self, width: AccessWidth) -> Result<(), Error> {
+        if matches!(self, Op::Load | Op::Store) {
+            return Ok(());
+        }
+        if let Op::Reduction(kind @ (AtomicKind::Exch | AtomicKind::Cas)) = self {
+            return Err(Error::NoReduction { kind });
+        }
+        let widths = self.widths();
+        if widths.contains(&width) {
+            return Ok(());
+        }
+        Err(match widths {
+            [only] => Error::WidthMismatch {
+                op: self,
+                width: width.bytes(),
+                expected: only.bytes(),
+            },
+            _ => Error::WidthUnavailable {
+                op: self,
+                width: width.bytes(),
+            },
+        })
     }
 
     /// The lanes whose addresses the op uses: all 32, except for the matrix ops.
@@ -174,21 +592,27 @@ impl Op {
     /// ```
     pub const fn address_lanes(self) -> LaneSet {
         match self {
-            Op::Load | Op::Store | Op::Atomic => LaneSet::FULL,
             Op::LdMatrix(m) | Op::StMatrix(m) => m.address_lanes(),
+            _ => LaneSet::FULL,
         }
     }
 }
 
 impl fmt::Display for Op {
-    /// Writes the SASS mnemonic family: `LDS`, `STS`, `ATOMS`, `LDSM.x4`, `STSM.x2`.
+    /// Writes the SASS mnemonic family: `LDS`, `STS`, `ATOMS.CAS`, `RED.ADD`
+    /// (PTX `red`, issued as `ATOMS` with no destination), `LDSM.x4`, `STSM.x2`,
+    /// `LDGSTS`, `LDGSTS.BYPASS`. Atomics nvcc emulates keep their PTX kind
+    /// (`ATOMS.ADD.F32`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Op::Load => f.write_str("LDS"),
             Op::Store => f.write_str("STS"),
-            Op::Atomic => f.write_str("ATOMS"),
+            Op::Atomic(kind) => write!(f, "ATOMS.{}", kind.sass()),
+            Op::Reduction(kind) => write!(f, "RED.{}", kind.sass()),
             Op::LdMatrix(m) => write!(f, "LDSM.x{}", m.count()),
             Op::StMatrix(m) => write!(f, "STSM.x{}", m.count()),
+            Op::CpAsync(CpAsync::Ca) => f.write_str("LDGSTS"),
+            Op::CpAsync(CpAsync::Cg) => f.write_str("LDGSTS.BYPASS"),
         }
     }
 }
@@ -197,9 +621,13 @@ impl core::str::FromStr for Op {
     type Err = Error;
 
     /// Reads an op by its SASS mnemonic (the [`Display`](fmt::Display) form:
-    /// `LDS`, `STS`, `ATOMS`, `LDSM.x4`, `STSM.x2`) or its PTX-like name (`load`,
-    /// `store`, `atomic`, `ldmatrix.x4`, `stmatrix.x2`, and the corpus' `ld`,
-    /// `st`, `atom`, `ldsm.x4`, `stsm.x2`), in any case.
+    /// `LDS`, `STS`, `ATOMS.CAS`, `RED.ADD`, `LDSM.x4`, `STSM.x2`, `LDGSTS`,
+    /// `LDGSTS.BYPASS`) or its PTX-like name (`load`, `store`, `atom.cas`,
+    /// `red.add.f32`, `ldmatrix.x4`, `stmatrix.x2`, `cp.async.ca`,
+    /// `cp.async.cg`, and the corpus' `ld`, `st`, `ldsm.x4`, `stsm.x2`), in any
+    /// case. An atomic without a kind (`atom`, `ATOMS`, `atomic`, `red`) is
+    /// `add`; an integer type after the kind (`atom.add.u64`) is accepted, the
+    /// width being the request's.
     ///
     /// For bindings and tools that name ops in text; a parse costs a few
     /// comparisons and allocates only for the error.
@@ -211,40 +639,73 @@ impl core::str::FromStr for Op {
     /// # Example
     ///
     /// ```
-    /// use smem_model::{Error, Matrices, Op};
+    /// use smem_model::{AtomicKind, CpAsync, Error, Matrices, Op};
     ///
     /// assert_eq!("LDS".parse::<Op>()?, Op::Load);
     /// assert_eq!("store".parse::<Op>()?, Op::Store);
     /// assert_eq!("ldmatrix.x4".parse::<Op>()?, Op::LdMatrix(Matrices::X4));
+    /// assert_eq!("atom.cas".parse::<Op>()?, Op::Atomic(AtomicKind::Cas));
+    /// assert_eq!("red.add.f32".parse::<Op>()?, Op::Reduction(AtomicKind::AddF32));
+    /// assert_eq!("atom".parse::<Op>()?, Op::ATOMIC_ADD);
+    /// assert_eq!("cp.async.cg".parse::<Op>()?, Op::CpAsync(CpAsync::Cg));
     /// // Every op reads back from its Display form.
-    /// let stsm = Op::StMatrix(Matrices::X2);
-    /// assert_eq!(stsm.to_string().parse::<Op>()?, stsm);
+    /// for op in Op::ALL {
+    ///     assert_eq!(op.to_string().parse::<Op>()?, op);
+    /// }
     /// assert!(matches!("ldmatrix.x3".parse::<Op>(), Err(Error::UnknownOp { .. })));
     /// # Ok::<(), smem_model::Error>(())
     /// ```
     fn from_str(text: &str) -> Result<Self, Error> {
+        let unknown = || Error::UnknownOp {
+            given: text.to_owned(),
+        };
         let is = |name: &str, names: &[&str]| names.iter().any(|n| n.eq_ignore_ascii_case(name));
         let (name, suffix) = text.split_once('.').unwrap_or((text, ""));
+        // Atomics and reductions: the kind follows, in PTX or SASS case.
+        let atomic = |suffix: &str| -> Result<AtomicKind, Error> {
+            if suffix.is_empty() {
+                return Ok(AtomicKind::Add);
+            }
+            suffix
+                .to_ascii_lowercase()
+                .parse::<AtomicKind>()
+                .map_err(|_| unknown())
+        };
+        if is(name, &["atoms", "atom", "atomic"]) {
+            return atomic(suffix).map(Op::Atomic);
+        }
+        if is(name, &["red", "reds", "reduction"]) {
+            return atomic(suffix).map(Op::Reduction);
+        }
+        if is(name, &["cp"]) || is(name, &["ldgsts"]) {
+            let cache = if is(name, &["ldgsts"]) {
+                match suffix {
+                    "" => CpAsync::Ca,
+                    _ if is(suffix, &["bypass"]) => CpAsync::Cg,
+                    _ => return Err(unknown()),
+                }
+            } else {
+                match suffix.split_once('.') {
+                    Some((a, "ca")) if is(a, &["async"]) => CpAsync::Ca,
+                    Some((a, "cg")) if is(a, &["async"]) => CpAsync::Cg,
+                    _ => return Err(unknown()),
+                }
+            };
+            return Ok(Op::CpAsync(cache));
+        }
         let matrices = match suffix {
             "" => None,
             _ if is(suffix, &["x1"]) => Some(Matrices::X1),
             _ if is(suffix, &["x2"]) => Some(Matrices::X2),
             _ if is(suffix, &["x4"]) => Some(Matrices::X4),
-            _ => {
-                return Err(Error::UnknownOp {
-                    given: text.to_owned(),
-                })
-            }
+            _ => return Err(unknown()),
         };
         match matrices {
             None if is(name, &["lds", "ld", "load"]) => Ok(Op::Load),
             None if is(name, &["sts", "st", "store"]) => Ok(Op::Store),
-            None if is(name, &["atoms", "atom", "atomic"]) => Ok(Op::Atomic),
             Some(m) if is(name, &["ldsm", "ldmatrix"]) => Ok(Op::LdMatrix(m)),
             Some(m) if is(name, &["stsm", "stmatrix"]) => Ok(Op::StMatrix(m)),
-            _ => Err(Error::UnknownOp {
-                given: text.to_owned(),
-            }),
+            _ => Err(unknown()),
         }
     }
 }
@@ -812,6 +1273,24 @@ impl WarpRequest {
         core::array::from_fn(|i| self.address(Lane::from_index(i)))
     }
 
+    /// A request of `op` at `width` (which the op has) whose `active` lanes
+    /// are at `addresses` (aligned): for requests the model derives from
+    /// checked ones, such as a compare-and-swap loop's loads.
+    pub(crate) fn from_raw(
+        op: Op,
+        width: AccessWidth,
+        active: LaneSet,
+        addresses: &[u32; WARP_SIZE],
+    ) -> WarpRequest {
+        let bits = active.bits();
+        WarpRequest {
+            op,
+            width,
+            active,
+            addresses: core::array::from_fn(|i| if bits >> i & 1 == 1 { addresses[i] } else { 0 }),
+        }
+    }
+
     /// The addresses as stored, inactive lanes included (their value is
     /// meaningless); for the scheduler's tight loops.
     pub(crate) const fn raw_addresses(&self) -> &[u32; WARP_SIZE] {
@@ -852,7 +1331,9 @@ impl WarpRequest {
     pub fn write_collisions(&self) -> SmallVec<[WriteCollision; 16]> {
         let mut collisions: SmallVec<[WriteCollision; 16]> = SmallVec::new();
         let active = self.active.bits();
-        if !matches!(self.op, Op::Store | Op::StMatrix(_)) || active.count_ones() < 2 {
+        if !matches!(self.op, Op::Store | Op::StMatrix(_) | Op::CpAsync(_))
+            || active.count_ones() < 2
+        {
             return collisions;
         }
         // Each active lane as (address, lane) in one u64, sorted: equal
@@ -905,14 +1386,8 @@ const LANE_BITS: [u32; WARP_SIZE] = {
 
 fn checked_width(op: Op, width: u32) -> Result<AccessWidth, Error> {
     let width = AccessWidth::from_bytes(width)?;
-    match op.fixed_width() {
-        Some(expected) if expected != width => Err(Error::WidthMismatch {
-            op,
-            width: width.bytes(),
-            expected: expected.bytes(),
-        }),
-        _ => Ok(width),
-    }
+    op.check_width(width)?;
+    Ok(width)
 }
 
 /// The error for the lowest lane of `addresses` (inactive lanes hold 0) that is
@@ -1074,7 +1549,7 @@ mod tests {
     fn loads_and_atomics_have_no_write_collisions() {
         let uniform = |op| WarpRequest::from_fn(op, 4, |_| Some(0)).unwrap();
         assert!(uniform(Op::Load).write_collisions().is_empty());
-        assert!(uniform(Op::Atomic).write_collisions().is_empty());
+        assert!(uniform(Op::ATOMIC_ADD).write_collisions().is_empty());
         assert_eq!(uniform(Op::Store).write_collisions().len(), 1);
     }
 }

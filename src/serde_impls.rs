@@ -209,6 +209,20 @@ struct RawCost {
     wavefronts: u32,
     ideal_wavefronts: u32,
     ways: u32,
+    #[serde(default)]
+    load_wavefronts: u32,
+    #[serde(default = "one")]
+    instructions: u32,
+    #[serde(default = "yes")]
+    visible_to_nsight: bool,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Serialize for Cost {
@@ -217,6 +231,9 @@ impl Serialize for Cost {
             wavefronts: self.wavefronts(),
             ideal_wavefronts: self.ideal_wavefronts(),
             ways: self.ways(),
+            load_wavefronts: self.load_wavefronts(),
+            instructions: self.instructions(),
+            visible_to_nsight: self.visible_to_nsight(),
         }
         .serialize(serializer)
     }
@@ -225,7 +242,15 @@ impl Serialize for Cost {
 impl<'de> Deserialize<'de> for Cost {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let raw = RawCost::deserialize(deserializer)?;
-        Cost::checked(raw.wavefronts, raw.ideal_wavefronts, raw.ways).map_err(invalid)
+        Cost::checked(
+            raw.wavefronts,
+            raw.ideal_wavefronts,
+            raw.ways,
+            raw.load_wavefronts,
+            raw.instructions,
+            raw.visible_to_nsight,
+        )
+        .map_err(invalid)
     }
 }
 

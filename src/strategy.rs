@@ -39,7 +39,7 @@ use proptest::prelude::*;
 use proptest::sample::select;
 
 use crate::{
-    AccessWidth, BankConfig, ComputeCapability, LaneSet, Matrices, Op, SharedMemConfig, WarpRequest,
+    AccessWidth, BankConfig, ComputeCapability, LaneSet, Op, SharedMemConfig, WarpRequest,
 };
 
 /// Any compute capability, uniformly from [`ComputeCapability::ALL`].
@@ -145,30 +145,12 @@ pub fn config() -> impl Strategy<Value = BankConfig> {
 ///     .unwrap();
 /// ```
 pub fn op_and_width_for(config: BankConfig) -> impl Strategy<Value = (Op, AccessWidth)> {
-    const WIDTHS: [AccessWidth; 5] = [
-        AccessWidth::B1,
-        AccessWidth::B2,
-        AccessWidth::B4,
-        AccessWidth::B8,
-        AccessWidth::B16,
-    ];
     let mut choices = Vec::new();
-    for width in WIDTHS {
-        choices.push((Op::Load, width));
-        choices.push((Op::Store, width));
-    }
-    let fixed = [
-        Op::Atomic,
-        Op::LdMatrix(Matrices::X1),
-        Op::LdMatrix(Matrices::X2),
-        Op::LdMatrix(Matrices::X4),
-        Op::StMatrix(Matrices::X1),
-        Op::StMatrix(Matrices::X2),
-        Op::StMatrix(Matrices::X4),
-    ];
-    for op in fixed {
-        if let (Ok(()), Some(width)) = (config.check_op(op), op.fixed_width()) {
-            choices.push((op, width));
+    for op in Op::ALL {
+        for &width in op.widths() {
+            if config.check_access(op, width).is_ok() {
+                choices.push((op, width));
+            }
         }
     }
     select(choices)
@@ -272,7 +254,7 @@ fn element_indices() -> impl Strategy<Value = [u64; 32]> {
 ///
 /// # Panics
 ///
-/// When `op` has a fixed width ([`Op::fixed_width`]) other than `width`.
+/// When `op` does not have `width` ([`Op::check_width`]).
 ///
 /// # Example
 ///
@@ -297,13 +279,8 @@ pub fn request_with(
     op: Op,
     width: AccessWidth,
 ) -> impl Strategy<Value = WarpRequest> {
-    if let Some(fixed) = op.fixed_width() {
-        assert_eq!(
-            fixed,
-            width,
-            "{op} has only {} bytes per lane",
-            fixed.bytes()
-        );
+    if let Err(err) = op.check_width(width) {
+        panic!("{err}");
     }
     let bytes = width.bytes();
     // Element `e < elements` is the access at `e * bytes`: aligned, and ending at

@@ -85,13 +85,13 @@ fn atomics_never_race_with_atomics_but_do_with_loads() {
     let mut block = Block::new(SM90, 128).unwrap();
     for warp in 0..4 {
         block
-            .access(warp, 1, &req(Op::Atomic, |l| Some(4 * (l % 4))))
+            .access(warp, 1, &req(Op::ATOMIC_ADD, |l| Some(4 * (l % 4))))
             .unwrap();
     }
     let mut clean = Block::new(SM90, 128).unwrap();
     for warp in 0..4 {
         clean
-            .access(warp, 1, &req(Op::Atomic, |l| Some(4 * (l % 4))))
+            .access(warp, 1, &req(Op::ATOMIC_ADD, |l| Some(4 * (l % 4))))
             .unwrap();
     }
     assert!(clean.finish().is_clean());

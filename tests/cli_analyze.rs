@@ -266,8 +266,8 @@ fn accesses_the_model_refuses() {
         "error: misaligned address: lane 0 accesses 4 bytes at 0x2, which is not a multiple of 4\n",
     );
     fails_with(
-        &["--op", "atom", "--width", "8", "0"],
-        "error: ATOMS accesses 4 bytes per lane, but an access width of 8 bytes was given\n",
+        &["--op", "atom", "--width", "16", "0"],
+        "error: ATOMS.ADD has no 16-byte form: it takes 4 or 8 bytes per lane\n",
     );
     fails_with(
         &["--arch", "sm_80", "--op", "stsm.x4", "lane*16"],

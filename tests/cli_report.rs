@@ -260,9 +260,9 @@ fn every_capability_gets_a_report() {
     }
     // What a capability cannot do is said, not guessed: 1.0 has no shared atomics.
     let out = stdout(&report(&["--arch", "1.0", "--section", "access"]));
-    assert!(
-        out.contains("n/a: ATOMS does not exist on compute capability 1.0: it needs 1.2 or later")
-    );
+    assert!(out.contains(
+        "n/a: ATOMS.ADD does not exist on compute capability 1.0: it needs 1.2 or later"
+    ));
 }
 
 #[test]

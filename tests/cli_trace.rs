@@ -37,7 +37,7 @@ fn a_labelled_corpus() {
          predicted for: each record's arch and each trace's binary version (sm_90)\n"
     ));
     for row in [
-        ["ATOMS", "1", "4", "1", "3", "1", "4-way"],
+        ["ATOMS.ADD", "1", "4", "1", "3", "1", "4-way"],
         ["LDS.32", "8", "132", "8", "124", "4", "32-way"],
         ["LDSM.x4", "1", "32", "4", "28", "1", "8-way"],
         ["STS.32", "4", "4", "4", "0", "0", "1-way"],
@@ -186,7 +186,7 @@ fn trace_request(i: u64) -> (String, WarpRequest) {
     let (opcode, op, width) = [
         ("LDS", Op::Load, 4u32),
         ("STS.64", Op::Store, 8),
-        ("ATOMS.ADD", Op::Atomic, 4),
+        ("ATOMS.ADD", Op::ATOMIC_ADD, 4),
         ("LDS.U.128", Op::Load, 16),
     ][(i % 4) as usize];
     let stride = width * (1 + (i / 4 % 9) as u32);

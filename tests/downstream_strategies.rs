@@ -9,7 +9,7 @@ use smem_model::strategy::{
     active_mask, config, config_and_request, config_for, op_and_width_for, request, request_for,
     request_with,
 };
-use smem_model::{AccessWidth, BankConfig, BankWidth, ComputeCapability, Op};
+use smem_model::{AccessWidth, AtomicKind, BankConfig, BankWidth, ComputeCapability, Op};
 
 proptest! {
     /// What a simulator relies on: every generated request partitions, the
@@ -96,10 +96,10 @@ fn strategies_reach_every_rule() {
         capabilities.insert(config.capability());
         eight_byte += usize::from(config.bank_width() == BankWidth::EightBytes);
         match request.op() {
-            Op::Atomic => atomics += 1,
+            Op::Atomic(_) | Op::Reduction(_) => atomics += 1,
             Op::LdMatrix(_) => ldsm += 1,
             Op::StMatrix(_) => stsm += 1,
-            Op::Load | Op::Store => {}
+            _ => {}
         }
         let phase = config.phase_lanes(request.op(), request.width());
         if request.op() == Op::Load
@@ -158,29 +158,38 @@ fn op_and_width_for_lists_exactly_the_supported_ops() {
         let config = BankConfig::new(cc);
         let strategy = op_and_width_for(config);
         let mut seen = std::collections::BTreeSet::new();
-        for _ in 0..400 {
+        for _ in 0..2000 {
             let (op, width) = strategy.new_tree(&mut runner).unwrap().current();
-            assert!(config.check_op(op).is_ok(), "{cc} {op}");
-            if let Some(fixed) = op.fixed_width() {
-                assert_eq!(fixed, width);
-            }
-            seen.insert(op.to_string());
+            assert_eq!(config.check_access(op, width), Ok(()), "{cc} {op}");
+            assert_eq!(op.check_width(width), Ok(()), "{cc} {op}");
+            seen.insert((op.to_string(), width.bytes()));
         }
-        // LDS, STS, then ATOMS from 1.2, LDSM x3 from 7.5, STSM x3 from 9.0.
-        let expected = 2
-            + usize::from(cc.has_shared_atomics())
-            + 3 * usize::from(cc.has_ldmatrix())
-            + 3 * usize::from(cc.has_stmatrix());
+        // Every op and width the capability has: loads and stores of 5 widths;
+        // from 1.2 the ten 32-bit atomics and eight 32-bit reductions but the
+        // float ones; from 2.0 float add at 4 bytes and the 64-bit add, exch,
+        // cas; from 3.2 the 64-bit min, max, and, or, xor; from 6.0 add.f64;
+        // LDSM x3 from 7.5; cp.async .ca x3 and .cg from 8.0; STSM x3 from 9.0.
+        let at_least = |major, minor| usize::from(cc.version() >= (major, minor));
+        let expected = 10
+            + 18 * at_least(1, 2)
+            + (2 + 4) * at_least(2, 0)
+            + 10 * at_least(3, 2)
+            + 2 * at_least(6, 0)
+            + 3 * at_least(7, 5)
+            + 4 * at_least(8, 0)
+            + 3 * at_least(9, 0);
         assert_eq!(seen.len(), expected, "{cc}: {seen:?}");
     }
 }
 
 #[test]
-#[should_panic(expected = "ATOMS has only 4 bytes per lane")]
+#[should_panic(
+    expected = "ATOMS.INC accesses 4 bytes per lane, but an access width of 8 bytes was given"
+)]
 fn request_with_rejects_a_width_the_op_lacks() {
     let _ = request_with(
         BankConfig::new(ComputeCapability::Sm90),
-        Op::Atomic,
+        Op::Atomic(AtomicKind::Inc),
         AccessWidth::B8,
     );
 }

@@ -1,7 +1,8 @@
 //! Every error, with its exact message, and the auto traits of the public types.
 
 use smem_model::{
-    AccessWidth, BankConfig, ComputeCapability, Error, Lane, Matrices, Op, WarpRequest,
+    AccessWidth, AtomicKind, BankConfig, ComputeCapability, CpAsync, Error, Lane, Matrices, Op,
+    WarpRequest,
 };
 
 fn one_lane(op: Op, width: u32, lane: u32, address: u32) -> Result<WarpRequest, Error> {
@@ -66,25 +67,78 @@ fn invalid_width() {
     );
     // An invalid width is reported before a width mismatch.
     assert_eq!(
-        WarpRequest::from_fn(Op::Atomic, 3, |_| Some(0)).unwrap_err(),
+        WarpRequest::from_fn(Op::ATOMIC_ADD, 3, |_| Some(0)).unwrap_err(),
         Error::InvalidWidth { width: 3 }
     );
 }
 
 #[test]
 fn width_mismatch() {
-    let err = WarpRequest::from_fn(Op::Atomic, 8, |_| Some(0)).unwrap_err();
+    let inc = Op::Atomic(AtomicKind::Inc);
+    let err = WarpRequest::from_fn(inc, 8, |_| Some(0)).unwrap_err();
     assert_eq!(
         err,
         Error::WidthMismatch {
-            op: Op::Atomic,
+            op: inc,
             width: 8,
             expected: 4
         }
     );
     assert_eq!(
         err.to_string(),
-        "ATOMS accesses 4 bytes per lane, but an access width of 8 bytes was given"
+        "ATOMS.INC accesses 4 bytes per lane, but an access width of 8 bytes was given"
+    );
+    let cg = Op::CpAsync(CpAsync::Cg);
+    assert_eq!(
+        WarpRequest::from_fn(cg, 8, |_| Some(0))
+            .unwrap_err()
+            .to_string(),
+        "LDGSTS.BYPASS accesses 16 bytes per lane, but an access width of 8 bytes was given"
+    );
+    // Ops of several widths name them all.
+    let err = WarpRequest::from_fn(Op::ATOMIC_ADD, 16, |_| Some(0)).unwrap_err();
+    assert_eq!(
+        err,
+        Error::WidthUnavailable {
+            op: Op::ATOMIC_ADD,
+            width: 16
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "ATOMS.ADD has no 16-byte form: it takes 4 or 8 bytes per lane"
+    );
+    let ca = Op::CpAsync(CpAsync::Ca);
+    assert_eq!(
+        WarpRequest::from_fn(ca, 2, |_| Some(0))
+            .unwrap_err()
+            .to_string(),
+        "LDGSTS has no 2-byte form: it takes 4, 8 or 16 bytes per lane"
+    );
+    // PTX has no red.shared.cas.
+    let err = WarpRequest::from_fn(Op::Reduction(AtomicKind::Cas), 4, |_| Some(0)).unwrap_err();
+    assert_eq!(
+        err,
+        Error::NoReduction {
+            kind: AtomicKind::Cas
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "red.shared.cas does not exist: a reduction has no return value, and PTX has cas only as atom.shared.cas"
+    );
+    // An atomic kind from text.
+    assert_eq!("add.u64".parse::<AtomicKind>(), Ok(AtomicKind::Add));
+    let err = "fadd".parse::<AtomicKind>().unwrap_err();
+    assert_eq!(
+        err,
+        Error::UnknownAtomic {
+            given: "fadd".into()
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "unknown atomic operation \"fadd\": expected add, add.f32, add.f64, exch, cas, min, max, inc, dec, and, or or xor (an integer type such as .u64 may follow)"
     );
     let err = WarpRequest::from_fn(Op::LdMatrix(Matrices::X4), 4, |_| Some(0)).unwrap_err();
     assert_eq!(
@@ -170,8 +224,7 @@ fn outside_window() {
 fn unsupported_op() {
     let check = |cc, op, expected: &str| {
         let config = BankConfig::new(cc);
-        let request =
-            WarpRequest::from_fn(op, op.fixed_width().unwrap().bytes(), |_| Some(0)).unwrap();
+        let request = WarpRequest::from_fn(op, op.widths()[0].bytes(), |_| Some(0)).unwrap();
         assert_eq!(config.check_op(op).unwrap_err().to_string(), expected);
         assert_eq!(
             config.partition(&request).unwrap_err().to_string(),
@@ -194,9 +247,53 @@ fn unsupported_op() {
     );
     check(
         ComputeCapability::Sm11,
-        Op::Atomic,
-        "ATOMS does not exist on compute capability 1.1: it needs 1.2 or later",
+        Op::ATOMIC_ADD,
+        "ATOMS.ADD does not exist on compute capability 1.1: it needs 1.2 or later",
     );
+    check(
+        ComputeCapability::Sm75,
+        Op::CpAsync(CpAsync::Cg),
+        "LDGSTS.BYPASS does not exist on compute capability 7.5: it needs 8.0 or later",
+    );
+    check(
+        ComputeCapability::Sm13,
+        Op::Atomic(AtomicKind::AddF32),
+        "ATOMS.ADD.F32 does not exist on compute capability 1.3: it needs 2.0 or later",
+    );
+    check(
+        ComputeCapability::Sm52,
+        Op::Reduction(AtomicKind::AddF64),
+        "RED.ADD.F64 does not exist on compute capability 5.2: it needs 6.0 or later",
+    );
+    // Widths that came later than their op.
+    let min64 = WarpRequest::from_fn(Op::Atomic(AtomicKind::Min), 8, |_| Some(0)).unwrap();
+    let err = BankConfig::new(ComputeCapability::Sm30)
+        .partition(&min64)
+        .unwrap_err();
+    assert_eq!(
+        err,
+        Error::UnsupportedAccess {
+            op: Op::Atomic(AtomicKind::Min),
+            width: 8,
+            capability: ComputeCapability::Sm30,
+            required: ComputeCapability::Sm32,
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "8-byte ATOMS.MIN does not exist on compute capability 3.0: it needs 3.2 or later"
+    );
+    let exch64 = WarpRequest::from_fn(Op::Atomic(AtomicKind::Exch), 8, |_| Some(0)).unwrap();
+    assert_eq!(
+        BankConfig::new(ComputeCapability::Sm12)
+            .cost(&exch64)
+            .unwrap_err()
+            .to_string(),
+        "8-byte ATOMS.EXCH does not exist on compute capability 1.2: it needs 2.0 or later"
+    );
+    assert!(BankConfig::new(ComputeCapability::Sm20)
+        .cost(&exch64)
+        .is_ok());
     assert_eq!(
         BankConfig::new(ComputeCapability::Sm70)
             .check_op(Op::LdMatrix(Matrices::X1))
@@ -208,7 +305,7 @@ fn unsupported_op() {
         }
     );
     // The op is checked before the window.
-    let far = WarpRequest::from_fn(Op::Atomic, 4, |_| Some(1 << 20)).unwrap();
+    let far = WarpRequest::from_fn(Op::ATOMIC_ADD, 4, |_| Some(1 << 20)).unwrap();
     assert!(matches!(
         BankConfig::new(ComputeCapability::Sm10).partition(&far),
         Err(Error::UnsupportedOp { .. })

@@ -466,7 +466,7 @@ fn ldmatrix_x4_on_consecutive_rows_is_four_wavefronts() {
 /// one lane each. On 1.2 the half-warps are phases: 16 each.
 #[test]
 fn atomics_on_one_address_are_serial() {
-    let request = WarpRequest::from_fn(Op::Atomic, 4, |_| Some(64)).unwrap();
+    let request = WarpRequest::from_fn(Op::ATOMIC_ADD, 4, |_| Some(64)).unwrap();
     for cc in [
         ComputeCapability::Sm90,
         ComputeCapability::Sm20,
@@ -486,7 +486,7 @@ fn atomics_on_one_address_are_serial() {
         .unwrap();
     assert_eq!((sm12.ideal_wavefronts(), sm12.ways()), (2, 16));
     // Distinct addresses in distinct banks: one wavefront.
-    let spread = WarpRequest::from_fn(Op::Atomic, 4, |lane| Some(4 * lane.get())).unwrap();
+    let spread = WarpRequest::from_fn(Op::ATOMIC_ADD, 4, |lane| Some(4 * lane.get())).unwrap();
     assert_eq!(
         BankConfig::new(ComputeCapability::Sm90)
             .wavefronts(&spread)

@@ -76,7 +76,11 @@ fn shapes() -> Vec<(Op, u32, [u32; 32])> {
             std::array::from_fn(|l| l as u32 / 2 * width),
         ));
     }
-    all.push((Op::Atomic, 4, std::array::from_fn(|l| l as u32 % 4 * 128)));
+    all.push((
+        Op::ATOMIC_ADD,
+        4,
+        std::array::from_fn(|l| l as u32 % 4 * 128),
+    ));
     for m in [Matrices::X1, Matrices::X2, Matrices::X4] {
         all.push((Op::LdMatrix(m), 16, std::array::from_fn(|l| l as u32 * 128)));
         all.push((Op::StMatrix(m), 16, std::array::from_fn(|l| l as u32 * 144)));

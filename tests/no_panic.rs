@@ -76,7 +76,12 @@ fn tile_layouts_and_patterns_at_extremes() {
                 }
                 for cfg in cfgs {
                     let _ = TileLayout::column_padding(cfg, a, b);
-                    for op in [Op::Load, Op::Store, Op::Atomic, Op::LdMatrix(Matrices::X4)] {
+                    for op in [
+                        Op::Load,
+                        Op::Store,
+                        Op::ATOMIC_ADD,
+                        Op::LdMatrix(Matrices::X4),
+                    ] {
                         let _ = WarpRequest::strided(op, a, b, c);
                         let _ = WarpRequest::broadcast(op, a, b);
                         let _ = WarpRequest::shuffled(op, a, b, c as u64);
@@ -162,7 +167,7 @@ fn arena_launches_and_requests_at_extremes() {
                     for op in [
                         Op::Load,
                         Op::Store,
-                        Op::Atomic,
+                        Op::ATOMIC_ADD,
                         Op::LdMatrix(Matrices::X2),
                         Op::StMatrix(Matrices::X4),
                     ] {

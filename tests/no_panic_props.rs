@@ -48,18 +48,9 @@ fn config() -> impl Strategy<Value = BankConfig> {
         .prop_map(|(cc, mode)| BankConfig::new(cc).with_shared_mem_config(mode))
 }
 
-fn matrices() -> impl Strategy<Value = Matrices> {
-    select(vec![Matrices::X1, Matrices::X2, Matrices::X4])
-}
-
 fn op() -> impl Strategy<Value = Op> {
-    prop_oneof![
-        Just(Op::Load),
-        Just(Op::Store),
-        Just(Op::Atomic),
-        matrices().prop_map(Op::LdMatrix),
-        matrices().prop_map(Op::StMatrix),
-    ]
+    // Every op, atomics of every kind and cp.async included.
+    select(Op::ALL.to_vec())
 }
 
 fn width() -> impl Strategy<Value = u32> {

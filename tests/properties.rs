@@ -15,7 +15,7 @@ use proptest::sample::select;
 use reference::Family;
 use smem_model::strategy::{config, config_and_request, config_for, request_for, request_with};
 use smem_model::{
-    AccessWidth, BankConfig, BankWidth, Classification, ComputeCapability, LaneSet, Op,
+    AccessWidth, AtomicKind, BankConfig, BankWidth, Classification, ComputeCapability, LaneSet, Op,
     SharedMemConfig, WarpRequest,
 };
 
@@ -60,7 +60,7 @@ fn multicast_request() -> impl Strategy<Value = (BankConfig, WarpRequest)> {
             let config = BankConfig::new(cc);
             (
                 Just(config),
-                request_with(config, Op::Atomic, AccessWidth::B4),
+                request_with(config, Op::ATOMIC_ADD, AccessWidth::B4),
             )
         });
     prop_oneof![
@@ -104,11 +104,15 @@ proptest! {
         let fast = config.partition(&request).unwrap();
         let slow = reference::partition(config, &request);
 
-        let fast_steps: Vec<(u32, u32, LaneSet)> =
-            fast.transactions().map(|t| (t.phase(), t.part(), t.lanes())).collect();
-        let slow_steps: Vec<(u32, u32, LaneSet)> =
-            slow.transactions.iter().map(|t| (t.phase, t.part, t.lanes)).collect();
+        let fast_steps: Vec<(u32, u32, u32, LaneSet)> =
+            fast.transactions().map(|t| (t.round(), t.phase(), t.part(), t.lanes())).collect();
+        let slow_steps: Vec<(u32, u32, u32, LaneSet)> =
+            slow.transactions.iter().map(|t| (t.round, t.phase, t.part, t.lanes)).collect();
         prop_assert_eq!(fast_steps, slow_steps);
+        prop_assert_eq!(
+            (fast.load_wavefronts(), fast.instructions()),
+            (slow.loads, slow.rounds)
+        );
 
         prop_assert_eq!(config.wavefronts(&request).unwrap(), fast.wavefronts());
         let cost = config.cost(&request).unwrap();
@@ -169,6 +173,37 @@ proptest! {
 proptest! {
     #![proptest_config(cases::cases(2048))]
 
+    /// A compare-and-swap loop ends: every round at least one lane succeeds,
+    /// so there are at most as many rounds as active lanes, and at least as
+    /// many as the most lanes on one address; each round loads at least one
+    /// wavefront and tries in 2 ATOMS wavefronts per phase with pending lanes.
+    #[test]
+    fn cas_loops_end(
+        (config, request) in config_and_request()
+            .prop_filter("loops", |(_, r)| r.op().is_cas_loop(r.width())),
+    ) {
+        let partition = config.partition(&request).unwrap();
+        let active = request.active().len() as u32;
+        let rounds = partition.instructions();
+        prop_assert!(rounds <= active);
+        let most_on_one_address = request
+            .active_addresses()
+            .map(|(_, a)| request.active_addresses().filter(|&(_, b)| b == a).count() as u32)
+            .max()
+            .unwrap_or(0);
+        prop_assert!(rounds >= most_on_one_address);
+        prop_assert!(partition.load_wavefronts() >= rounds);
+        prop_assert_eq!(partition.wavefronts() % 2, 0);
+        prop_assert!(partition.wavefronts() >= 2 * rounds);
+        prop_assert!(partition.wavefronts() <= 4 * rounds);
+        // Every active lane tries in the first round.
+        let first: LaneSet = partition
+            .transactions()
+            .filter(|t| t.round() == 0)
+            .fold(LaneSet::EMPTY, |acc, t| acc.union(t.lanes()));
+        prop_assert_eq!(first, request.active());
+    }
+
     /// The reference's step assignment agrees with the degree definition of the
     /// rules (the sum of the phases' degrees) wherever steps are multicast. The
     /// 1.x single broadcast can only take more steps than the degree, since a step
@@ -177,7 +212,10 @@ proptest! {
     fn reference_steps_agree_with_degrees((config, request) in config_and_request()) {
         let steps = reference::partition(config, &request).wavefronts();
         let degrees = reference::wavefronts_by_degree(config, &request);
-        if reference::family(config) == Family::Tesla && request.op() != Op::Atomic {
+        if request.op().is_cas_loop(request.width()) {
+            return Ok(());
+        }
+        if reference::family(config) == Family::Tesla && !reference::counts_lanes(request.op()) {
             prop_assert!(steps >= degrees);
         } else {
             prop_assert_eq!(steps, degrees);
@@ -187,13 +225,19 @@ proptest! {
     /// Every active lane is served exactly once per part; inactive lanes never.
     #[test]
     fn every_active_lane_is_served_once_per_part((config, request) in config_and_request()) {
+        // A loop serves its pending lanes every round (see `cas_loops_end`).
+        if request.op().is_cas_loop(request.width()) {
+            return Ok(());
+        }
+        // cas serves each step twice: keep one of each pair.
         let partition = config.partition(&request).unwrap();
+        let repeat = if request.op().atomic() == Some(AtomicKind::Cas) { 2 } else { 1 };
         let active = request.active();
         let parts = parts(config, &request);
         for part in 0..parts {
             let mut served = LaneSet::EMPTY;
             let mut count = 0;
-            for t in partition.transactions().filter(|t| t.part() == part) {
+            for t in partition.transactions().filter(|t| t.part() == part).step_by(repeat) {
                 prop_assert!(t.lanes().intersection(served).is_empty(), "lane served twice");
                 served = served.union(t.lanes());
                 count += t.lanes().len();
@@ -220,6 +264,10 @@ proptest! {
     /// word between lanes, and 1.x broadcasts at most one word per step.
     #[test]
     fn transactions_are_conflict_free((config, request) in config_and_request()) {
+        // A loop's transactions are its tries, by every pending lane.
+        if request.op().is_cas_loop(request.width()) {
+            return Ok(());
+        }
         let partition = config.partition(&request).unwrap();
         let kepler_four = config.capability().major() == 3
             && config.bank_width() == BankWidth::FourBytes;
@@ -229,7 +277,7 @@ proptest! {
                 prop_assert_eq!(w.bank.index() as u32, w.word % config.bank_count());
                 prop_assert!(!w.lanes.is_empty());
                 prop_assert_eq!(w.lanes.intersection(t.lanes()), w.lanes);
-                if request.op() == Op::Atomic {
+                if reference::counts_lanes(request.op()) {
                     prop_assert_eq!(w.lanes.len(), 1, "atomic lanes share {:?}", w);
                 }
             }
@@ -267,13 +315,13 @@ proptest! {
     #[test]
     fn permuting_lanes_keeps_narrow_wavefronts(
         (config, request) in multicast_config().prop_flat_map(|config| {
-            let ops = [Op::Load, Op::Store, Op::Atomic]
+            let ops = [Op::Load, Op::Store, Op::ATOMIC_ADD]
                 .into_iter()
                 .filter(|&op| config.check_op(op).is_ok())
                 .collect::<Vec<_>>();
             (Just(config), (select(ops), narrow_width()))
                 .prop_flat_map(|(config, (op, width))| {
-                    let width = if op == Op::Atomic { AccessWidth::B4 } else { width };
+                    let width = if op == Op::ATOMIC_ADD { AccessWidth::B4 } else { width };
                     (Just(config), request_with(config, op, width))
                 })
         }),

@@ -60,10 +60,11 @@ fn from_offsets_checks_the_width() {
         err.to_string(),
         "access width of 12 bytes is not supported: expected 1, 2, 4, 8 or 16"
     );
-    let err = WarpRequest::from_offsets(Op::Atomic, 8, LaneSet::FULL, &offsets).unwrap_err();
+    let inc = Op::Atomic(smem_model::AtomicKind::Inc);
+    let err = WarpRequest::from_offsets(inc, 8, LaneSet::FULL, &offsets).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "ATOMS accesses 4 bytes per lane, but an access width of 8 bytes was given"
+        "ATOMS.INC accesses 4 bytes per lane, but an access width of 8 bytes was given"
     );
     let err =
         WarpRequest::from_offsets(Op::Load, 8, LaneSet::from_bits(1 << 9), &[4; 32]).unwrap_err();
@@ -150,17 +151,7 @@ fn from_generic_names_the_lane_outside_the_window() {
 
 #[test]
 fn op_names_read_back() {
-    let ops = [
-        Op::Load,
-        Op::Store,
-        Op::Atomic,
-        Op::LdMatrix(Matrices::X1),
-        Op::LdMatrix(Matrices::X2),
-        Op::LdMatrix(Matrices::X4),
-        Op::StMatrix(Matrices::X1),
-        Op::StMatrix(Matrices::X2),
-        Op::StMatrix(Matrices::X4),
-    ];
+    let ops = Op::ALL;
     for op in ops {
         assert_eq!(op.to_string().parse::<Op>(), Ok(op));
         assert_eq!(op.to_string().to_lowercase().parse::<Op>(), Ok(op));
@@ -169,8 +160,12 @@ fn op_names_read_back() {
         ("load", Op::Load),
         ("ld", Op::Load),
         ("Store", Op::Store),
-        ("atom", Op::Atomic),
-        ("atomic", Op::Atomic),
+        ("atom", Op::ATOMIC_ADD),
+        ("atomic", Op::ATOMIC_ADD),
+        ("atom.cas", Op::Atomic(smem_model::AtomicKind::Cas)),
+        ("red.add.u64", Op::Reduction(smem_model::AtomicKind::Add)),
+        ("cp.async.cg", Op::CpAsync(smem_model::CpAsync::Cg)),
+        ("LDGSTS", Op::CpAsync(smem_model::CpAsync::Ca)),
         ("ldmatrix.x2", Op::LdMatrix(Matrices::X2)),
         ("stmatrix.X4", Op::StMatrix(Matrices::X4)),
         ("ldsm.x1", Op::LdMatrix(Matrices::X1)),

@@ -383,7 +383,7 @@ fn structured_corpus() -> Vec<Measured> {
             let op = match v["op"].as_str().unwrap() {
                 "ld" => Op::Load,
                 "st" => Op::Store,
-                "atom" => Op::Atomic,
+                "atom" => Op::ATOMIC_ADD,
                 "ldsm" => Op::LdMatrix(Matrices::from_count(width).unwrap()),
                 "stsm" => Op::StMatrix(Matrices::from_count(width).unwrap()),
                 other => panic!("unknown op {other}"),
@@ -497,7 +497,7 @@ fn tile_request(record: &Measured) -> Option<WarpRequest> {
                 None
             }
         }
-        Op::Atomic => None,
+        _ => None,
     }
 }
 
@@ -811,15 +811,14 @@ fn access_errors() {
         .request(&TileAccess::row(Op::Load, 0, 0, 0))
         .unwrap_err();
     assert_eq!(err, Error::InvalidWidth { width: 0 });
-    // An atomic on doubles: the op is 4 bytes.
+    // atomicInc on doubles: the op is 4 bytes.
     let doubles = TileLayout::new(32, 32, 8).unwrap();
-    let err = doubles
-        .request(&TileAccess::row(Op::Atomic, 0, 0, 1))
-        .unwrap_err();
+    let inc = Op::Atomic(smem_model::AtomicKind::Inc);
+    let err = doubles.request(&TileAccess::row(inc, 0, 0, 1)).unwrap_err();
     assert_eq!(
         err,
         Error::WidthMismatch {
-            op: Op::Atomic,
+            op: inc,
             width: 8,
             expected: 4
         }

@@ -13,8 +13,8 @@
 
 use smem_model::corpus::{self, Record};
 use smem_model::{
-    AccessWidth, BankConfig, Classification, ComputeCapability, Lane, LaneSet, Matrices, Op,
-    SharedMemConfig, StoreOrder, WarpRequest, WARP_SIZE,
+    AccessWidth, BankConfig, Classification, ComputeCapability, Lane, LaneSet, Op, SharedMemConfig,
+    StoreOrder, WarpRequest, WARP_SIZE,
 };
 
 /// The `smem analyze` expression parser.
@@ -47,16 +47,8 @@ impl Bytes<'_> {
     }
 }
 
-const OPS: [Op; 8] = [
-    Op::Load,
-    Op::Store,
-    Op::Atomic,
-    Op::LdMatrix(Matrices::X1),
-    Op::LdMatrix(Matrices::X2),
-    Op::LdMatrix(Matrices::X4),
-    Op::StMatrix(Matrices::X2),
-    Op::StMatrix(Matrices::X4),
-];
+/// Every op the model has, atomics of every kind and cp.async included.
+const OPS: [Op; Op::ALL.len()] = Op::ALL;
 
 /// Target `request`: a capability, a bank mode, an op, a width, an active mask
 /// and 32 addresses from the bytes; every constructor and every method of the

@@ -32,7 +32,7 @@ pub const BARRIERS: u32 = 16;
 
 /// Whether an op is an atomic (atomics never race with atomics).
 pub(crate) fn is_atomic(op: Op) -> bool {
-    matches!(op, Op::Atomic)
+    matches!(op, Op::Atomic(_) | Op::Reduction(_))
 }
 
 /// A synchronisation a warp executes.

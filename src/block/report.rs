@@ -85,7 +85,7 @@ impl fmt::Display for Severity {
 ///
 /// assert_eq!(AccessKind::of(Op::Load), AccessKind::Read);
 /// assert_eq!(AccessKind::of(Op::Store), AccessKind::Write);
-/// assert_eq!(AccessKind::of(Op::Atomic), AccessKind::Atomic);
+/// assert_eq!(AccessKind::of(Op::ATOMIC_ADD), AccessKind::Atomic);
 /// assert_eq!(AccessKind::Atomic.to_string(), "atomic");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -1,6 +1,7 @@
 //! Partitions: a request split into the transactions (wavefronts) that serve it.
 
 mod affine;
+mod cas_loop;
 mod schedule;
 #[cfg(target_arch = "x86_64")]
 mod simd;
@@ -9,7 +10,7 @@ use core::fmt;
 
 use smallvec::SmallVec;
 
-use crate::{Bank, BankConfig, BankSet, Error, Lane, LaneSet, WarpRequest};
+use crate::{Bank, BankConfig, BankSet, Error, Lane, LaneSet, Op, WarpRequest};
 
 pub(crate) use schedule::{count_fast, Totals};
 
@@ -67,14 +68,33 @@ struct Step {
     lanes: LaneSet,
     phase: u8,
     part: u8,
+    round: u8,
 }
 
-struct Record<'a>(&'a mut SmallVec<[Step; INLINE_STEPS]>);
+struct Record<'a>(&'a mut SmallVec<[Step; INLINE_STEPS]>, u8);
 
 impl schedule::Sink for Record<'_> {
     const STEPS: bool = true;
     fn step(&mut self, phase: u8, part: u8, lanes: LaneSet) {
-        self.0.push(Step { lanes, phase, part });
+        self.0.push(Step {
+            lanes,
+            phase,
+            part,
+            round: self.1,
+        });
+    }
+    fn round(&mut self, round: u8) {
+        self.1 = round;
+    }
+}
+
+/// The scalar schedule: nvcc's compare-and-swap loop for the atomics it
+/// emulates, the scheduler for everything else.
+fn run<S: schedule::Sink>(config: BankConfig, request: &WarpRequest, sink: &mut S) -> Totals {
+    if request.op().is_cas_loop(request.width()) {
+        cas_loop::run(config, request, sink)
+    } else {
+        schedule::run(config, request, sink)
     }
 }
 
@@ -94,19 +114,19 @@ pub(crate) fn build(
         steps: SmallVec::new(),
         totals: Totals::default(),
     };
-    let record = &mut Record(&mut partition.steps);
+    let record = &mut Record(&mut partition.steps, 0);
     partition.totals = match schedule::schedule_fast(config, request, record) {
         Some(totals) => totals,
         None => {
             validate()?;
-            schedule::run(config, request, record)
+            run(config, request, record)
         }
     };
     Ok(partition)
 }
 
 pub(crate) fn count(config: BankConfig, request: &WarpRequest) -> Totals {
-    schedule::run(config, request, &mut schedule::Count)
+    run(config, request, &mut schedule::Count)
 }
 
 /// What a request costs, without its transactions: the counts a simulator's
@@ -137,6 +157,9 @@ pub struct Cost {
     wavefronts: u32,
     ideal_wavefronts: u32,
     ways: u32,
+    load_wavefronts: u32,
+    instructions: u32,
+    hidden_from_nsight: bool,
 }
 
 impl Cost {
@@ -160,6 +183,47 @@ impl Cost {
         self.ways
     }
 
+    /// The LDS wavefronts of a compare-and-swap loop's loads: as
+    /// [`Partition::load_wavefronts`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{AtomicKind, BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// // atomicAdd(&total, x) on a shared float by the whole warp: 32 rounds.
+    /// let add = WarpRequest::from_fn(Op::Atomic(AtomicKind::AddF32), 4, |_| Some(0))?;
+    /// let cost = BankConfig::new(ComputeCapability::Sm90).cost(&add)?;
+    /// assert_eq!((cost.instructions(), cost.load_wavefronts(), cost.wavefronts()), (32, 32, 64));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn load_wavefronts(&self) -> u32 {
+        self.load_wavefronts
+    }
+
+    /// The instructions executed: as [`Partition::instructions`].
+    pub fn instructions(&self) -> u32 {
+        self.instructions
+    }
+
+    /// Whether Nsight Compute's LSU wavefront counters see the request's
+    /// shared-memory wavefronts: as [`Partition::visible_to_nsight`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, CpAsync, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// let cg = WarpRequest::from_fn(Op::CpAsync(CpAsync::Cg), 16, |lane| Some(16 * lane.get()))?;
+    /// let cost = sm90.cost(&cg)?;
+    /// assert_eq!((cost.wavefronts(), cost.visible_to_nsight()), (4, false));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn visible_to_nsight(&self) -> bool {
+        !self.hidden_from_nsight
+    }
+
     /// A cost read from data, checked as the model builds them: the ideal
     /// wavefronts and the ways each at most the wavefronts, and each zero
     /// exactly when the wavefronts are (an empty request).
@@ -168,6 +232,9 @@ impl Cost {
         wavefronts: u32,
         ideal_wavefronts: u32,
         ways: u32,
+        load_wavefronts: u32,
+        instructions: u32,
+        visible_to_nsight: bool,
     ) -> Result<Cost, Error> {
         let consistent = ideal_wavefronts <= wavefronts
             && ways <= wavefronts
@@ -184,16 +251,22 @@ impl Cost {
             wavefronts,
             ideal_wavefronts,
             ways,
+            load_wavefronts,
+            instructions,
+            hidden_from_nsight: !visible_to_nsight,
         })
     }
 }
 
-impl From<Totals> for Cost {
-    fn from(totals: Totals) -> Cost {
+impl Cost {
+    pub(crate) fn new(totals: Totals, request: &WarpRequest) -> Cost {
         Cost {
             wavefronts: totals.wavefronts,
             ideal_wavefronts: totals.ideal,
             ways: totals.ways,
+            load_wavefronts: totals.loads,
+            instructions: totals.rounds,
+            hidden_from_nsight: request.op() == Op::CpAsync(crate::CpAsync::Cg),
         }
     }
 }
@@ -369,7 +442,79 @@ impl Partition {
 
     /// The counts alone, as [`BankConfig::cost`] gives them.
     pub fn cost(&self) -> Cost {
-        Cost::from(self.totals)
+        Cost::new(self.totals, &self.request)
+    }
+
+    /// The LDS wavefronts of a compare-and-swap loop's loads (0 for every
+    /// other op): what `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld`
+    /// counts for an atomic nvcc emulates (DESIGN.md section 2.2, measured on
+    /// sm_90). [`wavefronts`](Self::wavefronts) counts the loop's ATOMS.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{AtomicKind, BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // atomicAdd(&s[2 * lane], 1.0f): lanes l and l + 16 share a bank, so
+    /// // two rounds; the first loads 2 wavefronts (the 2-way load), the second 1.
+    /// let add = WarpRequest::from_fn(Op::Atomic(AtomicKind::AddF32), 4, |lane| Some(8 * lane.get()))?;
+    /// let partition = sm90.partition(&add)?;
+    /// assert_eq!(partition.instructions(), 2);
+    /// assert_eq!(partition.load_wavefronts(), 3);
+    /// assert_eq!(partition.wavefronts(), 4);
+    /// assert_eq!(partition.transactions().map(|t| t.round()).collect::<Vec<_>>(), [0, 0, 1, 1]);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn load_wavefronts(&self) -> u32 {
+        self.totals.loads
+    }
+
+    /// The instructions the request executes: 1, or for a compare-and-swap
+    /// loop its rounds, each one `ATOMS.CAST.SPIN` (what
+    /// `smsp__sass_inst_executed_op_shared_atom` counts; DESIGN.md section 2.2).
+    /// A loop with no active lane runs no round.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{AtomicKind, BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // 64-bit atomicAdd by the whole warp on one word: one lane a round.
+    /// let add = WarpRequest::from_fn(Op::Atomic(AtomicKind::Add), 8, |_| Some(0))?;
+    /// let partition = sm90.partition(&add)?;
+    /// assert_eq!((partition.instructions(), partition.load_wavefronts()), (32, 32));
+    /// // Two half-warps try each round until the lower one is done: 2 x 16 x 2 + 16 x 2.
+    /// assert_eq!(partition.wavefronts(), 96);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn instructions(&self) -> u32 {
+        self.totals.rounds
+    }
+
+    /// Whether Nsight Compute's LSU wavefront counters see the request's
+    /// shared-memory writes: false for `cp.async.cg` (`LDGSTS.E.BYPASS.128`),
+    /// whose writes never appear in `l1tex__data_pipe_lsu_wavefronts_mem_shared`
+    /// (measured on sm_90, DESIGN.md section 2.3). The partition still gives
+    /// the model's own shared-side figure (the rule of `cp.async.ca` of 16
+    /// bytes, a modelling choice): the writes are not free, only uncounted.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, CpAsync, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// let copy = |cache| WarpRequest::from_fn(Op::CpAsync(cache), 16, |lane| Some(32 * lane.get()));
+    /// let ca = sm90.partition(&copy(CpAsync::Ca)?)?;
+    /// let cg = sm90.partition(&copy(CpAsync::Cg)?)?;
+    /// assert_eq!((ca.wavefronts(), ca.visible_to_nsight()), (8, true));
+    /// assert_eq!((cg.wavefronts(), cg.visible_to_nsight()), (8, false));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn visible_to_nsight(&self) -> bool {
+        self.request.op() != Op::CpAsync(crate::CpAsync::Cg)
     }
 
     /// `ideal_wavefronts / wavefronts`: the fraction of the peak bandwidth the
@@ -406,11 +551,11 @@ impl Partition {
     ///
     /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
     /// // atomicAdd(&hist[lane % 4], 1): eight lanes on each of banks 0-3.
-    /// let hist = WarpRequest::from_fn(Op::Atomic, 4, |lane| Some(4 * (lane.get() % 4)))?;
+    /// let hist = WarpRequest::from_fn(Op::ATOMIC_ADD, 4, |lane| Some(4 * (lane.get() % 4)))?;
     /// assert_eq!(sm90.partition(&hist)?.classification(), Classification::Conflicted { ways: 8 });
     /// // atomicAdd(&count, 1) by the whole warp: atomics on one address do not
     /// // merge, so the lanes are served one by one.
-    /// let count = WarpRequest::from_fn(Op::Atomic, 4, |_| Some(0))?;
+    /// let count = WarpRequest::from_fn(Op::ATOMIC_ADD, 4, |_| Some(0))?;
     /// assert_eq!(sm90.partition(&count)?.classification(), Classification::Serial { ways: 32 });
     /// # Ok::<(), smem_model::Error>(())
     /// ```
@@ -804,6 +949,31 @@ impl Transaction {
         u32::from(self.step.part)
     }
 
+    /// The round of a compare-and-swap loop this transaction belongs to,
+    /// counting from 0; always 0 for other ops. A loop's transactions are its
+    /// `ATOMS.CAST.SPIN` tries (two per phase with pending lanes, each serving
+    /// the lanes that are still pending); its loads are counted in
+    /// [`Partition::load_wavefronts`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{AtomicKind, BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // A float atomicAdd by four lanes on one word: one lane succeeds a round.
+    /// let add = WarpRequest::from_fn(Op::Atomic(AtomicKind::AddF32), 4, |lane| (lane.get() < 4).then_some(0))?;
+    /// let partition = sm90.partition(&add)?;
+    /// let rounds: Vec<(u32, String)> =
+    ///     partition.transactions().map(|t| (t.round(), t.lanes().to_string())).collect();
+    /// assert_eq!(rounds[0], (0, "0-3".to_string()));
+    /// assert_eq!(rounds[7], (3, "3".to_string()));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn round(&self) -> u32 {
+        u32::from(self.step.round)
+    }
+
     /// The words accessed, ordered by bank then word, each with its lanes.
     ///
     /// An access wider than a bank word covers several words. On 3.x in four-byte
@@ -1072,9 +1242,10 @@ mod tests {
         let ops = [
             Op::Load,
             Op::Store,
-            Op::Atomic,
+            Op::Atomic(crate::AtomicKind::Inc),
             Op::LdMatrix(Matrices::X4),
             Op::StMatrix(Matrices::X2),
+            Op::CpAsync(crate::CpAsync::Cg),
         ];
         let mut all = Vec::new();
         for round in 0..400 {

@@ -40,6 +40,9 @@ pub(crate) struct Plan {
     shape: Shape,
     /// 2.x 128-bit accesses cost one step more than their degree in every phase.
     extra_step: bool,
+    /// Each step is taken this many times: 2 for `cas`, which costs twice
+    /// the other atomics (measured on sm_90, DESIGN.md section 2.2).
+    repeat: u32,
 }
 
 impl Plan {
@@ -60,15 +63,18 @@ impl Plan {
         }
 
         let parts = config.parts(width);
+        // Atomics and cp.async count lanes, not distinct words: lanes on one
+        // address are not merged (measured on sm_90, sections 2.1 to 2.3).
+        let counts_lanes = matches!(op, Op::Atomic(_) | Op::Reduction(_) | Op::CpAsync(_));
         let key_bytes = match op {
-            Op::Atomic => bank_bytes,
+            _ if counts_lanes => width.bytes().max(bank_bytes),
             _ if parts > 1 => 4,
             _ => width.bytes().max(bank_bytes),
         };
         let group_shift = key_bytes.trailing_zeros();
         let group_mask = row_bytes / key_bytes - 1;
         let slot_shift = match (op, config.bank_width(), rules) {
-            (Op::Atomic, _, _) => None,
+            _ if counts_lanes => None,
             // In four-byte mode a Kepler bank is still 64 bits wide: one read
             // delivers 32-bit words `i` and `i + 32` of a 256-byte segment, so
             // the segment is the slot.
@@ -77,7 +83,7 @@ impl Plan {
         };
         Plan {
             scheduler: match config.broadcast() {
-                crate::Broadcast::SingleWord if op != Op::Atomic => Scheduler::SingleWord,
+                crate::Broadcast::SingleWord if !counts_lanes => Scheduler::SingleWord,
                 _ => Scheduler::Multicast,
             },
             phase_lanes,
@@ -97,6 +103,11 @@ impl Plan {
             extra_step: rules == Rules::Fermi
                 && width == AccessWidth::B16
                 && matches!(op, Op::Load | Op::Store),
+            repeat: if matches!(op.atomic(), Some(crate::AtomicKind::Cas)) {
+                2
+            } else {
+                1
+            },
         }
     }
 
@@ -132,6 +143,12 @@ pub(crate) trait Sink {
     /// One step of phase `phase` of part `part`, serving `lanes` (empty for the
     /// 2.x extra 128-bit step).
     fn step(&mut self, phase: u8, part: u8, lanes: LaneSet);
+    /// The steps that follow belong to round `round` of a compare-and-swap
+    /// loop (0 until called).
+    #[inline]
+    fn round(&mut self, round: u8) {
+        let _ = round;
+    }
 }
 
 /// Where a phase's steps go: its index and its part (1.x wide accesses).
@@ -142,12 +159,47 @@ struct At {
 }
 
 /// Totals of a schedule.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Totals {
     pub(crate) wavefronts: u32,
     pub(crate) ideal: u32,
     /// The most steps any phase took.
     pub(crate) ways: u32,
+    /// LDS wavefronts of a compare-and-swap loop's loads (0 for other ops).
+    pub(crate) loads: u32,
+    /// Instructions executed: 1, or a compare-and-swap loop's rounds.
+    pub(crate) rounds: u32,
+}
+
+impl Default for Totals {
+    fn default() -> Totals {
+        Totals::ZERO
+    }
+}
+
+impl Totals {
+    /// Nothing served, in one instruction.
+    pub(crate) const ZERO: Totals = Totals {
+        wavefronts: 0,
+        ideal: 0,
+        ways: 0,
+        loads: 0,
+        rounds: 1,
+    };
+}
+
+/// Reports each step of the sink it wraps `times` times: `cas` serves each
+/// step twice.
+pub(crate) struct Repeat<'a, S>(pub(crate) &'a mut S, pub(crate) u32);
+
+impl<S: Sink> Sink for Repeat<'_, S> {
+    const STEPS: bool = S::STEPS;
+    #[inline]
+    fn step(&mut self, phase: u8, part: u8, lanes: LaneSet) {
+        for _ in 0..self.1 {
+            self.0.step(phase, part, lanes);
+        }
+    }
 }
 
 /// A sink that only counts.
@@ -270,6 +322,7 @@ pub(crate) fn run<S: Sink>(config: BankConfig, request: &WarpRequest, sink: &mut
             wavefronts: steps,
             ideal: 1,
             ways: steps,
+            ..Totals::ZERO
         };
     }
     // Loads and stores of 8 and 16 bytes from 5.0 on: half- and quarter-warp
@@ -294,6 +347,12 @@ pub(crate) fn run<S: Sink>(config: BankConfig, request: &WarpRequest, sink: &mut
             let (phase, part8) = (phase as u8, part as u8);
             let at = At { phase, part: part8 };
             let mut steps = match plan.scheduler {
+                Scheduler::Multicast if plan.repeat > 1 => {
+                    let repeat = &mut Repeat(&mut *sink, plan.repeat);
+                    let addresses = request.raw_addresses();
+                    plan.repeat
+                        * multicast(&mut tally, &plan, addresses, 4 * part, lanes, at, repeat)
+                }
                 Scheduler::Multicast => multicast(
                     &mut tally,
                     &plan,
@@ -312,7 +371,7 @@ pub(crate) fn run<S: Sink>(config: BankConfig, request: &WarpRequest, sink: &mut
                 sink.step(phase, part8, LaneSet::EMPTY);
                 steps += 1;
             }
-            totals.ideal += 1;
+            totals.ideal += plan.repeat;
             totals.wavefronts += steps;
             totals.ways = totals.ways.max(steps);
         }
@@ -354,6 +413,7 @@ fn wide<S: Sink>(config: BankConfig, request: &WarpRequest, shape: Shape, sink: 
             wavefronts: phases * ways,
             ideal: phases,
             ways,
+            ..Totals::ZERO
         };
     }
     let mut phase_lanes = groups;

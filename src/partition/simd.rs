@@ -84,6 +84,7 @@ fn count_avx2(config: BankConfig, request: &WarpRequest) -> Option<Totals> {
             wavefronts: ways,
             ideal: 1,
             ways,
+            ..Totals::ZERO
         });
     }
     if !super::schedule::is_wide_path(config, request) || active != u32::MAX {
@@ -100,6 +101,7 @@ fn count_avx2(config: BankConfig, request: &WarpRequest) -> Option<Totals> {
         wavefronts: phases * ways,
         ideal: phases,
         ways,
+        ..Totals::ZERO
     })
 }
 
@@ -362,6 +364,7 @@ fn word_schedule_avx2<S: Sink>(
         wavefronts: steps,
         ideal: 1,
         ways: steps,
+        ..Totals::ZERO
     })
 }
 

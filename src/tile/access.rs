@@ -274,7 +274,7 @@ impl TileAccess {
         let mut origins = [(0, 0); 4];
         let count = match op {
             Op::LdMatrix(m) | Op::StMatrix(m) => m.count(),
-            Op::Load | Op::Store | Op::Atomic => 0,
+            _ => 0,
         };
         for (m, slot) in origins.iter_mut().enumerate().take(count as usize) {
             *slot = origin(m as u32);

@@ -14,7 +14,87 @@
 
 use std::collections::BTreeMap;
 
-use smem_model::{AccessWidth, BankConfig, BankWidth, Lane, LaneSet, Op, WarpRequest};
+use smem_model::{AccessWidth, AtomicKind, BankConfig, BankWidth, Lane, LaneSet, Op, WarpRequest};
+
+/// Whether lanes of `op` on one address are served apart, never merged:
+/// atomics and cp.async (DESIGN.md sections 2.1 to 2.3).
+pub fn counts_lanes(op: Op) -> bool {
+    matches!(op, Op::Atomic(_) | Op::Reduction(_) | Op::CpAsync(_))
+}
+
+/// nvcc's compare-and-swap loop, from the words of DESIGN.md section 2.2:
+/// each round the pending lanes load (the reference load partition of those
+/// lanes), then in each phase the lowest pending lane of every bank (pair)
+/// tries, failing when a lane of an earlier phase succeeded on the same
+/// address this round; each phase with pending lanes costs 2 ATOMS wavefronts.
+pub fn cas_loop(config: BankConfig, request: &WarpRequest) -> RefPartition {
+    let width = request.width();
+    let size = phase_size(config, request.op(), width);
+    let mut pending: Vec<Option<u32>> = request.to_array().to_vec();
+    let mut out = RefPartition {
+        transactions: Vec::new(),
+        ideal: 0,
+        ways: 0,
+        loads: 0,
+        rounds: 0,
+    };
+    while pending.iter().any(Option::is_some) {
+        let load =
+            WarpRequest::try_from_iter(Op::Load, width.bytes(), pending.iter().copied()).unwrap();
+        out.loads += partition(config, &load).wavefronts();
+        let mut winners: Vec<u32> = Vec::new();
+        let mut done = Vec::new();
+        let mut tried = 0;
+        for phase in 0..32 / size {
+            let lanes: Vec<usize> = (phase * size..(phase + 1) * size)
+                .filter(|&l| pending[l].is_some())
+                .collect();
+            if lanes.is_empty() {
+                continue;
+            }
+            tried += 2;
+            let set: LaneSet = lanes
+                .iter()
+                .map(|&l| Lane::new(l as u32).unwrap())
+                .collect();
+            for _ in 0..2 {
+                out.transactions.push(RefTransaction {
+                    phase: phase as u32,
+                    part: 0,
+                    lanes: set,
+                    round: out.rounds,
+                });
+            }
+            let mut busy: Vec<u32> = Vec::new();
+            let mut phase_winners = Vec::new();
+            for &lane in &lanes {
+                let address = pending[lane].unwrap();
+                let banks: Vec<u32> = cells(config, request.op(), lane, address, width.bytes())
+                    .into_iter()
+                    .map(|(bank, _)| bank)
+                    .collect();
+                if banks.iter().any(|b| busy.contains(b)) {
+                    continue;
+                }
+                busy.extend(banks);
+                if !winners.contains(&address) {
+                    phase_winners.push(address);
+                    done.push(lane);
+                }
+            }
+            winners.extend(phase_winners);
+        }
+        if out.rounds == 0 {
+            out.ideal = tried;
+        }
+        for lane in done {
+            pending[lane] = None;
+        }
+        out.rounds += 1;
+    }
+    out.ways = out.rounds;
+    out
+}
 
 /// One transaction of the reference schedule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +105,8 @@ pub struct RefTransaction {
     pub part: u32,
     /// The lanes served (empty for the extra 2.x 128-bit step).
     pub lanes: LaneSet,
+    /// The round of a compare-and-swap loop (0 for every other op).
+    pub round: u32,
 }
 
 /// The reference schedule of one request.
@@ -34,8 +116,12 @@ pub struct RefPartition {
     pub transactions: Vec<RefTransaction>,
     /// Non-empty phases, counted once per part.
     pub ideal: u32,
-    /// The most steps any (part, phase) took.
+    /// The most steps any (part, phase) took; a loop's rounds.
     pub ways: u32,
+    /// LDS wavefronts of a compare-and-swap loop (0 for every other op).
+    pub loads: u32,
+    /// Instructions executed: 1, or a loop's rounds.
+    pub rounds: u32,
 }
 
 impl RefPartition {
@@ -89,14 +175,17 @@ pub fn phase_size(config: BankConfig, op: Op, width: AccessWidth) -> usize {
     match op {
         // Each matrix (8 row addresses) is a phase.
         Op::LdMatrix(_) | Op::StMatrix(_) => 8,
-        Op::Atomic => {
-            if family(config) == Family::Tesla {
+        // Atomics: half-warps on 1.x; from 2.0, the warp at 4 bytes and
+        // half-warps at 8 (DESIGN.md section 2.2).
+        Op::Atomic(_) | Op::Reduction(_) => {
+            if family(config) == Family::Tesla || width.bytes() == 8 {
                 16
             } else {
                 32
             }
         }
-        Op::Load | Op::Store => match family(config) {
+        // cp.async: as a store of its width (section 2.3).
+        _ => match family(config) {
             // Half-warps, whatever the width (wide accesses are split in parts).
             Family::Tesla => 16,
             // 64 bits per bank per clock: the warp up to 8 bytes, half-warps for 16.
@@ -152,7 +241,7 @@ pub fn cells(config: BankConfig, op: Op, lane: usize, start: u32, bytes: u32) ->
     let mut cells = Vec::new();
     for word in first..=last {
         let bank = word % banks;
-        let row = if op == Op::Atomic {
+        let row = if counts_lanes(op) {
             Row::Private(lane)
         } else if kepler_four {
             // A 64-bit bank row holds 32-bit words i and i + 32 of one 256-byte
@@ -243,7 +332,16 @@ pub fn partition(config: BankConfig, request: &WarpRequest) -> RefPartition {
     } else {
         (1, width)
     };
-    let single_broadcast = fam == Family::Tesla && op != Op::Atomic;
+    if op.is_cas_loop(request.width()) {
+        return cas_loop(config, request);
+    }
+    let single_broadcast = fam == Family::Tesla && !counts_lanes(op);
+    // cas serves each step twice (section 2.2).
+    let repeat = if op.atomic() == Some(AtomicKind::Cas) {
+        2
+    } else {
+        1
+    };
     let extra_step = fam == Family::Fermi && width == 16 && matches!(op, Op::Load | Op::Store);
     let addresses = request.to_array();
 
@@ -251,6 +349,8 @@ pub fn partition(config: BankConfig, request: &WarpRequest) -> RefPartition {
         transactions: Vec::new(),
         ideal: 0,
         ways: 0,
+        loads: 0,
+        rounds: 1,
     };
     for part in 0..parts {
         for phase in 0..32 / size {
@@ -272,13 +372,18 @@ pub fn partition(config: BankConfig, request: &WarpRequest) -> RefPartition {
             if extra_step {
                 steps.push(LaneSet::EMPTY);
             }
-            out.ideal += 1;
+            let steps: Vec<LaneSet> = steps
+                .into_iter()
+                .flat_map(|lanes| std::iter::repeat_n(lanes, repeat))
+                .collect();
+            out.ideal += repeat as u32;
             out.ways = out.ways.max(steps.len() as u32);
             for lanes in steps {
                 out.transactions.push(RefTransaction {
                     phase: phase as u32,
                     part,
                     lanes,
+                    round: 0,
                 });
             }
         }
@@ -331,7 +436,13 @@ pub fn wavefronts_by_degree(config: BankConfig, request: &WarpRequest) -> u32 {
                 })
                 .collect();
             if !lanes.is_empty() {
-                total += degree(&lanes) as u32 + extra;
+                // cas serves each step twice.
+                let repeat = if op.atomic() == Some(AtomicKind::Cas) {
+                    2
+                } else {
+                    1
+                };
+                total += repeat * degree(&lanes) as u32 + extra;
             }
         }
     }

@@ -109,7 +109,7 @@ impl OpName {
         match self {
             OpName::Ld => Op::Load,
             OpName::St => Op::Store,
-            OpName::Atom => Op::Atomic,
+            OpName::Atom => Op::ATOMIC_ADD,
             OpName::LdsmX1 => Op::LdMatrix(Matrices::X1),
             OpName::LdsmX2 => Op::LdMatrix(Matrices::X2),
             OpName::LdsmX4 => Op::LdMatrix(Matrices::X4),

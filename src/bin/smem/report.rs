@@ -215,13 +215,13 @@ fn access(cc: ComputeCapability) -> String {
         (
             "atomicAdd(&s[lane], 1)",
             "each lane its own word",
-            Op::Atomic,
+            Op::ATOMIC_ADD,
             |l| Some(4 * l),
         ),
         (
             "atomicAdd(&s[0], 1)",
             "one counter for the warp",
-            Op::Atomic,
+            Op::ATOMIC_ADD,
             |_| Some(0),
         ),
     ];

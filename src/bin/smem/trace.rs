@@ -761,7 +761,7 @@ fn ncu_metrics(op: Op) -> [&'static str; 3] {
             "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
             "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
         ],
-        Op::Atomic => [
+        Op::Atomic(_) | Op::Reduction(_) => [
             "smsp__sass_inst_executed_op_shared_atom.sum",
             "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
             "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum",
@@ -775,6 +775,14 @@ fn ncu_metrics(op: Op) -> [&'static str; 3] {
             "smsp__sass_inst_executed_op_stsm.sum",
             "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum",
             "sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_stsm.sum",
+        ],
+        // cp.async (and any op the model adds later): the shared pipe's
+        // totals, which also count 4 wavefronts per LDGSTS whatever the
+        // addresses (DESIGN.md section 2.3).
+        _ => [
+            "smsp__sass_inst_executed_op_ldgsts.sum",
+            "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
+            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
         ],
     }
 }

@@ -320,7 +320,7 @@ pub fn classify(opcode: &str) -> Result<Class, String> {
                     "{opcode}: the model has 32-bit shared atomics only, not {bits}-bit"
                 ));
             }
-            (Op::Atomic, 4)
+            (Op::ATOMIC_ADD, 4)
         }
         "LDSM" => (Op::LdMatrix(matrices()), 16),
         "STSM" => (Op::StMatrix(matrices()), 16),
@@ -795,8 +795,8 @@ mod tests {
             ("LDS.64", Op::Load, 8),
             ("LDS.U8", Op::Load, 1),
             ("STS.S16", Op::Store, 2),
-            ("ATOMS.ADD", Op::Atomic, 4),
-            ("ATOMS.POPC.INC.32", Op::Atomic, 4),
+            ("ATOMS.ADD", Op::ATOMIC_ADD, 4),
+            ("ATOMS.POPC.INC.32", Op::ATOMIC_ADD, 4),
             ("LDSM.16.M88", Op::LdMatrix(Matrices::X1), 16),
             ("LDSM.16.MT88.2", Op::LdMatrix(Matrices::X2), 16),
             ("STSM.16.M88.4", Op::StMatrix(Matrices::X4), 16),
