@@ -8,6 +8,7 @@
 mod analyze;
 mod occupancy;
 mod output;
+mod racecheck;
 mod report;
 mod table;
 mod trace;
@@ -62,6 +63,10 @@ enum Command {
     /// Blocks per SM as far as shared memory decides, the carveout chosen and
     /// the limit that binds.
     Occupancy(occupancy::Args),
+    /// Shared-memory races and barrier errors in Accel-Sim traces, per thread
+    /// block, on a CPU (what compute-sanitizer's racecheck and synccheck find
+    /// on a GPU).
+    Racecheck(racecheck::Args),
     /// Check the model against hardware corpora (JSON lines, one measured warp
     /// access a line) and report how many patterns it predicts exactly.
     Verify(verify::Args),
@@ -84,5 +89,6 @@ fn main() -> ExitCode {
         Command::Trace(args) => trace::run(&args),
         Command::Occupancy(args) => occupancy::run(&args),
         Command::Verify(args) => verify::run(&args),
+        Command::Racecheck(args) => racecheck::run(&args),
     }
 }
