@@ -1,0 +1,129 @@
+/*
+ * smem.h: the C API of smem-model, a reference model of GPU (CUDA) shared
+ * memory. Link with libsmem.a (and -lpthread -ldl -lm) or libsmem.so.
+ *
+ * Every function that can fail returns SMEM_OK (0) or a negative SMEM_ERR_*
+ * code, and smem_last_error() then gives this thread's message. No Rust panic
+ * crosses this boundary: one is reported as SMEM_ERR_INTERNAL.
+ *
+ * Addresses are byte offsets into the shared window (what cvta.to.shared
+ * gives), one per lane; lanes outside the active mask are ignored, whatever
+ * they hold. Ops are named as in SASS ("LDS", "STS", "ATOMS.CAS", "RED.ADD",
+ * "LDSM.x4", "STSM.x2", "LDGSTS") or PTX ("load", "store", "atom.add.u64",
+ * "red.add.f32", "ldmatrix.x4", "stmatrix.x2", "cp.async.cg"), in any case; a
+ * bare "ATOMS" or "atom" is an atomic add. Architectures as "sm_90", "9.0",
+ * "compute_86", "sm_90a".
+ *
+ * Checked against the Rust definitions by capi/tests/header.rs.
+ */
+#ifndef SMEM_H
+#define SMEM_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Lanes in a warp. */
+#define SMEM_WARP_SIZE 32
+/* The most transactions one request takes on any capability (1.x, 16-byte
+ * accesses all in one bank: 4 parts x 2 half-warps x 16 steps). */
+#define SMEM_MAX_TRANSACTIONS 128
+
+/* Return codes. */
+#define SMEM_OK 0
+/* A pointer argument was NULL. */
+#define SMEM_ERR_NULL (-1)
+/* The op name (or an arch name) names nothing known, or no op (red.exch). */
+#define SMEM_ERR_UNKNOWN (-2)
+/* The width is not 1, 2, 4, 8 or 16, or not one the op has. */
+#define SMEM_ERR_WIDTH (-3)
+/* An active lane's address is not a multiple of the width. */
+#define SMEM_ERR_MISALIGNED (-4)
+/* An active lane's access runs past the shared window. */
+#define SMEM_ERR_OUTSIDE_WINDOW (-5)
+/* The capability lacks the op or this width of it (ldmatrix before 7.5,
+ * stmatrix before 9.0, 64-bit shared atomics before 2.0, ...). */
+#define SMEM_ERR_UNSUPPORTED_OP (-6)
+/* More transactions than the buffer holds; *count says how many there are. */
+#define SMEM_ERR_CAPACITY (-7)
+/* A bug in the library (a caught panic); please report it. */
+#define SMEM_ERR_INTERNAL (-8)
+
+/* A bank configuration for one compute capability (opaque). */
+typedef struct smem_config smem_config;
+
+/* What a request costs. */
+typedef struct smem_cost {
+    /* Wavefronts (transactions): Nsight Compute's wavefronts counter. */
+    uint32_t wavefronts;
+    /* The wavefronts without bank conflicts. */
+    uint32_t ideal_wavefronts;
+    /* wavefronts - ideal_wavefronts: Nsight Compute's bank-conflict counter. */
+    uint32_t bank_conflicts;
+    /* Steps of the busiest phase: the n of an n-way conflict. */
+    uint32_t ways;
+} smem_cost;
+
+/* One transaction (wavefront) of a partition. */
+typedef struct smem_transaction {
+    /* The lanes it serves, bit i = lane i (0 for the extra step 2.x takes for
+     * 128-bit accesses; on 1.x a lane is in one transaction per 4-byte part). */
+    uint32_t lanes;
+    /* The banks it touches, bit i = bank i. */
+    uint32_t banks;
+    /* Its phase, counting from 0. */
+    uint32_t phase;
+    /* The 4-byte part of each lane's access it moves (1.x), else 0. */
+    uint32_t part;
+} smem_transaction;
+
+/* The configuration a device of `arch` starts in, or NULL (and a message in
+ * smem_last_error()) for an unknown arch. Free with smem_config_free. */
+smem_config *smem_config_new(const char *arch);
+
+/* Frees a configuration; NULL is ignored. */
+void smem_config_free(smem_config *config);
+
+/* Kepler's bank mode, as cudaDeviceSetSharedMemConfig: bank_bytes 4 or 8 on
+ * 3.x; elsewhere the width is fixed and the call changes nothing. */
+int smem_config_set_bank_bytes(smem_config *config, uint32_t bank_bytes);
+
+/* The wavefronts of one warp instruction. */
+int smem_wavefronts(const smem_config *config, const char *op, uint32_t width,
+                    uint32_t active_mask, const uint32_t addresses[32],
+                    uint32_t *wavefronts);
+
+/* As smem_wavefronts, from generic (flat) addresses: each active lane's
+ * shared offset is address - window_base, which must be below 2^32. */
+int smem_wavefronts_generic(const smem_config *config, const char *op,
+                            uint32_t width, uint32_t active_mask,
+                            const uint64_t addresses[32], uint64_t window_base,
+                            uint32_t *wavefronts);
+
+/* The wavefronts, ideal wavefronts, bank conflicts and ways. */
+int smem_cost_of(const smem_config *config, const char *op, uint32_t width,
+                 uint32_t active_mask, const uint32_t addresses[32],
+                 smem_cost *cost);
+
+/* The transactions in the order served: writes min(count, capacity) of them to
+ * `transactions` and their number to *count; SMEM_ERR_CAPACITY when capacity
+ * is too small (SMEM_MAX_TRANSACTIONS always suffices). */
+int smem_partition(const smem_config *config, const char *op, uint32_t width,
+                   uint32_t active_mask, const uint32_t addresses[32],
+                   smem_transaction *transactions, uint32_t capacity,
+                   uint32_t *count);
+
+/* This thread's last error message ("" if none). Valid until the next call
+ * that fails on this thread. */
+const char *smem_last_error(void);
+
+/* The library version, e.g. "0.1.0". */
+const char *smem_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SMEM_H */

@@ -1,0 +1,109 @@
+"""Shared-memory bank conflicts and wavefronts per CUDA compute capability.
+
+Every function takes the arch (``"sm_90"``, ``"8.6"``, ``"compute_75"``), the op
+(SASS ``"LDS"``, ``"STS"``, ``"ATOMS.CAS"``, ``"RED.ADD"``, ``"LDSM.x4"``,
+``"STSM.x2"``, ``"LDGSTS"`` or PTX-like ``"load"``, ``"store"``,
+``"atom.add.u64"``, ``"red.add.f32"``, ``"ldmatrix.x4"``, ``"stmatrix.x2"``,
+``"cp.async.cg"``, in any case; a bare ``"atomic"`` is an atomic add), the
+access width in bytes (1, 2, 4, 8 or 16), and 32 addresses: byte offsets into
+the shared window, ``None`` for an inactive lane. With ``base=``, the addresses
+are generic ones, translated into the 4 GiB shared window that starts there.
+``bank_bytes=8`` selects Kepler's eight-byte bank mode (no effect elsewhere).
+Bad input raises ``ValueError`` with the model's message.
+"""
+
+from typing import List, Optional, Sequence
+
+__version__: str
+WARP_SIZE: int
+
+class Cost:
+    """What a request costs."""
+
+    @property
+    def wavefronts(self) -> int:
+        """Wavefronts (transactions): Nsight Compute's wavefronts counter."""
+    @property
+    def ideal_wavefronts(self) -> int:
+        """The wavefronts without bank conflicts."""
+    @property
+    def bank_conflicts(self) -> int:
+        """``wavefronts - ideal_wavefronts``: Nsight Compute's bank-conflict counter."""
+    @property
+    def ways(self) -> int:
+        """Steps of the busiest phase: the n of an n-way conflict."""
+
+class Transaction:
+    """One wavefront.
+
+    On 1.x a lane is in one transaction per 4-byte part of a wide access; on
+    2.x a 128-bit access has transactions that serve no lane.
+    """
+
+    @property
+    def lanes(self) -> List[int]:
+        """The lanes served, ascending."""
+    @property
+    def banks(self) -> List[int]:
+        """The banks touched, ascending."""
+    @property
+    def words(self) -> List[int]:
+        """The bank words accessed (byte address // bank width), by bank then word."""
+    @property
+    def phase(self) -> int:
+        """The phase, counting from 0."""
+    @property
+    def part(self) -> int:
+        """The 4-byte part of each lane's access it moves (1.x), else 0."""
+
+class Partition:
+    """A request split into its transactions, with its totals."""
+
+    @property
+    def transactions(self) -> List[Transaction]:
+        """The transactions in the order served."""
+    @property
+    def wavefronts(self) -> int: ...
+    @property
+    def ideal_wavefronts(self) -> int: ...
+    @property
+    def bank_conflicts(self) -> int: ...
+    @property
+    def ways(self) -> int: ...
+    @property
+    def classification(self) -> str:
+        """``"empty"``, ``"broadcast"``, ``"parallel"``, ``"conflicted (n-way)"`` or ``"serial (n-way)"``."""
+    def __len__(self) -> int: ...
+
+def wavefronts(
+    arch: str,
+    op: str,
+    width: int,
+    addresses: Sequence[Optional[int]],
+    *,
+    base: Optional[int] = None,
+    bank_bytes: int = 4,
+) -> int:
+    """The wavefronts (transactions) of one warp instruction."""
+
+def cost(
+    arch: str,
+    op: str,
+    width: int,
+    addresses: Sequence[Optional[int]],
+    *,
+    base: Optional[int] = None,
+    bank_bytes: int = 4,
+) -> Cost:
+    """Wavefronts, ideal wavefronts, bank conflicts and ways of one warp instruction."""
+
+def partition(
+    arch: str,
+    op: str,
+    width: int,
+    addresses: Sequence[Optional[int]],
+    *,
+    base: Optional[int] = None,
+    bank_bytes: int = 4,
+) -> Partition:
+    """The transactions of one warp instruction, in the order served."""

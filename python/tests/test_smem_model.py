@@ -1,0 +1,132 @@
+"""The Python module against the model's worked examples and its errors."""
+
+import pytest
+
+import smem_model
+
+FULL = range(32)
+
+
+def strided(stride_bytes):
+    return [stride_bytes * lane for lane in FULL]
+
+
+def test_strided_floats():
+    # float s[]; v = s[stride * lane] on sm_90.
+    expected = {1: 1, 2: 2, 3: 1, 32: 32, 33: 1}
+    for stride, wavefronts in expected.items():
+        assert smem_model.wavefronts("sm_90", "LDS", 4, strided(4 * stride)) == wavefronts
+
+
+def test_inactive_lanes_are_none():
+    # if (lane < 16) v = s[2 * lane];  -- half a warp, no conflict.
+    addresses = [8 * lane if lane < 16 else None for lane in FULL]
+    assert smem_model.wavefronts("sm_90", "load", 4, addresses) == 1
+    assert smem_model.wavefronts("sm_90", "load", 4, [None] * 32) == 0
+
+
+def test_partition_lanes_banks_words():
+    p = smem_model.partition("sm_90", "LDS", 4, strided(8))
+    assert (p.wavefronts, p.ideal_wavefronts, p.bank_conflicts, p.ways) == (2, 1, 1, 2)
+    assert p.classification == "conflicted (2-way)"
+    assert len(p) == 2
+    assert [t.lanes for t in p.transactions] == [list(range(16)), list(range(16, 32))]
+    assert p.transactions[0].banks == list(range(0, 32, 2))
+    assert p.transactions[1].words == list(range(32, 64, 2))
+    assert (p.transactions[1].phase, p.transactions[1].part) == (0, 0)
+    assert "lanes=[0, 1," in repr(p.transactions[0])
+
+
+def test_broadcast_and_wide_accesses():
+    # s[lane % 8]: four lanes share each word.
+    p = smem_model.partition("sm_90", "LDS", 4, [4 * (lane % 8) for lane in FULL])
+    assert p.wavefronts == 1
+    assert p.transactions[0].words == list(range(8))
+    # float4 s[lane]: four quarter-warp wavefronts, each over all 32 banks.
+    p = smem_model.partition("sm_90", "LDS", 16, strided(16))
+    assert [t.lanes for t in p.transactions] == [list(range(q * 8, q * 8 + 8)) for q in range(4)]
+    assert all(t.banks == list(range(32)) for t in p.transactions)
+
+
+def test_1x_lanes_in_several_transactions_and_2x_empty_ones():
+    p = smem_model.partition("1.3", "LDS", 8, strided(8))
+    assert sum(0 in t.lanes for t in p.transactions) == 2
+    assert [t.part for t in p.transactions] == [0, 0, 0, 0, 1, 1, 1, 1]
+    p = smem_model.partition("sm_20", "LDS", 16, strided(16))
+    assert [len(t.lanes) for t in p.transactions] == [8, 0, 8, 0, 8, 0, 8, 0]
+
+
+def test_cost():
+    c = smem_model.cost("sm_90", "LDS", 8, strided(32))
+    assert (c.wavefronts, c.ideal_wavefronts, c.bank_conflicts, c.ways) == (8, 2, 6, 4)
+    assert repr(c) == "Cost(wavefronts=8, ideal_wavefronts=2, bank_conflicts=6, ways=4)"
+
+
+def test_ops_and_kepler_mode():
+    # atomicAdd(&hist[lane % 4], 1): eight lanes in each of four banks.
+    assert smem_model.wavefronts("sm_90", "atomic", 4, [4 * (lane % 4) for lane in FULL]) == 8
+    rows = [lane % 8 * 128 + lane // 8 * 16 for lane in FULL]
+    assert smem_model.wavefronts("sm_90", "ldmatrix.x4", 16, rows) == 32
+    stride3 = strided(12)
+    assert smem_model.wavefronts("sm_35", "LDS", 4, stride3) == 1
+    assert smem_model.wavefronts("sm_35", "LDS", 4, stride3, bank_bytes=8) == 2
+
+
+def test_generic_addresses():
+    base = 0x7F00_0000_0000
+    addresses = [base + 8 * lane for lane in FULL]
+    assert smem_model.wavefronts("sm_90", "LDS", 4, addresses, base=base) == 2
+    with pytest.raises(ValueError) as e:
+        smem_model.wavefronts("sm_90", "LDS", 4, [0x1000] + addresses[1:], base=base)
+    assert str(e.value) == (
+        "lane 0 accesses generic address 0x1000, outside the 4 GiB shared window "
+        "that starts at 0x7f0000000000"
+    )
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("sm_1x", "LDS", 4, strided(4)), 'unknown compute capability "sm_1x"'),
+        (("sm_90", "LDG", 4, strided(4)), 'unknown op "LDG": expected LDS, STS, ATOMS'),
+        (
+            ("sm_90", "LDS", 12, strided(12)),
+            "access width of 12 bytes is not supported: expected 1, 2, 4, 8 or 16",
+        ),
+        (
+            ("sm_90", "LDS", 4, [2] * 32),
+            "misaligned address: lane 0 accesses 4 bytes at 0x2, which is not a multiple of 4",
+        ),
+        (("sm_90", "LDS", 4, strided(4)[:16]), "a warp has 32 lanes, but 16 addresses were given"),
+        (
+            ("sm_90", "LDS", 4, [0x40000] * 32),
+            "lane 0 accesses bytes 0x40000 to 0x40004, past the end of the",
+        ),
+        (
+            ("sm_80", "stmatrix.x4", 16, strided(16)),
+            "STSM.x4 does not exist on compute capability 8.0: it needs 9.0 or later",
+        ),
+        (("sm_90", "LDS", 4, [-4] + strided(4)[1:]), "lane 0: address -4 is not an integer"),
+        (("sm_90", "LDS", 4, [1 << 32] * 32), "lane 0: address 0x100000000 is past the 32-bit"),
+    ],
+)
+def test_errors_are_value_errors_with_the_models_message(args, message):
+    for function in (smem_model.wavefronts, smem_model.cost, smem_model.partition):
+        with pytest.raises(ValueError) as e:
+            function(*args)
+        assert str(e.value).startswith(message), str(e.value)
+
+
+def test_bank_bytes_must_be_4_or_8():
+    with pytest.raises(ValueError, match="bank width of 16 bytes: expected 4 or 8"):
+        smem_model.wavefronts("sm_35", "LDS", 4, strided(4), bank_bytes=16)
+
+
+def test_stubs_and_marker_are_installed():
+    import os
+
+    package = os.path.dirname(smem_model.__file__)
+    assert os.path.exists(os.path.join(package, "py.typed"))
+    assert os.path.exists(os.path.join(package, "__init__.pyi"))
+    assert smem_model.__version__ == "0.1.0"
+    assert smem_model.WARP_SIZE == 32
