@@ -12,9 +12,9 @@
 //! instructions executed. The lowest pending lane always succeeds, so a warp
 //! needs at most 32 rounds.
 //!
-//! A leaf: it uses the scalar scheduler for the loads and calls nothing above.
+//! A leaf: the caller gives the loads' cost, and it calls nothing above.
 
-use super::schedule::{self, Count, Sink, Totals};
+use super::types::{Sink, Totals};
 use crate::lane::WARP_SIZE;
 use crate::{BankConfig, LaneSet, Op, WarpRequest};
 
@@ -23,8 +23,14 @@ const TRY_WAVEFRONTS: u32 = 2;
 
 /// The loop's totals: `wavefronts` are the ATOMS wavefronts, `loads` the LDS
 /// wavefronts, `rounds` the ATOMS instructions; each try is reported to `sink`
-/// as two steps serving the phase's pending lanes.
-pub(crate) fn run<S: Sink>(config: BankConfig, request: &WarpRequest, sink: &mut S) -> Totals {
+/// as two steps serving the phase's pending lanes. `load_wavefronts` gives the
+/// wavefronts of a load request under `config`.
+pub(super) fn run<S: Sink>(
+    config: BankConfig,
+    request: &WarpRequest,
+    sink: &mut S,
+    mut load_wavefronts: impl FnMut(&WarpRequest) -> u32,
+) -> Totals {
     let width = request.width();
     let addresses = request.raw_addresses();
     let phase_lanes = config.phase_lanes(request.op(), width);
@@ -43,7 +49,7 @@ pub(crate) fn run<S: Sink>(config: BankConfig, request: &WarpRequest, sink: &mut
         }
         // The loads of the pending lanes.
         let load = WarpRequest::from_raw(Op::Load, width, LaneSet::from_bits(pending), addresses);
-        totals.loads += schedule::run(config, &load, &mut Count).wavefronts;
+        totals.loads += load_wavefronts(&load);
         // The tries, phase by phase.
         let mut succeeded = 0u32;
         let mut phases_tried = 0;

@@ -2,9 +2,12 @@
 
 mod affine;
 mod cas_loop;
+mod dispatch;
 mod schedule;
 #[cfg(target_arch = "x86_64")]
 mod simd;
+mod types;
+mod validate;
 
 use core::fmt;
 
@@ -12,7 +15,7 @@ use smallvec::SmallVec;
 
 use crate::{Bank, BankConfig, BankSet, Error, Lane, LaneSet, Op, WarpRequest};
 
-pub(crate) use schedule::{count_fast, Totals};
+pub(crate) use types::Totals;
 
 /// The transactions of one request, in the order served, with their totals.
 ///
@@ -73,7 +76,7 @@ struct Step {
 
 struct Record<'a>(&'a mut SmallVec<[Step; INLINE_STEPS]>, u8);
 
-impl schedule::Sink for Record<'_> {
+impl types::Sink for Record<'_> {
     const STEPS: bool = true;
     fn step(&mut self, phase: u8, part: u8, lanes: LaneSet) {
         self.0.push(Step {
@@ -88,45 +91,116 @@ impl schedule::Sink for Record<'_> {
     }
 }
 
-/// The scalar schedule: nvcc's compare-and-swap loop for the atomics it
-/// emulates, the scheduler for everything else.
-fn run<S: schedule::Sink>(config: BankConfig, request: &WarpRequest, sink: &mut S) -> Totals {
-    if request.op().is_cas_loop(request.width()) {
-        cas_loop::run(config, request, sink)
-    } else {
-        schedule::run(config, request, sink)
+/// What [`BankConfig`] computes from a request: its partition, its cost and
+/// its wavefronts, each routed by `dispatch` (the rules themselves are
+/// documented on [`BankConfig`], in the bank module, which knows nothing of
+/// partitions).
+impl BankConfig {
+    /// Splits `request` into the transactions the hardware serves it in.
+    ///
+    /// Cost: a little more than [`wavefronts`](Self::wavefronts) (the steps are
+    /// recorded); no allocation for requests of up to 36 transactions, which is
+    /// all of them except the widest on 1.x.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::UnsupportedOp`] when the capability lacks the request's op.
+    /// - [`Error::OutsideWindow`] when a lane's access runs past
+    ///   [`ComputeCapability::shared_window_size`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, Classification, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let config = BankConfig::new(ComputeCapability::Sm90);
+    /// // Column access of a 32x32 float tile: every lane in bank 0.
+    /// let column = WarpRequest::from_fn(Op::Load, 4, |lane| Some(lane.get() * 32 * 4))?;
+    /// let partition = config.partition(&column)?;
+    /// assert_eq!(partition.wavefronts(), 32);
+    /// assert_eq!(partition.bank_conflicts(), 31);
+    /// assert_eq!(partition.classification(), Classification::Serial { ways: 32 });
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn partition(&self, request: &WarpRequest) -> Result<Partition, Error> {
+        // One partition, filled where it lies: it is a few hundred bytes, and
+        // each move of it costs as much as a short schedule.
+        let mut partition = Partition {
+            config: *self,
+            request: *request,
+            steps: SmallVec::new(),
+            totals: Totals::default(),
+        };
+        let record = &mut Record(&mut partition.steps, 0);
+        partition.totals = dispatch::schedule(*self, request, record)?;
+        Ok(partition)
     }
-}
 
-/// The partition of `request`: the common requests (see
-/// [`schedule::schedule_fast`]) check the window as they are scheduled; the
-/// rest are `validate`d first and take the scheduler.
-pub(crate) fn build(
-    config: BankConfig,
-    request: &WarpRequest,
-    validate: impl FnOnce() -> Result<(), Error>,
-) -> Result<Partition, Error> {
-    // One partition, filled where it lies: it is a few hundred bytes, and
-    // each move of it costs as much as a short schedule.
-    let mut partition = Partition {
-        config,
-        request: *request,
-        steps: SmallVec::new(),
-        totals: Totals::default(),
-    };
-    let record = &mut Record(&mut partition.steps, 0);
-    partition.totals = match schedule::schedule_fast(config, request, record) {
-        Some(totals) => totals,
-        None => {
-            validate()?;
-            run(config, request, record)
-        }
-    };
-    Ok(partition)
-}
+    /// The number of wavefronts `request` takes, without building the partition.
+    ///
+    /// Always equal to `self.partition(request)?.wavefronts()`, and cheaper: use
+    /// it in searches over many layouts, and [`partition`](Self::partition) to see
+    /// why a layout conflicts.
+    ///
+    /// Cost: tens of nanoseconds on the common requests (see the README's
+    /// performance section); no allocation.
+    ///
+    /// # Errors
+    ///
+    /// As [`partition`](Self::partition):
+    ///
+    /// - [`Error::UnsupportedOp`] when the capability lacks the request's op.
+    /// - [`Error::OutsideWindow`] when a lane's access runs past
+    ///   [`ComputeCapability::shared_window_size`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // A column of float tile[32][PITCH]: padding the pitch to 33 removes the conflict.
+    /// let column = |pitch: u32| {
+    ///     WarpRequest::from_fn(Op::Load, 4, move |lane| Some(4 * pitch * lane.get()))
+    /// };
+    /// assert_eq!(sm90.wavefronts(&column(32)?)?, 32);
+    /// assert_eq!(sm90.wavefronts(&column(33)?)?, 1);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    #[inline]
+    pub fn wavefronts(&self, request: &WarpRequest) -> Result<u32, Error> {
+        self.cost(request).map(|cost| cost.wavefronts())
+    }
 
-pub(crate) fn count(config: BankConfig, request: &WarpRequest) -> Totals {
-    run(config, request, &mut schedule::Count)
+    /// The wavefronts, ideal wavefronts and ways of `request`, without building
+    /// the partition: [`wavefronts`](Self::wavefronts) with the counts a bank
+    /// conflict rate needs. Always equal to `self.partition(request)?.cost()`.
+    ///
+    /// # Errors
+    ///
+    /// As [`partition`](Self::partition):
+    ///
+    /// - [`Error::UnsupportedOp`] when the capability lacks the request's op.
+    /// - [`Error::OutsideWindow`] when a lane's access runs past
+    ///   [`ComputeCapability::shared_window_size`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // float4 v = s4[2 * lane]: each quarter-warp's 8 lanes meet in pairs.
+    /// let request = WarpRequest::from_fn(Op::Load, 16, |lane| Some(32 * lane.get()))?;
+    /// let cost = sm90.cost(&request)?;
+    /// assert_eq!((cost.wavefronts(), cost.ideal_wavefronts()), (8, 4));
+    /// assert_eq!((cost.bank_conflicts(), cost.ways()), (4, 2));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    #[inline]
+    pub fn cost(&self, request: &WarpRequest) -> Result<Cost, Error> {
+        dispatch::count(*self, request).map(|totals| Cost::new(totals, request))
+    }
 }
 
 /// What a request costs, without its transactions: the counts a simulator's

@@ -9,6 +9,7 @@
 //! the full partition, so the two cannot disagree.
 
 use super::affine::{self, Affine};
+use super::types::{Repeat, Sink, Totals};
 use crate::bank::Rules;
 use crate::lane::WARP_SIZE;
 use crate::{AccessWidth, BankConfig, BankWidth, LaneSet, Op, WarpRequest};
@@ -136,79 +137,11 @@ fn pairs_share_addresses(request: &WarpRequest) -> bool {
     })
 }
 
-/// What the scheduler reports, step by step.
-pub(crate) trait Sink {
-    /// Whether the sink wants each step's lanes (the counting path does not).
-    const STEPS: bool;
-    /// One step of phase `phase` of part `part`, serving `lanes` (empty for the
-    /// 2.x extra 128-bit step).
-    fn step(&mut self, phase: u8, part: u8, lanes: LaneSet);
-    /// The steps that follow belong to round `round` of a compare-and-swap
-    /// loop (0 until called).
-    #[inline]
-    fn round(&mut self, round: u8) {
-        let _ = round;
-    }
-}
-
 /// Where a phase's steps go: its index and its part (1.x wide accesses).
 #[derive(Debug, Clone, Copy)]
 struct At {
     phase: u8,
     part: u8,
-}
-
-/// Totals of a schedule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Totals {
-    pub(crate) wavefronts: u32,
-    pub(crate) ideal: u32,
-    /// The most steps any phase took.
-    pub(crate) ways: u32,
-    /// LDS wavefronts of a compare-and-swap loop's loads (0 for other ops).
-    pub(crate) loads: u32,
-    /// Instructions executed: 1, or a compare-and-swap loop's rounds.
-    pub(crate) rounds: u32,
-}
-
-impl Default for Totals {
-    fn default() -> Totals {
-        Totals::ZERO
-    }
-}
-
-impl Totals {
-    /// Nothing served, in one instruction.
-    pub(crate) const ZERO: Totals = Totals {
-        wavefronts: 0,
-        ideal: 0,
-        ways: 0,
-        loads: 0,
-        rounds: 1,
-    };
-}
-
-/// Reports each step of the sink it wraps `times` times: `cas` serves each
-/// step twice.
-pub(crate) struct Repeat<'a, S>(pub(crate) &'a mut S, pub(crate) u32);
-
-impl<S: Sink> Sink for Repeat<'_, S> {
-    const STEPS: bool = S::STEPS;
-    #[inline]
-    fn step(&mut self, phase: u8, part: u8, lanes: LaneSet) {
-        for _ in 0..self.1 {
-            self.0.step(phase, part, lanes);
-        }
-    }
-}
-
-/// A sink that only counts.
-pub(crate) struct Count;
-
-impl Sink for Count {
-    const STEPS: bool = false;
-    #[inline]
-    fn step(&mut self, _: u8, _: u8, _: LaneSet) {}
 }
 
 /// One 4-byte word per lane, 32 banks of 4 bytes: accesses of up to 4 bytes.
@@ -218,122 +151,52 @@ const DOUBLE_WORD_KEYS: Shape = Shape::keyed_by_address(3, 15);
 /// Four words per lane in 8 quads of banks: 16-byte accesses and matrix rows.
 const QUAD_WORD_KEYS: Shape = Shape::keyed_by_address(4, 7);
 
-/// Whether `run` takes its word path for `request`: loads and stores of at
-/// most 4 bytes on 2.x and from 5.0 on, one phase of 32 lanes keyed by word.
+/// The word path ([`Path::Word`](super::types::Path::Word)): one phase of 32
+/// lanes keyed by word. Full warps at evenly spaced words take the closed
+/// form; the rest, the scalar scheduler. (`Plan::new` would give the same
+/// shape; the tests compare the two.)
 #[inline(always)]
-pub(super) fn is_word_path(config: BankConfig, request: &WarpRequest) -> bool {
-    matches!(request.op(), Op::Load | Op::Store)
-        && request.width() <= AccessWidth::B4
-        && matches!(
-            config.rules(),
-            Rules::Fermi | Rules::Maxwell | Rules::Measured
-        )
-}
-
-/// The schedule of the requests a simulator partitions most (the word path),
-/// validation included, in one vectorised pass, reported to `sink`. `None`
-/// (and nothing reported) sends the request the long way, as for
-/// [`count_fast`]. Equal to [`run`] wherever it answers.
-#[inline(always)]
-pub(crate) fn schedule_fast<S: Sink>(
-    config: BankConfig,
-    request: &WarpRequest,
-    sink: &mut S,
-) -> Option<Totals> {
-    // Tested here as well, so other requests skip the call.
-    if !is_word_path(config, request) {
-        return None;
+pub(super) fn word<S: Sink>(request: &WarpRequest, sink: &mut S) -> Totals {
+    let lanes = request.active();
+    if lanes.is_empty() {
+        return Totals::default();
     }
-    #[cfg(target_arch = "x86_64")]
-    return super::simd::word_schedule(config, request, sink);
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = sink;
+    let addresses = request.raw_addresses();
+    let affine = if lanes.bits() == u32::MAX {
+        Affine::of(addresses).and_then(|affine| affine.ways(2, 32))
+    } else {
         None
-    }
-}
-
-/// Whether `run` takes its path for 8- and 16-byte loads and stores from
-/// 5.0 on (`wide`).
-#[inline(always)]
-pub(super) fn is_wide_path(config: BankConfig, request: &WarpRequest) -> bool {
-    matches!(request.op(), Op::Load | Op::Store)
-        && request.width() >= AccessWidth::B8
-        && matches!(config.rules(), Rules::Maxwell | Rules::Measured)
-}
-
-/// The totals of the questions a simulator asks most (the word path, and
-/// evenly spaced 8- and 16-byte accesses), validation included, in one
-/// vectorised pass. `None` sends the request the long way
-/// (`BankConfig::validate`, then [`run`]): another path, a CPU without the
-/// vector instructions, an empty warp, or an address that needs the exact
-/// window check. Equal to [`run`]'s totals wherever it answers.
-#[inline(always)]
-pub(crate) fn count_fast(config: BankConfig, request: &WarpRequest) -> Option<Totals> {
-    #[cfg(target_arch = "x86_64")]
-    return super::simd::count(config, request);
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = (config, request);
-        None
-    }
-}
-
-/// Runs the schedule of `request` under `config`, reporting steps to `sink`.
-pub(crate) fn run<S: Sink>(config: BankConfig, request: &WarpRequest, sink: &mut S) -> Totals {
-    // Loads and stores of at most 4 bytes on 2.x and from 5.0 on are one phase
-    // of 32 lanes keyed by word: what a simulator asks most, so it skips the
-    // planner. (`Plan::new` would give the same shape; the tests compare the two
-    // paths through the reference partitioner.) Full warps at evenly spaced
-    // words take the closed form; the rest, the scheduler.
-    if is_word_path(config, request) {
-        let lanes = request.active();
-        if lanes.is_empty() {
-            return Totals::default();
-        }
-        let addresses = request.raw_addresses();
-        let affine = if lanes.bits() == u32::MAX {
-            Affine::of(addresses).and_then(|affine| affine.ways(2, 32))
-        } else {
-            None
-        };
-        let steps = match affine {
-            Some(ways) => {
-                if S::STEPS {
-                    for lanes in affine::steps(32, ways) {
-                        sink.step(0, 0, LaneSet::from_bits(lanes));
-                    }
+    };
+    let steps = match affine {
+        Some(ways) => {
+            if S::STEPS {
+                for lanes in affine::steps(32, ways) {
+                    sink.step(0, 0, LaneSet::from_bits(lanes));
                 }
-                ways
             }
-            // Counts and partitions try `count_fast` and `schedule_fast`
-            // first: what comes here is served by the scalar scheduler.
-            None => multicast_keys(
-                &mut Tally::new(),
-                WORD_KEYS,
-                addresses,
-                0,
-                lanes,
-                At { phase: 0, part: 0 },
-                sink,
-            ),
-        };
-        return Totals {
-            wavefronts: steps,
-            ideal: 1,
-            ways: steps,
-            ..Totals::ZERO
-        };
-    }
-    // Loads and stores of 8 and 16 bytes from 5.0 on: half- and quarter-warp
-    // phases keyed by double and quad word, the other common case.
-    if is_wide_path(config, request) {
-        match request.width() {
-            AccessWidth::B8 => return wide(config, request, DOUBLE_WORD_KEYS, sink),
-            AccessWidth::B16 => return wide(config, request, QUAD_WORD_KEYS, sink),
-            _ => {}
+            ways
         }
+        None => multicast_keys(
+            &mut Tally::new(),
+            WORD_KEYS,
+            addresses,
+            0,
+            lanes,
+            At { phase: 0, part: 0 },
+            sink,
+        ),
+    };
+    Totals {
+        wavefronts: steps,
+        ideal: 1,
+        ways: steps,
+        ..Totals::ZERO
     }
+}
+
+/// The planner's path ([`Path::Planned`](super::types::Path::Planned)):
+/// every rule resolved by [`Plan::new`].
+pub(super) fn planned<S: Sink>(config: BankConfig, request: &WarpRequest, sink: &mut S) -> Totals {
     let plan = Plan::new(config, request);
     let mut tally = Tally::new();
     let mut totals = Totals::default();
@@ -379,11 +242,26 @@ pub(crate) fn run<S: Sink>(config: BankConfig, request: &WarpRequest, sink: &mut
     totals
 }
 
-/// Loads and stores of 8 or 16 bytes on 5.0 and later, keyed by `shape`
-/// (`DOUBLE_WORD_KEYS` or `QUAD_WORD_KEYS`): what `Plan::new` would resolve,
-/// with the key shape constant. Evenly spaced full warps take the closed form.
+/// Loads and stores of 8 or 16 bytes on 5.0 and later
+/// ([`Path::Wide`](super::types::Path::Wide)), keyed by `DOUBLE_WORD_KEYS` or
+/// `QUAD_WORD_KEYS`: what `Plan::new` would resolve, with the key shape
+/// constant. Evenly spaced full warps take the closed form.
+///
+/// `quarter_warps` is a faster scheduler for unmerged quarter-warps, given by
+/// the caller (the vectorised one, where the CPU has it): `None` from it
+/// falls back to the scalar scheduler.
 #[inline(always)]
-fn wide<S: Sink>(config: BankConfig, request: &WarpRequest, shape: Shape, sink: &mut S) -> Totals {
+pub(super) fn wide<S: Sink>(
+    config: BankConfig,
+    request: &WarpRequest,
+    sink: &mut S,
+    quarter_warps: impl FnOnce(&[u32; WARP_SIZE], u32, &mut S) -> Option<Totals>,
+) -> Totals {
+    let shape = if request.width() == AccessWidth::B8 {
+        DOUBLE_WORD_KEYS
+    } else {
+        QUAD_WORD_KEYS
+    };
     let active = request.active();
     let addresses = request.raw_addresses();
     // One phase is a lane per bank group: 16 lanes of 8 bytes, 8 of 16.
@@ -420,10 +298,9 @@ fn wide<S: Sink>(config: BankConfig, request: &WarpRequest, shape: Shape, sink: 
     if config.merges_paired_loads() && request.op() == Op::Load && pairs_share_addresses(request) {
         phase_lanes *= 2;
     }
-    // Unmerged quarter-warps (16-byte keys) have a vectorised scheduler.
-    #[cfg(target_arch = "x86_64")]
+    // Unmerged quarter-warps (16-byte keys) may have a faster scheduler.
     if phase_lanes == 8 {
-        if let Some(totals) = super::simd::quarter_warps(addresses, active.bits(), sink) {
+        if let Some(totals) = quarter_warps(addresses, active.bits(), sink) {
             return totals;
         }
     }
@@ -718,11 +595,13 @@ fn single_word<S: Sink>(keys: &Keys, phase: u8, part: u8, sink: &mut S) -> u32 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::types::{Count, Path};
     use super::*;
     use crate::ComputeCapability;
 
-    /// `run` skips the planner for loads and stores of up to 4 bytes on 2.x
-    /// and 5.0+, and of 8 and 16 bytes on 5.0+; the planner must agree with
+    /// The word and wide paths skip the planner for loads and stores of up to
+    /// 4 bytes on 2.x and 5.0+, and of 8 and 16 bytes on 5.0+ (`Path::of`
+    /// picks them); the planner must agree with
     /// the shortcuts everywhere they are taken.
     #[test]
     fn the_shortcuts_are_what_the_planner_would_do() {
@@ -757,6 +636,14 @@ mod tests {
                         "{cc} {op} {width}"
                     );
                     assert_eq!(plan.scheduler, Scheduler::Multicast);
+                    let (path, fast) = if lanes == 32 {
+                        (Path::Word, word(&request, &mut Count))
+                    } else {
+                        let fast = wide(config, &request, &mut Count, |_, _, _| None);
+                        (Path::Wide, fast)
+                    };
+                    assert_eq!(Path::of(config, &request), path, "{cc} {op} {width}");
+                    assert_eq!(planned(config, &request, &mut Count), fast);
                 }
             }
         }

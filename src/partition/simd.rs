@@ -30,7 +30,7 @@
 
 use std::arch::x86_64::*;
 
-use super::schedule::{Sink, Totals};
+use super::types::{Path, Sink, Totals};
 use crate::lane::WARP_SIZE;
 use crate::{BankConfig, LaneSet, WarpRequest};
 
@@ -52,7 +52,7 @@ pub(super) fn word_ways(addresses: &[u32; WARP_SIZE], active: u32, limit: u32) -
 }
 
 /// The totals of a request, validation included, where one vectorised pass
-/// finds them: on the word path (see `schedule::is_word_path`) by
+/// finds them: on the word path ([`Path::Word`]) by
 /// [`word_ways_avx2`], and for 8- and 16-byte loads and stores from 5.0 on
 /// by the closed form when the warp is full and evenly spaced (not all at one
 /// address, which may merge phases). The path tests and the window's limit
@@ -60,16 +60,16 @@ pub(super) fn word_ways(addresses: &[u32; WARP_SIZE], active: u32, limit: u32) -
 /// feature check. `None` sends the request the long way: the CPU lacks AVX2,
 /// another path, an empty warp, or as `word_ways_avx2` says.
 #[inline(always)]
-pub(super) fn count(config: BankConfig, request: &WarpRequest) -> Option<Totals> {
+pub(super) fn count(config: BankConfig, request: &WarpRequest, path: Path) -> Option<Totals> {
     if !available() {
         return None;
     }
     // SAFETY: the CPU has every feature `count_avx2` is compiled for.
-    unsafe { count_avx2(config, request) }
+    unsafe { count_avx2(config, request, path) }
 }
 
 #[target_feature(enable = "avx2,popcnt")]
-fn count_avx2(config: BankConfig, request: &WarpRequest) -> Option<Totals> {
+fn count_avx2(config: BankConfig, request: &WarpRequest, path: Path) -> Option<Totals> {
     let active = request.active().bits();
     if active == 0 {
         return None;
@@ -78,7 +78,7 @@ fn count_avx2(config: BankConfig, request: &WarpRequest) -> Option<Totals> {
     let width = request.width().bytes();
     let limit = config.capability().shared_window_size() - width;
     let addresses = request.raw_addresses();
-    if super::schedule::is_word_path(config, request) {
+    if path == Path::Word {
         let ways = word_ways_avx2(addresses, active, limit)?;
         return Some(Totals {
             wavefronts: ways,
@@ -87,7 +87,7 @@ fn count_avx2(config: BankConfig, request: &WarpRequest) -> Option<Totals> {
             ..Totals::ZERO
         });
     }
-    if !super::schedule::is_wide_path(config, request) || active != u32::MAX {
+    if path != Path::Wide || active != u32::MAX {
         return None;
     }
     let a = load(addresses, limit)?;
@@ -328,7 +328,7 @@ pub(super) fn word_steps<S: Sink>(
     unsafe { word_steps_avx2(addresses, active, u32::MAX, sink) }
 }
 
-/// The schedule of a request on the word path (see `schedule::is_word_path`),
+/// The schedule of a request on the word path ([`Path::Word`]),
 /// validation included, reported to `sink`, with its totals: the closed form
 /// for full evenly spaced warps, [`word_steps_avx2`]'s scheduler for the rest.
 /// `None` sends the request the long way: the CPU lacks AVX2, another path,
@@ -338,23 +338,25 @@ pub(super) fn word_steps<S: Sink>(
 pub(super) fn word_schedule<S: Sink>(
     config: BankConfig,
     request: &WarpRequest,
+    path: Path,
     sink: &mut S,
 ) -> Option<Totals> {
     if !available() {
         return None;
     }
     // SAFETY: the CPU has every feature `word_schedule_avx2` is compiled for.
-    unsafe { word_schedule_avx2(config, request, sink) }
+    unsafe { word_schedule_avx2(config, request, path, sink) }
 }
 
 #[target_feature(enable = "avx2,popcnt")]
 fn word_schedule_avx2<S: Sink>(
     config: BankConfig,
     request: &WarpRequest,
+    path: Path,
     sink: &mut S,
 ) -> Option<Totals> {
     let active = request.active().bits();
-    if active == 0 || !super::schedule::is_word_path(config, request) {
+    if active == 0 || path != Path::Word {
         return None;
     }
     // Every address at most the limit: the access ends inside the window.

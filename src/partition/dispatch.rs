@@ -1,0 +1,80 @@
+//! The one place a request is routed: its path picked once
+//! ([`Path::of`]), the vectorised pass tried where it answers (validation
+//! folded in), otherwise [`validate`] once and the path's scalar code. The
+//! modules below (`schedule`, `simd`, `cas_loop`, `affine`, `validate`) never
+//! call each other back up; what one needs of another (the vectorised
+//! quarter-warp scheduler, the cost of a loop's loads) is passed in from here.
+
+use super::types::{Count, Path, Sink, Totals};
+use super::validate::validate;
+use super::{cas_loop, schedule};
+use crate::lane::WARP_SIZE;
+use crate::{BankConfig, Error, WarpRequest};
+
+/// The schedule of `request` under `config`, reported to `sink`, validated.
+#[inline(always)]
+pub(super) fn schedule<S: Sink>(
+    config: BankConfig,
+    request: &WarpRequest,
+    sink: &mut S,
+) -> Result<Totals, Error> {
+    let path = Path::of(config, request);
+    // The word path checks the window as it schedules (nothing is reported
+    // when it declines).
+    #[cfg(target_arch = "x86_64")]
+    if path == Path::Word {
+        if let Some(totals) = super::simd::word_schedule(config, request, path, sink) {
+            return Ok(totals);
+        }
+    }
+    validate(config, request)?;
+    Ok(run(config, request, path, sink))
+}
+
+/// The totals of `request` under `config`, validated: the vectorised count
+/// where it answers (the word path, evenly spaced wide accesses), else the
+/// long way.
+#[inline(always)]
+pub(super) fn count(config: BankConfig, request: &WarpRequest) -> Result<Totals, Error> {
+    let path = Path::of(config, request);
+    #[cfg(target_arch = "x86_64")]
+    if let Some(totals) = super::simd::count(config, request, path) {
+        return Ok(totals);
+    }
+    count_checked(config, request, path)
+}
+
+/// [`count`] the long way; apart, so the word path's caller keeps a small frame.
+#[inline(never)]
+fn count_checked(config: BankConfig, request: &WarpRequest, path: Path) -> Result<Totals, Error> {
+    validate(config, request)?;
+    Ok(run(config, request, path, &mut Count))
+}
+
+/// The scalar code of `path` (the request already validated).
+fn run<S: Sink>(config: BankConfig, request: &WarpRequest, path: Path, sink: &mut S) -> Totals {
+    match path {
+        Path::Word => schedule::word(request, sink),
+        Path::Wide => schedule::wide(config, request, sink, quarter_warps),
+        Path::CasLoop => cas_loop::run(config, request, sink, |load| {
+            run(config, load, Path::of(config, load), &mut Count).wavefronts
+        }),
+        Path::Planned => schedule::planned(config, request, sink),
+    }
+}
+
+/// The vectorised quarter-warp scheduler, where the CPU has it.
+#[inline(always)]
+fn quarter_warps<S: Sink>(
+    addresses: &[u32; WARP_SIZE],
+    active: u32,
+    sink: &mut S,
+) -> Option<Totals> {
+    #[cfg(target_arch = "x86_64")]
+    return super::simd::quarter_warps(addresses, active, sink);
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (addresses, active, sink);
+        None
+    }
+}
