@@ -287,7 +287,10 @@ pub fn header(bytes: &[u8]) -> Header<'_> {
 ///
 /// A shared-memory instruction the model cannot predict (a 64-bit `ATOMS`).
 pub fn classify(opcode: &str) -> Result<Class, String> {
-    let (base, modifiers) = opcode.split_once('.').unwrap_or((opcode, ""));
+    let (base, modifiers) = match opcode.as_bytes().iter().position(|&b| b == b'.') {
+        Some(dot) => (&opcode[..dot], &opcode[dot + 1..]),
+        None => (opcode, ""),
+    };
     // The access size in bits: the first modifier that is a number, with or
     // without a U/S (unsigned, signed) prefix: `LDS.U.128`, `LDS.U8`, `STS.64`.
     let bits = || {
@@ -415,8 +418,10 @@ fn signed(token: &[u8]) -> Option<i64> {
     }
 }
 
+/// Whitespace between fields: ASCII whitespace and, for speed, any other
+/// control byte (which no well-formed field holds).
 fn is_space(b: u8) -> bool {
-    b.is_ascii_whitespace()
+    b <= b' '
 }
 
 fn trim(bytes: &[u8]) -> &[u8] {
@@ -446,6 +451,132 @@ impl<'a> Tokens<'a> {
         }
         self.at = i;
         Some(&line[start..i])
+    }
+
+    fn skip_space(&mut self) {
+        while self.at < self.line.len() && is_space(self.line[self.at]) {
+            self.at += 1;
+        }
+    }
+
+    /// The token at `start`, for an error message; moves past it.
+    fn token_from(&mut self, start: usize) -> Option<&'a [u8]> {
+        self.at = start;
+        self.next()
+    }
+
+    /// The next token as a hexadecimal number of 1 to 16 digits, with or
+    /// without `0x` ([`hex`]), read eight bytes at a time ([`swar`]); on
+    /// failure, the token (`None` at the end of the line).
+    fn hex(&mut self) -> Result<u64, Option<&'a [u8]>> {
+        self.skip_space();
+        let line = self.line;
+        let start = self.at;
+        let mut digits = start;
+        if digits + 1 < line.len() && line[digits] == b'0' && line[digits + 1] | 0x20 == b'x' {
+            digits += 2;
+        }
+        let first = swar::load(line, digits);
+        let count = match swar::spaces(first) {
+            0 => match swar::spaces(swar::load(line, digits + 8)) {
+                0 if line.get(digits + 16).is_none_or(|&b| is_space(b)) => 16,
+                0 => 17,
+                high => 8 + high.trailing_zeros() as usize / 8,
+            },
+            low => low.trailing_zeros() as usize / 8,
+        };
+        let value = match count {
+            1..=8 => swar::hex(first, count),
+            9..=16 => swar::hex(first, count - 8)
+                .zip(swar::hex(swar::load(line, digits + count - 8), 8))
+                .map(|(high, low)| high << 32 | low),
+            _ => None,
+        };
+        match value {
+            Some(value) => {
+                self.at = digits + count;
+                Ok(value)
+            }
+            None => Err(self.token_from(start)),
+        }
+    }
+
+    /// The next token as a decimal number ([`decimal`]).
+    fn decimal(&mut self) -> Result<u64, Option<&'a [u8]>> {
+        let start = self.at;
+        match self.next() {
+            Some(token) => decimal(token).ok_or(Some(token)),
+            None => {
+                self.at = start;
+                Err(None)
+            }
+        }
+    }
+
+    /// The next token as a signed decimal number ([`signed`]).
+    fn signed(&mut self) -> Result<i64, Option<&'a [u8]>> {
+        match self.next() {
+            Some(token) => signed(token).ok_or(Some(token)),
+            None => Err(None),
+        }
+    }
+}
+
+/// Hexadecimal numbers eight digits at a time, in a `u64` (SWAR: SIMD
+/// within a register), for the addresses of list-mode lines.
+mod swar {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+
+    /// The 8 bytes of `line` from `at`, little-endian, zero past its end.
+    pub(super) fn load(line: &[u8], at: usize) -> u64 {
+        match line.get(at..at + 8) {
+            Some(bytes) => u64::from_le_bytes(bytes.try_into().unwrap_or_default()),
+            None => {
+                let mut bytes = [0u8; 8];
+                let rest = line.get(at..).unwrap_or_default();
+                bytes[..rest.len().min(8)].copy_from_slice(&rest[..rest.len().min(8)]);
+                u64::from_le_bytes(bytes)
+            }
+        }
+    }
+
+    /// The high bit of each byte that is at most 0x20 (a space, a control
+    /// byte, the zero padding); exact for the lowest such byte, which is all
+    /// that is used.
+    pub(super) fn spaces(x: u64) -> u64 {
+        x.wrapping_sub(ONES * 0x21) & !x & HIGH
+    }
+
+    /// The high bit of each byte (of 7-bit bytes) that is at least `low`.
+    fn at_least(x: u64, low: u8) -> u64 {
+        ((x | HIGH).wrapping_sub(ONES * u64::from(low))) & HIGH
+    }
+
+    /// The value of the first `count` (1 to 8) bytes of `x` as hexadecimal
+    /// digits, the first the most significant; `None` if one is not a digit.
+    pub(super) fn hex(x: u64, count: usize) -> Option<u64> {
+        debug_assert!((1..=8).contains(&count));
+        // The digits moved to the top bytes: the bytes below read as leading zeros.
+        let x = x << (64 - 8 * count);
+        let used = HIGH << (64 - 8 * count);
+        let ascii = !x & HIGH;
+        let lower = x | ONES * 0x20;
+        let digit = at_least(x, b'0') & !at_least(x, b'9' + 1);
+        let letter = at_least(lower, b'a') & !at_least(lower, b'f' + 1);
+        if (digit | letter) & ascii & used != used {
+            return None;
+        }
+        // '0'-'9' are 0x30-0x39, 'a'-'f' and 'A'-'F' 0x61-0x66 and 0x41-0x46:
+        // the low nibble, plus 9 where bit 6 is set. Bytes below `used` are 0.
+        let nibbles = (x & ONES * 0x0f) + ((x >> 6) & ONES) * 9;
+        let nibbles = nibbles & (u64::MAX << (64 - 8 * count));
+        // Pack: pairs of bytes, then of 16-bit and of 32-bit halves, the
+        // lower-addressed (more significant) one on top.
+        let v = ((nibbles << 4) | (nibbles >> 8)) & 0x00ff_00ff_00ff_00ff;
+        let v = ((v << 8) | (v >> 16)) & 0x0000_ffff_0000_ffff;
+        let v = ((v << 16) | (v >> 32)) & 0xffff_ffff;
+        Some(v)
     }
 }
 
@@ -535,8 +666,46 @@ fn shown(token: Option<&[u8]>) -> String {
     }
 }
 
-/// Reads an instruction line (trimmed, not empty).
-fn instruction<'a>(text: &'a [u8], context: &Context) -> Result<Instruction<'a>, String> {
+/// The start of an instruction line, up to its opcode.
+struct Start<'a> {
+    block_warp: Option<([u32; 3], u32)>,
+    source: Option<SourceLine<'a>>,
+    pc: u64,
+    mask: u32,
+    opcode: &'a [u8],
+}
+
+/// The common shape, `PC MASK DEST_NUM [dests] OPCODE` with nothing before,
+/// read in one pass; `None` when the line has another.
+fn plain_start<'a>(tokens: &mut Tokens<'a>) -> Option<Start<'a>> {
+    let pc = tokens.hex().ok()?;
+    tokens.skip_space();
+    let mask_at = tokens.at;
+    let mask = tokens.hex().ok()?;
+    if tokens.at - mask_at != 8 {
+        return None;
+    }
+    let dests = tokens.decimal().ok()?;
+    if dests > 8 {
+        return None;
+    }
+    for _ in 0..dests {
+        if tokens.next()?.first() != Some(&b'R') {
+            return None;
+        }
+    }
+    let opcode = tokens.next()?;
+    opcode.first()?.is_ascii_uppercase().then_some(Start {
+        block_warp: None,
+        source: None,
+        pc,
+        mask: mask as u32,
+        opcode,
+    })
+}
+
+/// Any shape: the leading fields found by trying each count in turn.
+fn any_start<'a>(text: &'a [u8], context: &Context) -> Result<(Start<'a>, usize), String> {
     let mut prefix = Prefix {
         tokens: Tokens { line: text, at: 0 },
         seen: [&[]; PREFIX],
@@ -557,91 +726,113 @@ fn instruction<'a>(text: &'a [u8], context: &Context) -> Result<Instruction<'a>,
     } else {
         None
     };
-    let pc = hex(field(lead)).unwrap_or_default();
-    let mask = hex(field(lead + 1)).unwrap_or_default() as u32;
-    // The opcode starts with an ASCII letter and holds no whitespace; it is
-    // checked to be UTF-8 once, here.
-    let opcode = std::str::from_utf8(field(opcode_at))
-        .map_err(|_| "the opcode is not UTF-8 text".to_owned())?;
-    let class = classify(opcode)?;
-    let mut instruction = Instruction {
+    let opcode = field(opcode_at);
+    // The opcode is a slice of `text`: the addresses start after it.
+    let end = opcode.as_ptr() as usize - text.as_ptr() as usize + opcode.len();
+    let start = Start {
         block_warp,
         source,
-        pc,
-        mask,
+        pc: hex(field(lead)).unwrap_or_default(),
+        mask: hex(field(lead + 1)).unwrap_or_default() as u32,
+        opcode,
+    };
+    Ok((start, end))
+}
+
+/// Reads an instruction line (trimmed, not empty).
+fn instruction<'a>(text: &'a [u8], context: &Context) -> Result<Instruction<'a>, String> {
+    let mut tokens = Tokens { line: text, at: 0 };
+    let plain = if context.lineinfo {
+        None
+    } else {
+        plain_start(&mut tokens)
+    };
+    let start = match plain {
+        Some(start) => start,
+        None => {
+            let (start, end) = any_start(text, context)?;
+            tokens.at = end;
+            start
+        }
+    };
+    // The opcode starts with an ASCII letter and holds no whitespace; it is
+    // checked to be UTF-8 once, here.
+    let opcode =
+        std::str::from_utf8(start.opcode).map_err(|_| "the opcode is not UTF-8 text".to_owned())?;
+    let class = classify(opcode)?;
+    let mut instruction = Instruction {
+        block_warp: start.block_warp,
+        source: start.source,
+        pc: start.pc,
+        mask: start.mask,
         opcode,
         class,
         addresses: [0; WARP_SIZE],
     };
     if let Class::Shared { .. } = class {
-        // The tokens after the opcode: those already read, then the rest.
-        let mut tokens = Tokens {
-            line: text,
-            at: prefix.tokens.at,
-        };
-        let mut buffered = (opcode_at + 1..prefix.count).map(|i| prefix.seen[i]);
-        let mut next = || buffered.next().or_else(|| tokens.next());
-        read_addresses(&mut next, context, &mut instruction)?;
+        read_addresses(&mut tokens, context, &mut instruction)?;
     }
     Ok(instruction)
 }
 
 /// Reads `SRC_NUM [srcs] MEM_WIDTH MODE ADDRESSES` into the shared addresses.
-fn read_addresses<'a>(
-    next: &mut impl FnMut() -> Option<&'a [u8]>,
+fn read_addresses(
+    tokens: &mut Tokens<'_>,
     context: &Context,
     instruction: &mut Instruction<'_>,
 ) -> Result<(), String> {
     let opcode = instruction.opcode;
-    let count = |what: &str, token: Option<&[u8]>| -> Result<u64, String> {
-        token
-            .and_then(decimal)
-            .ok_or_else(|| format!("{opcode}: expected {what}, found {}", shown(token)))
+    let expected = |what: &str, token: Option<&[u8]>| {
+        format!("{opcode}: expected {what}, found {}", shown(token))
     };
-    let srcs = count("the source register count", next())?;
+    let srcs = tokens
+        .decimal()
+        .map_err(|t| expected("the source register count", t))?;
     // Bounded by the line: a count larger than the registers there ends here.
     for _ in 0..srcs {
-        if next().is_none() {
+        if tokens.next().is_none() {
             break;
         }
     }
-    let mem_width = count("the memory width", next())?;
+    let mem_width = tokens
+        .decimal()
+        .map_err(|t| expected("the memory width", t))?;
     if mem_width == 0 {
         return Err(format!(
             "{opcode}: memory width 0: the line has no addresses"
         ));
     }
-    let address = |token: Option<&[u8]>| {
-        token.and_then(hex).ok_or_else(|| {
+    let address = |t| expected("a hexadecimal address", t);
+    let offset = |t| expected("a decimal offset", t);
+    let base = context.shmem_base;
+    // Generic to shared: less the base, when the address is at or above it.
+    let shared = |lane: usize, address: u64| {
+        let offset = if base != 0 && address >= base {
+            address - base
+        } else {
+            address
+        };
+        u32::try_from(offset).map_err(|_| {
             format!(
-                "{opcode}: expected a hexadecimal address, found {}",
-                shown(token)
-            )
-        })
-    };
-    let offset = |token: Option<&[u8]>| {
-        token.and_then(signed).ok_or_else(|| {
-            format!(
-                "{opcode}: expected a decimal offset, found {}",
-                shown(token)
+                "{opcode}: lane {lane} has address {address:#x}, which is not a shared address \
+                 (the header's shmem base_addr is {base:#x})"
             )
         })
     };
     let mask = instruction.mask;
-    let mut generic = [0u64; WARP_SIZE];
-    let mode = next();
-    match mode {
+    let addresses = &mut instruction.addresses;
+    match tokens.next() {
         Some(b"0") => {
             let mut rest = mask;
             while rest != 0 {
                 let lane = rest.trailing_zeros() as usize;
                 rest &= rest - 1;
-                generic[lane] = address(next())?;
+                addresses[lane] = shared(lane, tokens.hex().map_err(address)?)?;
             }
         }
         Some(b"1") => {
-            let base = address(next())?;
-            let stride = offset(next())?;
+            let start = tokens.hex().map_err(address)?;
+            let stride = tokens.signed().map_err(offset)?;
             if mask != 0 {
                 let first = mask.trailing_zeros();
                 let count = mask.count_ones();
@@ -650,17 +841,32 @@ fn read_addresses<'a>(
                         "{opcode}: base_stride addresses need contiguous active lanes, but the mask is {mask:08x}"
                     ));
                 }
-                for i in 0..count {
-                    let lane = (first + i) as usize;
-                    generic[lane] = stride
-                        .checked_mul(i64::from(i))
-                        .and_then(|step| base.checked_add_signed(step))
-                        .ok_or_else(|| {
-                            format!(
-                                "{opcode}: lane {lane}'s address {base:#x} + {i} x {stride} is \
-                                 outside the 64-bit address space (0 to 2^64 - 1)"
-                            )
-                        })?;
+                // The last lane's step is the largest in magnitude: if its
+                // address is in range, every one is.
+                let last = i64::from(count - 1);
+                if stride
+                    .checked_mul(last)
+                    .and_then(|step| start.checked_add_signed(step))
+                    .is_none()
+                {
+                    let i = (0..count)
+                        .find(|&i| {
+                            stride
+                                .checked_mul(i64::from(i))
+                                .and_then(|step| start.checked_add_signed(step))
+                                .is_none()
+                        })
+                        .unwrap_or(count - 1);
+                    let lane = first + i;
+                    return Err(format!(
+                        "{opcode}: lane {lane}'s address {start:#x} + {i} x {stride} is \
+                         outside the 64-bit address space (0 to 2^64 - 1)"
+                    ));
+                }
+                let mut generic = start;
+                for lane in first as usize..(first + count) as usize {
+                    addresses[lane] = shared(lane, generic)?;
+                    generic = generic.wrapping_add_signed(stride);
                 }
             }
         }
@@ -669,19 +875,19 @@ fn read_addresses<'a>(
                 let mut rest = mask;
                 let first = rest.trailing_zeros() as usize;
                 rest &= rest - 1;
-                let mut current = address(next())?;
-                generic[first] = current;
+                let mut current = tokens.hex().map_err(address)?;
+                addresses[first] = shared(first, current)?;
                 while rest != 0 {
                     let lane = rest.trailing_zeros() as usize;
                     rest &= rest - 1;
-                    let delta = offset(next())?;
+                    let delta = tokens.signed().map_err(offset)?;
                     current = current.checked_add_signed(delta).ok_or_else(|| {
                         format!(
                             "{opcode}: lane {lane}'s address {current:#x} + {delta} is outside \
                              the 64-bit address space (0 to 2^64 - 1)"
                         )
                     })?;
-                    generic[lane] = current;
+                    addresses[lane] = shared(lane, current)?;
                 }
             }
         }
@@ -691,24 +897,6 @@ fn read_addresses<'a>(
                 shown(other)
             ))
         }
-    }
-    let base = context.shmem_base;
-    let mut rest = mask;
-    while rest != 0 {
-        let lane = rest.trailing_zeros() as usize;
-        rest &= rest - 1;
-        let address = generic[lane];
-        let shared = if base != 0 && address >= base {
-            address - base
-        } else {
-            address
-        };
-        instruction.addresses[lane] = u32::try_from(shared).map_err(|_| {
-            format!(
-                "{opcode}: lane {lane} has address {address:#x}, which is not a shared address \
-                 (the header's shmem base_addr is {base:#x})"
-            )
-        })?;
     }
     Ok(())
 }
@@ -900,6 +1088,53 @@ mod tests {
         );
     }
 
+    /// The eight-at-a-time hexadecimal reader agrees with the digit-by-digit
+    /// one on every length, digit, case, prefix and neighbouring byte.
+    #[test]
+    fn swar_hex_agrees_with_the_table() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut random = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let alphabet = b"0123456789abcdefABCDEFxXgG:/ -+\t\x00\x7f\xff";
+        for _ in 0..200_000 {
+            let len = (random() % 20) as usize;
+            let mut token: Vec<u8> = (0..len)
+                .map(|_| {
+                    let r = random();
+                    if r % 4 == 0 {
+                        alphabet[(r >> 8) as usize % alphabet.len()]
+                    } else {
+                        b"0123456789abcdefABCDEF"[(r >> 8) as usize % 22]
+                    }
+                })
+                .collect();
+            if random() % 3 == 0 {
+                token.splice(0..0, *b"0x");
+            }
+            let end = token
+                .iter()
+                .position(|&b| is_space(b))
+                .unwrap_or(token.len());
+            let expected = hex(&token[..end]);
+            let mut line = b"  ".to_vec();
+            line.extend_from_slice(&token);
+            if random() % 2 == 0 {
+                line.extend_from_slice(b" 0x1234567890");
+            }
+            let mut tokens = Tokens { line: &line, at: 0 };
+            let got = tokens.hex().ok();
+            // A token starting with whitespace is the next one: compare only
+            // where the token is not empty.
+            if end > 0 && !(token.len() >= 2 && &token[..2] == b"0x" && end == 2) {
+                assert_eq!(got, expected, "{:?}", String::from_utf8_lossy(&line));
+            }
+        }
+    }
+
     /// Issue 12, item 7: `stride * i` and `base + stride * i` are checked.
     #[test]
     fn addresses_past_2_to_the_64_are_errors() {
@@ -919,6 +1154,12 @@ mod tests {
             "LDS: lane 2's address 0x0 + 2 x 9223372036854775807 is outside the 64-bit address \
              space (0 to 2^64 - 1)"
         );
+        // A window at the top of the address space, so that lane 0 is in it.
+        let top = Context {
+            shmem_base: 0xffff_ffff_0000_0000,
+            lineinfo: false,
+        };
+        let err = |text: &str| line(text.as_bytes(), &top).unwrap_err();
         assert_eq!(
             err("0040 00000003 1 R4 LDS 1 R2 4 2 0xfffffffffffffffc 8"),
             "LDS: lane 1's address 0xfffffffffffffffc + 8 is outside the 64-bit address space \
