@@ -561,7 +561,7 @@ mod swar {
         let x = x << (64 - 8 * count);
         let used = HIGH << (64 - 8 * count);
         let ascii = !x & HIGH;
-        let lower = x | ONES * 0x20;
+        let lower = x | (ONES * 0x20);
         let digit = at_least(x, b'0') & !at_least(x, b'9' + 1);
         let letter = at_least(lower, b'a') & !at_least(lower, b'f' + 1);
         if (digit | letter) & ascii & used != used {
@@ -569,7 +569,7 @@ mod swar {
         }
         // '0'-'9' are 0x30-0x39, 'a'-'f' and 'A'-'F' 0x61-0x66 and 0x41-0x46:
         // the low nibble, plus 9 where bit 6 is set. Bytes below `used` are 0.
-        let nibbles = (x & ONES * 0x0f) + ((x >> 6) & ONES) * 9;
+        let nibbles = (x & (ONES * 0x0f)) + ((x >> 6) & ONES) * 9;
         let nibbles = nibbles & (u64::MAX << (64 - 8 * count));
         // Pack: pairs of bytes, then of 16-bit and of 32-bit halves, the
         // lower-addressed (more significant) one on top.
