@@ -864,8 +864,9 @@ fn read_addresses(
                     ));
                 }
                 let mut generic = start;
-                for lane in first as usize..(first + count) as usize {
-                    addresses[lane] = shared(lane, generic)?;
+                let lanes = first as usize..(first + count) as usize;
+                for (lane, slot) in addresses[lanes.clone()].iter_mut().zip(lanes) {
+                    *slot = shared(lane, generic)?;
                     generic = generic.wrapping_add_signed(stride);
                 }
             }
