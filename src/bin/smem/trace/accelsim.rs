@@ -865,7 +865,7 @@ fn read_addresses(
                 }
                 let mut generic = start;
                 let lanes = first as usize..(first + count) as usize;
-                for (lane, slot) in addresses[lanes.clone()].iter_mut().zip(lanes) {
+                for (slot, lane) in addresses[lanes.clone()].iter_mut().zip(lanes) {
                     *slot = shared(lane, generic)?;
                     generic = generic.wrapping_add_signed(stride);
                 }
