@@ -587,3 +587,466 @@ fn long_lines_crlf_and_a_missing_last_newline() {
         .collect();
     assert_eq!(seen, ["1", "2", "4"]);
 }
+
+/// Accel-Sim stores traces as `kernel-N.traceg.xz` listed in a
+/// `kernelslist.g`: the list is followed (the `.xz` found where the list
+/// names the plain file) and the totals are those of the unpacked files.
+#[test]
+fn xz_files_and_kernel_lists_read_as_unpacked() {
+    let kernels = format!("{TRACES}/kernels");
+    let plain = json(&[&format!("{TRACES}/transpose.traceg")]);
+    let packed = json(&[&format!("{kernels}/kernel-1.traceg.xz")]);
+    let hist = json(&[&format!("{kernels}/kernel-2.traceg")]);
+    assert_eq!(sums(&packed), sums(&plain));
+    assert_eq!(packed["by_op"], plain["by_op"]);
+    let listed = json(&[&format!("{kernels}/kernelslist.g")]);
+    let added: Vec<u64> = sums(&plain)
+        .iter()
+        .zip(sums(&hist))
+        .map(|(a, b)| a + b)
+        .collect();
+    assert_eq!(sums(&listed).to_vec(), added);
+    assert_eq!(
+        listed["files"],
+        serde_json::json!([
+            {"name": format!("{kernels}/kernelslist.g"), "format": "kernel-list"},
+            {"name": format!("{kernels}/kernel-1.traceg.xz"), "format": "accel-sim"},
+            {"name": format!("{kernels}/kernel-2.traceg"), "format": "accel-sim"},
+        ])
+    );
+    // Compressed data on standard input is told by its first bytes.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_smem"))
+        .args(["trace", "--json", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let xz = fs::read(format!(
+        "{}/{kernels}/kernel-1.traceg.xz",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    child.stdin.take().unwrap().write_all(&xz).unwrap();
+    let output = child.wait_with_output().unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(sums(&report), sums(&plain));
+    // A folder with a kernel list says how to read it.
+    let output = trace(&[&kernels]);
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "error: cannot read {kernels}: is a directory (pass {kernels}/kernelslist.g to read \
+             the traces it lists)\n"
+        )
+    );
+}
+
+/// With lineinfo, `--by-line` ranks source lines: two instructions of line 17
+/// add up; a trace without lineinfo is one row per kernel.
+#[test]
+fn by_line_ranks_source_lines() {
+    let report = json(&["--by-line", &format!("{TRACES}/kernels/kernelslist.g")]);
+    let rows = report["by_line"].as_array().unwrap();
+    let summary: Vec<(Value, &str, u64, u64, u64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["source_line"].clone(),
+                r["kernel"].as_str().unwrap(),
+                r["instructions"].as_u64().unwrap(),
+                r["requests"].as_u64().unwrap(),
+                r["bank_conflicts"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (
+                Value::Null,
+                "transposeTile(float*, float const*)",
+                6,
+                12,
+                180
+            ),
+            ("17".into(), "hist(int const*, int*)", 2, 2, 46),
+            ("20".into(), "hist(int const*, int*)", 1, 1, 3),
+            ("12".into(), "hist(int const*, int*)", 1, 1, 0),
+        ]
+    );
+    assert_eq!(rows[1]["ops"], serde_json::json!(["LDS.32"]));
+    assert_eq!(
+        rows[1]["first_seen"],
+        format!("{TRACES}/kernels/kernel-2.traceg:23")
+    );
+    let out = stdout(&trace(&[
+        "--by-line",
+        &format!("{TRACES}/kernels/kernel-2.traceg"),
+    ]));
+    assert!(
+        out.contains("source lines with the most bank conflicts (top 3):\n"),
+        "{out}"
+    );
+    assert!(
+        has_row(
+            &out,
+            &[
+                "1",
+                "17",
+                "hist",
+                "LDS.32",
+                &format!("{TRACES}/kernels/kernel-2.traceg:23"),
+                "2",
+                "48",
+                "46",
+                "32-way"
+            ]
+        ),
+        "{out}"
+    );
+}
+
+/// Kernel names are demangled for people; the JSON `instruction` keeps the
+/// name as the trace gives it.
+#[test]
+fn kernel_names_are_demangled() {
+    let file = format!("{TRACES}/transpose.traceg");
+    let report = json(&[&file]);
+    let top = &report["top"][0];
+    assert_eq!(top["instruction"], "_Z13transposeTilePfPKf 0x00b0 LDS");
+    assert_eq!(top["kernel"], "transposeTile(float*, float const*)");
+    assert_eq!(top["pc"], 0xb0);
+    let out = stdout(&trace(&[&file]));
+    assert!(
+        has_row(
+            &out,
+            &[
+                "1",
+                "transposeTile",
+                "0x00b0",
+                "LDS",
+                "LDS.32",
+                &format!("{file}:28"),
+                "2",
+                "64",
+                "62",
+                "32-way"
+            ]
+        ),
+        "{out}"
+    );
+}
+
+/// Each total is given with the Nsight Compute metric it predicts, in the
+/// text and in JSON, so that `ncu --metrics` output can be put beside it.
+#[test]
+fn totals_name_their_nsight_compute_metrics() {
+    let file = format!("{TRACES}/transpose.traceg");
+    let report = json(&[&file]);
+    let metric = |name: &str| {
+        report["ncu_metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["metric"] == name)
+            .unwrap_or_else(|| panic!("{name} in {report}"))
+            .clone()
+    };
+    let by_op = &report["by_op"];
+    let loads = |field: &str| {
+        by_op["LDS.32"][field].as_u64().unwrap() + by_op["LDS.128"][field].as_u64().unwrap()
+    };
+    let ld = metric("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum");
+    assert_eq!(ld["total"], "wavefronts");
+    assert_eq!(ld["predicted"], loads("wavefronts"));
+    assert_eq!(ld["ops"], serde_json::json!(["LDS.128", "LDS.32"]));
+    let conflicts = metric("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum");
+    assert_eq!(conflicts["predicted"], loads("bank_conflicts"));
+    assert_eq!(
+        metric("smsp__sass_inst_executed_op_shared_ld.sum")["predicted"],
+        loads("requests")
+    );
+    assert_eq!(
+        metric("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum")["predicted"],
+        by_op["STS.32"]["wavefronts"]
+    );
+    assert_eq!(
+        metric("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum")["predicted"],
+        by_op["ATOMS"]["bank_conflicts"]
+    );
+    assert_eq!(
+        metric("sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum")["predicted"],
+        56
+    );
+    let out = stdout(&trace(&[&file]));
+    assert!(
+        has_row(
+            &out,
+            &[
+                "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+                &loads("wavefronts").to_string(),
+                "LDS.128,",
+                "LDS.32"
+            ]
+        ),
+        "{out}"
+    );
+}
+
+/// Runs `smem trace ARGS` with a deadline: a hang is a failure, not a stuck
+/// test run. Returns the output and the peak resident memory in kilobytes
+/// (read from /proc while it runs).
+#[cfg(target_os = "linux")]
+fn bounded_run(args: &[&str], stdin: Option<&[u8]>) -> (Output, u64) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_smem"))
+        .arg("trace")
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(input) = stdin {
+        let mut pipe = child.stdin.take().unwrap();
+        let input = input.to_vec();
+        std::thread::spawn(move || pipe.write_all(&input));
+    }
+    let status_path = format!("/proc/{}/status", child.id());
+    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let out = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut out, &mut v).unwrap();
+        v
+    });
+    let err = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut err, &mut v).unwrap();
+        v
+    });
+    let started = std::time::Instant::now();
+    let mut peak = 0;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(120) {
+            child.kill().unwrap();
+            panic!("smem trace {args:?} did not end in 120 s");
+        }
+        if let Ok(text) = fs::read_to_string(&status_path) {
+            if let Some(kb) = text
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse::<u64>().ok())
+            {
+                peak = peak.max(kb);
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    };
+    let output = Output {
+        status,
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+    };
+    (output, peak)
+}
+
+/// Issue 12, item 2: a worker's failure ends the run with an `error:` line
+/// and status 1, never a hang (the reader used to block on a full queue nobody
+/// read) nor "a scoped thread panicked". The failure is injected at a line
+/// (`SMEM_TRACE_PANIC_AT_LINE`, honoured by debug builds only).
+#[cfg(all(target_os = "linux", debug_assertions))]
+#[test]
+fn a_failing_worker_is_an_error_not_a_hang() {
+    let good = corpus_request(1).0;
+    let text = format!("{good}\n").repeat(40_001);
+    let file = TempFile::new("panic.jsonl", text.as_bytes());
+    for threads in ["1", "2"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_smem"))
+            .args(["trace", "-j", threads, file.name()])
+            .env("SMEM_TRACE_PANIC_AT_LINE", "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if started.elapsed() > std::time::Duration::from_secs(120) {
+                child.kill().unwrap();
+                panic!("-j {threads}: smem trace hung after a worker failed");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(1), "-j {threads}");
+        let err = stderr(&output);
+        assert!(
+            err.starts_with(&format!(
+                "error: internal error: a worker thread failed on the lines of {} from line 1: \
+                 SMEM_TRACE_PANIC_AT_LINE: a deliberate failure at line 1 at src/bin/smem/trace.rs:",
+                file.name()
+            )),
+            "{err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert_eq!(stdout(&output), "");
+    }
+}
+
+/// Issue 12, item 2, the input that found it: one record whose arch made the
+/// parser panic, then 40,000 good ones, on one thread. It ends (an error
+/// line, exit status 1) whether the record is refused or the parser fails.
+#[cfg(target_os = "linux")]
+#[test]
+fn one_bad_record_then_forty_thousand_good_ones_end() {
+    let good = corpus_request(1).0;
+    let bad = good.replace("\"sm_90\"", "\"sm_1é\"");
+    let text = format!("{bad}\n{}", format!("{good}\n").repeat(40_000));
+    let file = TempFile::new("sm1e.jsonl", text.as_bytes());
+    let (output, _) = bounded_run(&["-j", "1", file.name()], None);
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(err.starts_with("error: "), "{err}");
+    assert!(err.lines().all(|l| l.starts_with("error: ")), "{err}");
+    assert!(!err.contains("scoped thread"), "{err}");
+}
+
+/// Issue 12, item 3: a kernel name is stored once, not per header line nor
+/// per instruction: a 100 KB name followed by 20,000 header lines (which
+/// peaked at 1.96 GB) and a 1.1 MB trace of the same kind stay small.
+#[cfg(target_os = "linux")]
+#[test]
+fn long_kernel_names_are_stored_once() {
+    for headers in [20_000usize, 110_000] {
+        let name = "k".repeat(100_000);
+        let mut text = format!(
+            "-kernel name = {name}\n-shmem base_addr = 0x7f0000000000\n-binary version = 90\n"
+        );
+        for i in 0..headers {
+            text.push_str(if i % 2 == 0 {
+                "-enable lineinfo = 0\n"
+            } else {
+                "-nregs = 24\n"
+            });
+        }
+        for pc in 0..64 {
+            let _ = writeln!(
+                text,
+                "{:04x} ffffffff 1 R5 LDS 1 R6 4 1 0x7f0000000000 128 0",
+                16 * pc
+            );
+        }
+        let file = TempFile::new("names.traceg", text.as_bytes());
+        let (output, peak) = bounded_run(&["--json", file.name()], None);
+        assert!(output.status.success(), "{}", stderr(&output));
+        let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(report["requests"], 64);
+        assert!(peak < 64 * 1024, "{headers} headers: peak RSS {peak} kB");
+    }
+}
+
+/// Issue 12, item 4: lines are at most 1 MiB. A longer one is an error naming
+/// the file, the line and the limit, as soon as the limit is passed (so
+/// `/dev/zero`, one endless line, ends at once), and stops that file only.
+#[cfg(target_os = "linux")]
+#[test]
+fn lines_longer_than_the_limit_stop_their_file() {
+    let (output, peak) = bounded_run(&["/dev/zero"], None);
+    assert_eq!(
+        stderr(&output),
+        "error: /dev/zero: line 1 is longer than the limit of 1048576 bytes (1 MiB); \
+         the rest of the file is not read\n"
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert!(peak < 64 * 1024, "peak RSS {peak} kB");
+
+    // Two good records, a line of 1 MiB + 1 byte, a good record: the first
+    // two count, the file stops at line 3, the next file is read.
+    let (good, _) = corpus_request(3);
+    let text = format!("{good}\n{good}\n{}\n{good}\n", "x".repeat((1 << 20) + 1));
+    let file = TempFile::new("too-long.jsonl", text.as_bytes());
+    // Exactly the limit is allowed.
+    let label = "y".repeat((1 << 20) - good.len() - 11);
+    let at_limit = format!("{{\"label\":\"{label}\",{}", &good[1..]);
+    assert_eq!(at_limit.len(), 1 << 20);
+    let fits = TempFile::new("at-limit.jsonl", format!("{at_limit}\n").as_bytes());
+    let (output, _) = bounded_run(&["--json", file.name(), fits.name()], None);
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "error: {}: line 3 is longer than the limit of 1048576 bytes (1 MiB); \
+             the rest of the file is not read\n",
+            file.name()
+        )
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["requests"], 3);
+    assert_eq!(report["files_not_read"], 1);
+
+    // The same through a pipe, where no size is known.
+    let (output, _) = bounded_run(&["-"], Some(text.as_bytes()));
+    assert_eq!(
+        stderr(&output),
+        "error: <stdin>: line 3 is longer than the limit of 1048576 bytes (1 MiB); \
+         the rest of the file is not read\n"
+    );
+}
+
+/// Issue 12, item 5: thread counts are checked: at least 1, at most 64.
+#[test]
+fn thread_counts_are_checked() {
+    let file = format!("{TRACES}/labelled.jsonl");
+    for (threads, message) in [
+        ("0", "error: --threads must be at least 1\n"),
+        (
+            "18446744073709551615",
+            "error: --threads 18446744073709551615 is more than the maximum of 64\n",
+        ),
+        (
+            "1000000000",
+            "error: --threads 1000000000 is more than the maximum of 64\n",
+        ),
+        ("65", "error: --threads 65 is more than the maximum of 64\n"),
+    ] {
+        let output = trace(&["-j", threads, &file]);
+        assert_eq!(stderr(&output), message);
+        assert_eq!(output.status.code(), Some(1));
+    }
+    let output = trace(&["-j", "64", &file]);
+    assert!(output.status.success(), "{}", stderr(&output));
+}
+
+/// Issue 12, items 7 and 8: base+stride and base+delta addresses past 2^64
+/// are errors (they wrapped), and a huge SRC_NUM ends with the line (it spun).
+#[test]
+fn trace_addresses_past_2_to_the_64_and_huge_counts() {
+    let text = "-kernel name = k\n-shmem base_addr = 0xffffffff00000000\n\
+                0000 ffffffff 1 R1 LDS 1 R2 4 1 0xfffffffffffffff0 4 0\n\
+                0010 00000003 1 R1 LDS 1 R2 4 2 0xfffffffffffffffc 8 0\n\
+                0020 ffffffff 1 R1 LDS 1 R2 4 1 0xffffffff00000000 9223372036854775807 0\n\
+                0030 ffffffff 1 R1 LDS 18446744073709551615 R2 4 1 0xffffffff00000000 4\n\
+                0040 ffffffff 1 R1 LDS 1 R2 4 1 0xffffffff00000000 4 0\n";
+    let file = TempFile::new("overflow.traceg", text.as_bytes());
+    let output = trace(&["--json", file.name()]);
+    let name = file.name();
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "error: {name}:3: LDS: lane 4's address 0xfffffffffffffff0 + 4 x 4 is outside the \
+             64-bit address space (0 to 2^64 - 1)\n\
+             error: {name}:4: LDS: lane 1's address 0xfffffffffffffffc + 8 is outside the \
+             64-bit address space (0 to 2^64 - 1)\n\
+             error: {name}:5: LDS: lane 1's address 0xffffffff00000000 + 1 x 9223372036854775807 \
+             is outside the 64-bit address space (0 to 2^64 - 1)\n\
+             error: {name}:6: LDS: expected the source register count, found `18446744073709551615`\n"
+        )
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["requests"], 1);
+}
