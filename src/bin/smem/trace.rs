@@ -62,7 +62,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 use smem_model::corpus::Record;
-use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+use smem_model::{BankConfig, ComputeCapability, LaneSet, Op, WarpRequest};
 
 use accelsim::{Class, Line as TraceLine};
 use reader::{Chunk, Format, Input, KernelState, Location, Reader};
@@ -179,27 +179,32 @@ fn trace_arch(kernel: &KernelState, arch: Option<ComputeCapability>) -> ComputeC
     .unwrap_or(DEFAULT_ARCH)
 }
 
-/// A request from a mask and the active lanes' addresses.
+/// A request from a mask and the active lanes' addresses (inactive lanes'
+/// are ignored).
 fn request(op: Op, width: u32, mask: u32, addresses: &[u32; 32]) -> Result<WarpRequest, String> {
-    WarpRequest::from_fn(op, width, |lane| {
-        (mask >> lane.index() & 1 == 1).then(|| addresses[lane.index()])
-    })
-    .map_err(|e| e.to_string())
+    WarpRequest::from_offsets(op, width, LaneSet::from_bits(mask), addresses)
+        .map_err(|e| e.to_string())
 }
 
 /// What a worker knows besides the chunk.
 struct Settings {
     arch: Option<ComputeCapability>,
+    /// `--timings`.
+    timed: bool,
     /// A line number at which to panic, to test the handling of a worker's
     /// failure (`SMEM_TRACE_PANIC_AT_LINE`, read in debug builds only).
     panic_at: Option<u64>,
 }
 
-/// Analyses one chunk into the worker's counts: reads its lines, some
-/// hundreds at a time, into requests, then predicts and counts them, timing
-/// the two apart (`--timings`). Returns the chunk's errors.
+/// Analyses one chunk into the worker's counts: reads its lines into
+/// requests, predicts and counts them. With `--timings`, some hundreds of
+/// lines are read, then counted, timing the two apart. Returns the chunk's
+/// errors.
 fn analyse(chunk: &Chunk, counts: &mut Counts, settings: &Settings) -> Errors {
     let arch = settings.arch;
+    // With --timings, lines are parsed some hundreds at a time and then
+    // counted, to time the two apart; otherwise each is counted as it is read.
+    let timed = settings.timed;
     let mut errors = Errors::default();
     let mut parsed: Vec<Parsed<'_>> = Vec::with_capacity(PARSED_LINES);
     let mut lines = chunk.lines().peekable();
@@ -216,22 +221,30 @@ fn analyse(chunk: &Chunk, counts: &mut Counts, settings: &Settings) -> Errors {
             match line.format {
                 Some(Format::AccelSim) => {
                     let kernel = line.kernel;
-                    match accelsim::line(line.bytes, &kernel.context) {
+                    // By reference: an instruction is some 200 bytes.
+                    match &accelsim::line(line.bytes, &kernel.context) {
                         Ok(TraceLine::Instruction(i)) => match i.class {
                             Class::Shared { op, width } => {
                                 let cc = trace_arch(&kernel, arch);
                                 match request(op, width, i.mask, &i.addresses) {
-                                    Ok(request) => parsed.push(Parsed {
-                                        at: line.at,
-                                        config: BankConfig::new(cc),
-                                        request,
-                                        source: Source::Code {
-                                            kernel: kernel.name,
-                                            pc: i.pc,
-                                            opcode: i.opcode,
-                                            line: i.source,
-                                        },
-                                    }),
+                                    Ok(request) => {
+                                        let line = Parsed {
+                                            at: line.at,
+                                            config: BankConfig::new(cc),
+                                            request,
+                                            source: Source::Code {
+                                                kernel: kernel.name,
+                                                pc: i.pc,
+                                                opcode: i.opcode,
+                                                line: i.source,
+                                            },
+                                        };
+                                        if timed {
+                                            parsed.push(line);
+                                        } else {
+                                            count(&line, counts, &mut errors);
+                                        }
+                                    }
                                     Err(err) => {
                                         errors.push(line.at, format!("{}: {err}", i.opcode), false)
                                     }
@@ -242,7 +255,7 @@ fn analyse(chunk: &Chunk, counts: &mut Counts, settings: &Settings) -> Errors {
                         // Headers (the reader follows them) and the structure
                         // of the .traceg form: nothing to analyse.
                         Ok(_) => {}
-                        Err(reason) => errors.push(line.at, reason, false),
+                        Err(reason) => errors.push(line.at, reason.clone(), false),
                     }
                 }
                 Some(Format::Corpus) => {
@@ -256,12 +269,19 @@ fn analyse(chunk: &Chunk, counts: &mut Counts, settings: &Settings) -> Errors {
                         continue;
                     }
                     match corpus_line(text, arch) {
-                        Ok((label, config, request)) => parsed.push(Parsed {
-                            at: line.at,
-                            config,
-                            request,
-                            source: Source::Record(label),
-                        }),
+                        Ok((label, config, request)) => {
+                            let line = Parsed {
+                                at: line.at,
+                                config,
+                                request,
+                                source: Source::Record(label),
+                            };
+                            if timed {
+                                parsed.push(line);
+                            } else {
+                                count(&line, counts, &mut errors);
+                            }
+                        }
                         Err(reason) => errors.push(line.at, reason, false),
                     }
                 }
@@ -278,37 +298,7 @@ fn analyse(chunk: &Chunk, counts: &mut Counts, settings: &Settings) -> Errors {
         }
         let analysis_started = Instant::now();
         for line in &parsed {
-            let capability = line.config.capability();
-            let op = (line.request.op(), line.request.width());
-            match line.config.cost(&line.request) {
-                Ok(cost) => match &line.source {
-                    Source::Code {
-                        kernel,
-                        pc,
-                        opcode,
-                        line: source,
-                    } => counts.add_code(
-                        line.at,
-                        *kernel,
-                        *pc,
-                        opcode,
-                        source.map(|s| (s.file, s.line)),
-                        capability,
-                        op,
-                        cost,
-                    ),
-                    Source::Record(label) => {
-                        counts.add_record(line.at, label.as_deref(), capability, op, cost)
-                    }
-                },
-                Err(err) => {
-                    let reason = match &line.source {
-                        Source::Code { opcode, .. } => format!("{opcode}: {err}"),
-                        Source::Record(_) => err.to_string(),
-                    };
-                    errors.push(line.at, reason, false);
-                }
-            }
+            count(line, counts, &mut errors);
         }
         let finished = Instant::now();
         counts.timings.parse += analysis_started - started;
@@ -319,6 +309,42 @@ fn analyse(chunk: &Chunk, counts: &mut Counts, settings: &Settings) -> Errors {
         errors.push(error.at, error.reason.clone(), error.file_level);
     }
     errors
+}
+
+/// Predicts one request and counts it.
+#[inline]
+fn count(line: &Parsed<'_>, counts: &mut Counts, errors: &mut Errors) {
+    let capability = line.config.capability();
+    let op = (line.request.op(), line.request.width());
+    match line.config.cost(&line.request) {
+        Ok(cost) => match &line.source {
+            Source::Code {
+                kernel,
+                pc,
+                opcode,
+                line: source,
+            } => counts.add_code(
+                line.at,
+                *kernel,
+                *pc,
+                opcode,
+                source.map(|s| (s.file, s.line)),
+                capability,
+                op,
+                cost,
+            ),
+            Source::Record(label) => {
+                counts.add_record(line.at, label.as_deref(), capability, op, cost)
+            }
+        },
+        Err(err) => {
+            let reason = match &line.source {
+                Source::Code { opcode, .. } => format!("{opcode}: {err}"),
+                Source::Record(_) => err.to_string(),
+            };
+            errors.push(line.at, reason, false);
+        }
+    }
 }
 
 /// A corpus record's label, configuration and request.
@@ -591,6 +617,7 @@ fn trace(args: &Args, threads: usize) -> ExitCode {
     let mut reading = Duration::ZERO;
     let settings = Settings {
         arch: args.arch,
+        timed: args.timings,
         panic_at: if cfg!(debug_assertions) {
             std::env::var("SMEM_TRACE_PANIC_AT_LINE")
                 .ok()

@@ -740,6 +740,7 @@ fn any_start<'a>(text: &'a [u8], context: &Context) -> Result<(Start<'a>, usize)
 }
 
 /// Reads an instruction line (trimmed, not empty).
+#[inline(always)]
 fn instruction<'a>(text: &'a [u8], context: &Context) -> Result<Instruction<'a>, String> {
     let mut tokens = Tokens { line: text, at: 0 };
     let plain = if context.lineinfo {
