@@ -772,7 +772,7 @@ fn totals_name_their_nsight_compute_metrics() {
     );
     assert_eq!(
         metric("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum")["predicted"],
-        by_op["ATOMS"]["bank_conflicts"]
+        by_op["ATOMS.ADD"]["bank_conflicts"]
     );
     assert_eq!(
         metric("sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum")["predicted"],
