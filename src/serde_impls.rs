@@ -19,10 +19,10 @@ use serde::ser::{SerializeSeq, SerializeStruct, Serializer};
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    Advice, Bank, BankConfig, BankConflict, BankSet, BankWidth, Candidate, ComputeCapability, Cost,
-    DynamicLayout, ElementType, Error, Lane, Occupancy, OccupancyLimit, Op, Partition, PlacedArray,
-    SharedMemConfig, Swizzle, TileAccess, TileLayout, Transaction, WarpRequest, WriteCollision,
-    WARP_SIZE,
+    Advice, Bank, BankConfig, BankConflict, BankSet, BankWidth, Candidate, ComputeCapability,
+    ConstantLoad, Cost, DynamicLayout, ElementType, Error, Lane, LaneSet, Occupancy,
+    OccupancyLimit, Op, Partition, PlacedArray, SharedMemConfig, Swizzle, TileAccess, TileLayout,
+    Transaction, WarpRequest, WriteCollision, WARP_SIZE,
 };
 
 /// The constructor's error as the deserialiser's, with the constructor's message.
@@ -181,7 +181,7 @@ impl<'de> Deserialize<'de> for WarpRequest {
 #[serde(rename = "WriteCollision", deny_unknown_fields)]
 struct RawCollision {
     address: u32,
-    lanes: crate::LaneSet,
+    lanes: LaneSet,
 }
 
 impl Serialize for WriteCollision {
@@ -198,6 +198,48 @@ impl<'de> Deserialize<'de> for WriteCollision {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let raw = RawCollision::deserialize(deserializer)?;
         WriteCollision::checked(raw.address, raw.lanes).map_err(invalid)
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename = "ConstantLoad")]
+struct ConstantOut {
+    width: u32,
+    addresses: [Option<u32>; WARP_SIZE],
+}
+
+#[derive(Deserialize)]
+#[serde(rename = "ConstantLoad", deny_unknown_fields)]
+struct ConstantIn {
+    width: u32,
+    addresses: Vec<Option<u32>>,
+}
+
+/// A constant load is its width and its 32 offsets in the constant bank,
+/// `null` for an inactive lane: the arguments of [`ConstantLoad::from_fn`].
+impl Serialize for ConstantLoad {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let addresses = core::array::from_fn(|lane| {
+            let lane = LaneSet::from_bits(1 << lane);
+            self.distinct_addresses(lane).first().copied()
+        });
+        ConstantOut {
+            width: self.width().bytes(),
+            addresses,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for ConstantLoad {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = ConstantIn::deserialize(deserializer)?;
+        if raw.addresses.len() != WARP_SIZE {
+            return Err(invalid(Error::LaneCount {
+                given: raw.addresses.len(),
+            }));
+        }
+        ConstantLoad::from_fn(raw.width, |lane| raw.addresses[lane.index()]).map_err(invalid)
     }
 }
 

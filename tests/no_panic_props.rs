@@ -569,6 +569,61 @@ proptest! {
         }
     }
 
+    /// A block of warps: accesses, barriers of every kind, fences, in any
+    /// order and from any warp, then the report; and constant loads.
+    #[test]
+    fn blocks_and_constant_loads(
+        cc in capability(),
+        threads in prop_oneof![1..1100u32, number()],
+        steps in proptest::collection::vec(
+            (0..6u32, 0..40u32, any::<u64>(), op(), addresses(), (number(), number(), any::<u32>())),
+            0..12,
+        ),
+        width in width(),
+        constant in addresses(),
+    ) {
+        if let Ok(load) = smem_model::ConstantLoad::from_fn(width, |lane| constant[lane.index()]) {
+            let _ = (load.width(), load.active(), load.distinct_addresses(LaneSet::from_bits(steps.len() as u32)));
+            for cc in ComputeCapability::ALL {
+                let _ = load.requests(cc);
+            }
+            let json = serde_json::to_string(&load).unwrap();
+            prop_assert_eq!(serde_json::from_str::<smem_model::ConstantLoad>(&json).unwrap(), load);
+        }
+        let Ok(mut block) = smem_model::Block::new(cc, threads) else { return Ok(()) };
+        let _ = (block.warps(), block.threads());
+        for (kind, warp, site, op, addresses, (id, count, lanes)) in steps {
+            let lanes = LaneSet::from_bits(lanes);
+            let result = match kind {
+                0 | 1 => match WarpRequest::new(op, 4, addresses) {
+                    Ok(request) => block.access(warp, site, &request),
+                    Err(_) => match WarpRequest::new(op, 16, addresses) {
+                        Ok(request) => block.access(warp, site, &request),
+                        Err(err) => Err(err),
+                    },
+                },
+                2 => block.syncthreads(site),
+                3 => block.sync(warp, site, lanes, smem_model::SyncOp::Named { id: id % 20, threads: count }),
+                4 => block.sync(warp, site, lanes, smem_model::SyncOp::Warp(lanes)),
+                _ => block.sync(warp, site, lanes, smem_model::SyncOp::Fence),
+            };
+            if let Err(err) = result {
+                let _ = err.to_string();
+            }
+        }
+        let report = block.finish();
+        let _ = (report.is_clean(), report.to_string(), serde_json::to_string(&report).unwrap());
+        for hazard in report.hazards() {
+            let _ = (hazard.kind(), hazard.severity(), hazard.address(), hazard.bytes());
+            for access in [hazard.first(), hazard.second()] {
+                let _ = (access.site(), access.warp(), access.lane(), access.thread(), access.access().writes());
+            }
+        }
+        for error in report.barrier_errors() {
+            let _ = error.to_string();
+        }
+    }
+
     /// serde from arbitrary JSON: a value or an error for every type, and a
     /// value that is read back is one its constructors build: its methods
     /// work and it writes and reads back the same.
@@ -610,6 +665,7 @@ proptest! {
             json!({"op": op, "vector": small[0], "elements": addresses.map(|a| a.map(|a| [a, a % 7]))}),
             json!({"capability": cc, "static_bytes": a, "dynamic_bytes": b, "opt_in": c}),
             json!({"word": a, "bank": small[0], "lanes": small}),
+            json!({"width": small[0] % 17, "addresses": addresses}),
         ] {
             read_everything(value);
         }
@@ -715,5 +771,16 @@ fn read_everything(value: Value) {
         assert!(layout.sorted_by_alignment().launch_bytes() <= layout.launch_bytes());
     }
     let _ = read::<smem_model::WordAccess>(&value).map(|w| w.is_broadcast());
+    if let Some(load) = read::<smem_model::ConstantLoad>(&value) {
+        let _ = (
+            load.width(),
+            load.active(),
+            load.distinct_addresses(LaneSet::FULL),
+        );
+        for cc in ComputeCapability::ALL {
+            let _ = load.requests(cc);
+        }
+    }
+    let _ = read::<smem_model::SyncOp>(&value);
     let _ = read::<smem_model::corpus::Record>(&value).map(|r| r.check(None));
 }

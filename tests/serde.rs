@@ -541,3 +541,38 @@ fn plain_enums_round_trip() {
     );
     assert_eq!(again(&TmaSwizzle::B32), TmaSwizzle::B32);
 }
+
+#[test]
+fn constant_loads_are_built_by_their_constructor() {
+    let load = smem_model::ConstantLoad::from_fn(4, |lane| {
+        (lane.get() % 2 == 0).then(|| 4 * (lane.get() % 6))
+    })
+    .unwrap();
+    let value = serde_json::to_value(load).unwrap();
+    assert_eq!(value["width"], json!(4));
+    assert_eq!(value["addresses"][4], json!(16));
+    assert_eq!(value["addresses"][5], json!(null));
+    assert_eq!(again(&load), load);
+    let last = |address: u32| {
+        let mut addresses = vec![None; 32];
+        addresses[31] = Some(address);
+        json!({"width": 8, "addresses": addresses})
+    };
+    refuses_with::<smem_model::ConstantLoad>(
+        last(65536),
+        smem_model::ConstantLoad::from_fn(8, |lane| (lane.get() == 31).then_some(65536))
+            .unwrap_err(),
+    );
+    refuses_with::<smem_model::ConstantLoad>(
+        last(4),
+        Error::Misaligned {
+            lane: 31,
+            address: 4,
+            width: 8,
+        },
+    );
+    refuses_with::<smem_model::ConstantLoad>(
+        json!({"width": 4, "addresses": []}),
+        Error::LaneCount { given: 0 },
+    );
+}
