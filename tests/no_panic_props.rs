@@ -7,7 +7,7 @@
 //! Each block runs proptest's default number of cases (256), or as many as
 //! `PROPTEST_CASES` asks for:
 //! `PROPTEST_CASES=100000 cargo test --release --all-features --test no_panic_props`.
-#![cfg(feature = "corpus")]
+#![cfg(all(feature = "corpus", feature = "proptest"))]
 
 use proptest::prelude::*;
 use proptest::sample::select;
