@@ -7,6 +7,7 @@
 //! (coloured on a terminal), as JSON (`--json`), and as an SVG picture
 //! (`--svg FILE`, `svg.rs`).
 
+mod constant;
 pub(crate) mod diagram;
 mod expr;
 mod svg;
@@ -47,7 +48,8 @@ pub struct Args {
 
     /// The instruction: ld (LDS), st (STS), atom (ATOMS, 32-bit), ldsm.x1, ldsm.x2, ldsm.x4
     /// (ldmatrix: lanes 8m..8m+7 give the 16-byte rows of matrix m), stsm.x1, stsm.x2,
-    /// stsm.x4 (stmatrix). SASS names (lds, sts, atoms) are accepted too.
+    /// stsm.x4 (stmatrix), ldc (a constant-memory load: one serialised request per
+    /// distinct address). SASS names (lds, sts, atoms) are accepted too.
     #[arg(
         long,
         value_enum,
@@ -102,6 +104,9 @@ enum OpName {
     StsmX2,
     #[value(name = "stsm.x4", alias = "stmatrix.x4")]
     StsmX4,
+    /// A constant-memory load (`LDC`, `ld.const`): not shared memory.
+    #[value(name = "ldc", alias = "ld.const")]
+    Ldc,
 }
 
 impl OpName {
@@ -116,6 +121,8 @@ impl OpName {
             OpName::StsmX1 => Op::StMatrix(Matrices::X1),
             OpName::StsmX2 => Op::StMatrix(Matrices::X2),
             OpName::StsmX4 => Op::StMatrix(Matrices::X4),
+            // Read through `constant::describe`, not partitioned.
+            OpName::Ldc => Op::Load,
         }
     }
 }
@@ -187,6 +194,9 @@ fn analyze(args: &Args) -> Result<(), ExitCode> {
     }
     let source = args.addresses.join(" ");
     let addresses = addresses(&args.addresses).map_err(fail)?;
+    if args.op == OpName::Ldc {
+        return emit(&constant::describe(args.arch, width, &addresses, args.json).map_err(fail)?);
+    }
     let request = WarpRequest::from_slice(op, width, &addresses).map_err(fail)?;
     let partition = config.partition(&request).map_err(fail)?;
     let grid = diagram::grid(&partition);
