@@ -294,7 +294,7 @@ fn unknown_arch_or_op_is_a_usage_error() {
     let err = stderr(&output);
     assert!(
         err.starts_with(
-            "error: invalid value 'ldx' for '--op <OP>'\n  [possible values: ld, st, atom, ldsm.x1, ldsm.x2, ldsm.x4, stsm.x1, stsm.x2, stsm.x4]\n"
+            "error: invalid value 'ldx' for '--op <OP>'\n  [possible values: ld, st, atom, ldsm.x1, ldsm.x2, ldsm.x4, stsm.x1, stsm.x2, stsm.x4, ldc]\n"
         ),
         "{err}"
     );
