@@ -221,6 +221,23 @@ fn bad_input_is_an_error_with_status_2() {
         "{}",
         stderr(&output)
     );
+    // A barrier line with an absurd source count: no operands, barrier 0.
+    let absurd = TempFile::from_lines(
+        "absurd.traceg",
+        &[
+            "#BEGIN_TB",
+            "thread block = 0,0,0",
+            "warp = 0",
+            "0000 ffffffff 0 BAR.SYNC 18446744073709551615 0 0x1 0x40",
+            "#END_TB",
+        ],
+    );
+    let output = racecheck(&[absurd.name()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    // --threads out of range.
+    let output = racecheck(&["-j", "0", &case("ab_race")]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(stderr(&output), "error: --threads 0: expected 1 to 64\n");
     // More than 32 warps.
     let many = TempFile::from_lines(
         "many.traceg",

@@ -279,12 +279,12 @@ fn immediates(text: &str, opcode: &str) -> Vec<u64> {
     let Some(srcs) = rest.first().and_then(|t| number(t)) else {
         return Vec::new();
     };
-    let after = 1 + srcs as usize;
-    // Then MEM_WIDTH (0 for barriers), then the immediates.
-    rest.iter()
-        .skip(after + 1)
-        .map_while(|t| number(t))
-        .collect()
+    // The source registers, then MEM_WIDTH (0 for barriers), then the
+    // immediates.
+    let skip = usize::try_from(srcs)
+        .unwrap_or(usize::MAX)
+        .saturating_add(2);
+    rest.iter().skip(skip).map_while(|t| number(t)).collect()
 }
 
 /// Opens a file, or stdin, decompressing xz (by its magic bytes).
