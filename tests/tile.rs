@@ -5,7 +5,9 @@
 
 use std::path::Path;
 
+#[cfg(feature = "proptest")]
 use proptest::prelude::*;
+#[cfg(feature = "proptest")]
 use proptest::sample::select;
 use smem_model::{
     BankConfig, Classification, ComputeCapability, Error, Fix, Lane, LaneSet, Matrices, Op,
@@ -899,8 +901,9 @@ fn pattern_errors() {
 }
 
 // ---------------------------------------------------------------------------
-// Invariants.
+// Invariants: property tests, with the `proptest` feature (`cargo test --all-features`).
 
+#[cfg(feature = "proptest")]
 fn swizzle() -> impl Strategy<Value = Swizzle> {
     (0u32..=8, 0u32..=6, 0u32..=10).prop_filter_map("valid swizzle", |(bits, base, extra)| {
         Swizzle::new(bits, base, bits + extra).ok()
@@ -908,6 +911,7 @@ fn swizzle() -> impl Strategy<Value = Swizzle> {
 }
 
 /// Layouts with every element size, a padding, and a swizzle that fits.
+#[cfg(feature = "proptest")]
 fn layout() -> impl Strategy<Value = TileLayout> {
     (
         1u32..=40,
@@ -931,6 +935,7 @@ fn layout() -> impl Strategy<Value = TileLayout> {
         })
 }
 
+#[cfg(feature = "proptest")]
 proptest! {
     /// A swizzle is its own inverse and keeps each offset in its block.
     #[test]

@@ -1076,7 +1076,7 @@ impl SharedMemory {
                 .collisions
                 .range(..end)
                 .rev()
-                .find(|(&start, &(size, _))| start + size > address)
+                .find(|&(&start, &(size, _))| start + size > address)
                 .map_or(0, |(_, (_, lanes))| lanes.len() as u32);
             return Err(Error::IndeterminateValue {
                 array: self.info(array)?.name.clone(),

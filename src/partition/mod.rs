@@ -1230,7 +1230,7 @@ impl Transaction {
     /// assert_eq!((shared[0].word, shared[0].lanes.to_string()), (0, "0-15".to_string()));
     /// # Ok::<(), smem_model::Error>(())
     /// ```
-    pub fn broadcast_words(&self) -> impl Iterator<Item = WordAccess> {
+    pub fn broadcast_words(&self) -> impl Iterator<Item = WordAccess> + use<> {
         self.words().into_iter().filter(WordAccess::is_broadcast)
     }
 
