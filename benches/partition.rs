@@ -7,7 +7,8 @@
 //! one run: building a request from a mask and offsets (`from_offsets`) or
 //! generic addresses (`from_generic`), `wavefronts`, and the accessors
 //! (`words` and `banks` of every transaction, `write_collisions` of the same
-//! addresses stored). Run `cargo bench --bench partition -- api` briefly.
+//! addresses stored). Run `cargo bench -p smem-bench --bench partition -- api`
+//! briefly.
 
 use std::hint::black_box;
 

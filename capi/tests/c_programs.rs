@@ -6,12 +6,30 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
-/// `target/<profile>`, where cargo puts `libsmem.a` and `libsmem.so` (this
-/// test runs from `target/<profile>/deps`).
+/// The directory holding a fresh `libsmem.a` and `libsmem.so`.
+///
+/// `cargo test` builds only the rlib of this crate, so the test builds the C
+/// libraries itself, once, with `cargo build -p smem-capi` into a target
+/// directory of its own under `target/tmp` (no lock shared with the running
+/// `cargo test`; incremental after the first run).
 fn artifacts() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().unwrap().parent().unwrap().to_path_buf()
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capi-build");
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+            let status = Command::new(cargo)
+                .args(["build", "--quiet", "-p", "smem-capi", "--target-dir"])
+                .arg(&target)
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .status()
+                .unwrap();
+            assert!(status.success(), "cargo build -p smem-capi failed");
+            target.join("debug")
+        })
+        .clone()
 }
 
 fn compiler(cpp: bool) -> Command {
