@@ -226,25 +226,28 @@ fn analyse(chunk: &Chunk, counts: &mut Counts, settings: &Settings) -> Errors {
                         Ok(TraceLine::Instruction(i)) => match i.class {
                             Class::Shared { op, width } => {
                                 let cc = trace_arch(&kernel, arch);
-                                match request(op, width, i.mask, &i.addresses) {
-                                    Ok(request) => {
-                                        let line = Parsed {
-                                            at: line.at,
-                                            config: BankConfig::new(cc),
-                                            request,
-                                            source: Source::Code {
-                                                kernel: kernel.name,
-                                                pc: i.pc,
-                                                opcode: i.opcode,
-                                                line: i.source,
-                                            },
-                                        };
-                                        if timed {
-                                            parsed.push(line);
-                                        } else {
-                                            count(&line, counts, &mut errors);
-                                        }
-                                    }
+                                let source = Source::Code {
+                                    kernel: kernel.name,
+                                    pc: i.pc,
+                                    opcode: i.opcode,
+                                    line: i.source,
+                                };
+                                let config = BankConfig::new(cc);
+                                match &request(op, width, i.mask, &i.addresses) {
+                                    Ok(request) if !timed => count_request(
+                                        line.at,
+                                        config,
+                                        request,
+                                        &source,
+                                        counts,
+                                        &mut errors,
+                                    ),
+                                    Ok(request) => parsed.push(Parsed {
+                                        at: line.at,
+                                        config,
+                                        request: *request,
+                                        source,
+                                    }),
                                     Err(err) => {
                                         errors.push(line.at, format!("{}: {err}", i.opcode), false)
                                     }
@@ -311,38 +314,56 @@ fn analyse(chunk: &Chunk, counts: &mut Counts, settings: &Settings) -> Errors {
     errors
 }
 
-/// Predicts one request and counts it.
+/// Predicts one parsed request and counts it.
 #[inline]
 fn count(line: &Parsed<'_>, counts: &mut Counts, errors: &mut Errors) {
-    let capability = line.config.capability();
-    let op = (line.request.op(), line.request.width());
-    match line.config.cost(&line.request) {
-        Ok(cost) => match &line.source {
+    count_request(
+        line.at,
+        line.config,
+        &line.request,
+        &line.source,
+        counts,
+        errors,
+    );
+}
+
+/// Predicts one request and counts it.
+#[inline]
+fn count_request(
+    at: Location,
+    config: BankConfig,
+    request: &WarpRequest,
+    source: &Source<'_>,
+    counts: &mut Counts,
+    errors: &mut Errors,
+) {
+    let capability = config.capability();
+    let op = (request.op(), request.width());
+    match config.cost(request) {
+        Ok(cost) => match source {
             Source::Code {
                 kernel,
                 pc,
                 opcode,
-                line: source,
+                line,
             } => counts.add_code(
-                line.at,
+                at,
                 *kernel,
                 *pc,
                 opcode,
-                source.map(|s| (s.file, s.line)),
+                line.map(|s| (s.file, s.line)),
                 capability,
                 op,
                 cost,
             ),
-            Source::Record(label) => {
-                counts.add_record(line.at, label.as_deref(), capability, op, cost)
-            }
+            Source::Record(label) => counts.add_record(at, label.as_deref(), capability, op, cost),
         },
         Err(err) => {
-            let reason = match &line.source {
+            let reason = match source {
                 Source::Code { opcode, .. } => format!("{opcode}: {err}"),
                 Source::Record(_) => err.to_string(),
             };
-            errors.push(line.at, reason, false);
+            errors.push(at, reason, false);
         }
     }
 }

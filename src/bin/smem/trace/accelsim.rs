@@ -249,7 +249,7 @@ pub fn line<'a>(bytes: &'a [u8], context: &Context) -> Result<Line<'a>, String> 
                 .map(Line::Insts)
                 .ok_or_else(|| bad_marker("insts = N", value))
         }
-        _ => instruction(text, context).map(Line::Instruction),
+        _ => instruction(text, context),
     }
 }
 
@@ -287,6 +287,22 @@ pub fn header(bytes: &[u8]) -> Header<'_> {
 ///
 /// A shared-memory instruction the model cannot predict (a 64-bit `ATOMS`).
 pub fn classify(opcode: &str) -> Result<Class, String> {
+    // The commonest first, without splitting.
+    match opcode {
+        "LDS" => {
+            return Ok(Class::Shared {
+                op: Op::Load,
+                width: 4,
+            })
+        }
+        "STS" => {
+            return Ok(Class::Shared {
+                op: Op::Store,
+                width: 4,
+            })
+        }
+        _ => {}
+    }
     let (base, modifiers) = match opcode.as_bytes().iter().position(|&b| b == b'.') {
         Some(dot) => (&opcode[..dot], &opcode[dot + 1..]),
         None => (opcode, ""),
@@ -460,6 +476,8 @@ impl<'a> Tokens<'a> {
     }
 
     /// The token at `start`, for an error message; moves past it.
+    #[cold]
+    #[inline(never)]
     fn token_from(&mut self, start: usize) -> Option<&'a [u8]> {
         self.at = start;
         self.next()
@@ -468,6 +486,7 @@ impl<'a> Tokens<'a> {
     /// The next token as a hexadecimal number of 1 to 16 digits, with or
     /// without `0x` ([`hex`]), read eight bytes at a time ([`swar`]); on
     /// failure, the token (`None` at the end of the line).
+    #[inline(always)]
     fn hex(&mut self) -> Result<u64, Option<&'a [u8]>> {
         self.skip_space();
         let line = self.line;
@@ -529,16 +548,23 @@ mod swar {
     const HIGH: u64 = 0x8080_8080_8080_8080;
 
     /// The 8 bytes of `line` from `at`, little-endian, zero past its end.
+    #[inline(always)]
     pub(super) fn load(line: &[u8], at: usize) -> u64 {
         match line.get(at..at + 8) {
-            Some(bytes) => u64::from_le_bytes(bytes.try_into().unwrap_or_default()),
-            None => {
-                let mut bytes = [0u8; 8];
-                let rest = line.get(at..).unwrap_or_default();
-                bytes[..rest.len().min(8)].copy_from_slice(&rest[..rest.len().min(8)]);
-                u64::from_le_bytes(bytes)
-            }
+            Some(&[a, b, c, d, e, f, g, h]) => u64::from_le_bytes([a, b, c, d, e, f, g, h]),
+            _ => load_end(line, at),
         }
+    }
+
+    /// [`load`] near the end of the line.
+    #[cold]
+    #[inline(never)]
+    fn load_end(line: &[u8], at: usize) -> u64 {
+        let mut bytes = [0u8; 8];
+        let rest = line.get(at..).unwrap_or_default();
+        let n = rest.len().min(8);
+        bytes[..n].copy_from_slice(&rest[..n]);
+        u64::from_le_bytes(bytes)
     }
 
     /// The high bit of each byte that is at most 0x20 (a space, a control
@@ -555,6 +581,7 @@ mod swar {
 
     /// The value of the first `count` (1 to 8) bytes of `x` as hexadecimal
     /// digits, the first the most significant; `None` if one is not a digit.
+    #[inline(always)]
     pub(super) fn hex(x: u64, count: usize) -> Option<u64> {
         debug_assert!((1..=8).contains(&count));
         // The digits moved to the top bytes: the bytes below read as leading zeros.
@@ -739,9 +766,10 @@ fn any_start<'a>(text: &'a [u8], context: &Context) -> Result<(Start<'a>, usize)
     Ok((start, end))
 }
 
-/// Reads an instruction line (trimmed, not empty).
+/// Reads an instruction line (trimmed, not empty), built where it is
+/// returned (an instruction is some 200 bytes: no copies).
 #[inline(always)]
-fn instruction<'a>(text: &'a [u8], context: &Context) -> Result<Instruction<'a>, String> {
+fn instruction<'a>(text: &'a [u8], context: &Context) -> Result<Line<'a>, String> {
     let mut tokens = Tokens { line: text, at: 0 };
     let plain = if context.lineinfo {
         None
@@ -761,7 +789,7 @@ fn instruction<'a>(text: &'a [u8], context: &Context) -> Result<Instruction<'a>,
     let opcode =
         std::str::from_utf8(start.opcode).map_err(|_| "the opcode is not UTF-8 text".to_owned())?;
     let class = classify(opcode)?;
-    let mut instruction = Instruction {
+    let mut line = Line::Instruction(Instruction {
         block_warp: start.block_warp,
         source: start.source,
         pc: start.pc,
@@ -769,11 +797,11 @@ fn instruction<'a>(text: &'a [u8], context: &Context) -> Result<Instruction<'a>,
         opcode,
         class,
         addresses: [0; WARP_SIZE],
-    };
-    if let Class::Shared { .. } = class {
-        read_addresses(&mut tokens, context, &mut instruction)?;
+    });
+    if let (Class::Shared { .. }, Line::Instruction(instruction)) = (class, &mut line) {
+        read_addresses(&mut tokens, context, instruction)?;
     }
-    Ok(instruction)
+    Ok(line)
 }
 
 /// Reads `SRC_NUM [srcs] MEM_WIDTH MODE ADDRESSES` into the shared addresses.
@@ -864,11 +892,26 @@ fn read_addresses(
                          outside the 64-bit address space (0 to 2^64 - 1)"
                     ));
                 }
-                let mut generic = start;
                 let lanes = first as usize..(first + count) as usize;
-                for (slot, lane) in addresses[lanes.clone()].iter_mut().zip(lanes) {
-                    *slot = shared(lane, generic)?;
-                    generic = generic.wrapping_add_signed(stride);
+                let end = start.wrapping_add_signed(stride.wrapping_mul(last));
+                let ends = (shared(first as usize, start), shared(lanes.end - 1, end));
+                if let (true, Ok(first_offset), Ok(_)) =
+                    (base == 0 || (start >= base && end >= base), ends.0, ends.1)
+                {
+                    // Every address is on one side of the base: the offsets
+                    // run from the first lane's to the last's, both in the
+                    // window, so all are, and the rest is arithmetic.
+                    let mut offset = first_offset;
+                    for slot in &mut addresses[lanes] {
+                        *slot = offset;
+                        offset = offset.wrapping_add(stride as u32);
+                    }
+                } else {
+                    let mut generic = start;
+                    for (slot, lane) in addresses[lanes.clone()].iter_mut().zip(lanes) {
+                        *slot = shared(lane, generic)?;
+                        generic = generic.wrapping_add_signed(stride);
+                    }
                 }
             }
         }
