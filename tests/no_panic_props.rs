@@ -761,6 +761,11 @@ fn read_everything(value: Value) {
     }
     if let Some(access) = read::<TileAccess>(&value) {
         exercise_access(&access);
+        let sm90 = BankConfig::new(ComputeCapability::Sm90);
+        for element in [1, 4, 16] {
+            let tile = TileLayout::new(64, 64, element).unwrap();
+            exercise_tile(tile, &access, sm90, 3, 5);
+        }
     }
     let _ = read::<Fix>(&value).map(|fix| fix.to_string());
     let _ = read::<TmaSwizzle>(&value).map(|mode| mode.span());
