@@ -36,11 +36,14 @@
 //! ```
 
 use std::collections::BTreeMap;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 use serde::{Deserialize, Serialize};
 
-use crate::{BankConfig, ComputeCapability, Error, Matrices, Op, WarpRequest, WARP_SIZE};
+use crate::{
+    AccessWidth, AtomicKind, BankConfig, ComputeCapability, CpAsync, Error, Matrices, Op,
+    StoreOrder, WarpRequest, WARP_SIZE,
+};
 
 /// One measured (or merely described) warp access.
 ///
@@ -73,12 +76,13 @@ use crate::{BankConfig, ComputeCapability, Error, Matrices, Op, WarpRequest, WAR
 ///     offsets: (0..32).map(|lane| 16 * lane).collect(),
 ///     wavefronts: None,
 ///     ncu_bank_conflicts: None,
+///     ..Record::default()
 /// };
 /// let json = serde_json::to_string(&todo)?;
 /// assert_eq!(Record::from_json(&json)?, todo);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Record {
     /// The capability measured, e.g. `"sm_90"`.
@@ -104,32 +108,157 @@ pub struct Record {
     /// Nsight Compute's bank-conflict figure.
     #[serde(default)]
     pub ncu_bank_conflicts: Option<u32>,
+    /// Atomics: the operation in PTX (`add`, `add.f32`, `cas`, ...; absent:
+    /// `add`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub atom: Option<String>,
+    /// Atomics: `red` (no return value) rather than `atom`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub red: Option<bool>,
+    /// Atomics: measured LDS wavefronts of the same kernel (a CAS loop's loads).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ld_wavefronts: Option<u32>,
+    /// Atomics: measured ATOMS instructions executed (a CAS loop's rounds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<u32>,
+    /// `cp.async`: `ca` or `cg`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<String>,
+    /// `cp.async`: the raw `l1tex__data_pipe_lsu_wavefronts_mem_shared`, which
+    /// counts 4 more per instruction whatever the addresses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ncu_shared_wavefronts: Option<u32>,
+    /// Store winners: for each lane, the lane whose value was read back at its
+    /// address (`-1` inactive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub winners: Option<Vec<i64>>,
+    /// Store winners: how many runs gave these winners.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs: Option<u32>,
+    /// Timing: `latency` (a dependent chain) or `throughput` (independent
+    /// instructions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measure: Option<String>,
+    /// Timing: measured cycles per warp instruction, keyed `warps_1`,
+    /// `warps_4`, `warps_16`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycles_per_instruction: Option<BTreeMap<String, f64>>,
 }
+
+/// What a corpus record measures, which decides how it is checked.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::corpus::{Record, RecordKind};
+///
+/// let record = Record::from_json(r#"{"arch":"sm_90","op":"atom","atom":"cas","width":8,"offsets":[]}"#)?;
+/// assert_eq!(record.kind()?, RecordKind::Atomic);
+/// assert_eq!(RecordKind::Atomic.to_string(), "atomics");
+/// # Ok::<(), smem_model::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum RecordKind {
+    /// Loads, stores, `ldmatrix`, `stmatrix` (and 32-bit atomic add records of
+    /// the first corpus): wavefronts and bank conflicts (DESIGN.md 2.1).
+    Access,
+    /// Atomics of every kind: ATOMS wavefronts, LDS wavefronts, instructions (2.2).
+    Atomic,
+    /// `cp.async`: the shared-side wavefronts Nsight sees (2.3).
+    CpAsync,
+    /// Which lane's store lands (2.4).
+    Winners,
+    /// Cycles per instruction (2.5).
+    Timing,
+}
+
+impl core::fmt::Display for RecordKind {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            RecordKind::Access => "access",
+            RecordKind::Atomic => "atomics",
+            RecordKind::CpAsync => "cp.async",
+            RecordKind::Winners => "winners",
+            RecordKind::Timing => "timing",
+        })
+    }
+}
+
+/// One figure of a record compared with the model's: exact when `tolerance`
+/// is 0, else within that fraction of the measurement.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::corpus::Comparison;
+///
+/// let c = Comparison { figure: "latency warps_16".into(), predicted: 1.867, measured: 1.9, tolerance: 0.02 };
+/// assert!(c.holds());
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    /// What is compared, e.g. `ld_wavefronts` or `latency warps_4`.
+    pub figure: String,
+    /// The model's figure.
+    pub predicted: f64,
+    /// The record's.
+    pub measured: f64,
+    /// 0 for an exact comparison, else the largest relative difference allowed.
+    pub tolerance: f64,
+}
+
+impl Comparison {
+    /// Whether the prediction agrees with the measurement.
+    pub fn holds(&self) -> bool {
+        if self.tolerance == 0.0 {
+            self.predicted == self.measured
+        } else {
+            (self.predicted - self.measured).abs() <= self.tolerance * self.measured.abs()
+        }
+    }
+
+    fn exact(figure: impl Into<String>, predicted: u32, measured: u32) -> Comparison {
+        Comparison {
+            figure: figure.into(),
+            predicted: f64::from(predicted),
+            measured: f64::from(measured),
+            tolerance: 0.0,
+        }
+    }
+}
+
+/// The largest relative difference a timing figure may have (2%).
+pub const TIMING_TOLERANCE: f64 = 0.02;
+
+/// The longest line [`read`] accepts, in bytes: 1 MiB (a corpus line is about
+/// 400 bytes). A longer line ends the reading of its source with an
+/// [`Error::LineTooLong`], as soon as the limit is passed.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// The model's prediction for a record, beside the measurement.
 ///
 /// # Example
 ///
 /// ```
-/// use smem_model::corpus::{Check, Record};
+/// use smem_model::corpus::{Record, RecordKind};
 ///
 /// // s[2 * lane] on floats, measured on an H100: 2 wavefronts, 1 bank conflict.
 /// let line = r#"{"arch":"sm_90","gpu":"H100 80GB HBM3","group":"stride2","op":"ld","width":4,"offsets":[0,8,16,24,32,40,48,56,64,72,80,88,96,104,112,120,128,136,144,152,160,168,176,184,192,200,208,216,224,232,240,248],"wavefronts":2,"ncu_bank_conflicts":1}"#;
 /// let check = Record::from_json(line)?.check(None)?;
 /// assert_eq!(
-///     check,
-///     Check {
-///         wavefronts: 2,
-///         bank_conflicts: 1,
-///         measured_wavefronts: Some(2),
-///         measured_bank_conflicts: Some(1),
-///     }
+///     (check.kind, check.wavefronts, check.bank_conflicts),
+///     (RecordKind::Access, 2, 1)
 /// );
+/// assert_eq!((check.measured_wavefronts, check.measured_bank_conflicts), (Some(2), Some(1)));
+/// assert!(check.comparisons.is_empty());
 /// assert!(check.is_exact());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Check {
+    /// What the record measures.
+    pub kind: RecordKind,
     /// Predicted wavefronts.
     pub wavefronts: u32,
     /// Predicted bank conflicts.
@@ -138,6 +267,14 @@ pub struct Check {
     pub measured_wavefronts: Option<u32>,
     /// Measured bank conflicts, if the record has them.
     pub measured_bank_conflicts: Option<u32>,
+    /// Whether Nsight's counters see the request's wavefronts (false for
+    /// `cp.async.cg`, whose `wavefronts` above are then the model's own
+    /// shared-side figure and are compared with 0).
+    pub visible_to_nsight: bool,
+    /// The other figures compared: LDS wavefronts and instructions of
+    /// atomics, the raw shared wavefronts of `cp.async`, each lane's winner,
+    /// the cycles the timing model claims.
+    pub comparisons: Vec<Comparison>,
 }
 
 impl Check {
@@ -165,10 +302,21 @@ impl Check {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn is_exact(&self) -> bool {
-        self.measured_wavefronts == Some(self.wavefronts)
-            && self
-                .measured_bank_conflicts
-                .is_none_or(|measured| measured == self.bank_conflicts)
+        let seen = if self.visible_to_nsight {
+            self.wavefronts
+        } else {
+            0
+        };
+        let counted = match self.kind {
+            RecordKind::Winners | RecordKind::Timing => !self.comparisons.is_empty(),
+            _ => {
+                self.measured_wavefronts == Some(seen)
+                    && self
+                        .measured_bank_conflicts
+                        .is_none_or(|measured| measured == self.bank_conflicts)
+            }
+        };
+        counted && self.comparisons.iter().all(Comparison::holds)
     }
 }
 
@@ -252,15 +400,96 @@ impl Record {
         Ok(match self.op.as_str() {
             "ld" => Op::Load,
             "st" => Op::Store,
-            "atom" => Op::ATOMIC_ADD,
+            "atom" => {
+                let kind = match &self.atom {
+                    None => AtomicKind::Add,
+                    Some(atom) => atom.parse::<AtomicKind>().map_err(|_| {
+                        bad(format!(
+                            "field `atom`: unknown atomic operation {atom:?}: expected add, add.f32, add.f64, exch, cas, min, max, inc, dec, and, or or xor"
+                        ))
+                    })?,
+                };
+                if self.red == Some(true) {
+                    Op::Reduction(kind)
+                } else {
+                    Op::Atomic(kind)
+                }
+            }
             "ldsm" => Op::LdMatrix(matrices()?),
             "stsm" => Op::StMatrix(matrices()?),
+            "cp.async" => match self.cache.as_deref() {
+                Some("ca") => Op::CpAsync(CpAsync::Ca),
+                Some("cg") => Op::CpAsync(CpAsync::Cg),
+                Some(other) => {
+                    return Err(bad(format!(
+                        "field `cache`: unknown cache {other:?}: expected ca or cg"
+                    )))
+                }
+                None => {
+                    return Err(bad(
+                        "field `cache` is missing: cp.async needs ca or cg".into()
+                    ))
+                }
+            },
             other => {
                 return Err(bad(format!(
-                    "unknown op {other:?}: expected ld, st, atom, ldsm or stsm"
-                )))
+                "field `op`: unknown op {other:?}: expected ld, st, atom, ldsm, stsm or cp.async"
+            )))
             }
         })
+    }
+
+    /// What the record measures: store winners when it has `winners`, cycles
+    /// when it has `measure`, else by its op.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidRecord`] naming the field (`op`, `measure`) whose value
+    /// is unknown.
+    pub fn kind(&self) -> Result<RecordKind, Error> {
+        if self.winners.is_some() {
+            return Ok(RecordKind::Winners);
+        }
+        if let Some(measure) = &self.measure {
+            return match measure.as_str() {
+                "latency" | "throughput" => Ok(RecordKind::Timing),
+                other => Err(bad(format!(
+                    "field `measure`: unknown measure {other:?}: expected latency or throughput"
+                ))),
+            };
+        }
+        Ok(match self.operation()? {
+            Op::CpAsync(_) => RecordKind::CpAsync,
+            Op::Atomic(_) | Op::Reduction(_)
+                if self.atom.is_some()
+                    || self.ld_wavefronts.is_some()
+                    || self.instructions.is_some() =>
+            {
+                RecordKind::Atomic
+            }
+            _ => RecordKind::Access,
+        })
+    }
+
+    /// A short name for the record's op, for reports: `ld`, `atom.cas`,
+    /// `red.add`, `cp.async.cg`, `ld latency`, ...
+    pub fn label(&self) -> String {
+        let mut label = match (self.op.as_str(), &self.atom, &self.cache) {
+            ("atom", atom, _) => {
+                let name = if self.red == Some(true) {
+                    "red"
+                } else {
+                    "atom"
+                };
+                format!("{name}.{}", atom.as_deref().unwrap_or("add"))
+            }
+            ("cp.async", _, Some(cache)) => format!("cp.async.{cache}"),
+            (op, _, _) => op.to_owned(),
+        };
+        if let Some(measure) = &self.measure {
+            label = format!("{label} {measure}");
+        }
+        label
     }
 
     /// The request the record describes on `capability`, addresses placed after
@@ -369,15 +598,153 @@ impl Record {
             Some(cc) => cc,
             None => self.capability()?,
         };
+        let kind = self.kind()?;
         let request = self.request(capability)?;
-        let partition = BankConfig::new(capability).partition(&request)?;
+        let config = BankConfig::new(capability);
+        let partition = config.partition(&request)?;
+        let op = request.op();
+        let mut comparisons = Vec::new();
+        // Nsight's bank conflicts are wavefronts - ideal for loads, stores,
+        // the matrix ops, native atomics but cas (which it counts once per
+        // pair) and cp.async.ca; it reports 0 for the CAS loops.
+        let conflicts_comparable = match op {
+            Op::Atomic(k) | Op::Reduction(k) => {
+                k != AtomicKind::Cas && !op.is_cas_loop(request.width())
+            }
+            Op::CpAsync(cache) => cache == CpAsync::Ca,
+            _ => true,
+        };
+        match kind {
+            RecordKind::Access => {}
+            RecordKind::Atomic => {
+                if let Some(measured) = self.ld_wavefronts {
+                    comparisons.push(Comparison::exact(
+                        "ld_wavefronts",
+                        partition.load_wavefronts(),
+                        measured,
+                    ));
+                }
+                if let Some(measured) = self.instructions {
+                    comparisons.push(Comparison::exact(
+                        "instructions",
+                        partition.instructions(),
+                        measured,
+                    ));
+                }
+            }
+            RecordKind::CpAsync => {
+                if let Some(measured) = self.ncu_shared_wavefronts {
+                    let seen = if partition.visible_to_nsight() {
+                        partition.wavefronts()
+                    } else {
+                        0
+                    };
+                    comparisons.push(Comparison::exact(
+                        "ncu_shared_wavefronts (4 per LDGSTS + the visible wavefronts)",
+                        seen + CP_ASYNC_EXTRA_WAVEFRONTS,
+                        measured,
+                    ));
+                }
+            }
+            RecordKind::Winners => {
+                let winners = self.winners.as_deref().unwrap_or_default();
+                if winners.len() != WARP_SIZE {
+                    return Err(bad(format!(
+                        "field `winners`: {} entries, expected 32",
+                        winners.len()
+                    )));
+                }
+                let predicted = store_winners(&request, StoreOrder::LowestLaneOfLastPhase);
+                for (lane, (&measured, predicted)) in winners.iter().zip(predicted).enumerate() {
+                    let predicted = predicted.map_or(-1, i64::from);
+                    comparisons.push(Comparison {
+                        figure: format!("winner of lane {lane}"),
+                        predicted: predicted as f64,
+                        measured: measured as f64,
+                        tolerance: 0.0,
+                    });
+                }
+            }
+            RecordKind::Timing => {
+                let timing = config.timing(&request)?;
+                let cycles = self.cycles_per_instruction.clone().unwrap_or_default();
+                let latency = self.measure.as_deref() == Some("latency");
+                // 8-byte loads whose half-warps merge run 4% slower than the
+                // pipe's bound: the model does not claim their throughput.
+                let merged_wide = op == Op::Load
+                    && request.width() == AccessWidth::B8
+                    && partition.ideal_wavefronts() < 2
+                    && request.active().len() > 16;
+                for (key, warps) in [("warps_1", 1), ("warps_4", 4), ("warps_16", 16)] {
+                    let Some(&measured) = cycles.get(key) else {
+                        continue;
+                    };
+                    let predicted = if latency {
+                        timing.latency_cycles_per_instruction(warps)
+                    } else if warps == 16 && !merged_wide {
+                        Some(timing.throughput_cycles_per_instruction(warps))
+                    } else {
+                        None
+                    };
+                    if let Some(predicted) = predicted {
+                        comparisons.push(Comparison {
+                            figure: format!(
+                                "{} {key}",
+                                if latency { "latency" } else { "throughput" }
+                            ),
+                            predicted,
+                            measured,
+                            tolerance: TIMING_TOLERANCE,
+                        });
+                    }
+                }
+                if let Some(measured) = self.wavefronts {
+                    comparisons.push(Comparison::exact(
+                        "wavefronts (the record's own count)",
+                        partition.wavefronts(),
+                        measured,
+                    ));
+                }
+            }
+        }
+        let timing_or_winners = matches!(kind, RecordKind::Winners | RecordKind::Timing);
         Ok(Check {
+            kind,
             wavefronts: partition.wavefronts(),
             bank_conflicts: partition.bank_conflicts(),
-            measured_wavefronts: self.wavefronts,
-            measured_bank_conflicts: self.ncu_bank_conflicts,
+            measured_wavefronts: if timing_or_winners {
+                None
+            } else {
+                self.wavefronts
+            },
+            measured_bank_conflicts: if conflicts_comparable {
+                self.ncu_bank_conflicts
+            } else {
+                None
+            },
+            visible_to_nsight: partition.visible_to_nsight(),
+            comparisons,
         })
     }
+}
+
+/// What `l1tex__data_pipe_lsu_wavefronts_mem_shared` counts per `LDGSTS`
+/// whatever its addresses (measured on sm_90, DESIGN.md section 2.3).
+pub const CP_ASYNC_EXTRA_WAVEFRONTS: u32 = 4;
+
+/// For each lane, the lane whose write lands at its address under `order`
+/// (itself when no other lane writes there); `None` for inactive lanes, and
+/// for colliding lanes under [`StoreOrder::Undefined`].
+fn store_winners(request: &WarpRequest, order: StoreOrder) -> [Option<u32>; WARP_SIZE] {
+    let collisions = request.write_collisions();
+    core::array::from_fn(|i| {
+        let lane = crate::Lane::new(i as u32).ok()?;
+        let address = request.address(lane)?;
+        match collisions.iter().find(|c| c.address() == address) {
+            Some(c) => c.winner(order).map(|w| w.get()),
+            None => Some(lane.get()),
+        }
+    })
 }
 
 fn bad(reason: String) -> Error {
@@ -411,7 +778,7 @@ fn bad(reason: String) -> Error {
 /// ```
 pub fn read<R: BufRead>(reader: R, source_name: &str) -> Records<R> {
     Records {
-        lines: reader.lines(),
+        reader,
         source_name: source_name.to_owned(),
         line: 0,
         failed: false,
@@ -442,7 +809,7 @@ pub fn read<R: BufRead>(reader: R, source_name: &str) -> Records<R> {
 /// ```
 #[derive(Debug)]
 pub struct Records<R> {
-    lines: std::io::Lines<R>,
+    reader: R,
     source_name: String,
     line: usize,
     failed: bool,
@@ -493,16 +860,41 @@ impl<R: BufRead> Iterator for Records<R> {
             if self.failed {
                 return None;
             }
-            let line = self.lines.next()?;
+            // At most the limit and one byte more: a longer line is an error
+            // as soon as the limit is passed, never read whole.
+            let mut bytes = Vec::new();
+            let read = (&mut self.reader)
+                .take(MAX_LINE_BYTES as u64 + 1)
+                .read_until(b'\n', &mut bytes);
             self.line += 1;
-            let text = match line {
-                Ok(text) => text,
-                // A line that is not UTF-8 has been consumed: report it and go
-                // on. Any other failure tends to repeat forever: report it once
-                // and stop.
+            match read {
+                Ok(0) => return None,
+                Ok(_) => {}
+                // Any failure of the reader tends to repeat forever: report
+                // it once and stop.
                 Err(err) => {
-                    self.failed = err.kind() != std::io::ErrorKind::InvalidData;
+                    self.failed = true;
                     return Some(Err(self.locate(bad(format!("cannot read: {err}")))));
+                }
+            }
+            if bytes.last() == Some(&b'\n') {
+                bytes.pop();
+            } else if bytes.len() > MAX_LINE_BYTES {
+                // The rest of the line is not read, so neither is the source.
+                self.failed = true;
+                return Some(Err(Error::LineTooLong {
+                    source_name: self.source_name.clone(),
+                    line: self.line,
+                    limit: MAX_LINE_BYTES,
+                }));
+            }
+            // A line that is not UTF-8 has been consumed: report it and go on.
+            let text = match String::from_utf8(bytes) {
+                Ok(text) => text,
+                Err(_) => {
+                    return Some(Err(self.locate(bad(
+                        "cannot read: stream did not contain valid UTF-8".into(),
+                    ))))
                 }
             };
             if text.trim().is_empty() {
@@ -541,7 +933,7 @@ impl<R: BufRead> Iterator for Records<R> {
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct Summary {
-    rows: BTreeMap<(String, u32), (usize, usize)>,
+    rows: BTreeMap<(RecordKind, String, u32), (usize, usize)>,
     mismatches: Vec<(Record, Check)>,
 }
 
@@ -550,13 +942,13 @@ impl Summary {
     pub fn add(&mut self, record: &Record, check: &Check) {
         let row = self
             .rows
-            .entry((record.op.clone(), record.width))
+            .entry((check.kind, record.label(), record.width))
             .or_default();
         row.1 += 1;
         if check.is_exact() {
             row.0 += 1;
         } else {
-            self.mismatches.push((record.clone(), *check));
+            self.mismatches.push((record.clone(), check.clone()));
         }
     }
 
@@ -582,7 +974,43 @@ impl Summary {
     pub fn rows(&self) -> impl Iterator<Item = (&str, u32, usize, usize)> + '_ {
         self.rows
             .iter()
-            .map(|((op, width), (exact, total))| (op.as_str(), *width, *exact, *total))
+            .map(|((_, op, width), (exact, total))| (op.as_str(), *width, *exact, *total))
+    }
+
+    /// `(kind, op, width, exact, total)` for each kind, op ([`Record::label`])
+    /// and width seen, sorted by kind.
+    pub fn rows_by_kind(&self) -> impl Iterator<Item = (RecordKind, &str, u32, usize, usize)> + '_ {
+        self.rows
+            .iter()
+            .map(|((kind, op, width), (exact, total))| (*kind, op.as_str(), *width, *exact, *total))
+    }
+
+    /// `(kind, exact, total)` for each kind seen, in kind order.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::corpus::{Record, RecordKind, Summary};
+    ///
+    /// let line = r#"{"arch":"sm_90","op":"st","width":4,"offsets":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0],"winners":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0],"runs":8}"#;
+    /// let record = Record::from_json(line)?;
+    /// let mut summary = Summary::default();
+    /// summary.add(&record, &record.check(None)?);
+    /// assert_eq!(summary.kinds(), [(RecordKind::Winners, 1, 1)]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn kinds(&self) -> Vec<(RecordKind, usize, usize)> {
+        let mut kinds: Vec<(RecordKind, usize, usize)> = Vec::new();
+        for ((kind, _, _), (exact, total)) in &self.rows {
+            match kinds.last_mut() {
+                Some(last) if last.0 == *kind => {
+                    last.1 += exact;
+                    last.2 += total;
+                }
+                _ => kinds.push((*kind, *exact, *total)),
+            }
+        }
+        kinds
     }
 
     /// The records whose prediction differs from the measurement, in input order.
@@ -656,6 +1084,7 @@ mod tests {
             offsets,
             wavefronts: Some(1),
             ncu_bank_conflicts: None,
+            ..Record::default()
         };
         let err = record.request(ComputeCapability::Sm90).unwrap_err();
         assert_eq!(

@@ -104,6 +104,33 @@ pub enum Error {
         required: ComputeCapability,
     },
 
+    /// A write collision read from data whose phase is not 8, 16 or 32 lanes.
+    #[error("a store's phases are 8, 16 or 32 lanes, not {phase_lanes}")]
+    CollisionPhase {
+        /// The lanes per phase given.
+        phase_lanes: u32,
+    },
+
+    /// Cycles asked of a capability whose timing was not measured: only
+    /// sm_90 was ([`BankConfig::timing`](crate::BankConfig::timing)).
+    #[error("timing was measured on compute capability 9.0 only: {capability} was not measured")]
+    NotMeasured {
+        /// The capability asked about.
+        capability: ComputeCapability,
+    },
+
+    /// A line of a corpus longer than the reader's limit
+    /// ([`corpus::MAX_LINE_BYTES`](crate::corpus::MAX_LINE_BYTES) for corpora).
+    #[error("{source_name}:{line}: line longer than the {limit}-byte limit of a line")]
+    LineTooLong {
+        /// The file (or other source) the line came from.
+        source_name: String,
+        /// The line number, counting from 1.
+        line: usize,
+        /// The limit in bytes.
+        limit: usize,
+    },
+
     /// A lane's address is not a multiple of the access width: on hardware, the
     /// instruction faults with "misaligned address".
     #[error("misaligned address: lane {lane} accesses {width} bytes at {address:#x}, which is not a multiple of {width}")]

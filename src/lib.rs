@@ -153,6 +153,7 @@ mod serde_impls;
 #[cfg(feature = "proptest")]
 pub mod strategy;
 mod tile;
+mod timing;
 
 pub use arena::{
     Array, ArrayInfo, Double2, DynamicLayout, Element, ElementType, Float2, Float4, Int2, Int4,
@@ -175,6 +176,7 @@ pub use request::{
     AccessWidth, AtomicKind, CpAsync, Matrices, Op, StoreOrder, WarpRequest, WriteCollision,
 };
 pub use tile::{Advice, BankConflict, Candidate, Fix, Swizzle, TileAccess, TileLayout, TmaSwizzle};
+pub use timing::Timing;
 
 // The README's examples are compiled and run as doc tests.
 #[doc = include_str!("../README.md")]

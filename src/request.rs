@@ -1352,6 +1352,12 @@ impl WarpRequest {
             used |= 1 << bucket;
             table[bucket] |= 1 << lane;
         }
+        // The phases of sm_90's stores (DESIGN.md section 2.4).
+        let phase_lanes = match (self.op, self.width) {
+            (Op::StMatrix(_), _) | (_, AccessWidth::B16) => 8,
+            (_, AccessWidth::B8) => 16,
+            _ => 32,
+        };
         while shared != 0 {
             let bucket = shared.trailing_zeros() as usize;
             shared &= shared - 1;
@@ -1369,6 +1375,7 @@ impl WarpRequest {
                     collisions.push(WriteCollision {
                         address,
                         lanes: LaneSet::from_bits(same),
+                        phase_lanes,
                     });
                 }
                 lanes &= !same;
@@ -1460,6 +1467,35 @@ pub enum StoreOrder {
     /// The highest-numbered lane's write lands (what a serial loop over the lanes
     /// would leave).
     HighestLane,
+    /// What sm_90 does, measured: the store's phases are served in order
+    /// (the whole warp for accesses of up to 4 bytes, half-warps for 8,
+    /// quarter-warps for 16; each 8-lane matrix of `stmatrix`), within a phase
+    /// the lowest active lane's write lands, and a later phase overwrites an
+    /// earlier one. So the winner is the lowest lane of the last phase that
+    /// writes the address.
+    ///
+    /// Source: DESIGN.md section 2.4, 165 store patterns on an H100 (85 in the
+    /// hardware corpus, `sm90-store-winners.jsonl`), each run 8 times with the
+    /// same winners every time; the model predicts all of them. The
+    /// programming model still calls the winner undefined, so code must not
+    /// rely on it; `stmatrix` and `cp.async` follow the same rule as a
+    /// modelling choice (not measured).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Lane, Op, StoreOrder, WarpRequest};
+    ///
+    /// // double d[]; d[0] = x by lanes 3 and 20: half-warps, so lane 20's phase is later.
+    /// let store = WarpRequest::from_fn(Op::Store, 8, |lane| Some(if [3, 20].contains(&lane.get()) { 0 } else { 8 + 8 * lane.get() }))?;
+    /// let order = StoreOrder::LowestLaneOfLastPhase;
+    /// assert_eq!(store.write_collisions()[0].winner(order), Some(Lane::new(20)?));
+    /// // float f[]; f[0] = x by the same lanes: one phase, the lowest lane lands.
+    /// let floats = WarpRequest::from_fn(Op::Store, 4, |lane| Some(if [3, 20].contains(&lane.get()) { 0 } else { 4 + 4 * lane.get() }))?;
+    /// assert_eq!(floats.write_collisions()[0].winner(order), Some(Lane::new(3)?));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    LowestLaneOfLastPhase,
 }
 
 /// Several lanes of one store writing the same bytes.
@@ -1484,19 +1520,36 @@ pub enum StoreOrder {
 pub struct WriteCollision {
     address: u32,
     lanes: LaneSet,
+    /// Lanes per phase of the store (32, 16 or 8), for
+    /// [`StoreOrder::LowestLaneOfLastPhase`].
+    phase_lanes: u8,
 }
 
 impl WriteCollision {
     /// A collision read from data: as [`WarpRequest::write_collisions`]
     /// finds them, at least two lanes.
     #[cfg(feature = "serde")]
-    pub(crate) fn checked(address: u32, lanes: LaneSet) -> Result<Self, Error> {
+    pub(crate) fn checked(address: u32, lanes: LaneSet, phase_lanes: u32) -> Result<Self, Error> {
         if lanes.len() < 2 {
             return Err(Error::CollisionLanes {
                 lanes: lanes.len() as u32,
             });
         }
-        Ok(WriteCollision { address, lanes })
+        if ![8, 16, 32].contains(&phase_lanes) {
+            return Err(Error::CollisionPhase { phase_lanes });
+        }
+        Ok(WriteCollision {
+            address,
+            lanes,
+            phase_lanes: phase_lanes as u8,
+        })
+    }
+
+    /// The lanes per phase of the store: 32 for accesses of up to 4 bytes,
+    /// 16 for 8, 8 for 16 and for `stmatrix` (sm_90's phases, DESIGN.md
+    /// section 2.4).
+    pub const fn phase_lanes(&self) -> u32 {
+        self.phase_lanes as u32
     }
 
     /// The address written.
@@ -1532,6 +1585,13 @@ impl WriteCollision {
             StoreOrder::Undefined => None,
             StoreOrder::LowestLane => self.lanes.first(),
             StoreOrder::HighestLane => self.lanes.last(),
+            StoreOrder::LowestLaneOfLastPhase => {
+                let size = u32::from(self.phase_lanes);
+                let last = self.lanes.last()?.get() / size;
+                self.lanes
+                    .intersection(LaneSet::range(last * size, (last + 1) * size))
+                    .first()
+            }
         }
     }
 }

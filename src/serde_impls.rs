@@ -182,6 +182,12 @@ impl<'de> Deserialize<'de> for WarpRequest {
 struct RawCollision {
     address: u32,
     lanes: LaneSet,
+    #[serde(default = "warp")]
+    phase_lanes: u32,
+}
+
+fn warp() -> u32 {
+    32
 }
 
 impl Serialize for WriteCollision {
@@ -189,6 +195,7 @@ impl Serialize for WriteCollision {
         RawCollision {
             address: self.address(),
             lanes: self.lanes(),
+            phase_lanes: self.phase_lanes(),
         }
         .serialize(serializer)
     }
@@ -197,7 +204,7 @@ impl Serialize for WriteCollision {
 impl<'de> Deserialize<'de> for WriteCollision {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let raw = RawCollision::deserialize(deserializer)?;
-        WriteCollision::checked(raw.address, raw.lanes).map_err(invalid)
+        WriteCollision::checked(raw.address, raw.lanes, raw.phase_lanes).map_err(invalid)
     }
 }
 

@@ -461,3 +461,40 @@ fn sorting_by_alignment_never_grows_a_layout_nor_panics() {
     let names: Vec<&str> = sorted.arrays().iter().map(|a| a.name()).collect();
     assert_eq!(names, ["big", "c"]);
 }
+
+/// The measured sm_90 store order, through the arena's functional stores:
+/// `double` stores by lanes 5 and 20 to one element land lane 20's value (its
+/// half-warp is served later); `float` stores, one phase, land lane 5's.
+#[test]
+fn the_measured_store_order_decides_the_value_read_back() {
+    use smem_model::{ComputeCapability, SharedMemory, StoreOrder};
+    let store = |width: u32| {
+        let mut block = SharedMemory::builder(ComputeCapability::Sm90)
+            .launch(1024)
+            .unwrap();
+        let value = |lane: smem_model::Lane| {
+            let slot = if [5, 20].contains(&lane.get()) {
+                0
+            } else {
+                lane.index() + 1
+            };
+            Some((slot, f64::from(lane.get())))
+        };
+        if width == 8 {
+            let s = block.extern_array::<f64>("s").unwrap();
+            block
+                .warp_store(s, value, StoreOrder::LowestLaneOfLastPhase)
+                .unwrap();
+            block.read(s, 0).unwrap()
+        } else {
+            let s = block.extern_array::<f32>("s").unwrap();
+            let value = |lane| value(lane).map(|(slot, v)| (slot, v as f32));
+            block
+                .warp_store(s, value, StoreOrder::LowestLaneOfLastPhase)
+                .unwrap();
+            f64::from(block.read(s, 0).unwrap())
+        }
+    };
+    assert_eq!(store(8), 20.0);
+    assert_eq!(store(4), 5.0);
+}

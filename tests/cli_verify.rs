@@ -38,13 +38,18 @@ fn good_line() -> String {
     record(4, |lane| 4 * lane, 1, 0)
 }
 
-/// The acceptance check of the issue: all 2,915 measured patterns, exit 0.
+/// The acceptance check of the issues: all 3,907 measured patterns of every
+/// kind, exit 0.
 #[test]
 fn whole_hardware_corpus_is_exact() {
     let files = [
         "sm90-calib.jsonl",
         "sm90-merge.jsonl",
         "sm90-structured.jsonl",
+        "sm90-atomics.jsonl",
+        "sm90-cp-async.jsonl",
+        "sm90-store-winners.jsonl",
+        "sm90-timing.jsonl",
     ]
     .map(|name| format!("{HW_CORPUS}/{name}"));
     let mut args = vec!["verify"];
@@ -52,7 +57,7 @@ fn whole_hardware_corpus_is_exact() {
     let output = smem(&args);
     assert_eq!(
         last_line(&output),
-        "exact: 2915/2915",
+        "exact: 3907/3907",
         "{}",
         stdout(&output)
     );
@@ -60,12 +65,71 @@ fn whole_hardware_corpus_is_exact() {
     assert!(output.status.success());
     let out = stdout(&output);
     assert!(!out.contains("mismatches"), "{out}");
-    // One table row per (op, width), e.g. the 51 atomics of all three files.
-    assert!(
-        out.lines()
-            .any(|line| line.split_whitespace().eq(["atom", "4", "51", "51"])),
-        "{out}"
+    // One table row per (kind, op, width), e.g. the 51 atomics of the first
+    // three files and the 63 64-bit CAS of the atomics file.
+    for row in [
+        &["access", "atom.add", "4", "51", "51"][..],
+        &["atomics", "atom.cas", "8", "63", "63"],
+        &["cp.async", "cp.async.cg", "16", "34", "34"],
+        &["timing", "ld", "latency", "16", "7", "7"],
+    ] {
+        assert!(
+            out.lines()
+                .any(|line| line.split_whitespace().eq(row.iter().copied())),
+            "{row:?} in {out}"
+        );
+    }
+    for kind in [
+        "access: 2915/2915 exact",
+        "atomics: 708/708 exact",
+        "cp.async: 136/136 exact",
+        "winners: 85/85 exact",
+        "timing: 63/63 exact",
+    ] {
+        assert!(out.lines().any(|line| line == kind), "{kind} in {out}");
+    }
+}
+
+/// A line past the limit is an error naming the file, the line and the
+/// limit, at once: `/dev/zero` (one endless line) ends in an error, not out
+/// of memory.
+#[test]
+fn an_endless_line_is_an_error_not_an_allocation() {
+    let output = smem(&["verify", "/dev/zero"]);
+    assert_eq!(
+        stderr(&output),
+        "error: /dev/zero:1: line longer than the 1048576-byte limit of a line\n"
     );
+    assert_eq!(last_line(&output), "exact: 0/0");
+    assert_eq!(output.status.code(), Some(1));
+    // A line just under the limit is read (and is bad JSON, reported as such).
+    let long = "x".repeat(smem_model::corpus::MAX_LINE_BYTES);
+    let corpus = TempFile::from_lines("long", &[&long, &good_line()]);
+    let output = smem(&["verify", corpus.name()]);
+    assert!(stderr(&output).starts_with(&format!("error: {}:1: expected value", corpus.name())));
+    assert_eq!(last_line(&output), "exact: 1/1");
+}
+
+/// A record kind the reader does not know is an error naming the field.
+#[test]
+fn unknown_record_kinds_name_the_field() {
+    let measure = good_line().replace(r#""op":"ld","#, r#""op":"ld","measure":"bandwidth","#);
+    let op = good_line().replace(r#""op":"ld""#, r#""op":"tma""#);
+    let cache = good_line().replace(r#""op":"ld""#, r#""op":"cp.async","cache":"cs""#);
+    let atom = good_line().replace(r#""op":"ld""#, r#""op":"atom","atom":"fmax""#);
+    let corpus = TempFile::from_lines("kinds", &[&measure, &op, &cache, &atom]);
+    let output = smem(&["verify", corpus.name()]);
+    let name = corpus.name();
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "error: {name}:1: field `measure`: unknown measure \"bandwidth\": expected latency or throughput\n\
+             error: {name}:2: field `op`: unknown op \"tma\": expected ld, st, atom, ldsm, stsm or cp.async\n\
+             error: {name}:3: field `cache`: unknown cache \"cs\": expected ca or cg\n\
+             error: {name}:4: field `atom`: unknown atomic operation \"fmax\": expected add, add.f32, add.f64, exch, cas, min, max, inc, dec, and, or or xor\n"
+        )
+    );
+    assert_eq!(output.status.code(), Some(1));
 }
 
 /// Each file on its own, so that a regression names the file it is in.
@@ -75,6 +139,10 @@ fn each_hardware_corpus_file_is_exact() {
         ("sm90-calib.jsonl", 805),
         ("sm90-merge.jsonl", 312),
         ("sm90-structured.jsonl", 1798),
+        ("sm90-atomics.jsonl", 708),
+        ("sm90-cp-async.jsonl", 136),
+        ("sm90-store-winners.jsonl", 85),
+        ("sm90-timing.jsonl", 63),
     ] {
         let output = smem(&["verify", &format!("{HW_CORPUS}/{name}")]);
         assert_eq!(

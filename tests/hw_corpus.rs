@@ -1,12 +1,14 @@
 //! Every pattern of the hardware corpus (`tests/data/hw-corpus`, see its README)
-//! is predicted exactly for sm_90.
+//! is predicted exactly for sm_90: accesses, atomics of every kind, cp.async,
+//! store winners and (within 2%, the figures the timing model claims) cycles.
 #![cfg(feature = "corpus")]
 
 use std::fs::File;
 use std::io::BufReader;
 use std::path::Path;
 
-use smem_model::corpus::{self, Summary};
+use smem_model::corpus::{self, RecordKind, Summary};
+use smem_model::{AtomicKind, BankConfig, ComputeCapability, CpAsync, Op, WarpRequest};
 
 fn check_file(name: &str) -> Summary {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -79,4 +81,97 @@ fn the_counting_path_matches_every_measurement() {
         }
     }
     assert_eq!(counted, 2915);
+}
+
+#[test]
+fn atomics_of_every_kind_are_exact() {
+    let s = check_file("sm90-atomics.jsonl");
+    assert_eq!((s.exact(), s.total()), (708, 708));
+    assert_eq!(s.kinds(), [(RecordKind::Atomic, 708, 708)]);
+}
+
+#[test]
+fn cp_async_patterns_are_exact() {
+    let s = check_file("sm90-cp-async.jsonl");
+    assert_eq!(s.kinds(), [(RecordKind::CpAsync, 136, 136)]);
+}
+
+#[test]
+fn store_winners_are_exact() {
+    let s = check_file("sm90-store-winners.jsonl");
+    assert_eq!(s.kinds(), [(RecordKind::Winners, 85, 85)]);
+}
+
+#[test]
+fn timing_figures_the_model_claims_are_within_two_percent() {
+    let s = check_file("sm90-timing.jsonl");
+    assert_eq!(s.kinds(), [(RecordKind::Timing, 63, 63)]);
+    // Which figures are claimed: every latency figure, throughput at 16
+    // warps but for merged 8-byte loads; the counts are pinned so that a
+    // claim cannot silently disappear.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/hw-corpus/sm90-timing.jsonl");
+    let mut figures = std::collections::BTreeMap::new();
+    for record in corpus::read(BufReader::new(File::open(&path).unwrap()), "timing") {
+        let check = record.unwrap().check(None).unwrap();
+        for c in check.comparisons {
+            *figures.entry(c.figure).or_insert(0) += 1;
+        }
+    }
+    let count = |figure: &str| figures.get(figure).copied().unwrap_or(0);
+    assert_eq!(count("latency warps_1"), 21);
+    assert_eq!(count("latency warps_4"), 21);
+    assert_eq!(count("latency warps_16"), 21);
+    assert_eq!(count("throughput warps_16"), 41);
+    assert_eq!(count("throughput warps_4"), 0);
+}
+
+/// The worked example of DESIGN.md section 2.2: a float atomicAdd by 32 lanes
+/// on one shared word is 32 rounds, 32 LDS and 64 ATOMS wavefronts.
+#[test]
+fn a_float_atomic_add_on_one_word_is_thirty_two_rounds() {
+    let add = WarpRequest::from_fn(Op::Atomic(AtomicKind::AddF32), 4, |_| Some(0x400)).unwrap();
+    let cost = BankConfig::new(ComputeCapability::Sm90).cost(&add).unwrap();
+    assert_eq!(
+        (
+            cost.instructions(),
+            cost.load_wavefronts(),
+            cost.wavefronts()
+        ),
+        (32, 32, 64)
+    );
+}
+
+/// cp.async.cg is invisible to Nsight's counters, but not free.
+#[test]
+fn cp_async_cg_is_invisible_not_free() {
+    let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    let copy = |cache| WarpRequest::from_fn(Op::CpAsync(cache), 16, |_| Some(0x400)).unwrap();
+    let cg = sm90.partition(&copy(CpAsync::Cg)).unwrap();
+    let ca = sm90.partition(&copy(CpAsync::Ca)).unwrap();
+    assert_eq!((ca.wavefronts(), ca.visible_to_nsight()), (32, true));
+    assert_eq!((cg.wavefronts(), cg.visible_to_nsight()), (32, false));
+}
+
+/// The counting path gives every atomic's three figures as the partition does.
+#[test]
+fn the_counting_path_matches_every_atomic() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/hw-corpus/sm90-atomics.jsonl");
+    let mut counted = 0;
+    for record in corpus::read(BufReader::new(File::open(&path).unwrap()), "atomics") {
+        let record = record.unwrap();
+        let request = record.request(ComputeCapability::Sm90).unwrap();
+        let cost = BankConfig::new(ComputeCapability::Sm90)
+            .cost(&request)
+            .unwrap();
+        assert_eq!(Some(cost.wavefronts()), record.wavefronts, "{record:?}");
+        assert_eq!(
+            Some(cost.load_wavefronts()),
+            record.ld_wavefronts,
+            "{record:?}"
+        );
+        assert_eq!(Some(cost.instructions()), record.instructions, "{record:?}");
+        counted += 1;
+    }
+    assert_eq!(counted, 708);
 }

@@ -236,7 +236,21 @@ fn write_collisions_have_two_lanes_or_more() {
     let collisions = store.write_collisions();
     assert_eq!(
         serde_json::to_value(collisions[1]).unwrap(),
-        json!({"address": 4, "lanes": [8, 9, 10, 11, 12, 13, 14, 15]})
+        json!({"address": 4, "lanes": [8, 9, 10, 11, 12, 13, 14, 15], "phase_lanes": 32})
+    );
+    // Written before the measured store order: the warp is one phase.
+    let old: WriteCollision =
+        serde_json::from_value(json!({"address": 4, "lanes": [8, 9, 10, 11, 12, 13, 14, 15]}))
+            .unwrap();
+    assert_eq!(old, collisions[1]);
+    let err = Error::CollisionPhase { phase_lanes: 12 };
+    assert_eq!(
+        err.to_string(),
+        "a store's phases are 8, 16 or 32 lanes, not 12"
+    );
+    refuses_with::<WriteCollision>(
+        json!({"address": 0, "lanes": [3, 4], "phase_lanes": 12}),
+        err,
     );
     for collision in &collisions {
         assert_eq!(&again(collision), collision);

@@ -217,7 +217,9 @@ fn collisions_by_definition(request: &WarpRequest) -> Vec<WriteCollision> {
     }
     // Compare through the public accessors.
     let store = |address: u32, lanes: LaneSet| {
-        WarpRequest::from_fn(Op::Store, 1, |l| lanes.contains(l).then_some(address))
+        // At the request's width: a collision knows its store's phases.
+        let width = request.width().bytes();
+        WarpRequest::from_fn(Op::Store, width, |l| lanes.contains(l).then_some(address))
             .unwrap()
             .write_collisions()[0]
     };

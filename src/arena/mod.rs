@@ -1171,6 +1171,8 @@ impl SharedMemory {
     /// };
     /// assert_eq!(run(StoreOrder::LowestLane)?, (Ok(0), Ok(16)));
     /// assert_eq!(run(StoreOrder::HighestLane)?, (Ok(15), Ok(31)));
+    /// // What an H100 does (measured): 4-byte stores are one phase, the lowest lane lands.
+    /// assert_eq!(run(StoreOrder::LowestLaneOfLastPhase)?, (Ok(0), Ok(16)));
     /// // As CUDA specifies it, one write lands and which one is undefined.
     /// let (first, _) = run(StoreOrder::Undefined)?;
     /// assert_eq!(

@@ -1,0 +1,198 @@
+//! Cycles: a timing model of shared-memory instructions, measured on sm_90
+//! only (DESIGN.md section 2.5: H100 SXM, one block on one SM, cycles per
+//! warp instruction for 1, 4 and 16 warps).
+//!
+//! What was measured, and what the model takes from it:
+//!
+//! - The SM's shared pipe retires one wavefront per cycle, whichever warp it
+//!   serves: [`Timing::pipe_cycles`].
+//! - A dependent chain of loads (the address of each the value of the one
+//!   before, two integer operations a step) takes, per load,
+//!   `L + 2 x (wavefronts - 1)` cycles for one warp, `L` = 29.26 (4 bytes),
+//!   30.17 (8 bytes), 32.85 (16 bytes) cycles; a load whose phases merge
+//!   (DESIGN.md section 2.1) is one cycle cheaper per phase saved:
+//!   [`Timing::latency`].
+//! - With `w` warps each running such a chain, the cycles per instruction are
+//!   the larger of the pipe's `wavefronts` and the chain's latency shared by
+//!   `w` warps; from 4 warps on, the warps that share a scheduler (4 per SM)
+//!   also delay each other by a constant per wavefront, fitted to the
+//!   measurements (0.2 cycles at 4 bytes, 0.73 at 8, 0.93 at 16; a fit, not a
+//!   derived mechanism): [`Timing::latency_cycles_per_instruction`].
+//! - Independent loads and stores by `w` warps are bound by the pipe:
+//!   [`Timing::throughput_cycles_per_instruction`] gives `wavefronts`.
+//!
+//! Checked against the 63 patterns of `sm90-timing.jsonl` by `smem verify`,
+//! within 2%: every latency figure (1, 4 and 16 warps), and the throughput
+//! figures for 16 warps except 8-byte loads whose half-warps merge (measured
+//! 1.044 cycles for 1 wavefront). Not claimed: one warp's throughput, and 4
+//! warps' throughput, which the measurements put 1% to 16% above the pipe's
+//! bound for loads of 1 to 4 wavefronts (the model gives the bound). Loads
+//! of 1 and 2 bytes take the 4-byte constants, a modelling choice.
+
+use crate::{AccessWidth, BankConfig, ComputeCapability, Error, Op, Partition, WarpRequest};
+
+/// Cycles of one dependent load at each width, one warp, one wavefront:
+/// 4, 8 and 16 bytes (measured on sm_90, DESIGN.md section 2.5).
+const BASE_LATENCY: [f64; 3] = [29.261, 30.167, 32.854];
+
+/// Cycles one more wavefront adds to a dependent load (measured: exactly 2).
+const CYCLES_PER_WAVEFRONT: f64 = 2.0;
+
+/// Per wavefront, how much each other warp of one scheduler delays a chain,
+/// at 4, 8 and 16 bytes: fitted to the 16-warp latency measurements.
+const SCHEDULER_DELAY: [f64; 3] = [0.2, 0.73, 0.93];
+
+/// Warps per scheduler (SM sub-partition) with 4 or more warps: an SM has 4.
+const SCHEDULERS: u32 = 4;
+
+/// What one shared-memory instruction costs in cycles on sm_90.
+///
+/// Built by [`BankConfig::timing`]. Only sm_90 was measured: other
+/// capabilities are [`Error::NotMeasured`], and the figures not measured for
+/// an op are `None`, never a guess.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+///
+/// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+/// // A 4-way conflicted float load in a pointer-chasing loop.
+/// let load = WarpRequest::from_fn(Op::Load, 4, |lane| Some(lane.get() % 8 * 4 + lane.get() / 8 * 128))?;
+/// let timing = sm90.timing(&load)?;
+/// assert_eq!(timing.pipe_cycles(), 4);
+/// assert_eq!(timing.latency().map(|c| c.round()), Some(35.0));
+/// // Sixteen warps each chasing pointers: the pipe is the bound.
+/// assert_eq!(timing.latency_cycles_per_instruction(16), Some(4.0));
+/// assert_eq!(timing.throughput_cycles_per_instruction(16), 4.0);
+/// # Ok::<(), smem_model::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Timing {
+    wavefronts: u32,
+    latency: Option<f64>,
+    delay: Option<f64>,
+}
+
+impl Timing {
+    /// Cycles the SM's shared pipe is busy with the instruction: one per
+    /// wavefront (measured on sm_90 for loads and stores). For a
+    /// compare-and-swap loop, its LDS and ATOMS wavefronts together, and for
+    /// atomics and `cp.async` the wavefronts, a modelling choice: only loads
+    /// and stores were timed.
+    pub fn pipe_cycles(&self) -> u32 {
+        self.wavefronts
+    }
+
+    /// Cycles from issue to the loaded value for one warp alone, as a
+    /// dependent chain measures it; `None` for ops other than loads, which
+    /// were not timed.
+    pub fn latency(&self) -> Option<f64> {
+        self.latency
+    }
+
+    /// Cycles per instruction when `warps` warps of one SM each run a
+    /// dependent chain of this load: `max(wavefronts, (latency + delay) /
+    /// warps)`, the delay being the other warps of a scheduler's (fitted,
+    /// see the module docs). `None` where [`latency`](Self::latency) is, and
+    /// for no warps.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// let load = WarpRequest::from_fn(Op::Load, 4, |lane| Some(4 * lane.get()))?;
+    /// let timing = sm90.timing(&load)?;
+    /// // Measured: 29.261, 7.317 and 1.867 cycles.
+    /// let cycles: Vec<f64> = [1, 4, 16]
+    ///     .iter()
+    ///     .map(|&w| (timing.latency_cycles_per_instruction(w).unwrap() * 1000.0).round() / 1000.0)
+    ///     .collect();
+    /// assert_eq!(cycles, [29.261, 7.315, 1.866]);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn latency_cycles_per_instruction(&self, warps: u32) -> Option<f64> {
+        let (latency, delay) = (self.latency?, self.delay?);
+        if warps == 0 {
+            return None;
+        }
+        let sharing = f64::from(warps.div_ceil(SCHEDULERS).saturating_sub(1));
+        let round = latency + sharing * delay * f64::from(self.wavefronts);
+        Some((round / f64::from(warps)).max(f64::from(self.wavefronts)))
+    }
+
+    /// Cycles per instruction when many warps issue this instruction
+    /// independently: the pipe's bound, [`pipe_cycles`](Self::pipe_cycles).
+    /// Measured within 2% with 16 warps on sm_90 (but 8-byte loads whose
+    /// half-warps merge, 4% slower); with fewer warps the measurements are up
+    /// to 16% slower than this bound for loads of 1 to 4 wavefronts.
+    pub fn throughput_cycles_per_instruction(&self, warps: u32) -> f64 {
+        let _ = warps;
+        f64::from(self.wavefronts)
+    }
+}
+
+impl BankConfig {
+    /// The cycles `request` costs: [`Timing`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotMeasured`] on every capability but 9.0; the errors of
+    /// [`partition`](Self::partition).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Error, Op, WarpRequest};
+    ///
+    /// let load = WarpRequest::from_fn(Op::Load, 8, |lane| Some(8 * lane.get()))?;
+    /// let hopper = BankConfig::new(ComputeCapability::Sm90).timing(&load)?;
+    /// assert_eq!(hopper.latency().map(|c| c.round()), Some(32.0));
+    /// let ampere = BankConfig::new(ComputeCapability::Sm80).timing(&load);
+    /// assert_eq!(ampere, Err(Error::NotMeasured { capability: ComputeCapability::Sm80 }));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn timing(&self, request: &WarpRequest) -> Result<Timing, Error> {
+        if self.capability() != ComputeCapability::Sm90 {
+            return Err(Error::NotMeasured {
+                capability: self.capability(),
+            });
+        }
+        let partition = self.partition(request)?;
+        Ok(Timing::of(*self, &partition))
+    }
+}
+
+impl Timing {
+    fn of(config: BankConfig, partition: &Partition) -> Timing {
+        let request = partition.request();
+        let wavefronts = partition.wavefronts() + partition.load_wavefronts();
+        let index = match request.width() {
+            AccessWidth::B8 => 1,
+            AccessWidth::B16 => 2,
+            _ => 0,
+        };
+        let (latency, delay) = if request.op() == Op::Load && wavefronts > 0 {
+            // Phases the merge saved: the active unmerged phases less the
+            // phases served (one ideal wavefront each).
+            let size = config.phase_lanes(request.op(), request.width());
+            let active = request.active().bits();
+            let phases = (0..32 / size)
+                .filter(|p| active >> (p * size) & (u32::MAX >> (32 - size)) != 0)
+                .count() as u32;
+            let saved = phases.saturating_sub(partition.ideal_wavefronts());
+            let latency = BASE_LATENCY[index] + CYCLES_PER_WAVEFRONT * f64::from(wavefronts - 1)
+                - f64::from(saved);
+            (Some(latency), Some(SCHEDULER_DELAY[index]))
+        } else {
+            (None, None)
+        };
+        Timing {
+            wavefronts,
+            latency,
+            delay,
+        }
+    }
+}
