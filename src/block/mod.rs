@@ -22,7 +22,7 @@ pub use report::{
 };
 
 use report::bits;
-use shadow::{Cell, Record, Shadow};
+use shadow::{Cell, Record, Shadow, SITES_PER_WARP};
 
 use crate::lane::WARP_SIZE;
 use crate::{ComputeCapability, Error, Lane, LaneSet, Op, WarpRequest};
@@ -627,9 +627,15 @@ impl Block {
         let width = request.width().bytes();
         let w = &self.warps[warp as usize];
         let (step, clock) = (w.step, w.clock[warp as usize]);
+        // Every lane is checked against the shadow as it was before the
+        // instruction, then the instruction is recorded: its lanes are one
+        // access, and one lane's record must not hide what another lane
+        // races with.
         for (lane, address) in request.active_addresses() {
             for byte in address..address + width {
-                let cell = self.shadow.cells.entry(byte).or_default();
+                let Some(cell) = self.shadow.cells.get(&byte) else {
+                    continue;
+                };
                 let found = check(cell, kind, &self.warps, warp, lane, step);
                 for (record, other, severity, other_lane) in found {
                     let hazard_kind = if kind.writes() && other.writes() {
@@ -668,14 +674,20 @@ impl Block {
                     });
                     entry.1.insert(byte);
                 }
+            }
+        }
+        for (lane, address) in request.active_addresses() {
+            for byte in address..address + width {
+                let cell = self.shadow.cells.entry(byte).or_default();
                 let new = Record {
                     warp: warp as u8,
+                    kind,
                     lanes: 1 << lane.index(),
                     step,
                     clock,
                     site,
                 };
-                record(cell, kind, new, &self.warps[warp as usize]);
+                record(cell, new, &self.warps[warp as usize]);
             }
         }
     }
@@ -694,7 +706,8 @@ fn check(
 ) -> Vec<(Record, AccessKind, Severity, Lane)> {
     let me = &warps[warp as usize];
     let mut found = Vec::new();
-    for (record, other) in cell.conflicting(kind) {
+    for record in cell.conflicting(kind) {
+        let other = record.kind;
         let other_warp = u32::from(record.warp);
         if other_warp != warp {
             if record.clock > me.clock[other_warp as usize] {
@@ -719,16 +732,16 @@ fn check(
 }
 
 /// Notes the access in the byte's shadow.
-fn record(cell: &mut Cell, kind: AccessKind, new: Record, me: &Warp) {
+fn record(cell: &mut Cell, new: Record, me: &Warp) {
     let lane = new.lanes.trailing_zeros() as usize;
+    // An earlier record of the warp, taken over by this access: its lanes
+    // that this lane is not ordered after stay (within one instruction, all
+    // of them), the rest are ordered before it and dropped.
     let merge = |slot: &mut Record| {
         if slot.step == new.step {
             slot.lanes |= new.lanes;
             return;
         }
-        // The warp's earlier lanes that this lane is not ordered after stay,
-        // merged into this access (the modelling choice of the shadow's
-        // module docs); those it is ordered after are dropped.
         let seen = &me.seen[lane];
         let keep = LaneSet::from_bits(slot.lanes)
             .iter()
@@ -739,30 +752,21 @@ fn record(cell: &mut Cell, kind: AccessKind, new: Record, me: &Warp) {
             ..new
         };
     };
-    match kind {
-        AccessKind::Write => {
-            if let Some(slot) = cell
-                .write
-                .as_mut()
-                .filter(|w| w.warp == new.warp && w.step == new.step)
-            {
-                slot.lanes |= new.lanes;
-                return;
-            }
-            cell.write = Some(new);
-            cell.reads.clear();
-            cell.atomics.clear();
-        }
-        AccessKind::Read | AccessKind::Atomic => {
-            let list = if kind == AccessKind::Read {
-                &mut cell.reads
-            } else {
-                &mut cell.atomics
-            };
-            match list.iter_mut().find(|r| r.warp == new.warp) {
-                Some(slot) => merge(slot),
-                None => list.push(new),
-            }
-        }
+    let mine = |r: &&mut Record| r.warp == new.warp && r.kind == new.kind;
+    if let Some(slot) = cell
+        .records
+        .iter_mut()
+        .filter(mine)
+        .find(|r| r.site == new.site)
+    {
+        merge(slot);
+        return;
+    }
+    if cell.records.iter_mut().filter(mine).count() < SITES_PER_WARP {
+        cell.records.push(new);
+        return;
+    }
+    if let Some(latest) = cell.records.iter_mut().filter(mine).max_by_key(|r| r.step) {
+        merge(latest);
     }
 }

@@ -1,31 +1,35 @@
 //! Shadow state per shared byte: the accesses since the last barrier that
 //! ordered the whole block, enough to tell whether a new access races with any.
 //!
-//! Like compute-sanitizer's racecheck shadow memory (and FastTrack's epochs),
-//! each byte keeps the last plain write and, per warp, the latest read and the
-//! latest atomic, each with the warp's clock at the time. Memory is bounded by
-//! the bytes touched times the warps of the block, and a barrier that every
-//! warp passes clears it all. What is kept per warp is the latest access
-//! (with the lanes of the warp's unordered accesses merged into it): a
-//! modelling choice that finds every racing byte, but can name only the latest
-//! of several racing instructions of one warp on one byte.
-
-use std::collections::HashMap;
+//! As compute-sanitizer's racecheck keeps shadow memory for shared memory (and
+//! FastTrack keeps epochs), each byte keeps its accesses with the accessing
+//! warp's clock: one record per warp, instruction (site) and kind of access,
+//! holding the lanes and the latest time that instruction touched the byte. A
+//! barrier that every warp passes clears it all. Memory is bounded: at most
+//! [`SITES_PER_WARP`] records per warp and kind on a byte; past that, a new
+//! site is merged into the warp's latest record of that kind (a modelling
+//! choice: every racing byte is still found, but of more than that many racing
+//! instructions of one warp on one byte, only some are named).
 
 use smallvec::SmallVec;
 
 use super::report::AccessKind;
 
-/// One instruction's access to a byte, as the shadow keeps it.
+/// The most records one warp keeps per kind of access on one byte.
+pub(super) const SITES_PER_WARP: usize = 8;
+
+/// One instruction's accesses to a byte, as the shadow keeps them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Record {
     /// The warp.
     pub warp: u8,
+    /// What the access does.
+    pub kind: AccessKind,
     /// The lanes that accessed the byte (bits).
     pub lanes: u32,
-    /// The warp's instruction number (its own program order).
+    /// The warp's instruction number (its own program order), the latest.
     pub step: u32,
-    /// The warp's own component of its vector clock.
+    /// The warp's own component of its vector clock, the latest.
     pub clock: u32,
     /// The instruction's site.
     pub site: u64,
@@ -34,35 +38,26 @@ pub(super) struct Record {
 /// The accesses to one byte since the last block-wide barrier.
 #[derive(Debug, Default)]
 pub(super) struct Cell {
-    pub write: Option<Record>,
-    pub reads: SmallVec<[Record; 1]>,
-    pub atomics: SmallVec<[Record; 1]>,
+    pub records: SmallVec<[Record; 2]>,
 }
 
 impl Cell {
-    /// The records a new access of `kind` must be ordered after, with the
-    /// kind of each.
-    pub fn conflicting(&self, kind: AccessKind) -> impl Iterator<Item = (&Record, AccessKind)> {
-        let write = self.write.iter().map(|r| (r, AccessKind::Write));
-        let reads = self.reads.iter().map(|r| (r, AccessKind::Read));
-        let atomics = self.atomics.iter().map(|r| (r, AccessKind::Atomic));
-        // Reads race with writes and atomics; atomics with reads and writes,
-        // never with atomics; writes with everything.
-        let (with_reads, with_atomics) = match kind {
-            AccessKind::Read => (false, true),
-            AccessKind::Atomic => (true, false),
-            AccessKind::Write => (true, true),
-        };
-        write
-            .chain(reads.filter(move |_| with_reads))
-            .chain(atomics.filter(move |_| with_atomics))
+    /// The records a new access of `kind` must be ordered after: reads race
+    /// with writes and atomics, atomics with reads and writes (never with
+    /// atomics), writes with everything (DESIGN.md section 7).
+    pub fn conflicting(&self, kind: AccessKind) -> impl Iterator<Item = &Record> {
+        self.records.iter().filter(move |r| match (kind, r.kind) {
+            (AccessKind::Read, AccessKind::Read) => false,
+            (AccessKind::Atomic, AccessKind::Atomic) => false,
+            _ => true,
+        })
     }
 }
 
 /// Every byte touched since the last block-wide barrier.
 #[derive(Debug, Default)]
 pub(super) struct Shadow {
-    pub cells: HashMap<u32, Cell>,
+    pub cells: std::collections::HashMap<u32, Cell>,
 }
 
 impl Shadow {
