@@ -46,10 +46,11 @@ impl Cell {
     /// with writes and atomics, atomics with reads and writes (never with
     /// atomics), writes with everything (DESIGN.md section 7).
     pub fn conflicting(&self, kind: AccessKind) -> impl Iterator<Item = &Record> {
-        self.records.iter().filter(move |r| match (kind, r.kind) {
-            (AccessKind::Read, AccessKind::Read) => false,
-            (AccessKind::Atomic, AccessKind::Atomic) => false,
-            _ => true,
+        self.records.iter().filter(move |r| {
+            !matches!(
+                (kind, r.kind),
+                (AccessKind::Read, AccessKind::Read) | (AccessKind::Atomic, AccessKind::Atomic)
+            )
         })
     }
 }
