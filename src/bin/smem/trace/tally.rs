@@ -382,8 +382,15 @@ impl Tally {
     /// The `top` instructions with the most bank conflicts.
     pub(super) fn ranking(&self, top: usize) -> Vec<&Entry> {
         let mut all: Vec<&Entry> = self.entries.iter().collect();
+        // The best `top` first (linear), then only those sorted: a trace can
+        // have hundreds of thousands of instructions.
+        if all.len() > top {
+            if top > 0 {
+                all.select_nth_unstable_by_key(top - 1, |e| e.rank());
+            }
+            all.truncate(top);
+        }
         all.sort_by_key(|e| e.rank());
-        all.truncate(top);
         all
     }
 }
