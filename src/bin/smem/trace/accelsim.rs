@@ -5,7 +5,7 @@
 //! target of the trace-line parser, and `smem racecheck`, which groups the
 //! instructions by thread block and warp. The API is three functions:
 //!
-//! - [`line`]: one line (without its line end) into a [`Line`]: a header, a
+//! - [`line()`]: one line (without its line end) into a [`Line`]: a header, a
 //!   thread-block or warp marker, an [`Instruction`], ...;
 //! - [`header`]: a header line `-key = value` into a [`Header`], which
 //!   [`Kernel::apply`] folds into the [`Context`] the instruction lines need;
