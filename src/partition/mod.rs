@@ -1077,38 +1077,65 @@ impl Transaction {
     /// assert_eq!(words[1].lanes.to_string(), "16");
     /// # Ok::<(), smem_model::Error>(())
     /// ```
+    #[inline]
     pub fn words(&self) -> SmallVec<[WordAccess; 64]> {
-        // One slot per (bank, half of a 64-word segment): a transaction takes at
-        // most one word from each bank, or on 3.x in four-byte mode words i and
-        // i + 32 of one 64-bit bank row, so the slots come out in (bank, word)
-        // order. Anything else goes the long way (it does not happen: a test
-        // compares the two).
+        // A transaction takes at most one word from each bank, or on 3.x in
+        // four-byte mode words i and i + 32 of one 64-bit bank row: one slot
+        // per bank, or two (one per half of a 64-word segment) there.
+        // Anything else goes the long way (it does not happen: a test checks
+        // that the table always serves, and compares the two).
+        self.words_fast().unwrap_or_else(|| self.words_sorted())
+    }
+
+    #[inline(always)]
+    fn words_fast(&self) -> Option<SmallVec<[WordAccess; 64]>> {
+        let kepler_four = self.config.rules() == crate::bank::Rules::Kepler
+            && self.config.bank_width() == crate::BankWidth::FourBytes;
+        if kepler_four {
+            self.words_in_slots::<2, 64>()
+        } else {
+            self.words_in_slots::<1, 32>()
+        }
+    }
+
+    /// [`words`](Self::words) from a table of `PER_BANK` slots a bank (the
+    /// slots come out in (bank, word) order), or `None` when the words do not
+    /// fit it.
+    #[inline(always)]
+    fn words_in_slots<const PER_BANK: u32, const SLOTS: usize>(
+        &self,
+    ) -> Option<SmallVec<[WordAccess; 64]>> {
         let (bank_shift, bank_mask) = self.bank_geometry();
-        let mut slot_words = [0u32; 64];
-        let mut slot_lanes = [0u32; 64];
+        let mut slot_words = [0u32; SLOTS];
+        let mut slot_lanes = [0u32; SLOTS];
         let mut used = 0u64;
         let mut clash = false;
         self.for_each_word(|lane, word| {
             let bank = word & bank_mask;
-            let slot = (bank << 1 | (word >> bank_shift) & 1) as usize;
+            let slot = if PER_BANK == 2 {
+                (bank << 1 | (word >> bank_shift) & 1) as usize
+            } else {
+                bank as usize
+            };
             let bit = 1u64 << slot;
             clash |= (used & bit != 0) & (slot_words[slot] != word);
             used |= bit;
             slot_words[slot] = word;
             slot_lanes[slot] |= 1 << lane;
         });
-        // A bank whose two slots are both used must hold them in word order.
-        let mut pairs = used & (used >> 1) & 0x5555_5555_5555_5555;
-        while pairs != 0 {
-            let slot = pairs.trailing_zeros() as usize;
-            pairs &= pairs - 1;
-            clash |= slot_words[slot] > slot_words[slot + 1];
+        if PER_BANK == 2 {
+            // A bank whose two slots are both used must hold them in word order.
+            let mut pairs = used & (used >> 1) & 0x5555_5555_5555_5555;
+            while pairs != 0 {
+                let slot = pairs.trailing_zeros() as usize;
+                pairs &= pairs - 1;
+                clash |= slot_words[slot] > slot_words[slot + 1];
+            }
         }
         if clash {
-            return self.words_sorted();
+            return None;
         }
-        // Written once into the inline storage, which starts uninitialised:
-        // no 768-byte buffer to fill and move.
+        // Written once into the inline storage, which starts uninitialised.
         let mut words = SmallVec::new();
         words.extend(Bits(used).map(|slot| {
             let word = slot_words[slot];
@@ -1118,7 +1145,7 @@ impl Transaction {
                 lanes: LaneSet::from_bits(slot_lanes[slot]),
             }
         }));
-        words
+        Some(words)
     }
 
     /// `log2(banks)` and `banks - 1`: bank counts are powers of two.
@@ -1357,6 +1384,7 @@ mod tests {
                 for t in partition.transactions() {
                     let words = t.words();
                     assert_eq!(words, t.words_sorted(), "{config:?} {request:?} {t:?}");
+                    assert!(t.words_fast().is_some(), "{config:?} {request:?} {t:?}");
                     let banks: BankSet = words.iter().map(|w| w.bank).collect();
                     assert_eq!(t.banks(), banks);
                     compared += 1;
