@@ -260,6 +260,28 @@ fn bad_input_is_an_error_with_status_2() {
 }
 
 #[test]
+fn pre_v3_lines_inside_a_traceg_block_belong_to_it() {
+    // Lines that carry block and warp ids inside #BEGIN_TB ... #END_TB (as
+    // pre-v3 tracers wrote them) are the marked block's, not a second block.
+    let trace = TempFile::from_lines(
+        "prev3.traceg",
+        &[
+            "-block dim = (64,1,1)",
+            "#BEGIN_TB",
+            "thread block = 0,0,0",
+            "warp = 0",
+            "0 0 0 0 0430 00000001 0 STS 2 R1 R2 4 1 0x400 4",
+            "warp = 1",
+            "0 0 0 1 0440 00000001 1 R3 LDS 1 R2 4 1 0x400 4",
+            "#END_TB",
+        ],
+    );
+    let output = racecheck(&[trace.name()]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(stdout(&output).contains("error read-write: pc 0x0430 and pc 0x0440, 1 block, 4 bytes"));
+}
+
+#[test]
 fn the_output_does_not_depend_on_the_thread_count() {
     let files: Vec<String> = ["matmul_no_second", "transpose_nosync", "divergent_lanes"]
         .iter()

@@ -493,20 +493,22 @@ impl Reader<'_> {
                     }
                 };
                 let is_exit = instruction.opcode.split('.').next() == Some("EXIT");
-                if let Some((block, warp)) = instruction.block_warp {
-                    self.raw(number, kernel, block, warp, event, is_exit, instruction.mask)?;
-                } else {
-                    let (Some(block), Some(warp)) = (&mut self.current, self.warp) else {
-                        return Err(format!(
-                            "line {number}: an instruction outside a thread block and warp \
-                             (no #BEGIN_TB, `warp = N`, nor block and warp on the line)"
-                        ));
-                    };
+                // Inside `#BEGIN_TB` ... `#END_TB` the block and warp are the
+                // markers' (pre-v3 lines there also carry ids: the markers
+                // win); elsewhere, the ids on the line (the raw form).
+                if let (Some(block), Some(warp)) = (&mut self.current, self.warp) {
                     if let Some(event) = event {
                         block.warps.entry(warp).or_default().push(event);
                         block.events += 1;
                         self.gathered += 1;
                     }
+                } else if let Some((block, warp)) = instruction.block_warp {
+                    self.raw(number, kernel, block, warp, event, is_exit, instruction.mask)?;
+                } else {
+                    return Err(format!(
+                        "line {number}: an instruction outside a thread block and warp \
+                         (no #BEGIN_TB, `warp = N`, nor block and warp on the line)"
+                    ));
                 }
                 if self.gathered > MAX_GATHERED {
                     return Err(format!(
