@@ -131,6 +131,71 @@ pub enum Architecture {
     Blackwell,
 }
 
+impl Architecture {
+    /// Every architecture, oldest first.
+    pub const ALL: [Architecture; 11] = [
+        Self::Tesla,
+        Self::Fermi,
+        Self::Kepler,
+        Self::Maxwell,
+        Self::Pascal,
+        Self::Volta,
+        Self::Turing,
+        Self::Ampere,
+        Self::Ada,
+        Self::Hopper,
+        Self::Blackwell,
+    ];
+
+    /// Its first (lowest) compute capability: the one its name parses to.
+    ///
+    /// For most architectures that is the data-centre chip (Ampere: 8.0, the
+    /// A100, not 8.6, an RTX 30); the bank rules are the same across an
+    /// architecture, the shared-memory capacities are not.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Architecture, ComputeCapability};
+    ///
+    /// assert_eq!(Architecture::Ampere.first(), ComputeCapability::Sm80);
+    /// assert_eq!("ampere".parse::<ComputeCapability>()?, ComputeCapability::Sm80);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub const fn first(self) -> ComputeCapability {
+        match self {
+            Architecture::Tesla => ComputeCapability::Sm10,
+            Architecture::Fermi => ComputeCapability::Sm20,
+            Architecture::Kepler => ComputeCapability::Sm30,
+            Architecture::Maxwell => ComputeCapability::Sm50,
+            Architecture::Pascal => ComputeCapability::Sm60,
+            Architecture::Volta => ComputeCapability::Sm70,
+            Architecture::Turing => ComputeCapability::Sm75,
+            Architecture::Ampere => ComputeCapability::Sm80,
+            Architecture::Ada => ComputeCapability::Sm89,
+            Architecture::Hopper => ComputeCapability::Sm90,
+            Architecture::Blackwell => ComputeCapability::Sm100,
+        }
+    }
+
+    /// The lowercase spellings that parse to [`first`](Self::first).
+    const fn spellings(self) -> &'static [&'static str] {
+        match self {
+            Architecture::Tesla => &["tesla"],
+            Architecture::Fermi => &["fermi"],
+            Architecture::Kepler => &["kepler"],
+            Architecture::Maxwell => &["maxwell"],
+            Architecture::Pascal => &["pascal"],
+            Architecture::Volta => &["volta"],
+            Architecture::Turing => &["turing"],
+            Architecture::Ampere => &["ampere"],
+            Architecture::Ada => &["ada", "adalovelace", "lovelace"],
+            Architecture::Hopper => &["hopper"],
+            Architecture::Blackwell => &["blackwell"],
+        }
+    }
+}
+
 impl fmt::Display for Architecture {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
@@ -337,6 +402,124 @@ impl ComputeCapability {
             Self::Sm110 => "sm_110",
             Self::Sm120 => "sm_120",
             Self::Sm121 => "sm_121",
+        }
+    }
+
+    /// GPUs and chips of this capability that [`parse`](str::parse) accepts: a
+    /// selection of the products people name (data-centre, GeForce, Jetson),
+    /// the best known first, then the chip codenames; not every SKU. Parsing ignores case, spaces, `-` and
+    /// `_`, and a leading `NVIDIA`, `GeForce` or `Tesla`.
+    ///
+    /// Source: the CUDA GPUs list (developer.nvidia.com/cuda-gpus) and each
+    /// architecture's whitepaper.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::ComputeCapability;
+    ///
+    /// assert!(ComputeCapability::Sm89.names().contains(&"RTX 4090"));
+    /// // Every name parses back to its capability.
+    /// for cc in ComputeCapability::ALL {
+    ///     for name in cc.names() {
+    ///         assert_eq!(name.parse::<ComputeCapability>()?, cc);
+    ///     }
+    /// }
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub const fn names(self) -> &'static [&'static str] {
+        match self {
+            Self::Sm10 => &["8800 GTX", "C870", "G80"],
+            Self::Sm11 => &["8600 GTS", "9800 GTX", "G84", "G86", "G92"],
+            Self::Sm12 => &["GT 240", "GT215", "GT216"],
+            Self::Sm13 => &["GTX 280", "GTX 285", "C1060", "GT200"],
+            Self::Sm20 => &["GTX 480", "GTX 580", "C2050", "M2090", "GF100", "GF110"],
+            Self::Sm21 => &["GTX 460", "GTX 560 Ti", "GF104", "GF114"],
+            Self::Sm30 => &["GTX 680", "GTX 770", "K10", "GK104"],
+            Self::Sm32 => &["Tegra K1", "Jetson TK1", "GK20A"],
+            Self::Sm35 => &["K20", "K40", "GTX Titan", "GTX 780", "GK110"],
+            Self::Sm37 => &["K80", "GK210"],
+            Self::Sm50 => &["GTX 750 Ti", "GM107"],
+            Self::Sm52 => &[
+                "GTX 980 Ti",
+                "GTX 980",
+                "GTX 970",
+                "M40",
+                "M60",
+                "GM200",
+                "GM204",
+            ],
+            Self::Sm53 => &["Tegra X1", "Jetson TX1", "Jetson Nano", "GM20B"],
+            Self::Sm60 => &["P100", "GP100"],
+            Self::Sm61 => &[
+                "GTX 1080 Ti",
+                "GTX 1080",
+                "GTX 1070",
+                "GTX 1060",
+                "Titan Xp",
+                "P40",
+                "P4",
+                "GP102",
+                "GP104",
+            ],
+            Self::Sm62 => &["Jetson TX2", "GP10B"],
+            Self::Sm70 => &["V100", "Titan V", "GV100"],
+            Self::Sm72 => &["Jetson Xavier", "Jetson AGX Xavier", "Xavier", "GV10B"],
+            Self::Sm75 => &[
+                "T4",
+                "RTX 2080 Ti",
+                "RTX 2080",
+                "RTX 2070",
+                "RTX 2060",
+                "Titan RTX",
+                "GTX 1660",
+                "TU102",
+                "TU104",
+                "TU106",
+                "TU116",
+            ],
+            Self::Sm80 => &["A100", "A30", "A800", "GA100"],
+            Self::Sm86 => &[
+                "RTX 3090",
+                "RTX 3090 Ti",
+                "RTX 3080",
+                "RTX 3070",
+                "RTX 3060",
+                "A10",
+                "A40",
+                "RTX A6000",
+                "GA102",
+                "GA104",
+                "GA106",
+            ],
+            Self::Sm87 => &["Jetson Orin", "Jetson AGX Orin", "Orin", "GA10B"],
+            Self::Sm89 => &[
+                "RTX 4090",
+                "RTX 4080",
+                "RTX 4070",
+                "RTX 4060",
+                "L4",
+                "L40",
+                "L40S",
+                "RTX 6000 Ada",
+                "AD102",
+                "AD103",
+                "AD104",
+            ],
+            Self::Sm90 => &["H100", "H200", "H800", "H20", "GH100", "GH200"],
+            Self::Sm100 => &["B100", "B200", "GB100", "GB200"],
+            Self::Sm103 => &["B300", "GB300"],
+            Self::Sm110 => &["Thor", "Jetson Thor", "Jetson AGX Thor"],
+            Self::Sm120 => &[
+                "RTX 5090",
+                "RTX 5080",
+                "RTX 5070",
+                "RTX 5060",
+                "RTX PRO 6000",
+                "GB202",
+                "GB203",
+            ],
+            Self::Sm121 => &["DGX Spark", "GB10"],
         }
     }
 
@@ -575,40 +758,108 @@ impl fmt::Display for ComputeCapability {
 impl FromStr for ComputeCapability {
     type Err = Error;
 
-    /// Parses `"8.6"`, `"sm_86"`, `"sm_90a"`, `"sm_100f"`, `"compute_86"`.
+    /// Parses a version, a GPU or an architecture, ignoring case, spaces, `-` and `_`:
+    ///
+    /// - a version: `"8.6"`, `"sm_86"`, `"sm86"`, `"SM_86"`, `"86"`, `"compute_86"`,
+    ///   and the architecture-specific and family forms `"sm_90a"`, `"sm_100f"`;
+    /// - a GPU or chip from [`names`](Self::names): `"H100"`, `"A100"`,
+    ///   `"RTX 4090"`, `"GeForce RTX 4090"`, `"GA102"`, `"Jetson Orin"`, ...
+    ///   (an `NVIDIA`, `GeForce` or `Tesla` in front is ignored);
+    /// - an architecture name (`"hopper"`, `"ampere"`, `"ada lovelace"`), which
+    ///   means its first capability (see [`Architecture::first`]): `"ampere"` is
+    ///   8.0, the A100, not 8.6, an RTX 30. The shared-memory rules of one
+    ///   architecture are the same; its capacities may differ, so name the
+    ///   GPU or the version where capacity matters.
+    ///
+    /// `sm_101`, `10.1` and `101`, CUDA 12's name for Thor, parse to 11.0, the
+    /// name CUDA 13 gave it: an alias, not a separate capability (the `smem`
+    /// tool says so when it is given one).
     ///
     /// # Errors
     ///
-    /// [`Error::UnknownCapability`] when the text is malformed or names a capability
-    /// that does not exist (`"sm_40"`, `"9.1"`).
+    /// [`Error::UnknownCapability`] when the text is none of these (`"sm_40"`,
+    /// `"9.1"`, `"sm_1é"`); its message lists every version.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::ComputeCapability;
+    ///
+    /// for name in ["9.0", "sm_90", "SM90", "90", "compute_90", "sm_90a", "H100", "hopper"] {
+    ///     assert_eq!(name.parse::<ComputeCapability>()?, ComputeCapability::Sm90);
+    /// }
+    /// assert_eq!("GeForce RTX 4090".parse::<ComputeCapability>()?, ComputeCapability::Sm89);
+    /// assert!("sm_40".parse::<ComputeCapability>().is_err());
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     fn from_str(text: &str) -> Result<Self, Error> {
         let unknown = || Error::UnknownCapability {
             given: text.to_owned(),
         };
-        let trimmed = text.trim();
-        let (major, minor) = if let Some((major, minor)) = trimmed.split_once('.') {
-            (parse_digits(major), parse_digits(minor))
-        } else {
-            let digits = trimmed
-                .strip_prefix("sm_")
-                .or_else(|| trimmed.strip_prefix("compute_"))
-                .ok_or_else(unknown)?;
-            // Architecture-specific (`a`) and family (`f`) variants share the rules.
-            let digits = digits
-                .strip_suffix('a')
-                .or_else(|| digits.strip_suffix('f'))
-                .unwrap_or(digits);
-            if digits.len() < 2 {
-                return Err(unknown());
+        let key = normalize(text);
+        if let Some(cc) = parse_version(&key) {
+            return Ok(cc);
+        }
+        if let Some(cc) = Self::ALL
+            .into_iter()
+            .find(|cc| cc.names().iter().any(|name| normalize(name) == key))
+        {
+            return Ok(cc);
+        }
+        Architecture::ALL
+            .into_iter()
+            .find(|arch| arch.spellings().iter().any(|name| *name == key))
+            .map(Architecture::first)
+            .ok_or_else(unknown)
+    }
+}
+
+/// `text` lowercased, without spaces, `-` and `_`, and without a leading
+/// `nvidia`, `geforce` or `tesla` that has more after it (`tesla` alone is the
+/// architecture).
+fn normalize(text: &str) -> String {
+    let mut key: String = text
+        .chars()
+        .filter(|c| !matches!(c, ' ' | '\t' | '-' | '_'))
+        .flat_map(char::to_lowercase)
+        .collect();
+    for prefix in ["nvidia", "geforce", "tesla"] {
+        if let Some(rest) = key.strip_prefix(prefix) {
+            if !rest.is_empty() {
+                key = rest.to_owned();
             }
-            let (major, minor) = digits.split_at(digits.len() - 1);
-            (parse_digits(major), parse_digits(minor))
-        };
-        match (major, minor) {
-            (Some(major), Some(minor)) => Self::new(major, minor).ok_or_else(unknown),
-            _ => Err(unknown()),
         }
     }
+    key
+}
+
+/// A normalized version: `8.6`, `86`, `sm86`, `compute86`, `sm90a`, `sm100f`
+/// (`cc` in front is accepted too).
+fn parse_version(key: &str) -> Option<ComputeCapability> {
+    // Only ASCII is a version; checking first keeps every slice below on a
+    // character boundary.
+    if !key.is_ascii() {
+        return None;
+    }
+    let key = ["sm", "compute", "cc"]
+        .into_iter()
+        .find_map(|prefix| key.strip_prefix(prefix))
+        .unwrap_or(key);
+    let (major, minor) = if let Some((major, minor)) = key.split_once('.') {
+        (parse_digits(major)?, parse_digits(minor)?)
+    } else {
+        // Architecture-specific (`a`) and family (`f`) variants share the rules.
+        let digits = key
+            .strip_suffix('a')
+            .or_else(|| key.strip_suffix('f'))
+            .unwrap_or(key);
+        if !(2..=3).contains(&digits.len()) {
+            return None;
+        }
+        let (major, minor) = digits.split_at(digits.len() - 1);
+        (parse_digits(major)?, parse_digits(minor)?)
+    };
+    ComputeCapability::new(major, minor)
 }
 
 fn parse_digits(text: &str) -> Option<u32> {
@@ -616,6 +867,15 @@ fn parse_digits(text: &str) -> Option<u32> {
         return None;
     }
     text.parse().ok()
+}
+
+/// `1.0, 1.1, ..., 12.1`: every version, for error messages.
+pub(crate) fn known_versions() -> String {
+    let versions: Vec<String> = ComputeCapability::ALL
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    versions.join(", ")
 }
 
 impl TryFrom<String> for ComputeCapability {
@@ -673,14 +933,120 @@ mod tests {
     #[test]
     fn malformed_and_unknown_names_are_errors_naming_the_input() {
         for bad in [
-            "", "sm_", "sm_9", "sm_40", "9.1", "4.0", "sm_90b", "sm90", "8.", ".6", "8.6.1",
-            "sm_-90", "1e1.0",
+            "", "sm_", "sm_9", "sm_40", "9.1", "4.0", "sm_90b", "sm90x", "8.", ".6", "8.6.1",
+            "sm_+90", "1e1.0", "9", "1000", "sm_1é", "é", "H1000", "RTX", "amperes",
         ] {
             let err = bad.parse::<ComputeCapability>().unwrap_err();
             assert_eq!(
-                err.to_string(),
-                format!("unknown compute capability {bad:?}: expected a form like \"8.6\", \"sm_86\", \"sm_90a\" or \"compute_86\" naming a CUDA compute capability from 1.0 to 12.1")
+                err,
+                Error::UnknownCapability {
+                    given: bad.to_owned()
+                }
             );
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "unknown compute capability {bad:?}: expected a version (\"8.6\", \"sm_86\", \
+                     \"sm86\", \"86\", \"compute_86\", \"sm_90a\"), a GPU (\"A100\", \"H100\", \
+                     \"RTX 4090\", ...) or an architecture (\"ampere\", \"hopper\", ...); the \
+                     versions are 1.0, 1.1, 1.2, 1.3, 2.0, 2.1, 3.0, 3.2, 3.5, 3.7, 5.0, 5.2, 5.3, \
+                     6.0, 6.1, 6.2, 7.0, 7.2, 7.5, 8.0, 8.6, 8.7, 8.9, 9.0, 10.0, 10.3, 11.0, 12.0, 12.1"
+                )
+            );
+        }
+    }
+
+    /// Issue 12, item 1: a multi-byte character where the minor digit is
+    /// expected split a character in two and panicked.
+    #[test]
+    fn a_multibyte_character_is_an_error_not_a_panic() {
+        for bad in [
+            "sm_1é",
+            "sm_é",
+            "é1",
+            "sm_9\u{301}",
+            "compute_1\u{1F600}",
+            "1\u{e9}.0",
+        ] {
+            assert_eq!(
+                bad.parse::<ComputeCapability>(),
+                Err(Error::UnknownCapability {
+                    given: bad.to_owned()
+                })
+            );
+        }
+    }
+
+    #[test]
+    fn sloppy_spellings_of_versions() {
+        for (text, cc) in [
+            ("sm90", ComputeCapability::Sm90),
+            ("SM_90", ComputeCapability::Sm90),
+            ("90", ComputeCapability::Sm90),
+            (" sm_86 ", ComputeCapability::Sm86),
+            ("Compute_75", ComputeCapability::Sm75),
+            ("sm-100f", ComputeCapability::Sm100),
+            ("cc8.9", ComputeCapability::Sm89),
+            ("121", ComputeCapability::Sm121),
+            ("10", ComputeCapability::Sm10),
+        ] {
+            assert_eq!(text.parse::<ComputeCapability>(), Ok(cc), "{text}");
+        }
+    }
+
+    #[test]
+    fn products_codenames_and_architectures() {
+        for (text, cc) in [
+            ("H100", ComputeCapability::Sm90),
+            ("h100", ComputeCapability::Sm90),
+            ("NVIDIA H100", ComputeCapability::Sm90),
+            ("RTX 4090", ComputeCapability::Sm89),
+            ("rtx4090", ComputeCapability::Sm89),
+            ("GeForce RTX 4090", ComputeCapability::Sm89),
+            ("Tesla V100", ComputeCapability::Sm70),
+            ("A100", ComputeCapability::Sm80),
+            ("A10", ComputeCapability::Sm86),
+            ("GA102", ComputeCapability::Sm86),
+            ("hopper", ComputeCapability::Sm90),
+            ("Ampere", ComputeCapability::Sm80),
+            ("Ada Lovelace", ComputeCapability::Sm89),
+            ("tesla", ComputeCapability::Sm10),
+            ("blackwell", ComputeCapability::Sm100),
+            ("Jetson Orin", ComputeCapability::Sm87),
+        ] {
+            assert_eq!(text.parse::<ComputeCapability>(), Ok(cc), "{text}");
+        }
+    }
+
+    /// Every name of every capability and every architecture parses back to it,
+    /// and no name is given to two capabilities.
+    #[test]
+    fn every_known_name_round_trips() {
+        let mut seen = std::collections::HashMap::new();
+        for cc in ComputeCapability::ALL {
+            for name in cc.names() {
+                assert_eq!(name.parse::<ComputeCapability>(), Ok(cc), "{name}");
+                assert_eq!(name.to_uppercase().parse::<ComputeCapability>(), Ok(cc));
+                assert_eq!(seen.insert(normalize(name), cc), None, "{name} twice");
+                assert!(
+                    parse_version(&normalize(name)).is_none(),
+                    "{name} reads as a version"
+                );
+            }
+        }
+        for arch in Architecture::ALL {
+            assert_eq!(arch.first().architecture(), arch);
+            let first = ComputeCapability::ALL
+                .into_iter()
+                .find(|cc| cc.architecture() == arch);
+            assert_eq!(first, Some(arch.first()));
+            assert_eq!(
+                arch.to_string().parse::<ComputeCapability>(),
+                Ok(arch.first())
+            );
+            for name in arch.spellings() {
+                assert_eq!(seen.get(*name), None, "{name} is also a product");
+            }
         }
     }
 }

@@ -36,8 +36,11 @@ use crate::{AtomicKind, ComputeCapability, Op};
 pub enum Error {
     /// A compute-capability name that is malformed or names no capability.
     #[error(
-        "unknown compute capability {given:?}: expected a form like \"8.6\", \"sm_86\", \
-         \"sm_90a\" or \"compute_86\" naming a CUDA compute capability from 1.0 to 12.1"
+        "unknown compute capability {given:?}: expected a version (\"8.6\", \"sm_86\", \
+         \"sm86\", \"86\", \"compute_86\", \"sm_90a\"), a GPU (\"A100\", \"H100\", \
+         \"RTX 4090\", ...) or an architecture (\"ampere\", \"hopper\", ...); the versions \
+         are {}",
+        crate::capability::known_versions()
     )]
     UnknownCapability {
         /// The text that was given.

@@ -78,8 +78,10 @@ fn the_diagram_shows_banks_across_and_wavefronts_down() {
 bank diagram: banks across, wavefronts down; each cell is the lane the bank serves
   wf   0  1  2  3  4  5  6  7  8  9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
    1   0  .  1  .  2  .  3  .  4  .  5  .  6  .  7  .  8  .  9  . 10  . 11  . 12  . 13  . 14  . 15  .  lanes 0-15
+       !     !     !     !     !     !     !     !     !     !     !     !     !     !     !     !
    2  16  . 17  . 18  . 19  . 20  . 21  . 22  . 23  . 24  . 25  . 26  . 27  . 28  . 29  . 30  . 31  .  lanes 16-31
-  N lane served   . idle bank   red: bank busy in several wavefronts of one phase
+       !     !     !     !     !     !     !     !     !     !     !     !     !     !     !     !
+  N lane served   . idle bank   ! bank busy in several wavefronts of one phase (a conflict)
 ";
     assert!(out.ends_with(expected), "{out}");
     // Not a terminal: no colour codes.
@@ -96,7 +98,7 @@ fn broadcasts_are_marked() {
         ),
         "{out}"
     );
-    assert!(out.contains("* word read or written by several lanes (lowest shown)"));
+    assert!(out.contains("* word shared by several lanes (lowest shown)"));
 }
 
 #[test]
@@ -133,7 +135,12 @@ fn inactive_lanes_and_json() {
     let report = json(&["lane<16 ? lane*8 : -"]);
     assert_eq!(report["wavefronts"], 1);
     assert_eq!(report["bank_conflicts"], 0);
-    assert_eq!(report["classification"], "Parallel");
+    assert_eq!(
+        report["classification"],
+        serde_json::json!({"kind": "parallel", "ways": 1})
+    );
+    assert_eq!(report["schema"], "smem-analyze/1");
+    assert_eq!(report["source"], "lane<16 ? lane*8 : -");
     assert_eq!(report["addresses"][15], 120);
     assert_eq!(report["addresses"][16], Value::Null);
     let first = &report["transactions"][0];
@@ -150,7 +157,10 @@ fn json_of_a_serial_access() {
     assert_eq!(report["ideal_wavefronts"], 1);
     assert_eq!(report["bank_conflicts"], 31);
     assert_eq!(report["ways"], 32);
-    assert_eq!(report["classification"]["Serial"]["ways"], 32);
+    assert_eq!(
+        report["classification"],
+        serde_json::json!({"kind": "serial", "ways": 32})
+    );
     assert_eq!(report["verdict"], "serial (32-way)");
     let transactions = report["transactions"].as_array().unwrap();
     assert_eq!(transactions.len(), 32);
@@ -161,7 +171,10 @@ fn json_of_a_serial_access() {
 #[test]
 fn broadcast_words_and_write_collisions_in_json() {
     let load = json(&["0"]);
-    assert_eq!(load["classification"], "Broadcast");
+    assert_eq!(
+        load["classification"],
+        serde_json::json!({"kind": "broadcast", "ways": 1})
+    );
     assert_eq!(
         load["transactions"][0]["broadcast_words"][0]["lanes"]
             .as_array()
@@ -223,7 +236,7 @@ fn svg_is_written() {
 fn an_expression_that_does_not_parse_shows_where() {
     fails_with(
         &["lane*)"],
-        "error: invalid address expression: expected a number, `lane`, `(` or `-`, found `)`\n  lane*)\n       ^\n",
+        "error: invalid address expression: expected a number, a name, `(` or `-`, found `)`\n  lane*)\n       ^\n",
     );
     fails_with(
         &["(lane%8*16"],
@@ -231,7 +244,7 @@ fn an_expression_that_does_not_parse_shows_where() {
     );
     fails_with(
         &["tid*4"],
-        "error: invalid address expression: unknown name `tid`: the only variable is `lane`\n  tid*4\n  ^^^\n",
+        "error: invalid address expression: unknown name `tid`: the names are `lane`, `warpSize` and those given with --define NAME=VALUE\n  tid*4\n  ^^^\n",
     );
 }
 
@@ -255,7 +268,15 @@ fn a_list_of_the_wrong_length() {
     );
     fails_with(
         &["0,4,x"],
-        "error: entry 2 of the address list is `x`: expected a byte address from 0 to 4294967295 or `-` for an inactive lane\n",
+        "error: a warp has 32 lanes, but 3 addresses were given\n",
+    );
+    let mut list = vec!["0"; 31];
+    list.push("x");
+    fails_with(
+        &[&list.join(",")],
+        "error: entry 31 of the address list is `x`: unknown name `x`: the names are `lane`, \
+         `warpSize` and those given with --define NAME=VALUE; expected a byte address from 0 \
+         to 4294967295 or `-` for an inactive lane\n",
     );
 }
 
@@ -304,4 +325,357 @@ fn unknown_arch_or_op_is_a_usage_error() {
     let output = analyze(&[]);
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("<ADDRESSES>..."));
+}
+
+// ---------------------------------------------------------------------------
+// Issue 12, item 11, and issue 17: what a new user types.
+
+#[test]
+fn an_expression_starting_with_a_minus_is_an_expression_not_an_option() {
+    // Lane 0 reads the last word, lane 31 the first: a reversed permutation.
+    let report = json(&["-lane*4 + 124"]);
+    assert_eq!(report["addresses"][0], 124);
+    assert_eq!(report["addresses"][31], 0);
+    assert_eq!(report["wavefronts"], 1);
+    // Options may still follow, and come before.
+    let output = analyze(&["-lane*4+124", "--arch", "sm_80", "--json"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["arch"], "sm_80");
+    assert_eq!(report["wavefronts"], 1);
+    // -D with its value attached, and after the expression.
+    let report = json(&["-lane*k+124", "-Dk=4"]);
+    assert_eq!(report["addresses"][1], 120);
+}
+
+#[test]
+fn a_list_starting_with_a_minus_is_a_list() {
+    // Lane 0 inactive, the others s[lane]: typed without quotes, 32 arguments.
+    let mut list: Vec<String> = vec!["-".to_owned()];
+    list.extend((1..32).map(|lane| (4 * lane).to_string()));
+    let args: Vec<&str> = list.iter().map(String::as_str).collect();
+    let report = json(&args);
+    assert_eq!(report["addresses"][0], Value::Null);
+    assert_eq!(report["addresses"][1], 4);
+    assert_eq!(report["wavefronts"], 1);
+    // The same as one argument with commas, and with -1 for the inactive lane.
+    let report = json(&[&list.join(",").replacen('-', "-1", 1)]);
+    assert_eq!(report["addresses"][0], Value::Null);
+    assert_eq!(report["addresses"][31], 124);
+}
+
+#[test]
+fn constant_expressions_are_expressions_not_lists() {
+    for (text, address) in [("4 * 8", 32), ("0x100 + 4", 0x104), ("010", 8)] {
+        let report = json(&[text]);
+        assert_eq!(report["source"], text);
+        assert_eq!(report["addresses"][0], address, "{text}");
+        assert_eq!(report["addresses"][31], address, "{text}");
+        assert_eq!(report["classification"]["kind"], "broadcast", "{text}");
+    }
+    // C's unary operators, literals and sizeof.
+    let report = json(&["(lane & ~1) * sizeof(float) + 0b0"]);
+    assert_eq!(report["addresses"][3], 8);
+    let report = json(&["!lane * 4"]);
+    assert_eq!(
+        (
+            report["addresses"][0].clone(),
+            report["addresses"][1].clone()
+        ),
+        (4.into(), 0.into())
+    );
+}
+
+#[test]
+fn a_few_numbers_are_an_expression_error_with_a_hint_about_lists() {
+    fails_with(
+        &["0 4 8"],
+        "error: invalid address expression: expected an operator, found `4`\n  0 4 8\n    ^\n\
+         (a list of addresses needs 32 entries; this one has 3)\n",
+    );
+}
+
+#[test]
+fn defines_name_constants() {
+    let report = json(&[
+        "-D",
+        "k=3",
+        "--define",
+        "base=0x400 + k*128",
+        "base + lane*4*k",
+    ]);
+    assert_eq!(report["addresses"][2], 0x400 + 3 * 128 + 24);
+    fails_with(
+        &["-D", "k=lane", "lane*k"],
+        "error: invalid --define: a constant cannot use `lane`\n  k=lane\n    ^^^^\n",
+    );
+    fails_with(
+        &["-D", "k", "lane*k"],
+        "error: invalid --define: expected NAME=VALUE\n  k\n  ^\n",
+    );
+}
+
+#[test]
+fn a_dash_reads_the_addresses_from_stdin() {
+    let output = support::smem_with_stdin("analyze", &["-"], b"lane*33*4\n");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        totals(&output),
+        "wavefronts: 1   ideal: 1   bank conflicts: 0   parallel"
+    );
+    // A list, one address a line, as a script would print it.
+    let lines: String = (0..32).map(|lane| format!("{}\n", 128 * lane)).collect();
+    let output = support::smem_with_stdin("analyze", &["--json", "-"], lines.as_bytes());
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["wavefronts"], 32);
+    let output = support::smem_with_stdin("analyze", &["-"], b"  \n");
+    assert_eq!(
+        stderr(&output),
+        "error: stdin is empty: expected an address expression or a list of 32 addresses\n"
+    );
+    assert_eq!(output.status.code(), Some(1));
+}
+
+#[test]
+fn several_archs_side_by_side() {
+    let output = analyze(&[
+        "--arch", "sm_90", "--arch", "sm_35", "--arch", "1.3", "lane*8",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let out = stdout(&output);
+    assert!(out.starts_with("LDS.32 compared: 3 requests\n"), "{out}");
+    assert!(
+        support::has_row(
+            &out,
+            &[
+                "sm_90",
+                "32",
+                "x",
+                "4",
+                "B",
+                "lane*8",
+                "2",
+                "1",
+                "1",
+                "50.0%",
+                "conflicted",
+                "(2-way)"
+            ]
+        ),
+        "{out}"
+    );
+    assert!(
+        support::has_row(
+            &out,
+            &["sm_35", "32", "x", "4", "B", "lane*8", "1", "1", "0", "100.0%", "parallel"]
+        ),
+        "{out}"
+    );
+    assert!(
+        support::has_row(
+            &out,
+            &[
+                "sm_13",
+                "16",
+                "x",
+                "4",
+                "B",
+                "lane*8",
+                "4",
+                "2",
+                "2",
+                "50.0%",
+                "conflicted",
+                "(2-way)"
+            ]
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn several_layouts_side_by_side_and_in_json() {
+    let output = analyze(&["lane*32*4", "lane*33*4", "(lane ^ (lane/8))*4"]);
+    let out = stdout(&output);
+    assert!(
+        support::has_row(
+            &out,
+            &[
+                "sm_90",
+                "32",
+                "x",
+                "4",
+                "B",
+                "lane*32*4",
+                "32",
+                "1",
+                "31",
+                "3.1%",
+                "serial",
+                "(32-way)"
+            ]
+        ),
+        "{out}"
+    );
+    assert!(
+        support::has_row(
+            &out,
+            &[
+                "sm_90",
+                "32",
+                "x",
+                "4",
+                "B",
+                "lane*33*4",
+                "1",
+                "1",
+                "0",
+                "100.0%",
+                "parallel"
+            ]
+        ),
+        "{out}"
+    );
+    let report = json(&[
+        "--arch",
+        "H100",
+        "--arch",
+        "RTX 4090",
+        "lane*32*4",
+        "lane*33*4",
+    ]);
+    assert_eq!(report["schema"], "smem-analyze-compare/1");
+    let cases = report["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 4);
+    let summary: Vec<(String, String, u64)> = cases
+        .iter()
+        .map(|c| {
+            (
+                c["arch"].as_str().unwrap().to_owned(),
+                c["source"].as_str().unwrap().to_owned(),
+                c["wavefronts"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("sm_90".into(), "lane*32*4".into(), 32),
+            ("sm_90".into(), "lane*33*4".into(), 1),
+            ("sm_89".into(), "lane*32*4".into(), 32),
+            ("sm_89".into(), "lane*33*4".into(), 1),
+        ]
+    );
+    // Every case has the one-request shape, classification included.
+    assert_eq!(
+        cases[0]["classification"],
+        serde_json::json!({"kind": "serial", "ways": 32})
+    );
+    fails_with(
+        &["--svg", "x.svg", "lane*4", "lane*8"],
+        "error: --svg draws one request: give one --arch and one set of addresses\n",
+    );
+}
+
+#[test]
+fn svg_to_stdout() {
+    let output = analyze(&["--svg", "-", "--op", "st", "(lane/2)*4"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let svg = stdout(&output);
+    assert!(svg.starts_with("<?xml"), "{svg}");
+    assert!(svg.trim_end().ends_with("</svg>"));
+    // No file named `-` is written.
+    assert!(!std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("-")
+        .exists());
+    // Write collisions are drawn as collisions, marked and explained.
+    assert!(svg.contains("x write collision: one write lands"), "{svg}");
+    assert!(svg.contains("(write collision: one write lands, which one is undefined)"));
+    assert!(!svg.contains("word shared by several lanes"));
+    fails_with(
+        &["--svg", "-", "--json", "lane*4"],
+        "error: --svg - and --json both write to stdout: choose one\n",
+    );
+}
+
+#[test]
+fn write_collisions_are_not_drawn_as_broadcasts() {
+    let output = analyze(&["--op", "st", "(lane/2)*4"]);
+    let out = stdout(&output);
+    assert!(
+        out.contains(
+            "write collision: lanes 0-1 store to 0x0; one write lands, which one is undefined\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("\n       x  x  x  x  x  x  x  x  x  x  x  x  x  x  x  x\n"),
+        "{out}"
+    );
+    assert!(out.contains("x write collision: lanes store to one address, one write lands"));
+    assert!(!out.contains("word shared"), "{out}");
+    // Two lanes storing different bytes of one word do not collide.
+    let out = stdout(&analyze(&["--op", "st", "--width", "2", "lane*2"]));
+    assert!(!out.contains("write collision"), "{out}");
+}
+
+#[test]
+fn bank_bandwidth_counts_distinct_bytes() {
+    let used = |args: &[&str]| {
+        let report = json(args);
+        (
+            report["distinct_bytes"].as_u64().unwrap(),
+            report["bank_bandwidth_used"].as_f64().unwrap(),
+        )
+    };
+    // The issue's three cases that all read "100% of the peak" before.
+    assert_eq!(used(&["lane == 0 ? 0 : -"]), (4, 4.0 / 128.0));
+    assert_eq!(used(&["0"]), (4, 4.0 / 128.0));
+    assert_eq!(used(&["--width", "1", "lane"]), (32, 32.0 / 128.0));
+    assert_eq!(used(&["lane*4"]), (128, 1.0));
+    assert_eq!(used(&["lane*8"]), (128, 0.5));
+    let out = stdout(&analyze(&["0"]));
+    assert!(
+        out.contains(
+            "bank bandwidth used: 3.1% (4 bytes distinct in 1 wavefront of at most 128 bytes)\n"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("of the peak"));
+}
+
+#[test]
+fn arch_names_a_new_user_types() {
+    for (name, sm) in [
+        ("sm90", "sm_90"),
+        ("SM_90", "sm_90"),
+        ("90", "sm_90"),
+        ("hopper", "sm_90"),
+        ("H100", "sm_90"),
+        ("A100", "sm_80"),
+        ("RTX 4090", "sm_89"),
+        ("geforce-rtx-3090", "sm_86"),
+    ] {
+        assert_eq!(json(&["--arch", name, "lane*4"])["arch"], sm, "{name}");
+    }
+    // CUDA 12's name for Thor is an alias, and says so.
+    let output = analyze(&["--arch", "sm_101", "--json", "lane*4"]);
+    assert!(output.status.success());
+    assert_eq!(
+        stderr(&output),
+        "note: sm_101 is CUDA 12's name for compute capability 11.0 (sm_110, Thor); using 11.0\n"
+    );
+    let output = analyze(&["--arch", "sm_1é", "lane*4"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains(
+            "unknown compute capability \"sm_1é\": expected a version (\"8.6\", \"sm_86\", \"sm86\", \
+             \"86\", \"compute_86\", \"sm_90a\"), a GPU (\"A100\", \"H100\", \"RTX 4090\", ...) or an \
+             architecture (\"ampere\", \"hopper\", ...); the versions are 1.0, 1.1, 1.2, 1.3, 2.0, \
+             2.1, 3.0, 3.2, 3.5, 3.7, 5.0, 5.2, 5.3, 6.0, 6.1, 6.2, 7.0, 7.2, 7.5, 8.0, 8.6, 8.7, \
+             8.9, 9.0, 10.0, 10.3, 11.0, 12.0, 12.1"
+        ),
+        "{}",
+        stderr(&output)
+    );
 }

@@ -318,7 +318,7 @@ fn unknown_arch_is_a_usage_error() {
     let err = stderr(&output);
     assert!(
         err.contains(
-            r#"unknown compute capability "sm_40": expected a form like "8.6", "sm_86", "sm_90a" or "compute_86" naming a CUDA compute capability from 1.0 to 12.1"#
+            r#"unknown compute capability "sm_40": expected a version ("8.6", "sm_86", "sm86", "86", "compute_86", "sm_90a"), a GPU ("A100", "H100", "RTX 4090", ...) or an architecture ("ampere", "hopper", ...); the versions are 1.0, 1.1,"#
         ),
         "{err}"
     );

@@ -358,8 +358,11 @@ fn unknown_capability() {
     );
     assert_eq!(
         err.to_string(),
-        "unknown compute capability \"sm_40\": expected a form like \"8.6\", \"sm_86\", \
-         \"sm_90a\" or \"compute_86\" naming a CUDA compute capability from 1.0 to 12.1"
+        "unknown compute capability \"sm_40\": expected a version (\"8.6\", \"sm_86\", \
+         \"sm86\", \"86\", \"compute_86\", \"sm_90a\"), a GPU (\"A100\", \"H100\", \
+         \"RTX 4090\", ...) or an architecture (\"ampere\", \"hopper\", ...); the versions \
+         are 1.0, 1.1, 1.2, 1.3, 2.0, 2.1, 3.0, 3.2, 3.5, 3.7, 5.0, 5.2, 5.3, 6.0, 6.1, 6.2, \
+         7.0, 7.2, 7.5, 8.0, 8.6, 8.7, 8.9, 9.0, 10.0, 10.3, 11.0, 12.0, 12.1"
     );
 }
 

@@ -20,6 +20,26 @@ pub fn smem(subcommand: &str, args: &[&str]) -> Output {
         .expect("the smem binary runs")
 }
 
+/// Runs `smem SUBCOMMAND ARGS` with `input` on its stdin.
+pub fn smem_with_stdin(subcommand: &str, args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write as _;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_smem"))
+        .arg(subcommand)
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the smem binary runs");
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    // The binary may stop reading early (an error); a broken pipe is its choice.
+    let _ = stdin.write_all(input);
+    drop(stdin);
+    child.wait_with_output().expect("the smem binary finishes")
+}
+
 /// Stdout as text.
 pub fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")

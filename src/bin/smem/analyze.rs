@@ -1,29 +1,32 @@
-//! `smem analyze`: one warp request from the command line, partitioned and
-//! drawn.
+//! `smem analyze`: warp requests from the command line, partitioned and drawn.
 //!
-//! The addresses are an expression in `lane` (see `expr.rs` for the grammar)
-//! or a list of 32 byte addresses. The output is the request, the totals
-//! Nsight Compute would report, and the bank diagram (`diagram.rs`): as text
-//! (coloured on a terminal), as JSON (`--json`), and as an SVG picture
-//! (`--svg FILE`, `svg.rs`).
+//! The addresses are a C expression in `lane` (see `expr.rs` for the grammar),
+//! a list of 32 byte addresses, or `-` for either read from stdin. The output
+//! is the request, the totals Nsight Compute would report, and the bank
+//! diagram (`diagram.rs`): as text (coloured on a terminal), as JSON
+//! (`--json`), and as an SVG picture (`--svg FILE`, `svg.rs`). Several
+//! `--arch` values or several address arguments are compared side by side
+//! (`compare.rs`).
 
+mod compare;
 mod constant;
 pub(crate) mod diagram;
 mod expr;
 mod svg;
 
 use std::fmt::Write as _;
+use std::io::Read as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::ValueEnum;
 use serde::Serialize;
 use smem_model::{
-    AccessWidth, BankConfig, Classification, ComputeCapability, LaneSet, Matrices, Op, Partition,
-    SharedMemConfig, WarpRequest, WordAccess, WARP_SIZE,
+    AccessWidth, BankConfig, Classification, ComputeCapability, Matrices, Op, Partition,
+    SharedMemConfig, WarpRequest, WARP_SIZE,
 };
 
-use crate::output::{emit, fail, styled, BAD, GOOD, HEADING, NOTE};
+use crate::output::{emit, fail, styled, BAD, GOOD, HEADING, NOTE, WARN};
 
 /// Arguments of `smem analyze`.
 #[derive(Debug, clap::Args)]
@@ -31,20 +34,33 @@ use crate::output::{emit, fail, styled, BAD, GOOD, HEADING, NOTE};
 Examples:
   smem analyze 'lane*33*4'                      column of a padded float[32][33] tile: 1 wavefront
   smem analyze 'lane*32*4'                      column of float[32][32]: 32 wavefronts
+  smem analyze 'lane*32*4' 'lane*33*4'          both side by side
+  smem analyze --arch sm_90 --arch sm_35 'lane*8'   one access on two GPUs
+  smem analyze -D k=3 -D base=0x400 'base + (lane*k)*sizeof(float)'
   smem analyze --width 16 '(lane%8)*16'         float4 reads of 8 distinct addresses
   smem analyze 'lane<16 ? lane*8 : -'           only the lower half-warp is active
   smem analyze --op ldsm.x4 '(lane%8)*128 + (lane/8)*16'
   smem analyze --arch sm_35 --bank-mode 8 '4*((3*lane)%32)'
-  smem analyze --svg column.svg 'lane*32*4'      also draw the diagram as an SVG picture
+  smem analyze --svg column.svg 'lane*32*4'     also draw the diagram as an SVG picture
+  print_addresses | smem analyze -              the addresses from stdin
 
-Expressions use C's operators and precedence: + - * / % << >> & ^ | == != < <= > >= && || ?: and
-parentheses, on 64-bit integers (decimal or 0x hexadecimal). A `-` with no operand after it marks
-the lane inactive. A list holds 32 entries separated by commas or spaces, each a byte address or
-`-` (or -1) for an inactive lane.")]
+An expression is C's: + - * / % << >> & ^ | == != < <= > >= && || ! ~ ?: and parentheses, with
+C's precedence, on 64-bit integers; literals 42, 0x2a, 052, 0b101010 with any u/l suffix;
+the names lane (0 to 31), warpSize, sizeof(TYPE) and the constants given with --define. A `-`
+with no operand after it marks the lane inactive. A constant expression ('0x100 + 4') gives every
+lane the same address. A list holds 32 entries separated by commas (each entry an expression) or
+spaces (each a number), `-` for an inactive lane.")]
 pub struct Args {
-    /// Compute capability: sm_90, 9.0, sm_86, compute_75, ...
-    #[arg(long, value_name = "CC", default_value = "sm_90")]
-    arch: ComputeCapability,
+    /// Compute capability: sm_90, 9.0, 90, H100, RTX 4090, hopper, ... (`smem archs` lists
+    /// them). Repeat to compare GPUs side by side.
+    #[arg(
+        long,
+        value_name = "CC",
+        default_value = "sm_90",
+        value_parser = crate::arch::parse,
+        action = clap::ArgAction::Append
+    )]
+    arch: Vec<ComputeCapability>,
 
     /// The instruction: ld (LDS), st (STS), atom (ATOMS, 32-bit), ldsm.x1, ldsm.x2, ldsm.x4
     /// (ldmatrix: lanes 8m..8m+7 give the 16-byte rows of matrix m), stsm.x1, stsm.x2,
@@ -73,12 +89,19 @@ pub struct Args {
     #[arg(long)]
     json: bool,
 
-    /// Also write the bank diagram as an SVG picture to FILE.
+    /// Also write the bank diagram as an SVG picture to FILE (`-`: to stdout, instead
+    /// of the text).
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
 
-    /// The shared-memory byte addresses: an expression in `lane` such as
-    /// `lane*33*4`, or a list of 32 addresses.
+    /// A constant for the expressions: NAME=VALUE, VALUE a constant expression
+    /// (it may use constants defined before it). Repeatable.
+    #[arg(short = 'D', long = "define", value_name = "NAME=VALUE")]
+    define: Vec<String>,
+
+    /// The shared-memory byte addresses: an expression in `lane` such as `lane*33*4`,
+    /// or a list of 32 addresses; `-` reads them from stdin. Several are compared side
+    /// by side.
     #[arg(value_name = "ADDRESSES", required = true, num_args = 1..)]
     addresses: Vec<String>,
 }
@@ -127,11 +150,18 @@ impl OpName {
     }
 }
 
-/// What `--json` prints: the request as given and the partition.
+/// The `schema` of `smem analyze --json` for one request.
+pub const SCHEMA: &str = "smem-analyze/1";
+
+/// What `--json` prints for one request: the request as given and the
+/// partition. Several requests print `{"schema": "smem-analyze-compare/1",
+/// "cases": [...]}` with one of these per case (`compare.rs`).
 #[derive(Debug, Serialize)]
 pub struct Report {
     /// The capability, as `sm_XY`.
     arch: String,
+    /// The addresses as given: the expression or the list.
+    source: String,
     /// The instruction, as SASS names it (`LDS`, `LDSM.x4`, ...).
     op: String,
     /// Bytes per lane.
@@ -146,33 +176,79 @@ pub struct Report {
     ideal_wavefronts: u32,
     bank_conflicts: u32,
     ways: u32,
-    classification: Classification,
+    classification: ClassificationJson,
     verdict: String,
+    /// The bytes the active lanes access, counted once each.
+    distinct_bytes: u32,
+    /// `distinct_bytes` over what the wavefronts could carry (banks x bank
+    /// width each): the share of the banks' bandwidth doing useful work.
+    bank_bandwidth_used: f64,
     /// The transactions in the order served.
     transactions: Vec<TransactionReport>,
     /// Lanes of a store writing the same address (one write lands).
     write_collisions: Vec<CollisionReport>,
 }
 
+/// `{"kind": "conflicted", "ways": 2}`: the same shape for every verdict.
+#[derive(Debug, Serialize)]
+pub struct ClassificationJson {
+    /// `empty`, `broadcast`, `parallel`, `conflicted` or `serial`.
+    kind: &'static str,
+    /// Steps of the busiest phase (0 when empty, 1 when parallel or broadcast).
+    ways: u32,
+}
+
+impl ClassificationJson {
+    /// The JSON form of `classification`, whose partition has `ways` ways.
+    pub fn new(classification: Classification, ways: u32) -> ClassificationJson {
+        let kind = match classification {
+            Classification::Empty => "empty",
+            Classification::Broadcast => "broadcast",
+            Classification::Parallel => "parallel",
+            Classification::Conflicted { .. } => "conflicted",
+            Classification::Serial { .. } => "serial",
+        };
+        ClassificationJson { kind, ways }
+    }
+}
+
 /// One wavefront in `--json`.
 #[derive(Debug, Serialize)]
 struct TransactionReport {
-    lanes: LaneSet,
+    lanes: Vec<u32>,
     phase: u32,
     part: u32,
-    words: Vec<WordAccess>,
-    broadcast_words: Vec<WordAccess>,
+    words: Vec<WordReport>,
+    broadcast_words: Vec<WordReport>,
+}
+
+/// One word of a wavefront in `--json`.
+#[derive(Debug, Serialize)]
+struct WordReport {
+    word: u32,
+    bank: u32,
+    lanes: Vec<u32>,
 }
 
 /// One write collision in `--json`.
 #[derive(Debug, Serialize)]
 struct CollisionReport {
     address: u32,
-    lanes: LaneSet,
+    lanes: Vec<u32>,
 }
 
-/// Runs `smem analyze`: status 0 when the request could be partitioned (and the
-/// SVG written), 1 otherwise, with the reason on stderr.
+/// One request to analyse: the capability and the addresses.
+pub struct Case {
+    /// The capability.
+    pub arch: ComputeCapability,
+    /// The addresses as given.
+    pub source: String,
+    /// Each lane's address.
+    pub addresses: Vec<Option<u32>>,
+}
+
+/// Runs `smem analyze`: status 0 when every request could be partitioned (and
+/// the SVG written), 1 otherwise, with the reason on stderr.
 pub fn run(args: &Args) -> ExitCode {
     match analyze(args) {
         Ok(()) => ExitCode::SUCCESS,
@@ -180,105 +256,248 @@ pub fn run(args: &Args) -> ExitCode {
     }
 }
 
+/// The most requests one run compares.
+const MAX_CASES: usize = 64;
+
+/// The most bytes read from stdin: far more than 32 addresses need.
+const MAX_STDIN: u64 = 1 << 20;
+
 fn analyze(args: &Args) -> Result<(), ExitCode> {
+    let mut constants = expr::Constants::new();
+    for definition in &args.define {
+        constants.define(definition).map_err(|err| {
+            fail(format_args!(
+                "invalid --define: {err}\n{}",
+                err.show(definition)
+            ))
+        })?;
+    }
+    let sets = address_sets(&args.addresses)
+        .map_err(fail)?
+        .into_iter()
+        .map(|source| {
+            let addresses = addresses(&source, &constants)?;
+            Ok((source, addresses))
+        })
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(fail)?;
+    let mut cases = Vec::new();
+    for &arch in &args.arch {
+        for (source, addresses) in &sets {
+            cases.push(Case {
+                arch,
+                source: source.clone(),
+                addresses: addresses.clone(),
+            });
+        }
+    }
+    if cases.len() > MAX_CASES {
+        return Err(fail(format_args!(
+            "{} requests to compare ({} --arch x {} address sets): at most {MAX_CASES}",
+            cases.len(),
+            args.arch.len(),
+            sets.len()
+        )));
+    }
+    let to_stdout = args.svg.as_deref().is_some_and(|p| p.as_os_str() == "-");
+    if cases.len() > 1 {
+        if args.op == OpName::Ldc {
+            return Err(fail(
+                "--op ldc analyses one request: give one --arch and one set of addresses",
+            ));
+        }
+        if args.svg.is_some() {
+            return Err(fail(
+                "--svg draws one request: give one --arch and one set of addresses",
+            ));
+        }
+        let partitions = cases
+            .iter()
+            .map(|case| partition(args, case))
+            .collect::<Result<Vec<_>, _>>()?;
+        return emit(&if args.json {
+            compare::json(&cases, &partitions).map_err(fail)?
+        } else {
+            compare::text(&cases, &partitions)
+        });
+    }
+    if to_stdout && args.json {
+        return Err(fail("--svg - and --json both write to stdout: choose one"));
+    }
+    let case = &cases[0];
+    if args.op == OpName::Ldc {
+        let width = args.width.unwrap_or(4);
+        return emit(
+            &constant::describe(case.arch, width, &case.addresses, args.json).map_err(fail)?,
+        );
+    }
+    let partition = partition(args, case)?;
+    let grid = diagram::grid(&partition);
+    if let Some(path) = &args.svg {
+        // A list of 32 addresses is too long for a title line.
+        let shown = if case.source.chars().count() > 60 {
+            format!("{}...", case.source.chars().take(57).collect::<String>())
+        } else {
+            case.source.clone()
+        };
+        let title = format!(
+            "{} on {}: {shown}",
+            instruction(partition.request()),
+            case.arch.sm_name()
+        );
+        let picture = svg::render(&grid, &title, &totals_line(&partition));
+        if to_stdout {
+            return emit(&picture);
+        }
+        std::fs::write(path, picture)
+            .map_err(|err| fail(format_args!("cannot write {}: {err}", path.display())))?;
+    }
+    let text = if args.json {
+        #[derive(Serialize)]
+        struct Single {
+            schema: &'static str,
+            #[serde(flatten)]
+            report: Report,
+        }
+        let single = Single {
+            schema: SCHEMA,
+            report: report(&partition, &case.source),
+        };
+        let mut json = serde_json::to_string_pretty(&single).map_err(fail)?;
+        json.push('\n');
+        json
+    } else {
+        describe(&partition, &case.source, &grid)
+    };
+    emit(&text)
+}
+
+/// The partition of one case, or the failure status with the reason on stderr.
+fn partition(args: &Args, case: &Case) -> Result<Partition, ExitCode> {
     let op = args.op.op();
     let width = args
         .width
         .or(op.fixed_width().map(|w| w.bytes()))
         .unwrap_or(4);
-    let mut config = BankConfig::new(args.arch);
+    let mut config = BankConfig::new(case.arch);
     match args.bank_mode.as_deref() {
         Some("8") => config = config.with_shared_mem_config(SharedMemConfig::EightByte),
         Some(_) => config = config.with_shared_mem_config(SharedMemConfig::FourByte),
         None => {}
     }
-    let source = args.addresses.join(" ");
-    let addresses = addresses(&args.addresses).map_err(fail)?;
-    if args.op == OpName::Ldc {
-        return emit(&constant::describe(args.arch, width, &addresses, args.json).map_err(fail)?);
-    }
-    let request = WarpRequest::from_slice(op, width, &addresses).map_err(fail)?;
-    let partition = config.partition(&request).map_err(fail)?;
-    let grid = diagram::grid(&partition);
-
-    if let Some(path) = &args.svg {
-        // A list of 32 addresses is too long for a title line.
-        let shown = if source.chars().count() > 60 {
-            format!("{}...", source.chars().take(57).collect::<String>())
-        } else {
-            source.clone()
-        };
-        let title = format!(
-            "{} on {}: {shown}",
-            instruction(&request),
-            args.arch.sm_name()
-        );
-        let picture = svg::render(&grid, &title, &totals_line(&partition));
-        std::fs::write(path, picture)
-            .map_err(|err| fail(format_args!("cannot write {}: {err}", path.display())))?;
-    }
-    let text = if args.json {
-        let mut json = serde_json::to_string_pretty(&report(&partition)).map_err(fail)?;
-        json.push('\n');
-        json
-    } else {
-        describe(&partition, &source, &grid)
-    };
-    emit(&text)
+    let request = WarpRequest::from_slice(op, width, &case.addresses).map_err(fail)?;
+    config.partition(&request).map_err(fail)
 }
 
-/// The 32 addresses: the arguments read as an expression in `lane` when they
-/// name it or are a single item, as a list otherwise.
-fn addresses(args: &[String]) -> Result<Vec<Option<u32>>, String> {
-    let joined = args.join(" ");
-    let items: Vec<&str> = joined
-        .split(|c: char| c == ',' || c.is_whitespace())
-        .filter(|s| !s.is_empty())
-        .collect();
-    let is_list = !joined.contains("lane") && (joined.contains(',') || items.len() > 1);
-    if is_list {
-        return items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| list_entry(i, item))
-            .collect();
+/// The address sets the arguments give, each as text: stdin's for `-`; one
+/// list for 32 arguments that are each a plain number or `-` (a list typed
+/// without quotes); otherwise one set per argument.
+fn address_sets(args: &[String]) -> Result<Vec<String>, String> {
+    if args.len() == 1 && args[0] == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .take(MAX_STDIN + 1)
+            .read_to_string(&mut text)
+            .map_err(|err| format!("cannot read the addresses from stdin: {err}"))?;
+        if text.len() as u64 > MAX_STDIN {
+            return Err(format!(
+                "stdin holds more than {MAX_STDIN} bytes: expected one expression or list of 32 addresses"
+            ));
+        }
+        let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if joined.is_empty() {
+            return Err(
+                "stdin is empty: expected an address expression or a list of 32 addresses"
+                    .to_owned(),
+            );
+        }
+        return Ok(vec![joined]);
     }
-    let expr = expr::parse(&joined)
-        .map_err(|err| format!("invalid address expression: {err}\n{}", err.show(&joined)))?;
+    if args.len() == WARP_SIZE && args.iter().all(|a| is_plain(a)) {
+        return Ok(vec![args.join(" ")]);
+    }
+    Ok(args.to_vec())
+}
+
+/// A number without operators (`12`, `0x1c`) or `-`: an entry of a list.
+fn is_plain(item: &str) -> bool {
+    item == "-"
+        || item.bytes().all(|b| b.is_ascii_alphanumeric())
+            && item.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// The 32 addresses of one set: a list when it has commas, or is 32 plain
+/// numbers (or `-`) separated by spaces; otherwise a C expression in `lane`.
+fn addresses(text: &str, constants: &expr::Constants) -> Result<Vec<Option<u32>>, String> {
+    let items: Vec<&str> = text.split_whitespace().collect();
+    if text.contains(',') {
+        let entries: Vec<&str> = text.split(',').map(str::trim).collect();
+        return list(&entries, constants);
+    }
+    if items.len() == WARP_SIZE && items.iter().all(|item| is_plain(item)) {
+        return list(&items, constants);
+    }
+    let expr = expr::parse_with(text, constants).map_err(|err| {
+        let mut message = format!("invalid address expression: {err}\n{}", err.show(text));
+        if items.len() > 1 && items.iter().all(|item| is_plain(item)) {
+            _ = write!(
+                message,
+                "\n(a list of addresses needs {WARP_SIZE} entries; this one has {})",
+                items.len()
+            );
+        }
+        message
+    })?;
     (0..WARP_SIZE as u32)
-        .map(|lane| {
-            let value = expr.eval(lane).map_err(|err| {
-                format!("cannot evaluate the address expression: {err}\n{}", err.show(&joined))
-            })?;
-            value
-                .map(|v| {
-                    u32::try_from(v).map_err(|_| {
-                        format!(
-                            "lane {lane} has address {v}: expected 0 to {} (a 32-bit shared address)",
-                            u32::MAX
-                        )
-                    })
-                })
-                .transpose()
-        })
+        .map(|lane| lane_address(&expr, lane, text))
         .collect()
 }
 
-/// One entry of an address list: a byte address, or `-`/`-1` for an inactive lane.
-fn list_entry(index: usize, item: &str) -> Result<Option<u32>, String> {
-    if item == "-" || item == "-1" {
-        return Ok(None);
-    }
-    let parsed = match item.strip_prefix("0x").or_else(|| item.strip_prefix("0X")) {
-        Some(hex) => u32::from_str_radix(hex, 16),
-        None => item.parse(),
-    };
-    parsed.map(Some).map_err(|_| {
+/// Lane `lane`'s address under `expr`, checked to be a 32-bit address.
+fn lane_address(expr: &expr::Expr, lane: u32, source: &str) -> Result<Option<u32>, String> {
+    let value = expr.eval(lane).map_err(|err| {
         format!(
-            "entry {index} of the address list is `{item}`: expected a byte address from 0 to {} or `-` for an inactive lane",
-            u32::MAX
+            "cannot evaluate the address expression: {err}\n{}",
+            err.show(source)
         )
-    })
+    })?;
+    value
+        .map(|v| {
+            u32::try_from(v).map_err(|_| {
+                format!(
+                    "lane {lane} has address {v}: expected 0 to {} (a 32-bit shared address)",
+                    u32::MAX
+                )
+            })
+        })
+        .transpose()
+}
+
+/// A list of 32 entries, each `-` for an inactive lane or an expression (in
+/// which `lane` is the entry's index).
+fn list(entries: &[&str], constants: &expr::Constants) -> Result<Vec<Option<u32>>, String> {
+    if entries.len() != WARP_SIZE {
+        return Err(format!(
+            "a warp has {WARP_SIZE} lanes, but {} addresses were given",
+            entries.len()
+        ));
+    }
+    (0u32..)
+        .zip(entries)
+        .map(|(lane, entry)| {
+            if *entry == "-" || *entry == "-1" {
+                return Ok(None);
+            }
+            let expr = expr::parse_with(entry, constants).map_err(|err| {
+                format!(
+                    "entry {lane} of the address list is `{entry}`: {err}; expected a byte \
+                     address from 0 to {} or `-` for an inactive lane",
+                    u32::MAX
+                )
+            })?;
+            lane_address(&expr, lane, entry)
+        })
+        .collect()
 }
 
 /// `LDS.32`, `STS.128`, `ATOMS`, `LDSM.x4`: the op with its width where it varies.
@@ -295,7 +514,7 @@ pub(crate) fn op_name(op: Op, width: AccessWidth) -> String {
 }
 
 /// `32 wavefronts (ideal 1, 31 bank conflicts): serial (32-way)`.
-fn totals_line(partition: &Partition) -> String {
+pub(crate) fn totals_line(partition: &Partition) -> String {
     format!(
         "{} (ideal {}, {}): {}",
         crate::output::plural(u64::from(partition.wavefronts()), "wavefront"),
@@ -303,6 +522,30 @@ fn totals_line(partition: &Partition) -> String {
         crate::output::plural(u64::from(partition.bank_conflicts()), "bank conflict"),
         partition.classification()
     )
+}
+
+/// The bytes the active lanes access, each counted once, and the bytes the
+/// wavefronts could have carried (banks x bank width each).
+pub(crate) fn bank_bandwidth(partition: &Partition) -> (u32, u32) {
+    let request = partition.request();
+    let width = request.width().bytes();
+    let mut ranges: Vec<(u64, u64)> = request
+        .active_addresses()
+        .map(|(_, address)| (u64::from(address), u64::from(address) + u64::from(width)))
+        .collect();
+    ranges.sort_unstable();
+    let mut distinct = 0u64;
+    let mut covered = 0u64;
+    for (start, end) in ranges {
+        let start = start.max(covered);
+        if end > start {
+            distinct += end - start;
+            covered = end;
+        }
+    }
+    let config = partition.config();
+    let capacity = partition.wavefronts() * config.bank_count() * config.bank_width().bytes();
+    (distinct as u32, capacity)
 }
 
 /// The text output: the request, the totals and the diagram.
@@ -352,22 +595,35 @@ fn describe(partition: &Partition, source: &str, grid: &diagram::Grid) -> String
         partition.ideal_wavefronts(),
         partition.classification()
     );
-    if let Some(fraction) = partition.bandwidth_fraction() {
+    let (distinct, capacity) = bank_bandwidth(partition);
+    if capacity > 0 {
         _ = writeln!(
             out,
             "{}",
             styled(
                 NOTE,
-                format!("bandwidth: {:.1}% of the peak", 100.0 * fraction)
+                format!(
+                    "bank bandwidth used: {:.1}% ({} distinct in {} of at most {} bytes)",
+                    100.0 * f64::from(distinct) / f64::from(capacity),
+                    crate::output::plural(u64::from(distinct), "byte"),
+                    crate::output::plural(u64::from(partition.wavefronts()), "wavefront"),
+                    config.bank_count() * config.bank_width().bytes()
+                )
             )
         );
     }
     for collision in request.write_collisions() {
         _ = writeln!(
             out,
-            "write collision: lanes {} store to {:#x}; one write lands, which one is undefined",
-            collision.lanes(),
-            collision.address()
+            "{}",
+            styled(
+                WARN,
+                format!(
+                    "write collision: lanes {} store to {:#x}; one write lands, which one is undefined",
+                    collision.lanes(),
+                    collision.address()
+                )
+            )
         );
     }
     if !grid.rows.is_empty() {
@@ -384,12 +640,20 @@ fn describe(partition: &Partition, source: &str, grid: &diagram::Grid) -> String
     out
 }
 
-/// The `--json` report.
-fn report(partition: &Partition) -> Report {
+/// The `--json` report of one request.
+pub(crate) fn report(partition: &Partition, source: &str) -> Report {
     let config = partition.config();
     let request = partition.request();
+    let lanes = |set: smem_model::LaneSet| set.iter().map(|lane| lane.get()).collect::<Vec<u32>>();
+    let word = |w: smem_model::WordAccess| WordReport {
+        word: w.word,
+        bank: w.bank.index() as u32,
+        lanes: lanes(w.lanes),
+    };
+    let (distinct, capacity) = bank_bandwidth(partition);
     Report {
         arch: config.capability().sm_name().to_owned(),
+        source: source.to_owned(),
         op: request.op().to_string(),
         width: request.width().bytes(),
         banks: config.bank_count(),
@@ -399,16 +663,22 @@ fn report(partition: &Partition) -> Report {
         ideal_wavefronts: partition.ideal_wavefronts(),
         bank_conflicts: partition.bank_conflicts(),
         ways: partition.ways(),
-        classification: partition.classification(),
+        classification: ClassificationJson::new(partition.classification(), partition.ways()),
         verdict: partition.classification().to_string(),
+        distinct_bytes: distinct,
+        bank_bandwidth_used: if capacity == 0 {
+            0.0
+        } else {
+            f64::from(distinct) / f64::from(capacity)
+        },
         transactions: partition
             .transactions()
             .map(|t| TransactionReport {
-                lanes: t.lanes(),
+                lanes: lanes(t.lanes()),
                 phase: t.phase(),
                 part: t.part(),
-                words: t.words().to_vec(),
-                broadcast_words: t.broadcast_words().collect(),
+                words: t.words().iter().copied().map(word).collect(),
+                broadcast_words: t.broadcast_words().map(word).collect(),
             })
             .collect(),
         write_collisions: request
@@ -416,7 +686,7 @@ fn report(partition: &Partition) -> Report {
             .iter()
             .map(|c| CollisionReport {
                 address: c.address(),
-                lanes: c.lanes(),
+                lanes: lanes(c.lanes()),
             })
             .collect(),
     }

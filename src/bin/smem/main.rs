@@ -6,6 +6,8 @@
 //! to stdout) have modules of their own.
 
 mod analyze;
+mod arch;
+mod archs;
 mod occupancy;
 mod output;
 mod racecheck;
@@ -14,9 +16,10 @@ mod table;
 mod trace;
 mod verify;
 
+use std::ffi::OsString;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 /// The whole command line: global options and one subcommand.
 #[derive(Debug, Parser)]
@@ -67,6 +70,9 @@ enum Command {
     /// block, on a CPU (what compute-sanitizer's racecheck and synccheck find
     /// on a GPU).
     Racecheck(racecheck::Args),
+    /// Every compute capability: the names --arch accepts, banks, shared memory per SM
+    /// and per block, and whether its bank rules are measured or documented.
+    Archs(archs::Args),
     /// Check the model against hardware corpora (JSON lines, one measured warp
     /// access a line) and report how many patterns it predicts exactly.
     Verify(verify::Args),
@@ -76,7 +82,7 @@ enum Command {
 /// status 2 (clap's convention), so they are distinguishable from a subcommand's
 /// own failure, which is status 1.
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(hyphen_values_as_positionals(std::env::args_os().collect()));
     let choice = match cli.color {
         ColorWhen::Auto => anstream::ColorChoice::Auto,
         ColorWhen::Always => anstream::ColorChoice::Always,
@@ -90,5 +96,77 @@ fn main() -> ExitCode {
         Command::Occupancy(args) => occupancy::run(&args),
         Command::Verify(args) => verify::run(&args),
         Command::Racecheck(args) => racecheck::run(&args),
+        Command::Archs(args) => archs::run(&args),
     }
+}
+
+/// The command line with the address arguments of `smem analyze` that start
+/// with `-` (`-lane`, `- 4 8 ...`, `-1,0,...`) moved after a `--`, so that clap
+/// reads them as addresses rather than as unknown options; every option of the
+/// subcommand stays where clap reads it, wherever it was given. Which arguments
+/// are options, and which of them take a value, is read from clap's own
+/// definition of the command.
+fn hyphen_values_as_positionals(args: Vec<OsString>) -> Vec<OsString> {
+    let mut command = Cli::command();
+    // Fills in what clap derives at parse time: value counts, `--help`.
+    command.build();
+    let Some(position) = args.iter().position(|a| a == "analyze") else {
+        return args;
+    };
+    let Some(analyze) = command.find_subcommand("analyze") else {
+        return args;
+    };
+    let options: Vec<&clap::Arg> = analyze
+        .get_arguments()
+        .chain(command.get_arguments())
+        .filter(|arg| !arg.is_positional())
+        .collect();
+    let takes_value = |arg: &clap::Arg| arg.get_num_args().is_some_and(|n| n.takes_values());
+    // `--name`, `--name=value`, `-D`, `-Dvalue`: the option, and whether the
+    // next argument is its value.
+    let option = |text: &str| -> Option<bool> {
+        if let Some(long) = text.strip_prefix("--") {
+            let (name, inline) = match long.split_once('=') {
+                Some((name, _)) => (name, true),
+                None => (long, false),
+            };
+            let arg = options.iter().find(|arg| {
+                arg.get_long() == Some(name)
+                    || arg.get_all_aliases().is_some_and(|a| a.contains(&name))
+            })?;
+            return Some(takes_value(arg) && !inline);
+        }
+        let mut chars = text.strip_prefix('-')?.chars();
+        let short = chars.next()?;
+        let arg = options.iter().find(|arg| arg.get_short() == Some(short))?;
+        Some(takes_value(arg) && chars.as_str().is_empty())
+    };
+    let (head, tail) = args.split_at(position + 1);
+    let mut kept: Vec<OsString> = head.to_vec();
+    let mut positionals = Vec::new();
+    let mut rest = tail.iter();
+    while let Some(arg) = rest.next() {
+        let Some(text) = arg.to_str() else {
+            positionals.push(arg.clone());
+            continue;
+        };
+        if text == "--" {
+            positionals.extend(rest.by_ref().cloned());
+            break;
+        }
+        match option(text) {
+            Some(value_follows) if text.starts_with('-') && text != "-" => {
+                kept.push(arg.clone());
+                if value_follows {
+                    kept.extend(rest.next().cloned());
+                }
+            }
+            _ => positionals.push(arg.clone()),
+        }
+    }
+    if !positionals.is_empty() {
+        kept.push(OsString::from("--"));
+        kept.extend(positionals);
+    }
+    kept
 }

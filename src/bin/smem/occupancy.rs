@@ -23,7 +23,7 @@ Examples:
   smem occupancy --arch sm_90 --static 12K --dynamic 4K --carveout 50")]
 pub struct Args {
     /// Compute capability: sm_90, 8.6, ...
-    #[arg(long, value_name = "CC", default_value = "sm_90")]
+    #[arg(long, value_name = "CC", default_value = "sm_90", value_parser = crate::arch::parse)]
     arch: ComputeCapability,
 
     /// Bytes of static `__shared__` arrays.

@@ -14,6 +14,8 @@ pub const HEADING: Style = Style::new().bold();
 pub const BAD: Style = AnsiColor::Red.on_default().bold();
 /// Figures that mean the ideal was reached.
 pub const GOOD: Style = AnsiColor::Green.on_default();
+/// Results that may be wrong on the hardware: write collisions.
+pub const WARN: Style = AnsiColor::Yellow.on_default().bold();
 /// Side remarks: sources, modelling choices.
 pub const NOTE: Style = Style::new().dimmed();
 

@@ -82,7 +82,7 @@ pub struct Args {
 
     /// Check on this compute capability, instead of each trace's `-binary
     /// version` (sm_90 when a trace has none).
-    #[arg(long, value_name = "CC")]
+    #[arg(long, value_name = "CC", value_parser = crate::arch::parse)]
     arch: Option<ComputeCapability>,
 
     /// Print one JSON object: `hazards` and `barrier_errors`.

@@ -23,7 +23,7 @@ use crate::table::{Align, Table};
 pub struct Args {
     /// Compute capability to tour: sm_90, 8.6, sm_35, ... (the Kepler section is
     /// always on sm_35, the only kind of GPU with two bank modes).
-    #[arg(long, value_name = "CC", default_value = "sm_90")]
+    #[arg(long, value_name = "CC", default_value = "sm_90", value_parser = crate::arch::parse)]
     arch: ComputeCapability,
 
     /// Print only this section.

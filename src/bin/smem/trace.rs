@@ -98,7 +98,7 @@ pub struct Args {
 
     /// Predict every request on this compute capability, instead of each record's
     /// `arch` and each trace's `-binary version` (sm_90 when a trace has none).
-    #[arg(long, value_name = "CC")]
+    #[arg(long, value_name = "CC", value_parser = crate::arch::parse)]
     arch: Option<ComputeCapability>,
 
     /// How many instructions (or source lines) to list.

@@ -36,7 +36,7 @@ pub struct Args {
     /// Predict every record for this compute capability (e.g. sm_90 or 9.0)
     /// instead of the record's own arch, to see how another architecture would
     /// serve the measured patterns.
-    #[arg(long, value_name = "CC")]
+    #[arg(long, value_name = "CC", value_parser = crate::arch::parse)]
     arch: Option<ComputeCapability>,
 
     /// Corpus files, one JSON object a line.

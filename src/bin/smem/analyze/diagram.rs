@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use smem_model::{LaneSet, Partition, WordAccess};
 
-use crate::output::{styled, BAD, GOOD, NOTE};
+use crate::output::{styled, BAD, GOOD, NOTE, WARN};
 use anstyle::Style;
 
 /// What one bank does in one wavefront.
@@ -18,6 +18,9 @@ pub struct Cell {
     /// The bank is busy in another wavefront of the same phase too: the reason
     /// that phase takes more than one wavefront.
     pub conflict: bool,
+    /// A store's lanes write the same address in this word: one write lands
+    /// and which one is undefined (a write collision, not a broadcast).
+    pub collision: bool,
 }
 
 impl Cell {
@@ -38,9 +41,28 @@ impl Cell {
         self.lanes().first().map(|lane| lane.get())
     }
 
-    /// Some word goes to several lanes (a broadcast, for reads).
+    /// Some word is read by several lanes (a broadcast), or written by several
+    /// lanes at different bytes; a write collision is not counted here.
     pub fn is_shared(&self) -> bool {
-        self.words.iter().any(WordAccess::is_broadcast)
+        !self.collision && self.words.iter().any(WordAccess::is_broadcast)
+    }
+
+    /// The marks under the cell, without colour: `!` conflict, `x` write
+    /// collision, `*` shared word, `+` two words of one 64-bit bank row.
+    pub fn marks(&self) -> String {
+        let mut marks = String::new();
+        if self.conflict {
+            marks.push('!');
+        }
+        if self.collision {
+            marks.push('x');
+        } else if self.is_shared() {
+            marks.push('*');
+        }
+        if self.is_multi_word() {
+            marks.push('+');
+        }
+        marks
     }
 
     /// The bank delivers several words at once (a 64-bit Kepler bank row).
@@ -76,12 +98,20 @@ pub struct Grid {
 /// The diagram of `partition`.
 pub fn grid(partition: &Partition) -> Grid {
     let banks = partition.config().bank_count() as usize;
+    let request = partition.request();
+    let collisions = request.write_collisions();
+    let width = partition.config().bank_width().bytes();
     let mut rows: Vec<Row> = partition
         .transactions()
         .map(|transaction| {
             let mut cells = vec![Cell::default(); banks];
             for word in transaction.words() {
-                cells[word.bank.index()].words.push(word);
+                let cell = &mut cells[word.bank.index()];
+                // The word's lanes include two that store to one address.
+                cell.collision |= collisions.iter().any(|c| {
+                    c.address() / width == word.word && c.lanes().intersection(word.lanes).len() > 1
+                });
+                cell.words.push(word);
             }
             Row {
                 lanes: transaction.lanes(),
@@ -129,10 +159,11 @@ pub fn lanes_label(lanes: LaneSet) -> String {
 }
 
 /// The diagram as text: a header of bank numbers, one line per wavefront with
-/// three characters per bank, and a legend. Under a row with shared words a
-/// marker line puts `*` under each shared word (`+` under a bank delivering two
-/// words), so the diagram reads without colour too. With colour, idle banks are
-/// dimmed, shared words green and banks that conflict red.
+/// three characters per bank, and a legend. Under a row with marked cells a
+/// line of marks reads without colour: `!` under a bank that conflicts, `x`
+/// under a write collision, `*` under a word shared by several lanes, `+`
+/// under a bank delivering two words. With colour, idle banks are dimmed,
+/// shared words green, collisions yellow and conflicting banks red.
 pub fn text(grid: &Grid) -> String {
     let mut out = String::new();
     let mut header = String::from("  wf ");
@@ -155,36 +186,38 @@ pub fn text(grid: &Grid) -> String {
             }
         }
         out.push('\n');
-        if row.cells.iter().any(|c| c.is_shared() || c.is_multi_word()) {
+        if row.cells.iter().any(|c| !c.marks().is_empty()) {
             let mut marks = String::from("     ");
-            for cell in &row.cells {
-                marks.push_str(if cell.is_shared() {
-                    "  *"
-                } else if cell.is_multi_word() {
-                    "  +"
-                } else {
-                    "   "
-                });
+            let last = row.cells.iter().rposition(|c| !c.marks().is_empty());
+            for cell in &row.cells[..last.map_or(0, |i| i + 1)] {
+                let (_, style) = cell_text(cell);
+                marks.push_str(&styled(style, format!("{:>3}", cell.marks())));
             }
-            _ = writeln!(out, "{}", styled(GOOD, marks.trim_end()));
+            _ = writeln!(out, "{marks}");
         }
     }
     let cells = || grid.rows.iter().flat_map(|r| &r.cells);
     let mut legend = vec!["N lane served".to_owned(), ". idle bank".to_owned()];
+    if cells().any(|c| c.conflict) {
+        legend.push(format!(
+            "{} bank busy in several wavefronts of one phase (a conflict)",
+            styled(BAD, "!")
+        ));
+    }
+    if cells().any(|c| c.collision) {
+        legend.push(format!(
+            "{} write collision: lanes store to one address, one write lands",
+            styled(WARN, "x")
+        ));
+    }
     if cells().any(Cell::is_shared) {
         legend.push(format!(
-            "{} word read or written by several lanes (lowest shown)",
+            "{} word shared by several lanes (lowest shown)",
             styled(GOOD, "*")
         ));
     }
     if cells().any(Cell::is_multi_word) {
         legend.push("+ two words of one 64-bit bank row".to_owned());
-    }
-    if cells().any(|c| c.conflict) {
-        legend.push(format!(
-            "{} bank busy in several wavefronts of one phase",
-            styled(BAD, "red:")
-        ));
     }
     _ = writeln!(out, "  {}", legend.join("   "));
     out
@@ -197,6 +230,8 @@ fn cell_text(cell: &Cell) -> (String, Style) {
     };
     let style = if cell.conflict {
         BAD
+    } else if cell.collision {
+        WARN
     } else if cell.is_shared() {
         GOOD
     } else {

@@ -3,24 +3,30 @@
 //!
 //! A hand-written recursive-descent parser: the language is tiny, and its
 //! error messages must point at the column where the text goes wrong, which a
-//! parser written for it does best.
+//! parser written for it does best. This file depends only on `std`, so that
+//! the fuzz targets (`fuzz/`) can include it with `#[path]`.
 //!
 //! The grammar, with C's precedence and associativity:
 //!
 //! ```text
 //! expr    := logic ('?' expr ':' expr)?
 //! logic   := binary operators, loosest first: || && | ^ & (== !=) (< <= > >=) (<< >>) (+ -) (* / %)
-//! unary   := '-' unary | primary
-//! primary := INTEGER | 'lane' | '(' expr ')' | '-'
+//! unary   := ('-' | '+' | '~' | '!') unary | primary
+//! primary := INTEGER | NAME | 'sizeof' '(' TYPE ')' | '(' expr ')' | '-'
 //! ```
 //!
-//! Integers are decimal or `0x` hexadecimal, evaluated in 64-bit signed
-//! arithmetic with overflow and division by zero reported. A `-` where an
-//! operand is expected and none follows (before `)`, `:` or the end) is the
-//! *inactive* value: the lane takes no part in the instruction, as in
-//! `lane < 16 ? lane * 8 : -`. Any operation on an inactive value is inactive;
-//! comparisons and `&&`/`||` give 0 or 1, and `&&`, `||` and `?:` evaluate only
-//! the side they need.
+//! Integers are C's literals: decimal, `0x` hexadecimal, `0b` binary, `0`
+//! octal (so `010` is 8, as in C), with any `u`/`l` suffix (`4u`, `1ull`).
+//! They are evaluated in 64-bit signed arithmetic with overflow and division
+//! by zero reported. The names are `lane` (0 to 31), `warpSize` (32) and the
+//! constants of a [`Constants`] (`smem analyze --define k=3`). `sizeof` knows
+//! C's and CUDA's arithmetic and vector types (`sizeof(float4)` is 16).
+//!
+//! A `-` where an operand is expected and none follows (before `)`, `:` or the
+//! end) is the *inactive* value: the lane takes no part in the instruction, as
+//! in `lane < 16 ? lane * 8 : -`. Any operation on an inactive value is
+//! inactive; comparisons, `!` and `&&`/`||` give 0 or 1, and `&&`, `||` and
+//! `?:` evaluate only the side they need.
 
 use std::fmt;
 
@@ -72,6 +78,10 @@ enum Node {
     Lane,
     Inactive,
     Negate(Box<Node>, Span),
+    /// `~`.
+    Complement(Box<Node>),
+    /// `!`.
+    Not(Box<Node>),
     Binary(BinOp, Box<Node>, Box<Node>, Span),
     Choose(Box<Node>, Box<Node>, Box<Node>),
 }
@@ -122,6 +132,9 @@ enum Token {
     Name(String),
     Op(BinOp),
     Minus,
+    Plus,
+    Tilde,
+    Bang,
     Open,
     Close,
     Question,
@@ -155,6 +168,9 @@ impl fmt::Display for Token {
                 BinOp::Rem => "%",
             },
             Token::Minus => "-",
+            Token::Plus => "+",
+            Token::Tilde => "~",
+            Token::Bang => "!",
             Token::Open => "(",
             Token::Close => ")",
             Token::Question => "?",
@@ -192,7 +208,9 @@ fn tokenize(source: &str) -> Result<Vec<(Token, Span)>, ExprError> {
             (b'&', _) => (Token::Op(BinOp::BitAnd), 1),
             (b'<', _) => (Token::Op(BinOp::Lt), 1),
             (b'>', _) => (Token::Op(BinOp::Gt), 1),
-            (b'+', _) => (Token::Op(BinOp::Add), 1),
+            (b'+', _) => (Token::Plus, 1),
+            (b'~', _) => (Token::Tilde, 1),
+            (b'!', _) => (Token::Bang, 1),
             (b'-', _) => (Token::Minus, 1),
             (b'*', _) => (Token::Op(BinOp::Mul), 1),
             (b'/', _) => (Token::Op(BinOp::Div), 1),
@@ -207,19 +225,9 @@ fn tokenize(source: &str) -> Result<Vec<(Token, Span)>, ExprError> {
                     .position(|b| !b.is_ascii_alphanumeric() && *b != b'_')
                     .map_or(bytes.len(), |n| i + n);
                 let text = &source[i..end];
-                let span = Span { start, end };
-                let parsed = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
-                    Some(hex) => i64::from_str_radix(hex, 16),
-                    None => text.parse(),
-                };
-                let value = parsed.map_err(|err| ExprError {
-                    message: match err.kind() {
-                        std::num::IntErrorKind::PosOverflow => {
-                            format!("number `{text}` is too large")
-                        }
-                        _ => format!("`{text}` is not a number"),
-                    },
-                    span,
+                let value = number(text).map_err(|message| ExprError {
+                    message,
+                    span: Span { start, end },
                 })?;
                 (Token::Number(value), end - i)
             }
@@ -258,12 +266,16 @@ fn tokenize(source: &str) -> Result<Vec<(Token, Span)>, ExprError> {
 const MAX_TOKENS: usize = 1000;
 
 /// The parser's state: the tokens and the next one to read.
-struct Parser {
+struct Parser<'c> {
     tokens: Vec<(Token, Span)>,
     next: usize,
+    /// The names `--define` gave.
+    constants: &'c Constants,
+    /// `lane` is refused (the value of a constant is being parsed).
+    constants_only: bool,
 }
 
-impl Parser {
+impl Parser<'_> {
     fn peek(&self) -> &(Token, Span) {
         // `End` is never consumed, so the index stays in bounds.
         &self.tokens[self.next.min(self.tokens.len() - 1)]
@@ -310,6 +322,7 @@ impl Parser {
             let op = match self.peek().0 {
                 Token::Op(op) => op,
                 Token::Minus => BinOp::Sub,
+                Token::Plus => BinOp::Add,
                 _ => break,
             };
             if op.precedence() < min {
@@ -323,26 +336,57 @@ impl Parser {
     }
 
     fn unary(&mut self) -> Result<Node, ExprError> {
-        if self.peek().0 != Token::Minus {
-            return self.primary();
+        let (token, span) = self.peek().clone();
+        match token {
+            Token::Minus => {
+                self.bump();
+                // A `-` with no operand after it is the inactive value.
+                if matches!(self.peek().0, Token::End | Token::Close | Token::Colon) {
+                    return Ok(Node::Inactive);
+                }
+                Ok(Node::Negate(Box::new(self.unary()?), span))
+            }
+            Token::Plus => {
+                self.bump();
+                self.unary()
+            }
+            Token::Tilde => {
+                self.bump();
+                Ok(Node::Complement(Box::new(self.unary()?)))
+            }
+            Token::Bang => {
+                self.bump();
+                Ok(Node::Not(Box::new(self.unary()?)))
+            }
+            _ => self.primary(),
         }
-        let (_, span) = self.bump();
-        // A `-` with no operand after it is the inactive value.
-        if matches!(self.peek().0, Token::End | Token::Close | Token::Colon) {
-            return Ok(Node::Inactive);
-        }
-        Ok(Node::Negate(Box::new(self.unary()?), span))
     }
 
     fn primary(&mut self) -> Result<Node, ExprError> {
         let (token, span) = self.bump();
         match token {
             Token::Number(n) => Ok(Node::Number(n)),
-            Token::Name(name) if name == "lane" => Ok(Node::Lane),
-            Token::Name(name) => Err(ExprError {
-                message: format!("unknown name `{name}`: the only variable is `lane`"),
-                span,
-            }),
+            Token::Name(name) if name == "lane" => {
+                if self.constants_only {
+                    return Err(ExprError {
+                        message: "a constant cannot use `lane`".to_owned(),
+                        span,
+                    });
+                }
+                Ok(Node::Lane)
+            }
+            Token::Name(name) if name == "warpSize" => Ok(Node::Number(32)),
+            Token::Name(name) if name == "sizeof" => self.size_of(span),
+            Token::Name(name) => match self.constants.get(&name) {
+                Some(value) => Ok(Node::Number(value)),
+                None => Err(ExprError {
+                    message: format!(
+                        "unknown name `{name}`: the names are `lane`, `warpSize`{}",
+                        self.constants.listed()
+                    ),
+                    span,
+                }),
+            },
             Token::Open => {
                 let inner = self.expr()?;
                 let (close, close_span) = self.bump();
@@ -358,20 +402,248 @@ impl Parser {
                 Ok(inner)
             }
             other => Err(ExprError {
-                message: format!("expected a number, `lane`, `(` or `-`, found {other}"),
+                message: format!("expected a number, a name, `(` or `-`, found {other}"),
                 span,
             }),
         }
     }
+
+    /// `sizeof(TYPE)`, after the `sizeof`.
+    fn size_of(&mut self, keyword: Span) -> Result<Node, ExprError> {
+        let (open, open_span) = self.bump();
+        if open != Token::Open {
+            return Err(ExprError {
+                message: format!("expected `(` after `sizeof`, found {open}"),
+                span: open_span,
+            });
+        }
+        let mut words = Vec::new();
+        let mut end = open_span;
+        loop {
+            let (token, span) = self.bump();
+            match token {
+                Token::Name(word) => {
+                    words.push(word);
+                    end = span;
+                }
+                Token::Close if !words.is_empty() => break,
+                other => {
+                    return Err(ExprError {
+                        message: format!("expected a type name in `sizeof`, found {other}"),
+                        span,
+                    })
+                }
+            }
+        }
+        let name = words.join(" ");
+        type_size(&name).map(Node::Number).ok_or_else(|| ExprError {
+            message: format!(
+                "unknown type `{name}` in `sizeof`: expected a C or CUDA arithmetic or vector \
+                 type (char, short, int, long, long long, float, double, half, float4, int2, ...)"
+            ),
+            span: Span {
+                start: keyword.start,
+                end: end.end + 1,
+            },
+        })
+    }
 }
 
-/// Parses `source`.
+/// The value of a C integer literal: decimal, `0x` hexadecimal, `0b` binary or
+/// `0` octal, with an optional `u`/`l` suffix.
+fn number(text: &str) -> Result<i64, String> {
+    let lower = text.to_ascii_lowercase();
+    let digits = lower.trim_end_matches(['u', 'l']);
+    let suffix = &lower[digits.len()..];
+    let valid_suffix = matches!(suffix, "" | "u" | "l" | "ul" | "lu" | "ll" | "ull" | "llu");
+    let (radix, body) = if let Some(hex) = digits.strip_prefix("0x") {
+        (16, hex)
+    } else if let Some(binary) = digits.strip_prefix("0b") {
+        (2, binary)
+    } else if digits.len() > 1 && digits.starts_with('0') {
+        (8, &digits[1..])
+    } else {
+        (10, digits)
+    };
+    if !valid_suffix || body.is_empty() || body.starts_with(['+', '-']) {
+        return Err(format!("`{text}` is not a number"));
+    }
+    i64::from_str_radix(body, radix).map_err(|err| match err.kind() {
+        std::num::IntErrorKind::PosOverflow => format!("number `{text}` is too large"),
+        _ => format!("`{text}` is not a number"),
+    })
+}
+
+/// `sizeof` of a C or CUDA type named by its words (`unsigned int`, `float4`),
+/// on a 64-bit (LP64) host as CUDA compiles for.
+fn type_size(name: &str) -> Option<i64> {
+    let words: Vec<&str> = name
+        .split(' ')
+        .filter(|w| !matches!(*w, "const" | "volatile" | "signed" | "unsigned"))
+        .collect();
+    let scalar = |base: &str| -> Option<i64> {
+        Some(match base {
+            "char" | "uchar" | "schar" | "bool" | "int8_t" | "uint8_t" => 1,
+            "short" | "ushort" | "half" | "__half" | "__nv_bfloat16" | "int16_t" | "uint16_t" => 2,
+            "int" | "uint" | "float" | "int32_t" | "uint32_t" | "__half2" | "__nv_bfloat162" => 4,
+            "long" | "ulong" | "longlong" | "ulonglong" | "double" | "size_t" | "int64_t"
+            | "uint64_t" => 8,
+            _ => return None,
+        })
+    };
+    match words.as_slice() {
+        // `unsigned` or `signed` alone is an int.
+        [] if name.ends_with("signed") => Some(4),
+        ["long", "long"] | ["long", "long", "int"] | ["long", "int"] => Some(8),
+        ["short", "int"] => Some(2),
+        [one] => scalar(one).or_else(|| {
+            // CUDA's vector types: float4, int2, uchar3, longlong2, double4, ...
+            let base = one.trim_end_matches(['1', '2', '3', '4']);
+            let count: i64 = one[base.len()..].parse().ok()?;
+            if !(1..=4).contains(&count) || matches!(base, "bool" | "half" | "size_t") {
+                return None;
+            }
+            Some(scalar(base)? * count)
+        }),
+        _ => None,
+    }
+}
+
+/// Named constants for expressions, as `smem analyze --define NAME=VALUE` gives them.
+#[derive(Debug, Clone, Default)]
+pub struct Constants {
+    values: Vec<(String, i64)>,
+}
+
+impl Constants {
+    /// No constants.
+    pub fn new() -> Constants {
+        Constants::default()
+    }
+
+    /// The value of `name`, if defined.
+    pub fn get(&self, name: &str) -> Option<i64> {
+        self.values
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|&(_, v)| v)
+    }
+
+    /// Adds `NAME=VALUE`, where VALUE is a constant expression that may use the
+    /// constants defined before it (and `warpSize`, `sizeof`), but not `lane`.
+    ///
+    /// # Errors
+    ///
+    /// An [`ExprError`] located in `definition` when it has no `=`, the name is
+    /// not an identifier or is `lane`, `warpSize` or `sizeof`, or the value
+    /// does not parse or evaluate.
+    pub fn define(&mut self, definition: &str) -> Result<(), ExprError> {
+        let whole = Span {
+            start: 0,
+            end: definition.len(),
+        };
+        let Some((name, value)) = definition.split_once('=') else {
+            return Err(ExprError {
+                message: "expected NAME=VALUE".to_owned(),
+                span: whole,
+            });
+        };
+        let trimmed = name.trim();
+        let start = name.len() - name.trim_start().len();
+        let name_span = Span {
+            start,
+            end: start + trimmed.len(),
+        };
+        let identifier = trimmed
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && trimmed
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !identifier {
+            return Err(ExprError {
+                message: format!("`{trimmed}` is not a name: expected letters, digits and `_`, not starting with a digit"),
+                span: name_span,
+            });
+        }
+        if matches!(trimmed, "lane" | "warpSize" | "sizeof") {
+            return Err(ExprError {
+                message: format!("`{trimmed}` is built in and cannot be defined"),
+                span: name_span,
+            });
+        }
+        let offset = name.len() + 1;
+        let shift = |err: ExprError| ExprError {
+            message: err.message,
+            span: Span {
+                start: err.span.start + offset,
+                end: err.span.end + offset,
+            },
+        };
+        let expr = parse_tokens(value, self, true).map_err(shift)?;
+        // No lane: "division by zero for lane 0" would be misleading.
+        let number = expr
+            .eval(0)
+            .map_err(|err| {
+                shift(ExprError {
+                    message: err.message.replace(" for lane 0", ""),
+                    span: err.span,
+                })
+            })?
+            .ok_or_else(|| ExprError {
+                message: format!("`{trimmed}` has no value: `-` marks an inactive lane"),
+                span: Span {
+                    start: offset,
+                    end: definition.len(),
+                },
+            })?;
+        self.values.push((trimmed.to_owned(), number));
+        Ok(())
+    }
+
+    /// `, and k, base (given with --define)` for error messages.
+    fn listed(&self) -> String {
+        if self.values.is_empty() {
+            return " and those given with --define NAME=VALUE".to_owned();
+        }
+        let mut names: Vec<&str> = Vec::new();
+        for (name, _) in &self.values {
+            if !names.contains(&name.as_str()) {
+                names.push(name);
+            }
+        }
+        format!(", and {} (given with --define)", names.join(", "))
+    }
+}
+
+/// Parses `source`, with no constants but the built-in ones.
 ///
 /// # Errors
 ///
 /// An [`ExprError`] locating the first token that does not fit the grammar,
 /// an unknown name, a malformed or too large number, or a stray character.
+// The binary parses with constants; the fuzz targets and the tests call this.
+#[allow(dead_code)]
 pub fn parse(source: &str) -> Result<Expr, ExprError> {
+    parse_with(source, &Constants::new())
+}
+
+/// Parses `source`, where `constants` may be used.
+///
+/// # Errors
+///
+/// As [`parse`].
+pub fn parse_with(source: &str, constants: &Constants) -> Result<Expr, ExprError> {
+    parse_tokens(source, constants, false)
+}
+
+fn parse_tokens(
+    source: &str,
+    constants: &Constants,
+    constants_only: bool,
+) -> Result<Expr, ExprError> {
     let tokens = tokenize(source)?;
     // Parsing, evaluating and dropping the tree all recurse as deep as it is,
     // and its depth is at most its number of tokens: bounding those keeps a
@@ -386,7 +658,12 @@ pub fn parse(source: &str) -> Result<Expr, ExprError> {
             span: tokens[MAX_TOKENS].1,
         });
     }
-    let mut parser = Parser { tokens, next: 0 };
+    let mut parser = Parser {
+        tokens,
+        next: 0,
+        constants,
+        constants_only,
+    };
     let root = parser.expr()?;
     let (token, span) = parser.peek().clone();
     if token != Token::End {
@@ -427,6 +704,8 @@ fn eval(node: &Node, lane: i64) -> Result<Option<i64>, ExprError> {
             Some(v) => Some(v.checked_neg().ok_or_else(|| overflow(*span))?),
             None => None,
         },
+        Node::Complement(inner) => eval(inner, lane)?.map(|v| !v),
+        Node::Not(inner) => eval(inner, lane)?.map(|v| i64::from(v == 0)),
         Node::Choose(condition, then, otherwise) => match eval(condition, lane)? {
             Some(0) => eval(otherwise, lane)?,
             Some(_) => eval(then, lane)?,
@@ -533,15 +812,15 @@ mod tests {
     fn parse_errors_point_at_the_token() {
         assert_eq!(
             parse_error("lane*)"),
-            "expected a number, `lane`, `(` or `-`, found `)`\n  lane*)\n       ^"
+            "expected a number, a name, `(` or `-`, found `)`\n  lane*)\n       ^"
         );
         assert_eq!(
             parse_error("lane**4"),
-            "expected a number, `lane`, `(` or `-`, found `*`\n  lane**4\n       ^"
+            "expected a number, a name, `(` or `-`, found `*`\n  lane**4\n       ^"
         );
         assert_eq!(
             parse_error("tid*4"),
-            "unknown name `tid`: the only variable is `lane`\n  tid*4\n  ^^^"
+            "unknown name `tid`: the names are `lane`, `warpSize` and those given with --define NAME=VALUE\n  tid*4\n  ^^^"
         );
         assert_eq!(
             parse_error("(lane%8*16"),
@@ -597,5 +876,83 @@ mod tests {
             .eval(2)
             .unwrap_err();
         assert_eq!(err.to_string(), "arithmetic overflow for lane 2");
+    }
+
+    #[test]
+    fn c_literals_unary_operators_and_sizeof() {
+        assert_eq!(values("0x100 + 4")[0], Some(0x104));
+        assert_eq!(values("4 * 8")[7], Some(32));
+        assert_eq!(values("010")[0], Some(8));
+        assert_eq!(values("0b101")[0], Some(5));
+        assert_eq!(values("4u * 2UL + 1ull")[0], Some(9));
+        assert_eq!(values("0")[0], Some(0));
+        assert_eq!(values("~0")[0], Some(-1));
+        assert_eq!(values("!lane")[0..2], [Some(1), Some(0)]);
+        assert_eq!(values("+lane")[3], Some(3));
+        assert_eq!(values("-lane")[3], Some(-3));
+        assert_eq!(values("lane * warpSize")[2], Some(64));
+        assert_eq!(values("lane * sizeof(float4)")[2], Some(32));
+        assert_eq!(
+            values("sizeof(unsigned long long) + sizeof(char)")[0],
+            Some(9)
+        );
+        assert_eq!(values("sizeof(double2) + sizeof(uchar3)")[0], Some(19));
+        assert_eq!(values("sizeof(unsigned)")[0], Some(4));
+        assert_eq!(values("lane & ~3")[7], Some(4));
+    }
+
+    #[test]
+    fn bad_literals_and_types_are_errors() {
+        assert_eq!(parse_error("08"), "`08` is not a number\n  08\n  ^^");
+        assert_eq!(parse_error("4uu"), "`4uu` is not a number\n  4uu\n  ^^^");
+        assert_eq!(parse_error("0x"), "`0x` is not a number\n  0x\n  ^^");
+        assert_eq!(
+            parse_error("sizeof(banana)"),
+            "unknown type `banana` in `sizeof`: expected a C or CUDA arithmetic or vector type \
+             (char, short, int, long, long long, float, double, half, float4, int2, ...)\n  \
+             sizeof(banana)\n  ^^^^^^^^^^^^^^"
+        );
+        assert_eq!(
+            parse_error("sizeof lane"),
+            "expected `(` after `sizeof`, found `lane`\n  sizeof lane\n         ^^^^"
+        );
+    }
+
+    #[test]
+    fn constants_from_define() {
+        let mut constants = Constants::new();
+        constants.define("k=3").unwrap();
+        constants.define(" base = 0x400 + k*128 ").unwrap();
+        let expr = parse_with("base + lane*4*k", &constants).unwrap();
+        assert_eq!(expr.eval(2).unwrap(), Some(0x400 + 3 * 128 + 24));
+        // A later definition wins.
+        constants.define("k=5").unwrap();
+        assert_eq!(constants.get("k"), Some(5));
+        let error = |definition: &str| {
+            let err = Constants::new().define(definition).unwrap_err();
+            format!("{err}\n{}", err.show(definition))
+        };
+        assert_eq!(error("k"), "expected NAME=VALUE\n  k\n  ^");
+        assert_eq!(
+            error("k=lane"),
+            "a constant cannot use `lane`\n  k=lane\n    ^^^^"
+        );
+        assert_eq!(
+            error("lane=3"),
+            "`lane` is built in and cannot be defined\n  lane=3\n  ^^^^"
+        );
+        assert_eq!(
+            error("3k=3"),
+            "`3k` is not a name: expected letters, digits and `_`, not starting with a digit\n  3k=3\n  ^^"
+        );
+        assert_eq!(error("k=4/0"), "division by zero\n  k=4/0\n     ^");
+        assert_eq!(
+            error("k=-"),
+            "`k` has no value: `-` marks an inactive lane\n  k=-\n    ^"
+        );
+        assert_eq!(
+            parse_with("tid", &constants).unwrap_err().to_string(),
+            "unknown name `tid`: the names are `lane`, `warpSize`, and k, base (given with --define)"
+        );
     }
 }

@@ -17,10 +17,11 @@ const TOP: u32 = 104;
 const RIGHT: u32 = 150;
 const LEGEND: u32 = 60;
 
-/// Fill colours: idle, served, shared word, conflicting bank.
+/// Fill colours: idle, served, shared word, write collision, conflicting bank.
 const IDLE: &str = "#f3f4f6";
 const SERVED: &str = "#dbeafe";
 const SHARED: &str = "#bbf7d0";
+const COLLISION: &str = "#fde68a";
 const CONFLICT: &str = "#fecaca";
 const INK: &str = "#111827";
 const GREY: &str = "#6b7280";
@@ -185,12 +186,17 @@ pub fn render(grid: &Grid, title: &str, subtitle: &str) -> String {
         (SERVED, "lane served", true),
         (
             SHARED,
-            "one word for several lanes",
+            "* word shared by several lanes",
             cells().any(Cell::is_shared),
         ),
         (
+            COLLISION,
+            "x write collision: one write lands",
+            cells().any(|c| c.collision),
+        ),
+        (
             CONFLICT,
-            "bank busy in several wavefronts of one phase",
+            "! bank busy in several wavefronts of one phase",
             cells().any(|c| c.conflict),
         ),
         (IDLE, "idle bank", true),
@@ -219,6 +225,8 @@ fn draw_cell(svg: &mut Svg, x: u32, y: u32, cell: &Cell, bank: usize, wavefront:
         IDLE
     } else if cell.conflict {
         CONFLICT
+    } else if cell.collision {
+        COLLISION
     } else if cell.is_shared() {
         SHARED
     } else {
@@ -230,7 +238,17 @@ fn draw_cell(svg: &mut Svg, x: u32, y: u32, cell: &Cell, bank: usize, wavefront:
             .iter()
             .map(|w| format!("word {} to lane(s) {}", w.word, w.lanes))
             .collect();
-        format!("bank {bank}, wavefront {wavefront}: {}", words.join("; "))
+        let what = if cell.collision {
+            " (write collision: one write lands, which one is undefined)"
+        } else if cell.conflict {
+            " (bank conflict: the bank is busy in another wavefront of this phase)"
+        } else {
+            ""
+        };
+        format!(
+            "bank {bank}, wavefront {wavefront}: {}{what}",
+            words.join("; ")
+        )
     });
     svg.rect(x, y, CELL_W, CELL_H, fill, "#ffffff", tip.as_deref());
     let Some(lane) = cell.lane() else { return };
@@ -257,6 +275,18 @@ fn draw_cell(svg: &mut Svg, x: u32, y: u32, cell: &Cell, bank: usize, wavefront:
             "end",
             &format!(r#"fill="{INK}""#),
             &format!("\u{d7}{extra}"),
+        );
+    }
+    // The same marks as the text diagram, so that a grey-scale print reads too.
+    let marks = cell.marks();
+    if !marks.is_empty() {
+        svg.text(
+            x + 2,
+            y + 9,
+            9,
+            "start",
+            &format!(r#"fill="{INK}""#),
+            &marks,
         );
     }
 }
