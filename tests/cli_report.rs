@@ -273,3 +273,72 @@ fn unknown_arch_or_section() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("possible values: access, strides"));
 }
+
+/// Issue 17: on 1.x the doubles line under the stride table said "no conflict"
+/// beside a row with 4; every sentence is now computed from the model.
+#[test]
+fn the_text_agrees_with_the_table_on_1x_and_kepler() {
+    let out = stdout(&report(&["--arch", "1.3", "--section", "strides"]));
+    assert!(has_row(&out, &["1", "2", "0", "8", "4"]), "{out}");
+    assert!(
+        out.contains("doubles: stride 1 takes 8 wavefronts (ideal 4, 4 bank conflicts);"),
+        "{out}"
+    );
+    assert!(!out.contains("with no conflict"));
+    let out = stdout(&report(&["--arch", "sm_90", "--section", "strides"]));
+    assert!(out.contains("doubles: stride 1 takes 2 wavefronts (ideal 2, no bank conflict);"));
+    // Kepler's four-byte mode: a [32][32] column is 16 wavefronts, and the text says so.
+    let out = stdout(&report(&["--arch", "sm_35", "--section", "transpose"]));
+    assert!(
+        has_row(&out, &["float", "tile[32][32]", "1", "16", "15", "4096"]),
+        "{out}"
+    );
+    assert!(
+        out.contains("in bank 3 for every lane: 16 wavefronts."),
+        "{out}"
+    );
+    assert!(!out.contains("32-way"));
+    // The intro and the footnote describe the capability's own rules.
+    let out = stdout(&report(&["--arch", "1.3"]));
+    assert!(
+        out.contains("A half-warp's access is served in wavefronts"),
+        "{out}"
+    );
+    assert!(out.contains("one such word per wavefront"), "{out}");
+    let out = stdout(&report(&["--arch", "3.5"]));
+    assert!(
+        out.contains("each at most one 64-bit row per bank"),
+        "{out}"
+    );
+    assert!(out.contains("different 64-bit rows of one bank"), "{out}");
+}
+
+#[test]
+fn json_has_a_schema_and_the_tables() {
+    let report = support::json("report", &["--arch", "1.3"]);
+    assert_eq!(report["schema"], "smem-report/1");
+    assert_eq!(report["arch"], "sm_13");
+    assert_eq!(report["banks"], 16);
+    let sections = report["sections"].as_array().unwrap();
+    assert_eq!(sections.len(), 6);
+    let strides = &sections[1];
+    assert_eq!(strides["name"], "strides");
+    let row = &strides["tables"][0][0];
+    assert_eq!(row["stride"], 1);
+    assert_eq!(row["double: wavefronts"], 8);
+    assert_eq!(row["conflicts 2"], 4);
+    assert!(strides["text"]
+        .as_str()
+        .unwrap()
+        .contains("4 bank conflicts"));
+    let only = support::json("report", &["--section", "kepler"]);
+    assert_eq!(only["sections"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn occupancy_and_trace_json_have_a_schema() {
+    let report = support::json("occupancy", &["--arch", "sm_86", "--dynamic", "4096"]);
+    assert_eq!(report["schema"], "smem-occupancy/1");
+    let report = support::json("trace", &["tests/data/traces/labelled.jsonl"]);
+    assert_eq!(report["schema"], "smem-trace/1");
+}

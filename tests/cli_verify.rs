@@ -364,3 +364,51 @@ fn files_are_required() {
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("<FILE>..."));
 }
+
+/// Issue 17: an empty corpus checks nothing, which is a failure, not a pass.
+#[test]
+fn an_empty_corpus_fails() {
+    let empty = support::TempFile::new("verify-empty", b"");
+    let output = support::smem("verify", &[empty.name()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        stderr(&output),
+        "error: no records: the file held nothing to check\n"
+    );
+    assert!(stdout(&output).ends_with("exact: 0/0\n"));
+    let report = {
+        let output = support::smem("verify", &["--json", empty.name()]);
+        assert_eq!(output.status.code(), Some(1));
+        serde_json::from_slice::<serde_json::Value>(&output.stdout).unwrap()
+    };
+    assert_eq!(report["passed"], false);
+    assert_eq!(report["total"], 0);
+}
+
+/// Issue 17: a trace given to verify is one clear error, not a flood of serde's.
+#[test]
+fn a_trace_file_is_one_clear_error() {
+    let output = support::smem("verify", &["tests/data/traces/kernels/kernel-2.traceg"]);
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with(
+            "error: tests/data/traces/kernels/kernel-2.traceg is not a corpus (JSON lines): its \
+             first line is not a JSON object (`"
+        ),
+        "{err}"
+    );
+    assert!(err.ends_with("`); `smem trace FILE` reads Accel-Sim and NVBit traces\n"));
+}
+
+#[test]
+fn json_report_has_a_schema() {
+    let report = support::json("verify", &[&format!("{HW_CORPUS}/sm90-merge.jsonl")]);
+    assert_eq!(report["schema"], "smem-verify/1");
+    assert_eq!(report["arch"], serde_json::Value::Null);
+    assert_eq!(report["passed"], true);
+    assert_eq!(report["exact"], report["total"]);
+    assert!(report["total"].as_u64().unwrap() > 0);
+    assert!(report["rows"][0]["op"].is_string());
+}

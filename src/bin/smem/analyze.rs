@@ -11,7 +11,7 @@
 mod compare;
 mod constant;
 pub(crate) mod diagram;
-mod expr;
+pub(crate) mod expr;
 mod svg;
 
 use std::fmt::Write as _;

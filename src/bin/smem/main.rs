@@ -5,6 +5,7 @@
 //! subcommand. Helpers shared by several subcommands (aligned tables, writing
 //! to stdout) have modules of their own.
 
+mod advise;
 mod analyze;
 mod arch;
 mod archs;
@@ -70,6 +71,9 @@ enum Command {
     /// block, on a CPU (what compute-sanitizer's racecheck and synccheck find
     /// on a GPU).
     Racecheck(racecheck::Args),
+    /// The tile advisor: layouts (padding, TMA and XOR swizzles) ranked for a tile and
+    /// its warp accesses on one GPU, and why the layout as given conflicts.
+    Advise(advise::Args),
     /// Every compute capability: the names --arch accepts, banks, shared memory per SM
     /// and per block, and whether its bank rules are measured or documented.
     Archs(archs::Args),
@@ -97,6 +101,7 @@ fn main() -> ExitCode {
         Command::Verify(args) => verify::run(&args),
         Command::Racecheck(args) => racecheck::run(&args),
         Command::Archs(args) => archs::run(&args),
+        Command::Advise(args) => advise::run(&args),
     }
 }
 

@@ -71,6 +71,8 @@ fn bytes(text: &str) -> Result<u32, String> {
 /// What `--json` prints.
 #[derive(Debug, Serialize)]
 struct Report {
+    /// `smem-occupancy/1`: the shape of this report (see the README's JSON section).
+    schema: &'static str,
     arch: String,
     static_bytes: u32,
     dynamic_bytes: u32,
@@ -113,6 +115,7 @@ pub fn run(args: &Args) -> ExitCode {
     };
     let text = if args.json {
         let report = Report {
+            schema: "smem-occupancy/1",
             arch: cc.sm_name().to_owned(),
             static_bytes: args.static_bytes,
             dynamic_bytes: args.dynamic_bytes,

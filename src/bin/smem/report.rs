@@ -29,7 +29,15 @@ pub struct Args {
     /// Print only this section.
     #[arg(long, value_enum, value_name = "SECTION")]
     section: Option<Section>,
+
+    /// Print the sections as JSON: each with its title, its tables (one object a
+    /// row, keyed by the column titles) and its text.
+    #[arg(long)]
+    json: bool,
 }
+
+/// The `schema` of `smem report --json`.
+pub const SCHEMA: &str = "smem-report/1";
 
 /// The sections, in the order printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -64,6 +72,7 @@ pub fn run(args: &Args) -> ExitCode {
     if args.section.is_none() {
         out.push_str(&preamble(cc));
     }
+    let mut json_sections = Vec::new();
     for (number, section) in (1..).zip(SECTIONS) {
         if args.section.is_some_and(|only| only != section) {
             continue;
@@ -71,13 +80,14 @@ pub fn run(args: &Args) -> ExitCode {
         if !out.is_empty() {
             out.push('\n');
         }
+        let mut tables = Vec::new();
         let body = match section {
-            Section::Access => access(cc),
-            Section::Strides => strides(cc),
-            Section::Transpose => transpose(cc),
-            Section::Kepler => kepler(),
-            Section::Carve => carve(cc),
-            Section::Occupancy => occupancy(cc),
+            Section::Access => access(cc, &mut tables),
+            Section::Strides => strides(cc, &mut tables),
+            Section::Transpose => transpose(cc, &mut tables),
+            Section::Kepler => kepler(&mut tables),
+            Section::Carve => carve(cc, &mut tables),
+            Section::Occupancy => occupancy(cc, &mut tables),
         };
         _ = writeln!(
             out,
@@ -85,6 +95,27 @@ pub fn run(args: &Args) -> ExitCode {
             styled(HEADING, format!("{number}. {}", title(section, cc)))
         );
         out.push_str(&body);
+        json_sections.push(serde_json::json!({
+            "name": section.to_possible_value().map(|v| v.get_name().to_owned()),
+            "title": title(section, cc),
+            "tables": tables,
+            "text": anstream::adapter::strip_str(&body).to_string(),
+        }));
+    }
+    if args.json {
+        let report = serde_json::json!({
+            "schema": SCHEMA,
+            "arch": cc.sm_name(),
+            "version": cc.to_string(),
+            "architecture": cc.architecture().to_string(),
+            "banks": BankConfig::new(cc).bank_count(),
+            "bank_width": BankConfig::new(cc).bank_width().bytes(),
+            "sections": json_sections,
+        });
+        out = match serde_json::to_string_pretty(&report) {
+            Ok(json) => json + "\n",
+            Err(err) => return crate::output::fail(err),
+        };
     }
     match emit(&out) {
         Ok(()) => ExitCode::SUCCESS,
@@ -109,9 +140,11 @@ fn title(section: Section, cc: ComputeCapability) -> String {
 fn preamble(cc: ComputeCapability) -> String {
     let config = BankConfig::new(cc);
     let source = match cc.major() {
-        1..=3 => "the CUDA Programming Guide v4.2, Appendix F",
-        5 | 6 => "the Programming Guide's 32-bit rule; wide accesses are a modelling choice",
-        _ => "measured on sm_90 (H100, H200) with Nsight Compute",
+        1 | 2 => "the CUDA Programming Guide v4.2, Appendix F (documented)",
+        3 => "the Programming Guide v4.2, F.5.3; the phases of 16-byte accesses are a modelling choice",
+        5 | 6 => "the Programming Guide's 32-bit rule; wider accesses are a modelling choice",
+        9 => "measured on sm_90 (H100, H200) with Nsight Compute",
+        _ => "measured on sm_90 (H100, H200) with Nsight Compute, applied to this capability",
     };
     let mut out = String::new();
     _ = writeln!(
@@ -132,16 +165,40 @@ fn preamble(cc: ComputeCapability) -> String {
         config.bank_count(),
         config.bank_width().bytes()
     );
-    _ = writeln!(
-        out,
-        "A warp's access is served in wavefronts, each at most one word per bank; bank conflicts\n\
-         = wavefronts - ideal wavefronts, as Nsight Compute counts them."
-    );
+    out.push_str(&wrap(
+        &format!(
+            "{} Bank conflicts = wavefronts - ideal wavefronts, as Nsight Compute counts them.",
+            served(cc)
+        ),
+        96,
+        "",
+    ));
     let sections = "Sections: access, strides, transpose, kepler, carve, occupancy. \
                     smem report --section NAME prints one; smem analyze draws any access.";
     out.push_str(&styled(NOTE, wrap(sections, 96, "").trim_end()));
     out.push('\n');
     out
+}
+
+/// How a wavefront is served under `cc`'s rules, in a sentence (the same split
+/// as `BankConfig`'s documentation).
+fn served(cc: ComputeCapability) -> &'static str {
+    match cc.major() {
+        1 => {
+            "A half-warp's access is served in wavefronts, each at most one 32-bit word per bank \
+             and one broadcast word for any number of lanes; wider accesses are split into \
+             32-bit accesses."
+        }
+        3 => {
+            "A warp's access is served in wavefronts, each at most one 64-bit row per bank: in \
+             four-byte mode the 32-bit words i and i + 32 of a 256-byte segment share a row and \
+             never conflict; any number of lanes may read one word."
+        }
+        _ => {
+            "A warp's access is served in wavefronts, each at most one word per bank; any number \
+             of lanes may read one word (multicast)."
+        }
+    }
 }
 
 /// A request built from a closure of the lane number and partitioned.
@@ -181,7 +238,7 @@ fn footnotes(out: &mut String, notes: &[String]) {
     }
 }
 
-fn access(cc: ComputeCapability) -> String {
+fn access(cc: ComputeCapability, tables: &mut Vec<serde_json::Value>) -> String {
     let config = BankConfig::new(cc);
     type Row = (&'static str, &'static str, Op, fn(u32) -> Option<u32>);
     let rows: [Row; 8] = [
@@ -238,13 +295,27 @@ fn access(cc: ComputeCapability) -> String {
         let [w, i, c, v] = counts(&partition(config, op, 4, f), &mut notes);
         table.row([code, pattern, &w, &i, &c, &v]);
     }
+    tables.push(table.to_json());
     let mut out = table.render(2);
     footnotes(&mut out, &notes);
-    out.push_str(
-        "  parallel: the ideal number of wavefronts (one per phase). broadcast: one word is read\n  \
-         once and delivered to every lane. conflicted / serial: lanes want different words of one\n  \
-         bank, one wavefront per word. Atomics on one address are applied one lane at a time.\n",
-    );
+    let different = if cc.major() == 3 {
+        "lanes want different 64-bit rows of one bank, one wavefront per row"
+    } else {
+        "lanes want different words of one bank, one wavefront per word"
+    };
+    let broadcast = if cc.major() == 1 {
+        "one word is read once and delivered to every lane that wants it (one such word per wavefront)"
+    } else {
+        "one word is read once and delivered to every lane"
+    };
+    out.push_str(&wrap(
+        &format!(
+            "parallel: the ideal number of wavefronts (one per phase). broadcast: {broadcast}. \
+             conflicted / serial: {different}. Atomics on one address are applied one lane at a time."
+        ),
+        96,
+        "  ",
+    ));
     if let Ok(p) = partition(config, Op::Load, 4, |l| Some(8 * l)) {
         out.push_str("\n  v = s[2 * lane], drawn by smem analyze 'lane*8':\n");
         out.push_str(&diagram::text(&diagram::grid(&p)));
@@ -260,7 +331,7 @@ fn gcd(a: u32, b: u32) -> u32 {
     }
 }
 
-fn strides(cc: ComputeCapability) -> String {
+fn strides(cc: ComputeCapability, tables: &mut Vec<serde_json::Value>) -> String {
     let config = BankConfig::new(cc);
     let mut table = Table::new(&[
         ("stride", Align::Right),
@@ -284,6 +355,7 @@ fn strides(cc: ComputeCapability) -> String {
         let [dw, _, dc, _] = counts(&double, &mut notes);
         table.row([stride.to_string(), fw, fc, dw, dc]);
     }
+    tables.push(table.to_json());
     let mut out = table.render(2);
     footnotes(&mut out, &notes);
     if gcd_rule {
@@ -293,17 +365,25 @@ fn strides(cc: ComputeCapability) -> String {
         );
     }
     if let Ok(p) = partition(config, Op::Load, 8, |l| Some(8 * l)) {
-        _ = writeln!(
-            out,
-            "  doubles: stride 1 takes {} wavefront(s) with no conflict; wider accesses are served in\n  \
-             more phases, so compare conflicts, not wavefronts.",
-            p.wavefronts()
-        );
+        let conflicts = match p.bank_conflicts() {
+            0 => "no bank conflict".to_owned(),
+            n => crate::output::plural(u64::from(n), "bank conflict"),
+        };
+        out.push_str(&wrap(
+            &format!(
+                "doubles: stride 1 takes {} (ideal {}, {conflicts}); wider accesses are served in \
+                 more phases, so compare conflicts, not wavefronts.",
+                crate::output::plural(u64::from(p.wavefronts()), "wavefront"),
+                p.ideal_wavefronts()
+            ),
+            96,
+            "  ",
+        ));
     }
     out
 }
 
-fn transpose(cc: ComputeCapability) -> String {
+fn transpose(cc: ComputeCapability, tables: &mut Vec<serde_json::Value>) -> String {
     let config = BankConfig::new(cc);
     // The tile sits at the start of the dynamic window, after any reserved bytes.
     let base = cc.reserved_shared_memory_per_block();
@@ -332,6 +412,7 @@ fn transpose(cc: ComputeCapability) -> String {
         let [lw, _, lc, _] = counts(&load, &mut notes);
         table.row([name.to_owned(), sw, lw, lc, (4 * 32 * pitch).to_string()]);
     }
+    tables.push(table.to_json());
     let mut out = table.render(2);
     footnotes(&mut out, &notes);
     _ = writeln!(
@@ -339,16 +420,41 @@ fn transpose(cc: ComputeCapability) -> String {
         "  Row store: tile[{column}][lane] = ...; column load: ... = tile[lane][{column}] (tile at {base:#x})."
     );
     if config.bank_count() == 32 && config.bank_width().bytes() == 4 {
-        out.push_str(
-            "  [32][32]: lane l reads word 32l + c, bank c for every lane: 32-way.\n  \
-             [32][33]: word 33l + c is in bank (l + c) % 32, a different bank for each lane.\n  \
-             The XOR swizzle gets the same without the 128 bytes of padding.\n",
-        );
+        let load = |pitch: u32, swizzle: fn(u32, u32) -> u32| {
+            partition(config, Op::Load, 4, |l| {
+                Some(base + 4 * (l * pitch + swizzle(l, column)))
+            })
+            .map(|p| p.wavefronts())
+        };
+        if let (Ok(plain), Ok(padded), Ok(xor)) = (
+            load(32, |_, c| c),
+            load(33, |_, c| c),
+            load(32, |r, c| c ^ r),
+        ) {
+            let mut text = format!(
+                "[32][32]: lane l reads word 32l + {column}, in bank {column} for every lane: {}.",
+                crate::output::plural(u64::from(plain), "wavefront")
+            );
+            if cc.major() == 3 {
+                text.push_str(
+                    " (On 3.x words i and i + 32 share a 64-bit row, so lane pairs meet in one row.)",
+                );
+            }
+            _ = write!(
+                text,
+                " [32][33]: word 33l + {column} is in bank (l + {column}) % 32, a different bank for each lane: {}.",
+                crate::output::plural(u64::from(padded), "wavefront")
+            );
+            if xor == padded {
+                text.push_str(" The XOR swizzle gets the same without the 128 bytes of padding.");
+            }
+            out.push_str(&wrap(&text, 96, "  "));
+        }
     }
     out
 }
 
-fn kepler() -> String {
+fn kepler(tables: &mut Vec<serde_json::Value>) -> String {
     let four = BankConfig::new(ComputeCapability::Sm35);
     let eight = four.with_shared_mem_config(SharedMemConfig::EightByte);
     type Row = (&'static str, u32, u32);
@@ -385,6 +491,7 @@ fn kepler() -> String {
     let mut out = String::from(
         "  Always on sm_35, whatever --arch says: wavefronts per warp in each bank mode.\n",
     );
+    tables.push(table.to_json());
     out.push_str(&table.render(2));
     footnotes(&mut out, &notes);
     out.push_str(
@@ -415,15 +522,19 @@ fn kepler() -> String {
     out
 }
 
-fn carve(cc: ComputeCapability) -> String {
+fn carve(cc: ComputeCapability, tables: &mut Vec<serde_json::Value>) -> String {
     let mut out = String::new();
-    if let Err(err) = carve_into(cc, &mut out) {
+    if let Err(err) = carve_into(cc, &mut out, tables) {
         _ = writeln!(out, "  n/a: {err}");
     }
     out
 }
 
-fn carve_into(cc: ComputeCapability, out: &mut String) -> Result<(), Error> {
+fn carve_into(
+    cc: ComputeCapability,
+    out: &mut String,
+    tables: &mut Vec<serde_json::Value>,
+) -> Result<(), Error> {
     let (n_i, n_f, n_c) = (4, 3, 5);
     for (code, comment) in [
         ("extern __shared__ int s[];", ""),
@@ -465,6 +576,7 @@ fn carve_into(cc: ComputeCapability, out: &mut String) -> Result<(), Error> {
             format!("{address:#x}"),
         ]);
     }
+    tables.push(table.to_json());
     out.push_str(&table.render(2));
     _ = writeln!(
         out,
@@ -485,7 +597,7 @@ fn carve_into(cc: ComputeCapability, out: &mut String) -> Result<(), Error> {
     Ok(())
 }
 
-fn occupancy(cc: ComputeCapability) -> String {
+fn occupancy(cc: ComputeCapability, tables: &mut Vec<serde_json::Value>) -> String {
     let kb = 1024;
     let sizes = [
         0,
@@ -546,6 +658,7 @@ fn occupancy(cc: ComputeCapability) -> String {
         cc.reserved_shared_memory_per_block(),
         cc.shared_allocation_unit()
     );
+    tables.push(table.to_json());
     out.push_str(&table.render(2));
     out.push_str("  smem occupancy --static BYTES --dynamic BYTES [--opt-in] [--carveout PERCENT] for any launch.\n");
     out

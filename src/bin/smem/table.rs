@@ -43,6 +43,44 @@ impl Table {
         self.rows.push(row);
     }
 
+    /// The table as JSON: one object a row, keyed by the column titles (a title
+    /// used twice gets ` 2` after it). Cells that are whole numbers are numbers,
+    /// blank cells `null`, the others strings as printed.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut keys: Vec<String> = Vec::new();
+        for (title, _) in &self.header {
+            let mut key = title.clone();
+            let mut n = 2;
+            while keys.contains(&key) {
+                key = format!("{title} {n}");
+                n += 1;
+            }
+            keys.push(key);
+        }
+        let rows = self
+            .rows
+            .iter()
+            .map(|row| {
+                let object = keys
+                    .iter()
+                    .zip(row)
+                    .map(|(key, cell)| {
+                        let value = if cell.is_empty() {
+                            serde_json::Value::Null
+                        } else if let Ok(n) = cell.parse::<u64>() {
+                            n.into()
+                        } else {
+                            cell.clone().into()
+                        };
+                        (key.clone(), value)
+                    })
+                    .collect();
+                serde_json::Value::Object(object)
+            })
+            .collect();
+        serde_json::Value::Array(rows)
+    }
+
     /// The table as text, each line indented by `indent` spaces and ending in a
     /// newline, with no trailing spaces.
     pub fn render(&self, indent: usize) -> String {

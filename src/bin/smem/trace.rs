@@ -912,6 +912,8 @@ struct LineJson {
 /// What `--json` prints.
 #[derive(Debug, Serialize)]
 struct ReportJson {
+    /// `smem-trace/1`: the shape of this report (see the README's JSON section).
+    schema: &'static str,
     files: Vec<FileJson>,
     archs: Vec<&'static str>,
     #[serde(flatten)]
@@ -1022,6 +1024,7 @@ fn by_line(tally: &Tally, top: usize) -> Vec<LineRow> {
 
 fn json_report(args: &Args, reader: &Reader, tally: &Tally) -> ReportJson {
     ReportJson {
+        schema: "smem-trace/1",
         files: reader
             .inputs
             .iter()

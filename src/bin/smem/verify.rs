@@ -1,7 +1,7 @@
 //! `smem verify`: checks the model against hardware corpora.
 //!
-//! Reads corpus files (the format of the design reference, section 6, and of
-//! `smem_model::corpus`), predicts every record, and prints a table of exact /
+//! Reads corpus files (JSON lines in the format of `smem_model::corpus`),
+//! predicts every record, and prints a table of exact /
 //! total per (kind, op, width), one `KIND: exact/total exact` line per kind
 //! (access, atomics, cp.async, winners, timing), the first mismatches in full,
 //! and a last line `exact: N/M`. Lines longer than
@@ -23,8 +23,12 @@ use std::io::{self, BufRead, BufReader, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use serde::Serialize;
 use smem_model::corpus::{self, Check, Record, Summary};
 use smem_model::ComputeCapability;
+
+/// The `schema` of `smem verify --json`.
+pub const SCHEMA: &str = "smem-verify/1";
 
 /// How many mismatches are printed in full: enough to see a pattern, few enough
 /// that the table and the last line stay on screen when a whole corpus is off.
@@ -38,6 +42,10 @@ pub struct Args {
     /// serve the measured patterns.
     #[arg(long, value_name = "CC", value_parser = crate::arch::parse)]
     arch: Option<ComputeCapability>,
+
+    /// Print the report as JSON instead of text (errors stay on stderr).
+    #[arg(long)]
+    json: bool,
 
     /// Corpus files, one JSON object a line.
     #[arg(value_name = "FILE", required = true)]
@@ -79,15 +87,39 @@ pub fn run(args: &Args) -> ExitCode {
     let mut tally = Tally::default();
     for path in &args.files {
         let name = path.display().to_string();
-        match open(path) {
-            Ok(reader) => tally.check_all(reader, &name, args.arch),
+        match open(path).and_then(|mut reader| not_a_corpus(&mut reader).map(|why| (reader, why))) {
+            Ok((reader, None)) => tally.check_all(reader, &name, args.arch),
+            Ok((_, Some(why))) => {
+                eprintln!("error: {name} is not a corpus (JSON lines): {why}");
+                tally.file_errors += 1;
+            }
             Err(err) => {
                 eprintln!("error: cannot read {name}: {err}");
                 tally.file_errors += 1;
             }
         }
     }
-    let report = tally.report(args.arch);
+    if tally.summary.total() == 0 && tally.line_errors == 0 && tally.file_errors == 0 {
+        eprintln!(
+            "error: no records: {} held nothing to check",
+            if args.files.len() == 1 {
+                "the file"
+            } else {
+                "the files"
+            }
+        );
+    }
+    let report = if args.json {
+        match serde_json::to_string_pretty(&tally.json(args.arch)) {
+            Ok(json) => json + "\n",
+            Err(err) => {
+                eprintln!("error: {err}");
+                return ExitCode::FAILURE;
+            }
+        }
+    } else {
+        tally.report(args.arch)
+    };
     if let Err(err) = io::stdout().lock().write_all(report.as_bytes()) {
         // A closed pipe (`smem verify ... | head`) is the reader's choice, not an
         // error worth a message; anything else is.
@@ -101,6 +133,30 @@ pub fn run(args: &Args) -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// Why a file is not a corpus, from its first non-blank byte: a corpus line is a
+/// JSON object, and the formats `smem trace` reads start otherwise. `None` when
+/// it may be one (its lines are then checked one by one).
+fn not_a_corpus(reader: &mut BufReader<File>) -> io::Result<Option<String>> {
+    let head = reader.fill_buf()?;
+    let Some(start) = head.iter().position(|b| !b.is_ascii_whitespace()) else {
+        return Ok(None);
+    };
+    if head[start] == b'{' {
+        return Ok(None);
+    }
+    let line: String = String::from_utf8_lossy(&head[start..])
+        .lines()
+        .next()
+        .unwrap_or("")
+        .chars()
+        .take(40)
+        .collect();
+    Ok(Some(format!(
+        "its first line is not a JSON object (`{line}`); `smem trace FILE` reads Accel-Sim \
+         and NVBit traces"
+    )))
 }
 
 /// Opens a corpus file for reading, refusing directories up front: on Linux a
@@ -151,11 +207,52 @@ impl Tally {
         }
     }
 
-    /// Whether the run should exit with status 0.
+    /// Whether the run should exit with status 0: something was checked, all of
+    /// it exactly, and nothing went wrong.
     fn is_clean(&self) -> bool {
         self.file_errors == 0
             && self.line_errors == 0
+            && self.summary.total() > 0
             && self.summary.exact() == self.summary.total()
+    }
+
+    /// What `--json` prints.
+    fn json(&self, arch: Option<ComputeCapability>) -> VerifyJson {
+        VerifyJson {
+            schema: SCHEMA,
+            arch: arch.map(ComputeCapability::sm_name),
+            rows: self
+                .summary
+                .rows()
+                .map(|(op, width, exact, total)| RowJson {
+                    op: op.to_owned(),
+                    width,
+                    exact,
+                    total,
+                })
+                .collect(),
+            mismatches: self.mismatches,
+            shown_mismatches: self
+                .shown
+                .iter()
+                .map(|m| MismatchJson {
+                    source: m.source.clone(),
+                    line: m.line,
+                    op: m.record.op.to_string(),
+                    width: m.record.width,
+                    arch: m.record.arch.to_string(),
+                    predicted_wavefronts: m.check.wavefronts,
+                    measured_wavefronts: m.check.measured_wavefronts,
+                    predicted_bank_conflicts: m.check.bank_conflicts,
+                    measured_bank_conflicts: m.check.measured_bank_conflicts,
+                })
+                .collect(),
+            lines_not_checked: self.line_errors,
+            files_not_read: self.file_errors,
+            exact: self.summary.exact(),
+            total: self.summary.total(),
+            passed: self.is_clean(),
+        }
     }
 
     /// The whole report, ending with the line `exact: N/M`. Built as one string
@@ -330,4 +427,46 @@ fn plural(count: usize, noun: &str) -> String {
     } else {
         format!("{count} {noun}s")
     }
+}
+
+/// What `--json` prints: the figures of the text report.
+#[derive(Debug, Serialize)]
+struct VerifyJson {
+    schema: &'static str,
+    /// The `--arch` given, or `null` when each record's own arch was used.
+    arch: Option<&'static str>,
+    /// Exact / total per (op, width).
+    rows: Vec<RowJson>,
+    mismatches: usize,
+    /// The first mismatches, located.
+    shown_mismatches: Vec<MismatchJson>,
+    lines_not_checked: usize,
+    files_not_read: usize,
+    exact: usize,
+    total: usize,
+    /// The exit status is 0 exactly when this is true.
+    passed: bool,
+}
+
+/// One row of the per-(op, width) table.
+#[derive(Debug, Serialize)]
+struct RowJson {
+    op: String,
+    width: u32,
+    exact: usize,
+    total: usize,
+}
+
+/// A mismatch in `--json`.
+#[derive(Debug, Serialize)]
+struct MismatchJson {
+    source: String,
+    line: usize,
+    op: String,
+    width: u32,
+    arch: String,
+    predicted_wavefronts: u32,
+    measured_wavefronts: Option<u32>,
+    predicted_bank_conflicts: u32,
+    measured_bank_conflicts: Option<u32>,
 }

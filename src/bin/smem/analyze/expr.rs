@@ -476,7 +476,7 @@ fn number(text: &str) -> Result<i64, String> {
 
 /// `sizeof` of a C or CUDA type named by its words (`unsigned int`, `float4`),
 /// on a 64-bit (LP64) host as CUDA compiles for.
-fn type_size(name: &str) -> Option<i64> {
+pub fn type_size(name: &str) -> Option<i64> {
     let words: Vec<&str> = name
         .split(' ')
         .filter(|w| !matches!(*w, "const" | "volatile" | "signed" | "unsigned"))
