@@ -395,7 +395,7 @@ fn a_trace_file_is_one_clear_error() {
     assert!(
         err.starts_with(
             "error: tests/data/traces/kernels/kernel-2.traceg is not a corpus (JSON lines): its \
-             first line is not a JSON object (`"
+             first line is not a JSON object but a trace's (`"
         ),
         "{err}"
     );

@@ -136,14 +136,16 @@ pub fn run(args: &Args) -> ExitCode {
 }
 
 /// Why a file is not a corpus, from its first non-blank byte: a corpus line is a
-/// JSON object, and the formats `smem trace` reads start otherwise. `None` when
-/// it may be one (its lines are then checked one by one).
+/// JSON object, and an Accel-Sim trace starts with `-kernel name` or a `#`
+/// comment. `None` when it may be one (its lines are then checked one by one).
 fn not_a_corpus(reader: &mut BufReader<File>) -> io::Result<Option<String>> {
     let head = reader.fill_buf()?;
     let Some(start) = head.iter().position(|b| !b.is_ascii_whitespace()) else {
         return Ok(None);
     };
-    if head[start] == b'{' {
+    // Accel-Sim traces start with `-kernel name = ...` or `#` comments; other
+    // text is read line by line and each bad line reported.
+    if !matches!(head[start], b'-' | b'#') {
         return Ok(None);
     }
     let line: String = String::from_utf8_lossy(&head[start..])
@@ -154,8 +156,8 @@ fn not_a_corpus(reader: &mut BufReader<File>) -> io::Result<Option<String>> {
         .take(40)
         .collect();
     Ok(Some(format!(
-        "its first line is not a JSON object (`{line}`); `smem trace FILE` reads Accel-Sim \
-         and NVBit traces"
+        "its first line is not a JSON object but a trace's (`{line}`); `smem trace FILE` \
+         reads Accel-Sim and NVBit traces"
     )))
 }
 
