@@ -189,8 +189,9 @@ pub enum Error {
 
     /// An op name that names no op (see `Op`'s `FromStr`).
     #[error(
-        "unknown op {given:?}: expected LDS, STS, ATOMS, LDSM.x1/.x2/.x4 or STSM.x1/.x2/.x4 \
-         (or load, store, atomic, ldmatrix.xN, stmatrix.xN)"
+        "unknown op {given:?}: expected LDS, STS, ATOMS[.KIND], RED.KIND, LDSM.x1/.x2/.x4, STSM.x1/.x2/.x4 or LDGSTS[.BYPASS] \
+         (or load, store, atom.KIND, red.KIND, ldmatrix.xN, stmatrix.xN, cp.async.ca, cp.async.cg; \
+         KIND: add, add.f32, add.f64, exch, cas, min, max, inc, dec, and, or, xor)"
     )]
     UnknownOp {
         /// The text that was given.

@@ -315,7 +315,7 @@ fn unknown_arch_or_op_is_a_usage_error() {
     let err = stderr(&output);
     assert!(
         err.starts_with(
-            "error: invalid value 'ldx' for '--op <OP>'\n  [possible values: ld, st, atom, ldsm.x1, ldsm.x2, ldsm.x4, stsm.x1, stsm.x2, stsm.x4, ldc]\n"
+            "error: invalid value 'ldx' for '--op <OP>': unknown op \"ldx\": expected LDS, STS, ATOMS"
         ),
         "{err}"
     );
@@ -678,4 +678,54 @@ fn arch_names_a_new_user_types() {
         "{}",
         stderr(&output)
     );
+}
+
+/// The new ops: every atomic kind and width, cp.async, with the loop's
+/// rounds, Nsight's blind spot and the cycles where measured.
+#[test]
+fn atomics_cp_async_and_cycles() {
+    let output = analyze(&["--op", "atom.add.f32", "0"]);
+    assert!(output.status.success());
+    let out = stdout(&output);
+    assert!(
+        out.starts_with("ATOMS.ADD.F32 on compute capability 9.0"),
+        "{out}"
+    );
+    assert!(out.contains("compare-and-swap loop (nvcc emulates ATOMS.ADD.F32): 32 rounds (32 LDS + 64 ATOMS wavefronts)"), "{out}");
+    assert!(
+        out.contains("cycles (measured on sm_90): the shared pipe is busy 96 cycles"),
+        "{out}"
+    );
+    let out = stdout(&analyze(&["--op", "atom.add", "--width", "8", "lane*8"]));
+    assert!(out.starts_with("ATOMS.ADD.64 on"), "{out}");
+    assert!(out.contains("compare-and-swap loop"), "{out}");
+    let out = stdout(&analyze(&["--op", "cp.async.cg", "lane*16"]));
+    assert!(out.contains("not visible to Nsight Compute"), "{out}");
+    let out = stdout(&analyze(&["lane*4"]));
+    assert!(
+        out.contains("a dependent load takes 29.3 cycles for one warp"),
+        "{out}"
+    );
+    let out = stdout(&analyze(&["--arch", "sm_80", "--op", "atom.cas", "lane*4"]));
+    assert!(
+        out.contains(
+            "cycles: timing was measured on compute capability 9.0 only: 8.0 was not measured"
+        ),
+        "{out}"
+    );
+    fails_with(
+        &["--arch", "sm_75", "--op", "cp.async.ca", "lane*4"],
+        "error: LDGSTS does not exist on compute capability 7.5: it needs 8.0 or later\n",
+    );
+    fails_with(
+        &["--op", "atom.inc", "--width", "8", "0"],
+        "error: ATOMS.INC accesses 4 bytes per lane, but an access width of 8 bytes was given\n",
+    );
+    let json: serde_json::Value = serde_json::from_slice(
+        &analyze(&["--json", "--op", "red.add", "--width", "8", "0"]).stdout,
+    )
+    .unwrap();
+    assert_eq!(json["instructions"], 32);
+    assert_eq!(json["load_wavefronts"], 32);
+    assert_eq!(json["cycles"]["pipe"], 96 + 32);
 }

@@ -191,8 +191,9 @@ fn op_names_read_back() {
     }
     assert_eq!(
         "LDG".parse::<Op>().unwrap_err().to_string(),
-        "unknown op \"LDG\": expected LDS, STS, ATOMS, LDSM.x1/.x2/.x4 or STSM.x1/.x2/.x4 \
-         (or load, store, atomic, ldmatrix.xN, stmatrix.xN)"
+        "unknown op \"LDG\": expected LDS, STS, ATOMS[.KIND], RED.KIND, LDSM.x1/.x2/.x4, STSM.x1/.x2/.x4 or LDGSTS[.BYPASS] \
+         (or load, store, atom.KIND, red.KIND, ldmatrix.xN, stmatrix.xN, cp.async.ca, cp.async.cg; \
+         KIND: add, add.f32, add.f64, exch, cas, min, max, inc, dec, and, or, xor)"
     );
 }
 

@@ -19,11 +19,10 @@ use std::io::Read as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::ValueEnum;
 use serde::Serialize;
 use smem_model::{
-    AccessWidth, BankConfig, Classification, ComputeCapability, Matrices, Op, Partition,
-    SharedMemConfig, WarpRequest, WARP_SIZE,
+    AccessWidth, BankConfig, Classification, ComputeCapability, Op, Partition, SharedMemConfig,
+    WarpRequest, WARP_SIZE,
 };
 
 use crate::output::{emit, fail, styled, BAD, GOOD, HEADING, NOTE, WARN};
@@ -62,21 +61,17 @@ pub struct Args {
     )]
     arch: Vec<ComputeCapability>,
 
-    /// The instruction: ld (LDS), st (STS), atom (ATOMS, 32-bit), ldsm.x1, ldsm.x2, ldsm.x4
+    /// The instruction: ld (LDS), st (STS), atom.KIND and red.KIND (KIND: add, add.f32,
+    /// add.f64, exch, cas, min, max, inc, dec, and, or, xor; `atom` alone is add),
+    /// cp.async.ca, cp.async.cg (LDGSTS, shared side), ldsm.x1, ldsm.x2, ldsm.x4
     /// (ldmatrix: lanes 8m..8m+7 give the 16-byte rows of matrix m), stsm.x1, stsm.x2,
     /// stsm.x4 (stmatrix), ldc (a constant-memory load: one serialised request per
-    /// distinct address). SASS names (lds, sts, atoms) are accepted too.
-    #[arg(
-        long,
-        value_enum,
-        value_name = "OP",
-        default_value = "ld",
-        hide_possible_values = true
-    )]
+    /// distinct address). SASS names (lds, sts, atoms.cas, ldgsts) are accepted too.
+    #[arg(long, value_name = "OP", default_value = "ld", value_parser = op_name_arg)]
     op: OpName,
 
-    /// Bytes each lane accesses: 1, 2, 4, 8 or 16. Default 4 for ld and st; atom is
-    /// always 4 and ldsm/stsm 16 (one matrix row).
+    /// Bytes each lane accesses: 1, 2, 4, 8 or 16. Default 4, or the op's only width
+    /// (16 for ldsm/stsm, one matrix row, and cp.async.cg); atomics take 4 or 8.
     #[arg(long, value_name = "BYTES")]
     width: Option<u32>,
 
@@ -106,48 +101,37 @@ pub struct Args {
     addresses: Vec<String>,
 }
 
-/// The spellings of `--op`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+/// What `--op` names: a shared-memory op, or a constant-memory load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum OpName {
-    #[value(name = "ld", alias = "lds", alias = "load")]
-    Ld,
-    #[value(name = "st", alias = "sts", alias = "store")]
-    St,
-    #[value(name = "atom", alias = "atoms", alias = "atomic")]
-    Atom,
-    #[value(name = "ldsm.x1", alias = "ldmatrix.x1")]
-    LdsmX1,
-    #[value(name = "ldsm.x2", alias = "ldmatrix.x2")]
-    LdsmX2,
-    #[value(name = "ldsm.x4", alias = "ldmatrix.x4")]
-    LdsmX4,
-    #[value(name = "stsm.x1", alias = "stmatrix.x1")]
-    StsmX1,
-    #[value(name = "stsm.x2", alias = "stmatrix.x2")]
-    StsmX2,
-    #[value(name = "stsm.x4", alias = "stmatrix.x4")]
-    StsmX4,
+    /// Any op the model has, read by `Op`'s parser (`ld`, `atom.cas`,
+    /// `red.add.f32`, `cp.async.cg`, `ldsm.x4`, SASS names, ...).
+    Shared(Op),
     /// A constant-memory load (`LDC`, `ld.const`): not shared memory.
-    #[value(name = "ldc", alias = "ld.const")]
     Ldc,
 }
 
 impl OpName {
     fn op(self) -> Op {
         match self {
-            OpName::Ld => Op::Load,
-            OpName::St => Op::Store,
-            OpName::Atom => Op::ATOMIC_ADD,
-            OpName::LdsmX1 => Op::LdMatrix(Matrices::X1),
-            OpName::LdsmX2 => Op::LdMatrix(Matrices::X2),
-            OpName::LdsmX4 => Op::LdMatrix(Matrices::X4),
-            OpName::StsmX1 => Op::StMatrix(Matrices::X1),
-            OpName::StsmX2 => Op::StMatrix(Matrices::X2),
-            OpName::StsmX4 => Op::StMatrix(Matrices::X4),
+            OpName::Shared(op) => op,
             // Read through `constant::describe`, not partitioned.
             OpName::Ldc => Op::Load,
         }
     }
+}
+
+/// `--op`'s parser: `ldc`, or an op as `Op`'s `FromStr` reads it.
+fn op_name_arg(text: &str) -> Result<OpName, String> {
+    if ["ldc", "ld.const"]
+        .iter()
+        .any(|n| n.eq_ignore_ascii_case(text))
+    {
+        return Ok(OpName::Ldc);
+    }
+    text.parse::<Op>()
+        .map(OpName::Shared)
+        .map_err(|err| err.to_string())
 }
 
 /// The `schema` of `smem analyze --json` for one request.
@@ -187,6 +171,22 @@ pub struct Report {
     transactions: Vec<TransactionReport>,
     /// Lanes of a store writing the same address (one write lands).
     write_collisions: Vec<CollisionReport>,
+    /// A compare-and-swap loop's LDS wavefronts (0 for other ops).
+    load_wavefronts: u32,
+    /// Instructions executed: 1, or a compare-and-swap loop's rounds.
+    instructions: u32,
+    /// Whether Nsight's counters see the wavefronts (false for cp.async.cg).
+    visible_to_nsight: bool,
+    /// Cycles, on sm_90 (where measured); `null` elsewhere.
+    cycles: Option<CyclesReport>,
+}
+
+/// The timing model's figures in `--json`.
+#[derive(Debug, Serialize)]
+pub struct CyclesReport {
+    pipe: u32,
+    latency: Option<f64>,
+    latency_16_warps: Option<f64>,
 }
 
 /// `{"kind": "conflicted", "ways": 2}`: the same shape for every verdict.
@@ -500,16 +500,17 @@ fn list(entries: &[&str], constants: &expr::Constants) -> Result<Vec<Option<u32>
         .collect()
 }
 
-/// `LDS.32`, `STS.128`, `ATOMS`, `LDSM.x4`: the op with its width where it varies.
+/// `LDS.32`, `STS.128`, `ATOMS.CAS.64`, `LDSM.x4`: the op with its width where it varies.
 pub(crate) fn instruction(request: &WarpRequest) -> String {
     op_name(request.op(), request.width())
 }
 
 /// [`instruction`]'s name for an op and width.
 pub(crate) fn op_name(op: Op, width: AccessWidth) -> String {
-    match op {
-        Op::Load | Op::Store => format!("{op}.{}", 8 * width.bytes()),
-        op => op.to_string(),
+    // The width where the op has several (ATOMS.CAS.64, LDGSTS.128).
+    match op.fixed_width() {
+        None => format!("{op}.{}", 8 * width.bytes()),
+        Some(_) => op.to_string(),
     }
 }
 
@@ -612,6 +613,9 @@ fn describe(partition: &Partition, source: &str, grid: &diagram::Grid) -> String
             )
         );
     }
+    for line in extra_lines(partition) {
+        _ = writeln!(out, "{line}");
+    }
     for collision in request.write_collisions() {
         _ = writeln!(
             out,
@@ -638,6 +642,47 @@ fn describe(partition: &Partition, source: &str, grid: &diagram::Grid) -> String
         out.push_str(&diagram::text(grid));
     }
     out
+}
+
+/// What the newer ops add to the totals, and the cycles where they were
+/// measured: one line each.
+fn extra_lines(partition: &Partition) -> Vec<String> {
+    let request = partition.request();
+    let mut lines = Vec::new();
+    if request.op().is_cas_loop(request.width()) {
+        lines.push(format!(
+            "compare-and-swap loop (nvcc emulates {}): {} ({} LDS + {} ATOMS wavefronts)",
+            request.op(),
+            crate::output::plural(u64::from(partition.instructions()), "round"),
+            partition.load_wavefronts(),
+            partition.wavefronts()
+        ));
+    }
+    if !partition.visible_to_nsight() {
+        lines.push(
+            "not visible to Nsight Compute: cp.async.cg's shared writes never appear in the LSU \
+             wavefront counters; the wavefronts above are the model's own figure"
+                .to_owned(),
+        );
+    }
+    match partition.config().timing(request) {
+        Ok(timing) => {
+            let mut line = format!(
+                "cycles (measured on sm_90): the shared pipe is busy {} cycles",
+                timing.pipe_cycles()
+            );
+            match timing.latency() {
+                Some(latency) => line.push_str(&format!(
+                    "; a dependent load takes {latency:.1} cycles for one warp, {:.2} per instruction with 16 warps",
+                    timing.latency_cycles_per_instruction(16).unwrap_or(latency)
+                )),
+                None => line.push_str("; latency not measured for this op"),
+            }
+            lines.push(line);
+        }
+        Err(err) => lines.push(format!("cycles: {err}")),
+    }
+    lines
 }
 
 /// The `--json` report of one request.
@@ -689,5 +734,13 @@ pub(crate) fn report(partition: &Partition, source: &str) -> Report {
                 lanes: lanes(c.lanes()),
             })
             .collect(),
+        load_wavefronts: partition.load_wavefronts(),
+        instructions: partition.instructions(),
+        visible_to_nsight: partition.visible_to_nsight(),
+        cycles: config.timing(request).ok().map(|t| CyclesReport {
+            pipe: t.pipe_cycles(),
+            latency: t.latency(),
+            latency_16_warps: t.latency_cycles_per_instruction(16),
+        }),
     }
 }

@@ -479,6 +479,9 @@ impl Reader<'_> {
                             request,
                         })
                     }
+                    // LDGSTS, TMA: not modelled (their shared addresses are
+                    // not in the trace).
+                    Class::Unmodelled { .. } => None,
                     Class::Other => {
                         let text = std::str::from_utf8(bytes).unwrap_or("");
                         let operands = immediates(text, instruction.opcode);

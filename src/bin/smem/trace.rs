@@ -224,6 +224,9 @@ fn analyse(chunk: &Chunk, counts: &mut Counts, settings: &Settings) -> Errors {
                     // By reference: an instruction is some 200 bytes.
                     match &accelsim::line(line.bytes, &kernel.context) {
                         Ok(TraceLine::Instruction(i)) => match i.class {
+                            // Fully predicated off: no lane accesses shared
+                            // memory, so no request; counted on its own line.
+                            Class::Shared { .. } if i.mask == 0 => counts.predicated_off += 1,
                             Class::Shared { op, width } => {
                                 let cc = trace_arch(&kernel, arch);
                                 let source = Source::Code {
@@ -252,6 +255,9 @@ fn analyse(chunk: &Chunk, counts: &mut Counts, settings: &Settings) -> Errors {
                                         errors.push(line.at, format!("{}: {err}", i.opcode), false)
                                     }
                                 }
+                            }
+                            Class::Unmodelled { name } => {
+                                *counts.unmodelled.entry(name).or_default() += 1;
                             }
                             Class::Other => counts.other_instructions += 1,
                         },
@@ -919,6 +925,10 @@ struct ReportJson {
     #[serde(flatten)]
     totals: Totals,
     other_instructions: u64,
+    /// Instructions touching shared memory that are not modelled, by family.
+    not_modelled: BTreeMap<&'static str, u64>,
+    /// Shared-memory instructions with mask 0.
+    predicated_off: u64,
     lines_not_analysed: u64,
     files_not_read: u64,
     by_op: BTreeMap<String, Totals>,
@@ -1036,6 +1046,8 @@ fn json_report(args: &Args, reader: &Reader, tally: &Tally) -> ReportJson {
         archs: tally.archs.iter().copied().collect(),
         totals: tally.totals,
         other_instructions: tally.other_instructions,
+        not_modelled: tally.unmodelled.clone(),
+        predicated_off: tally.predicated_off,
         lines_not_analysed: tally.errors.lines,
         files_not_read: tally.errors.files,
         by_op: tally.by_op.clone(),
@@ -1133,6 +1145,34 @@ fn text_report(args: &Args, reader: &Reader, tally: &Tally) -> String {
             format!(" ({})", archs.join(", "))
         }
     );
+    if tally.predicated_off > 0 {
+        _ = writeln!(
+            out,
+            "{}",
+            styled(
+                NOTE,
+                format!(
+                    "({} fully predicated off (mask 0): issued, but no request; not in the table)",
+                    plural(tally.predicated_off, "shared-memory instruction")
+                )
+            )
+        );
+    }
+    let unmodelled: u64 = tally.unmodelled.values().sum();
+    if unmodelled > 0 {
+        let names: Vec<String> = tally
+            .unmodelled
+            .iter()
+            .map(|(name, count)| format!("{name} {count}"))
+            .collect();
+        _ = writeln!(
+            out,
+            "not modelled: {} touching shared memory ({}; LDGSTS: the trace holds its global \
+             addresses, not the shared ones)",
+            plural(unmodelled, "instruction"),
+            names.join(", ")
+        );
+    }
     let other = tally.other_instructions;
     if other > 0 {
         _ = writeln!(

@@ -168,6 +168,10 @@ pub(super) struct Counts {
     unnamed: Vec<Entry>,
     top: usize,
     pub(super) other_instructions: u64,
+    /// Instructions that touch shared memory but are not modelled, by family.
+    pub(super) unmodelled: BTreeMap<&'static str, u64>,
+    /// Shared-memory instructions with no active lane (mask 0): no request.
+    pub(super) predicated_off: u64,
     pub(super) timings: Timings,
 }
 
@@ -184,6 +188,8 @@ impl Counts {
             unnamed: Vec::new(),
             top,
             other_instructions: 0,
+            unmodelled: BTreeMap::new(),
+            predicated_off: 0,
             timings: Timings::default(),
         }
     }
@@ -318,6 +324,10 @@ pub(super) struct Tally {
     pub(super) errors: Errors,
     /// Trace instructions that are not shared-memory requests.
     pub(super) other_instructions: u64,
+    /// Instructions that touch shared memory but are not modelled, by family.
+    pub(super) unmodelled: BTreeMap<&'static str, u64>,
+    /// Shared-memory instructions with no active lane (mask 0).
+    pub(super) predicated_off: u64,
     /// Time spent parsing lines and analysing requests, summed over threads.
     pub(super) timings: Timings,
 }
@@ -340,6 +350,10 @@ impl Tally {
         for worker in workers {
             tally.totals.merge(&worker.totals);
             tally.other_instructions += worker.other_instructions;
+            tally.predicated_off += worker.predicated_off;
+            for (name, count) in &worker.unmodelled {
+                *tally.unmodelled.entry(name).or_default() += count;
+            }
             tally.timings.parse += worker.timings.parse;
             tally.timings.analysis += worker.timings.analysis;
             for cc in worker.archs {
