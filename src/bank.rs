@@ -305,7 +305,7 @@ pub enum Broadcast {
 /// The shared-memory bank rules of one compute capability, in one bank mode.
 ///
 /// A small `Copy` value: build it once per device and pass it by value. Its
-/// [`partition`](Self::partition) splits a [`WarpRequest`] into the transactions
+/// [`partition`](Self::partition) splits a [`WarpRequest`](crate::WarpRequest) into the transactions
 /// (wavefronts) the hardware serves it in; [`wavefronts`](Self::wavefronts) only
 /// counts them.
 ///

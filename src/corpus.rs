@@ -1,6 +1,6 @@
 //! Hardware corpora: measured warp accesses, one JSON object a line.
 //!
-//! The format (the design reference, section 6):
+//! The format:
 //!
 //! | field | meaning |
 //! |---|---|
@@ -161,7 +161,7 @@ pub struct Record {
 #[non_exhaustive]
 pub enum RecordKind {
     /// Loads, stores, `ldmatrix`, `stmatrix` (and 32-bit atomic add records of
-    /// the first corpus): wavefronts and bank conflicts (DESIGN.md 2.1).
+    /// the first corpus): wavefronts and bank conflicts, as Nsight Compute counts them.
     Access,
     /// Atomics of every kind: ATOMS wavefronts, LDS wavefronts, instructions (2.2).
     Atomic,

@@ -9,6 +9,69 @@
 //! guides, and each rule's doc comment names its source or says that it is a
 //! modelling choice.
 //!
+//! # Start here
+//!
+//! Most people need one of three things:
+//!
+//! 1. **How many wavefronts does this access take?** Build a [`BankConfig`] for
+//!    the GPU ([`ComputeCapability`] parses `"sm_90"`, `"H100"`, `"RTX 4090"`),
+//!    a [`WarpRequest`] for the instruction (the op, the bytes per lane, each
+//!    lane's address), and ask [`BankConfig::wavefronts`] for the count or
+//!    [`BankConfig::partition`] for the whole [`Partition`]: its
+//!    [`Transaction`]s, bank conflicts and [`Classification`].
+//!
+//!    ```
+//!    use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+//!
+//!    let h100 = BankConfig::new("H100".parse::<ComputeCapability>()?);
+//!    // float tile[32][32]; ... = tile[lane][0];  (a column: every lane in bank 0)
+//!    let column = WarpRequest::from_fn(Op::Load, 4, |lane| Some(128 * lane.get()))?;
+//!    assert_eq!(h100.wavefronts(&column)?, 32);
+//!    assert_eq!(h100.partition(&column)?.bank_conflicts(), 31);
+//!    # Ok::<(), smem_model::Error>(())
+//!    ```
+//!
+//! 2. **Which layout makes my tile conflict-free?** Describe the tile with a
+//!    [`TileLayout`], the warps' accesses with [`TileAccess`], and call
+//!    [`TileLayout::advise`]: the [`Advice`] ranks paddings and swizzles and
+//!    says why the layout as given conflicts (see the example below).
+//!
+//! 3. **How much shared memory does my kernel use, and what does it cost in
+//!    occupancy?** [`SharedMemory`] lays out a block's arrays as nvcc and the
+//!    driver do and runs warp loads and stores on them; [`Launch`] gives the
+//!    [`Occupancy`] (blocks per SM) of a launch.
+//!
+//! The `smem` command-line tool (feature `cli`) does the same from a shell:
+//! `smem analyze 'lane*32*4'`, `smem advise --tile 32x32 column`,
+//! `smem occupancy --dynamic 48K`.
+//!
+//! # The rest, by topic
+//!
+//! - **GPUs**: [`ComputeCapability`], [`Architecture`], [`BankConfig`] (the bank
+//!   rules, with their sources), [`SharedMemConfig`] (Kepler's bank modes),
+//!   [`Bank`], [`BankSet`], [`BankIter`], [`BankWidth`], [`Broadcast`],
+//!   [`Timing`].
+//! - **Requests**: [`WarpRequest`], [`Op`], [`AtomicKind`], [`CpAsync`],
+//!   [`Matrices`], [`AccessWidth`], [`Lane`], [`LaneSet`], [`LaneIter`],
+//!   [`WARP_SIZE`], [`WriteCollision`], [`StoreOrder`], [`ConstantLoad`] and
+//!   [`CONSTANT_BANK_SIZE`] (constant memory).
+//! - **Results**: [`Partition`], [`Transaction`], [`Transactions`],
+//!   [`IntoTransactions`], [`WordAccess`], [`Classification`], [`Cost`].
+//! - **Tiles**: [`TileLayout`], [`TileAccess`], [`Swizzle`], [`TmaSwizzle`],
+//!   [`Advice`], [`Candidate`], [`Fix`], [`BankConflict`].
+//! - **A kernel's shared memory**: [`SharedMemory`], [`SharedMemoryBuilder`],
+//!   [`Array`], [`ArrayInfo`], [`PlacedArray`], [`Origin`], [`DynamicLayout`],
+//!   [`Element`], [`ElementType`], [`Float2`], [`Float4`], [`Int2`], [`Int4`],
+//!   [`Double2`], [`WarpLoad`], [`WarpStore`].
+//! - **Occupancy**: [`Launch`], [`Occupancy`], [`OccupancyLimit`], [`Carveout`],
+//!   [`STATIC_SHARED_LIMIT`].
+//! - **Races and barriers in a thread block**: [`Block`], [`BlockReport`],
+//!   [`Hazard`], [`HazardAccess`], [`HazardKind`], [`Severity`], [`AccessKind`],
+//!   [`BarrierError`], [`SyncOp`], [`BARRIERS`].
+//! - **Errors**: [`Error`], one enum for the whole crate.
+//! - **Modules**: `corpus` (hardware corpora, feature `corpus`) and `strategy`
+//!   (proptest strategies, feature `proptest`).
+//!
 //! # Example: a strided access
 //!
 //! ```
@@ -101,7 +164,7 @@
 //! assert_eq!(advice.original().wavefronts(), 1056); // each column write is 32-way
 //! assert_eq!(advice.best().fix(), Fix::Swizzle(Swizzle::new(5, 0, 5)?)); // tile[r][c ^ r]
 //! assert_eq!(advice.best().wavefronts(), 64);
-//! // The seeds' advice, one float of padding per row, is the runner-up.
+//! // The classic advice, one float of padding per row, is the runner-up.
 //! assert_eq!(TileLayout::column_padding(sm90, 4, 32)?, Some(1));
 //! assert_eq!(advice.candidates()[1].fix(), Fix::Padding { elements: 1 });
 //! println!("{advice}");

@@ -106,7 +106,7 @@ impl BankConfig {
     ///
     /// - [`Error::UnsupportedOp`] when the capability lacks the request's op.
     /// - [`Error::OutsideWindow`] when a lane's access runs past
-    ///   [`ComputeCapability::shared_window_size`].
+    ///   [`ComputeCapability::shared_window_size`](crate::ComputeCapability::shared_window_size).
     ///
     /// # Example
     ///
@@ -151,7 +151,7 @@ impl BankConfig {
     ///
     /// - [`Error::UnsupportedOp`] when the capability lacks the request's op.
     /// - [`Error::OutsideWindow`] when a lane's access runs past
-    ///   [`ComputeCapability::shared_window_size`].
+    ///   [`ComputeCapability::shared_window_size`](crate::ComputeCapability::shared_window_size).
     ///
     /// # Example
     ///
@@ -182,7 +182,7 @@ impl BankConfig {
     ///
     /// - [`Error::UnsupportedOp`] when the capability lacks the request's op.
     /// - [`Error::OutsideWindow`] when a lane's access runs past
-    ///   [`ComputeCapability::shared_window_size`].
+    ///   [`ComputeCapability::shared_window_size`](crate::ComputeCapability::shared_window_size).
     ///
     /// # Example
     ///
@@ -345,7 +345,8 @@ impl Cost {
     }
 }
 
-/// The seeds' classification of a request by how its lanes are served.
+/// A request classified by how its lanes are served: the words people use for
+/// an access (broadcast, parallel, conflicted, serial), each defined below.
 ///
 /// A one-word verdict for reports; the counts on [`Partition`] say how much a
 /// conflict costs.
@@ -613,7 +614,7 @@ impl Partition {
             .then(|| f64::from(self.totals.ideal) / f64::from(self.totals.wavefronts))
     }
 
-    /// The seeds' classification.
+    /// The request's [`Classification`].
     ///
     /// See [`Classification`] for the variants; `Broadcast` is for reads only,
     /// since lanes that store to one address collide rather than share.

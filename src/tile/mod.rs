@@ -7,7 +7,7 @@
 //! - `access`: [`TileAccess`], a warp's elements of a tile, layout-free.
 //! - `pattern`: [`WarpRequest`](crate::WarpRequest) constructors for strided,
 //!   broadcast, shuffled and `(row, bank)` patterns.
-//! - `padding`: the seeds' padding advice for column accesses.
+//! - `padding`: the classic padding advice (one element per row) for column accesses.
 //! - `advisor`: [`TileLayout::advise`] and its report.
 
 mod access;

@@ -1,4 +1,4 @@
-//! The seeds' padding advice: how many elements of padding per row make a
+//! The classic padding advice: how many elements of padding per row make a
 //! column access conflict-free.
 
 use crate::{BankConfig, Error, Op, TileLayout, WarpRequest};
@@ -16,7 +16,8 @@ impl TileLayout {
     /// `cols + p` take only the ideal number of wavefronts under `config`.
     /// `None` when no padding does.
     ///
-    /// The seeds' advice is "pad each row by one element". The model agrees for
+    /// The classic advice (the CUDA Best Practices Guide's transpose) is "pad each
+    /// row by one element". The model agrees for
     /// 4-, 8- and 16-byte elements on 32 four-byte banks, whatever the row
     /// length (unless the row is already fine, as a 33-float row is), but not
     /// for narrower elements: rows of 128 bytes of halves or chars need a whole

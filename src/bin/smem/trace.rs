@@ -3,8 +3,7 @@
 //! Reads any number of files, each in one of three formats, told apart by its
 //! first line:
 //!
-//! - the corpus format of `smem_model::corpus` (the design reference, section
-//!   6): one JSON object a line; the measured fields are optional, and the
+//! - the corpus format of `smem_model::corpus`: one JSON object a line; the measured fields are optional, and the
 //!   optional `label` names the instruction;
 //! - the Accel-Sim / NVBit trace format (`kernel-N.traceg` and the raw
 //!   `kernel-N.trace`), of which the shared-memory instructions are read: see
@@ -802,7 +801,7 @@ fn progress_bar(args: &Args, inputs: &[Input]) -> ProgressBar {
 /// shared-memory pipe (`l1tex__data_pipe_lsu_wavefronts_mem_shared_op_*`,
 /// `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_*`; the matrix ops are
 /// counted by the `sm__sass_l1tex_*_op_ldsm` / `_op_stsm` forms) and the
-/// design reference, section 2 (bank conflicts = wavefronts - ideal).
+/// definition of bank conflicts as wavefronts - ideal wavefronts.
 fn ncu_metrics(op: Op) -> [&'static str; 3] {
     match op {
         Op::Load => [
