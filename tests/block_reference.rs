@@ -3,7 +3,7 @@
 //! compared byte by byte (DESIGN.md section 7). Within one barrier interval
 //! every pair of different threads touching one byte, at least one writing,
 //! both not atomics, races: between warps an error, between lanes of one
-//! warp (different instructions, no `__syncwarp`) a warning.
+//! warp (different instructions, no `__syncwarp()` between them) a warning.
 
 use proptest::prelude::*;
 use smem_model::{Block, ComputeCapability, HazardKind, Op, Severity, WarpRequest};
@@ -18,20 +18,27 @@ struct Access {
     site: u64,
     op: Op,
     lanes: Vec<(u32, u32)>,
+    /// Whether the warp executes `__syncwarp()` right before it.
+    syncwarp: bool,
 }
 
 /// A program: warps, intervals, and per warp and interval a list of
 /// accesses (op index, active mask, address slot per lane).
 fn program() -> impl Strategy<Value = (u32, Vec<Access>)> {
     (1u32..=3, 1usize..=3).prop_flat_map(|(warps, intervals)| {
-        let access = (0u8..3, any::<u32>(), prop::collection::vec(0u32..6, 32));
+        let access = (
+            0u8..3,
+            any::<u32>(),
+            prop::collection::vec(0u32..6, 32),
+            any::<bool>(),
+        );
         let per = prop::collection::vec(prop::collection::vec(access, 0..3), intervals);
         prop::collection::vec(per, warps as usize).prop_map(move |by_warp| {
             let mut all = Vec::new();
             let mut site = 0;
             for (w, by_interval) in by_warp.into_iter().enumerate() {
                 for (interval, accesses) in by_interval.into_iter().enumerate() {
-                    for (op, mask, slots) in accesses {
+                    for (op, mask, slots, syncwarp) in accesses {
                         site += 1;
                         let op = [Op::Load, Op::Store, Op::ATOMIC_ADD][op as usize];
                         // Sparse masks, so that few lanes share a slot.
@@ -46,6 +53,7 @@ fn program() -> impl Strategy<Value = (u32, Vec<Access>)> {
                             site,
                             op,
                             lanes,
+                            syncwarp,
                         });
                     }
                 }
@@ -73,7 +81,17 @@ fn reference(accesses: &[Access]) -> Vec<(Severity, HazardKind, u64, u64)> {
                     .iter()
                     .any(|&(lb, xb)| xa == xb && (a.warp != b.warp || la != lb))
             });
-            if racing {
+            // Lanes of one warp: ordered by a __syncwarp() between them
+            // (accesses of a warp are in site order).
+            let synced = a.warp == b.warp
+                && accesses.iter().any(|c| {
+                    c.warp == a.warp
+                        && c.interval == a.interval
+                        && c.syncwarp
+                        && a.site < c.site
+                        && c.site <= b.site
+                });
+            if racing && !(a.warp == b.warp && synced) {
                 let severity = if a.warp == b.warp {
                     Severity::Warning
                 } else {
@@ -93,8 +111,13 @@ fn reference(accesses: &[Access]) -> Vec<(Severity, HazardKind, u64, u64)> {
     found
 }
 
-/// One warp's events: `None` for a `__syncthreads()`.
-fn events(accesses: &[Access], warp: u32, intervals: usize) -> Vec<Option<(u64, WarpRequest)>> {
+/// One warp's events: `None` for a `__syncthreads()`, a site without a
+/// request for a `__syncwarp()`.
+fn events(
+    accesses: &[Access],
+    warp: u32,
+    intervals: usize,
+) -> Vec<Option<(u64, Option<WarpRequest>)>> {
     let mut out = Vec::new();
     for interval in 0..intervals {
         if interval > 0 {
@@ -104,11 +127,14 @@ fn events(accesses: &[Access], warp: u32, intervals: usize) -> Vec<Option<(u64, 
             .iter()
             .filter(|a| a.warp == warp && a.interval == interval)
         {
+            if a.syncwarp {
+                out.push(Some((u64::MAX, None)));
+            }
             let request = WarpRequest::from_fn(a.op, 4, |lane| {
                 a.lanes.iter().find(|l| l.0 == lane.get()).map(|l| l.1)
             })
             .unwrap();
-            out.push(Some((a.site, request)));
+            out.push(Some((a.site, Some(request))));
         }
     }
     out
@@ -144,7 +170,15 @@ fn model(
             None => block
                 .sync(w, 0, smem_model::LaneSet::FULL, smem_model::SyncOp::Threads)
                 .unwrap(),
-            Some((site, request)) => block.access(w, *site, request).unwrap(),
+            Some((site, Some(request))) => block.access(w, *site, request).unwrap(),
+            Some((site, None)) => block
+                .sync(
+                    w,
+                    *site,
+                    smem_model::LaneSet::FULL,
+                    smem_model::SyncOp::Warp(smem_model::LaneSet::FULL),
+                )
+                .unwrap(),
         }
     }
     let report = block.finish();
