@@ -211,6 +211,17 @@ unsafe fn request(
 ///
 /// `arch` is NULL or a NUL-terminated string. Free the result with
 /// [`smem_config_free`].
+///
+/// # Example
+///
+/// ```
+/// use smem::*;
+///
+/// let hopper = unsafe { smem_config_new(c"sm_90a".as_ptr()) };
+/// assert!(!hopper.is_null());
+/// assert!(unsafe { smem_config_new(c"sm_40".as_ptr()) }.is_null());
+/// unsafe { smem_config_free(hopper) };
+/// ```
 #[no_mangle]
 pub unsafe extern "C" fn smem_config_new(arch: *const c_char) -> *mut smem_config {
     let mut config = None;
@@ -227,6 +238,15 @@ pub unsafe extern "C" fn smem_config_new(arch: *const c_char) -> *mut smem_confi
 /// # Safety
 ///
 /// `config` is NULL or from [`smem_config_new`], not freed before.
+///
+/// # Example
+///
+/// ```
+/// use smem::*;
+///
+/// unsafe { smem_config_free(smem_config_new(c"8.6".as_ptr())) };
+/// unsafe { smem_config_free(std::ptr::null_mut()) };
+/// ```
 #[no_mangle]
 pub unsafe extern "C" fn smem_config_free(config: *mut smem_config) {
     if !config.is_null() {
@@ -240,6 +260,24 @@ pub unsafe extern "C" fn smem_config_free(config: *mut smem_config) {
 /// # Safety
 ///
 /// `config` is NULL or a live configuration.
+///
+/// # Example
+///
+/// ```
+/// use smem::*;
+///
+/// let kepler = unsafe { smem_config_new(c"sm_35".as_ptr()) };
+/// // s[3 * lane] on floats: conflict-free in four-byte mode, 2-way in eight-byte mode.
+/// let stride3: [u32; 32] = core::array::from_fn(|lane| 12 * lane as u32);
+/// let mut n = 0;
+/// unsafe { smem_wavefronts(kepler, c"LDS".as_ptr(), 4, !0, stride3.as_ptr(), &mut n) };
+/// assert_eq!(n, 1);
+/// assert_eq!(unsafe { smem_config_set_bank_bytes(kepler, 8) }, SMEM_OK);
+/// unsafe { smem_wavefronts(kepler, c"LDS".as_ptr(), 4, !0, stride3.as_ptr(), &mut n) };
+/// assert_eq!(n, 2);
+/// assert_eq!(unsafe { smem_config_set_bank_bytes(kepler, 2) }, SMEM_ERR_WIDTH);
+/// unsafe { smem_config_free(kepler) };
+/// ```
 #[no_mangle]
 pub unsafe extern "C" fn smem_config_set_bank_bytes(
     config: *mut smem_config,
@@ -267,6 +305,22 @@ pub unsafe extern "C" fn smem_config_set_bank_bytes(
 /// `config` is NULL or a live configuration; `op` NULL or a NUL-terminated
 /// string; `addresses` NULL or valid for reading 32 `u32`; `wavefronts` NULL
 /// or valid for writing one.
+///
+/// # Example
+///
+/// ```
+/// use smem::*;
+///
+/// let sm90 = unsafe { smem_config_new(c"sm_90".as_ptr()) };
+/// // A column of float tile[32][32], lanes 16-31 inactive (their offsets are ignored).
+/// let mut column: [u32; 32] = core::array::from_fn(|lane| 128 * lane as u32);
+/// column[20] = 3;
+/// let mut n = 0;
+/// let status =
+///     unsafe { smem_wavefronts(sm90, c"STS".as_ptr(), 4, 0xffff, column.as_ptr(), &mut n) };
+/// assert_eq!((status, n), (SMEM_OK, 16));
+/// unsafe { smem_config_free(sm90) };
+/// ```
 #[no_mangle]
 pub unsafe extern "C" fn smem_wavefronts(
     config: *const smem_config,
@@ -291,6 +345,27 @@ pub unsafe extern "C" fn smem_wavefronts(
 /// # Safety
 ///
 /// As [`smem_wavefronts`], with `addresses` valid for reading 32 `u64`.
+///
+/// # Example
+///
+/// ```
+/// use smem::*;
+///
+/// let sm90 = unsafe { smem_config_new(c"sm_90".as_ptr()) };
+/// let base = 0x7f00_0000_0000u64;
+/// let generic: [u64; 32] = core::array::from_fn(|lane| base + 8 * lane as u64);
+/// let mut n = 0;
+/// let status = unsafe {
+///     smem_wavefronts_generic(sm90, c"LDS".as_ptr(), 4, !0, generic.as_ptr(), base, &mut n)
+/// };
+/// assert_eq!((status, n), (SMEM_OK, 2));
+/// // Below the window's base: an error naming the lane.
+/// let status = unsafe {
+///     smem_wavefronts_generic(sm90, c"LDS".as_ptr(), 4, !0, generic.as_ptr(), base + 4, &mut n)
+/// };
+/// assert_eq!(status, SMEM_ERR_OUTSIDE_WINDOW);
+/// unsafe { smem_config_free(sm90) };
+/// ```
 #[no_mangle]
 pub unsafe extern "C" fn smem_wavefronts_generic(
     config: *const smem_config,
@@ -318,6 +393,20 @@ pub unsafe extern "C" fn smem_wavefronts_generic(
 /// # Safety
 ///
 /// As [`smem_wavefronts`], with `cost` NULL or valid for writing.
+///
+/// # Example
+///
+/// ```
+/// use smem::*;
+///
+/// let sm90 = unsafe { smem_config_new(c"sm_90".as_ptr()) };
+/// // double d = s[4 * lane]: four lanes of each half-warp in one pair of banks.
+/// let offsets: [u32; 32] = core::array::from_fn(|lane| 32 * lane as u32);
+/// let mut cost = smem_cost::default();
+/// unsafe { smem_cost_of(sm90, c"LDS".as_ptr(), 8, !0, offsets.as_ptr(), &mut cost) };
+/// assert_eq!(cost, smem_cost { wavefronts: 8, ideal_wavefronts: 2, bank_conflicts: 6, ways: 4 });
+/// unsafe { smem_config_free(sm90) };
+/// ```
 #[no_mangle]
 pub unsafe extern "C" fn smem_cost_of(
     config: *const smem_config,
@@ -350,6 +439,25 @@ pub unsafe extern "C" fn smem_cost_of(
 ///
 /// As [`smem_wavefronts`], with `transactions` NULL (only when `capacity` is
 /// 0) or valid for writing `capacity` items, and `count` valid for writing.
+///
+/// # Example
+///
+/// ```
+/// use smem::*;
+///
+/// let sm90 = unsafe { smem_config_new(c"sm_90".as_ptr()) };
+/// // float4 v = s4[lane]: one wavefront per quarter-warp, each over all 32 banks.
+/// let offsets: [u32; 32] = core::array::from_fn(|lane| 16 * lane as u32);
+/// let mut out = [smem_transaction::default(); SMEM_MAX_TRANSACTIONS as usize];
+/// let mut count = 0;
+/// let status = unsafe {
+///     smem_partition(sm90, c"LDS".as_ptr(), 16, !0, offsets.as_ptr(), out.as_mut_ptr(),
+///                    SMEM_MAX_TRANSACTIONS, &mut count)
+/// };
+/// assert_eq!((status, count), (SMEM_OK, 4));
+/// assert_eq!(out[1], smem_transaction { lanes: 0xff00, banks: !0, phase: 1, part: 0 });
+/// unsafe { smem_config_free(sm90) };
+/// ```
 #[no_mangle]
 pub unsafe extern "C" fn smem_partition(
     config: *const smem_config,
@@ -392,12 +500,32 @@ pub unsafe extern "C" fn smem_partition(
 
 /// This thread's last error message, `""` if none: valid until the next call
 /// that fails on this thread.
+///
+/// # Example
+///
+/// ```
+/// use smem::*;
+/// use std::ffi::CStr;
+///
+/// assert!(unsafe { smem_config_new(c"sm_1x".as_ptr()) }.is_null());
+/// let message = unsafe { CStr::from_ptr(smem_last_error()) }.to_str().unwrap();
+/// assert!(message.starts_with("unknown compute capability \"sm_1x\""), "{message}");
+/// ```
 #[no_mangle]
 pub extern "C" fn smem_last_error() -> *const c_char {
     LAST_ERROR.with(|last| last.borrow().as_ptr())
 }
 
 /// The library version, e.g. `"0.1.0"`.
+///
+/// # Example
+///
+/// ```
+/// use std::ffi::CStr;
+///
+/// let version = unsafe { CStr::from_ptr(smem::smem_version()) };
+/// assert_eq!(version.to_str().unwrap(), env!("CARGO_PKG_VERSION"));
+/// ```
 #[no_mangle]
 pub extern "C" fn smem_version() -> *const c_char {
     concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
