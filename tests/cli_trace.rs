@@ -1088,3 +1088,25 @@ fn new_shared_memory_instructions_are_counted() {
     assert_eq!(report["by_op"]["ATOMS.CAS.64"]["wavefronts"], 4);
     assert_eq!(report["by_op"]["ATOMS.EXCH.32"]["wavefronts"], 1);
 }
+
+/// Generic LD/ST/ATOM whose addresses fall in the shared window are shared
+/// requests (Accel-Sim resolves them the same way); elsewhere they are not.
+#[test]
+fn generic_accesses_in_the_shared_window_are_requests() {
+    let text = format!(
+        "{TRACE_HEADER}\
+         0000 ffffffff 1 R1 LD.E 1 R2 4 1 0x7f0000000400 4\n\
+         0010 ffffffff 1 R1 LD.E.64 1 R2 8 1 0x7a0000000000 8\n\
+         0020 00000003 1 R1 ATOM.E.CAS.64 1 R2 8 0 0x7f0000000400 0x7f0000000400\n\
+         0030 00000001 0 ST.E.128 2 R2 R4 16 0 0x7f0000000410\n"
+    );
+    let file = TempFile::new("generic.traceg", text.as_bytes());
+    let report = trace(&["--json", file.name()]);
+    assert_eq!(stderr(&report), "");
+    let report: Value = serde_json::from_slice(&report.stdout).unwrap();
+    assert_eq!(report["requests"], 3);
+    assert_eq!(report["other_instructions"], 1);
+    assert_eq!(report["by_op"]["LDS.32"]["wavefronts"], 1);
+    assert_eq!(report["by_op"]["ATOMS.CAS.64"]["wavefronts"], 4);
+    assert_eq!(report["by_op"]["STS.128"]["requests"], 1);
+}

@@ -398,6 +398,56 @@ pub fn classify(opcode: &str) -> Result<Class, String> {
     Ok(Class::Shared { op, width })
 }
 
+/// The op and width of a generic memory instruction (`LD`, `ST`, `ATOM`,
+/// `RED`, any modifiers), which is a shared-memory request when its addresses
+/// fall in the shared window; `None` for other opcodes.
+fn generic_op(opcode: &str) -> Option<(Op, u32)> {
+    let (base, modifiers) = opcode.split_once('.').unwrap_or((opcode, ""));
+    let has = |name: &str| modifiers.split('.').any(|m| m == name);
+    let bits = modifiers
+        .split('.')
+        .find_map(|m| {
+            m.strip_prefix('U')
+                .or_else(|| m.strip_prefix('S'))
+                .unwrap_or(m)
+                .parse::<u32>()
+                .ok()
+        })
+        .unwrap_or(32);
+    use smem_model::AtomicKind as K;
+    let kind = || {
+        [
+            ("CAS", K::Cas),
+            ("EXCH", K::Exch),
+            ("MIN", K::Min),
+            ("MAX", K::Max),
+            ("INC", K::Inc),
+            ("DEC", K::Dec),
+            ("AND", K::And),
+            ("OR", K::Or),
+            ("XOR", K::Xor),
+        ]
+        .into_iter()
+        .find(|(name, _)| has(name))
+        .map_or(
+            if has("F32") || has("FTZ") {
+                K::AddF32
+            } else {
+                K::Add
+            },
+            |(_, k)| k,
+        )
+    };
+    let op = match base {
+        "LD" => Op::Load,
+        "ST" => Op::Store,
+        "ATOM" => Op::Atomic(kind()),
+        "RED" => Op::Reduction(kind()),
+        _ => return None,
+    };
+    matches!(bits, 8 | 16 | 32 | 64 | 128).then_some((op, bits / 8))
+}
+
 /// `value` of a marker line `NAME = value`.
 fn marker_value<'a>(text: &'a [u8], name: &[u8]) -> Result<&'a [u8], String> {
     let rest = trim(&text[name.len()..]);
@@ -838,7 +888,16 @@ fn instruction<'a>(text: &'a [u8], context: &Context) -> Result<Line<'a>, String
     // checked to be UTF-8 once, here.
     let opcode =
         std::str::from_utf8(start.opcode).map_err(|_| "the opcode is not UTF-8 text".to_owned())?;
-    let class = classify(opcode)?;
+    let mut class = classify(opcode)?;
+    // A generic LD/ST/ATOM/RED is a shared-memory request when every active
+    // lane's address falls in the shared window, as Accel-Sim resolves it.
+    let generic = match class {
+        Class::Other if context.shmem_base != 0 && start.mask != 0 => generic_op(opcode),
+        _ => None,
+    };
+    if let Some((op, width)) = generic {
+        class = Class::Shared { op, width };
+    }
     let mut line = Line::Instruction(Instruction {
         block_warp: start.block_warp,
         source: start.source,
@@ -849,7 +908,17 @@ fn instruction<'a>(text: &'a [u8], context: &Context) -> Result<Line<'a>, String
         addresses: [0; WARP_SIZE],
     });
     if let (Class::Shared { .. }, Line::Instruction(instruction)) = (class, &mut line) {
-        read_addresses(&mut tokens, context, instruction)?;
+        let read = read_addresses(&mut tokens, context, instruction, generic.is_some());
+        match read {
+            Ok(()) => {}
+            // A generic access outside the window (or unreadable): not a
+            // shared-memory request.
+            Err(_) if generic.is_some() => {
+                instruction.class = Class::Other;
+                instruction.addresses = [0; WARP_SIZE];
+            }
+            Err(err) => return Err(err),
+        }
     }
     Ok(line)
 }
@@ -859,6 +928,7 @@ fn read_addresses(
     tokens: &mut Tokens<'_>,
     context: &Context,
     instruction: &mut Instruction<'_>,
+    generic: bool,
 ) -> Result<(), String> {
     let opcode = instruction.opcode;
     let expected = |what: &str, token: Option<&[u8]>| {
@@ -888,6 +958,9 @@ fn read_addresses(
     let shared = |lane: usize, address: u64| {
         let offset = if base != 0 && address >= base {
             address - base
+        } else if generic {
+            // A generic address below the window: global or local memory.
+            return Err(format!("{opcode}: lane {lane}: not a shared address"));
         } else {
             address
         };
