@@ -34,6 +34,15 @@ pub struct Bank(u8);
 
 impl Bank {
     /// The bank's number.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// assert_eq!(sm90.bank_of(0x84).index(), 1);
+    /// ```
     pub const fn index(self) -> usize {
         self.0 as usize
     }
@@ -91,6 +100,14 @@ pub struct BankSet(BitArray<u32, Lsb0>);
 
 impl BankSet {
     /// No banks.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::BankSet;
+    ///
+    /// assert!(BankSet::EMPTY.is_empty());
+    /// ```
     pub const EMPTY: BankSet = BankSet(BitArray {
         _ord: core::marker::PhantomData,
         data: 0,
@@ -105,31 +122,100 @@ impl BankSet {
     }
 
     /// Whether `bank` is in the set.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, BankSet, ComputeCapability};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// let mut set = BankSet::EMPTY;
+    /// set.insert(sm90.bank_of(8));
+    /// assert!(set.contains(sm90.bank_of(8)));
+    /// assert!(!set.contains(sm90.bank_of(4)));
+    /// ```
     pub fn contains(self, bank: Bank) -> bool {
         self.0[bank.index()]
     }
 
     /// Adds `bank`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, BankSet, ComputeCapability};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// let mut set = BankSet::EMPTY;
+    /// set.insert(sm90.bank_of(4));
+    /// assert_eq!(set.bits(), 0b10);
+    /// ```
     pub fn insert(&mut self, bank: Bank) {
         self.0.set(bank.index(), true);
     }
 
     /// The number of banks in the set.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, BankSet, ComputeCapability};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// let mut set = BankSet::EMPTY;
+    /// for address in [0, 4, 128] {
+    ///     set.insert(sm90.bank_of(address));
+    /// }
+    /// // 0 and 128 are both bank 0.
+    /// assert_eq!(set.len(), 2);
+    /// ```
     pub fn len(self) -> usize {
         self.0.count_ones()
     }
 
     /// Whether the set has no banks.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::BankSet;
+    ///
+    /// assert!(BankSet::EMPTY.is_empty());
+    /// ```
     pub fn is_empty(self) -> bool {
         self.0.data == 0
     }
 
     /// The set as a mask: bit `i` is bank `i`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, BankSet, ComputeCapability};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// let mut set = BankSet::EMPTY;
+    /// set.insert(sm90.bank_of(31 * 4));
+    /// assert_eq!(set.bits(), 1 << 31);
+    /// ```
     pub const fn bits(self) -> u32 {
         self.0.data
     }
 
     /// The banks in ascending order.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, BankSet, ComputeCapability};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// let mut set = BankSet::EMPTY;
+    /// set.insert(sm90.bank_of(12));
+    /// set.insert(sm90.bank_of(4));
+    /// let banks: Vec<usize> = set.iter().map(|b| b.index()).collect();
+    /// assert_eq!(banks, [1, 3]);
+    /// ```
     pub fn iter(self) -> BankIter {
         BankIter(self.0.data)
     }
@@ -224,6 +310,14 @@ pub enum BankWidth {
 
 impl BankWidth {
     /// The width in bytes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability};
+    ///
+    /// assert_eq!(BankConfig::new(ComputeCapability::Sm90).bank_width().bytes(), 4);
+    /// ```
     pub const fn bytes(self) -> u32 {
         match self {
             BankWidth::FourBytes => 4,
@@ -439,11 +533,31 @@ impl BankConfig {
     }
 
     /// The compute capability.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability};
+    ///
+    /// let config = BankConfig::new(ComputeCapability::Sm86);
+    /// assert_eq!(config.capability(), ComputeCapability::Sm86);
+    /// ```
     pub const fn capability(self) -> ComputeCapability {
         self.capability
     }
 
     /// The bank width in force.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, SharedMemConfig};
+    ///
+    /// let kepler = BankConfig::new(ComputeCapability::Sm35);
+    /// assert_eq!(kepler.bank_width().bytes(), 4);
+    /// let eight = kepler.with_shared_mem_config(SharedMemConfig::EightByte);
+    /// assert_eq!(eight.bank_width().bytes(), 8);
+    /// ```
     pub const fn bank_width(self) -> BankWidth {
         self.bank_width
     }

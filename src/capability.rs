@@ -133,6 +133,15 @@ pub enum Architecture {
 
 impl Architecture {
     /// Every architecture, oldest first.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::Architecture;
+    ///
+    /// assert_eq!(Architecture::ALL.first(), Some(&Architecture::Tesla));
+    /// assert_eq!(Architecture::ALL.last(), Some(&Architecture::Blackwell));
+    /// ```
     pub const ALL: [Architecture; 11] = [
         Self::Tesla,
         Self::Fermi,
@@ -216,6 +225,17 @@ impl fmt::Display for Architecture {
 
 impl ComputeCapability {
     /// Every compute capability, oldest first.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::ComputeCapability;
+    ///
+    /// // The capabilities with `ldmatrix`, from Turing on.
+    /// let ldmatrix = ComputeCapability::ALL.iter().filter(|cc| cc.has_ldmatrix()).count();
+    /// assert_eq!(ldmatrix, 11);
+    /// assert!(ComputeCapability::ALL.windows(2).all(|w| w[0] < w[1]));
+    /// ```
     pub const ALL: [ComputeCapability; 29] = [
         Self::Sm10,
         Self::Sm11,
@@ -347,11 +367,27 @@ impl ComputeCapability {
     }
 
     /// The major version number (the architecture generation).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::ComputeCapability;
+    ///
+    /// assert_eq!(ComputeCapability::Sm86.major(), 8);
+    /// ```
     pub const fn major(self) -> u32 {
         self.version().0
     }
 
     /// The minor version number.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::ComputeCapability;
+    ///
+    /// assert_eq!(ComputeCapability::Sm86.minor(), 6);
+    /// ```
     pub const fn minor(self) -> u32 {
         self.version().1
     }

@@ -7,6 +7,14 @@ use bitvec::prelude::{BitArray, Lsb0};
 use crate::Error;
 
 /// The number of lanes (threads) in a warp, on every compute capability.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::{LaneSet, WARP_SIZE};
+///
+/// assert_eq!(LaneSet::FULL.len(), WARP_SIZE);
+/// ```
 pub const WARP_SIZE: usize = 32;
 
 /// One lane (thread) of a warp: a number from 0 to 31.
@@ -59,11 +67,31 @@ impl Lane {
     }
 
     /// The lane's number, 0 to 31.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::Lane;
+    ///
+    /// let addresses = [0u32; 32];
+    /// assert_eq!(addresses[Lane::new(7)?.index()], 0);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn index(self) -> usize {
         self.0 as usize
     }
 
     /// The lane's number as a `u32`, handy in address arithmetic.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::Lane;
+    ///
+    /// // s[2 * lane] of a float array.
+    /// assert_eq!(4 * 2 * Lane::new(5)?.get(), 40);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn get(self) -> u32 {
         self.0 as u32
     }
@@ -128,12 +156,28 @@ pub struct LaneSet(BitArray<u32, Lsb0>);
 
 impl LaneSet {
     /// No lanes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::LaneSet;
+    ///
+    /// assert!(LaneSet::EMPTY.is_empty());
+    /// ```
     pub const EMPTY: LaneSet = LaneSet(BitArray {
         _ord: core::marker::PhantomData,
         data: 0,
     });
 
     /// All 32 lanes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::LaneSet;
+    ///
+    /// assert_eq!(LaneSet::FULL.bits(), u32::MAX);
+    /// ```
     pub const FULL: LaneSet = LaneSet(BitArray {
         _ord: core::marker::PhantomData,
         data: u32::MAX,
@@ -161,6 +205,15 @@ impl LaneSet {
     }
 
     /// The set as a mask: bit `i` is lane `i`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::LaneSet;
+    ///
+    /// // The lower half-warp, as `__activemask()` would give it.
+    /// assert_eq!(LaneSet::range(0, 16).bits(), 0xffff);
+    /// ```
     pub const fn bits(self) -> u32 {
         self.0.data
     }
@@ -203,26 +256,75 @@ impl LaneSet {
     }
 
     /// Whether `lane` is in the set.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Lane, LaneSet};
+    ///
+    /// assert!(LaneSet::range(0, 16).contains(Lane::new(15)?));
+    /// assert!(!LaneSet::range(0, 16).contains(Lane::new(16)?));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn contains(self, lane: Lane) -> bool {
         self.0[lane.index()]
     }
 
     /// Adds `lane`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Lane, LaneSet};
+    ///
+    /// let mut set = LaneSet::EMPTY;
+    /// set.insert(Lane::new(3)?);
+    /// assert_eq!(set.bits(), 0b1000);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn insert(&mut self, lane: Lane) {
         self.0.set(lane.index(), true);
     }
 
     /// Removes `lane`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Lane, LaneSet};
+    ///
+    /// let mut set = LaneSet::FULL;
+    /// set.remove(Lane::new(0)?);
+    /// assert_eq!(set.len(), 31);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn remove(&mut self, lane: Lane) {
         self.0.set(lane.index(), false);
     }
 
     /// The number of lanes in the set.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::LaneSet;
+    ///
+    /// assert_eq!(LaneSet::range(8, 16).len(), 8);
+    /// ```
     pub fn len(self) -> usize {
         self.0.count_ones()
     }
 
     /// Whether the set has no lanes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::LaneSet;
+    ///
+    /// assert!(LaneSet::EMPTY.is_empty());
+    /// assert!(!LaneSet::FULL.is_empty());
+    /// ```
     pub const fn is_empty(self) -> bool {
         self.bits() == 0
     }
@@ -294,6 +396,15 @@ impl LaneSet {
     }
 
     /// The lanes in ascending order.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::LaneSet;
+    ///
+    /// let lanes: Vec<u32> = LaneSet::range(4, 7).iter().map(|l| l.get()).collect();
+    /// assert_eq!(lanes, [4, 5, 6]);
+    /// ```
     pub fn iter(self) -> LaneIter {
         LaneIter(self)
     }

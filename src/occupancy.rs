@@ -245,6 +245,16 @@ pub struct Launch {
 impl Launch {
     /// A launch with `static_bytes` of `__shared__` arrays and `dynamic_bytes` as
     /// the third launch parameter, without the opt-in.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Launch};
+    ///
+    /// // kernel<<<grid, block, 4096>>> with 12 KB of __shared__ arrays.
+    /// let launch = Launch::new(ComputeCapability::Sm86, 12 * 1024, 4096);
+    /// assert_eq!((launch.static_bytes(), launch.dynamic_bytes()), (12 * 1024, 4096));
+    /// ```
     pub const fn new(capability: ComputeCapability, static_bytes: u32, dynamic_bytes: u32) -> Self {
         Launch {
             capability,
@@ -282,21 +292,62 @@ impl Launch {
     }
 
     /// The capability.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Launch};
+    ///
+    /// // kernel<<<grid, block, 4096>>> with 12 KB of __shared__ arrays.
+    /// let launch = Launch::new(ComputeCapability::Sm86, 12 * 1024, 4096);
+    /// assert_eq!(launch.capability(), ComputeCapability::Sm86);
+    /// ```
     pub const fn capability(&self) -> ComputeCapability {
         self.capability
     }
 
     /// Bytes of static shared memory.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Launch};
+    ///
+    /// // kernel<<<grid, block, 4096>>> with 12 KB of __shared__ arrays.
+    /// let launch = Launch::new(ComputeCapability::Sm86, 12 * 1024, 4096);
+    /// assert_eq!(launch.static_bytes(), 12 * 1024);
+    /// ```
     pub const fn static_bytes(&self) -> u32 {
         self.static_bytes
     }
 
     /// Bytes of dynamic shared memory.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Launch};
+    ///
+    /// // kernel<<<grid, block, 4096>>> with 12 KB of __shared__ arrays.
+    /// let launch = Launch::new(ComputeCapability::Sm86, 12 * 1024, 4096);
+    /// assert_eq!(launch.dynamic_bytes(), 4096);
+    /// ```
     pub const fn dynamic_bytes(&self) -> u32 {
         self.dynamic_bytes
     }
 
     /// The opt-in attribute, if set.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Launch};
+    ///
+    /// // kernel<<<grid, block, 4096>>> with 12 KB of __shared__ arrays.
+    /// let launch = Launch::new(ComputeCapability::Sm86, 12 * 1024, 4096);
+    /// assert_eq!(launch.opt_in(), None);
+    /// assert_eq!(launch.with_opt_in(64 * 1024).opt_in(), Some(64 * 1024));
+    /// ```
     pub const fn opt_in(&self) -> Option<u32> {
         self.opt_in
     }
@@ -631,22 +682,67 @@ impl Occupancy {
     }
 
     /// Blocks that fit on one SM at once.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Launch, OccupancyLimit};
+    ///
+    /// // 48 KB of dynamic shared memory a block on an H100.
+    /// let occupancy = Launch::new(ComputeCapability::Sm90, 0, 48 * 1024).occupancy()?;
+    /// // 228 KB / (48 KB + 1 KB reserved) = 4.
+    /// assert_eq!(occupancy.blocks_per_sm(), 4);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn blocks_per_sm(&self) -> u32 {
         self.blocks
     }
 
     /// Bytes allocated to each block: static + reserved + dynamic, rounded up to
     /// the allocation unit.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Launch, OccupancyLimit};
+    ///
+    /// // 48 KB of dynamic shared memory a block on an H100.
+    /// let occupancy = Launch::new(ComputeCapability::Sm90, 0, 48 * 1024).occupancy()?;
+    /// assert_eq!(occupancy.allocated_per_block(), 49 * 1024);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn allocated_per_block(&self) -> u32 {
         self.allocated
     }
 
     /// The SM's shared memory, in bytes, under the carveout the driver picks.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Launch, OccupancyLimit};
+    ///
+    /// // 48 KB of dynamic shared memory a block on an H100.
+    /// let occupancy = Launch::new(ComputeCapability::Sm90, 0, 48 * 1024).occupancy()?;
+    /// assert!(occupancy.carveout() >= 4 * occupancy.allocated_per_block());
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn carveout(&self) -> u32 {
         self.carveout
     }
 
     /// What bounds the blocks per SM.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Launch, OccupancyLimit};
+    ///
+    /// // 48 KB of dynamic shared memory a block on an H100.
+    /// let occupancy = Launch::new(ComputeCapability::Sm90, 0, 48 * 1024).occupancy()?;
+    /// assert_eq!(occupancy.limit(), OccupancyLimit::SharedMemory);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn limit(&self) -> OccupancyLimit {
         self.limit
     }
