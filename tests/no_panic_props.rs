@@ -418,7 +418,7 @@ proptest! {
 
     /// Lanes, banks, their sets, capabilities and widths from any number.
     #[test]
-    fn small_values(n in number(), m in number(), bits in any::<u32>(), text in "[ -~]{0,12}") {
+    fn small_values(n in number(), m in number(), bits in any::<u32>(), text in "\\PC{0,12}") {
         let lane = Lane::new(n);
         prop_assert_eq!(lane.is_ok(), n < 32);
         if let Ok(lane) = lane {

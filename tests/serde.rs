@@ -100,6 +100,21 @@ fn widths_and_capabilities_parse_as_their_constructors() {
         serde_json::from_str::<ComputeCapability>("\"sm_86\"").unwrap(),
         ComputeCapability::Sm86
     );
+    // A byte split inside a multi-byte character panicked.
+    for given in ["sm_1é", "sm_9é", "compute_8é"] {
+        refuses_with::<ComputeCapability>(
+            json!(given),
+            Error::UnknownCapability {
+                given: given.into(),
+            },
+        );
+        refuses_with::<BankConfig>(
+            json!({"capability": given, "bank_width": "FourBytes"}),
+            Error::UnknownCapability {
+                given: given.into(),
+            },
+        );
+    }
     refuses_with::<ComputeCapability>(
         json!("sm_40"),
         Error::UnknownCapability {

@@ -282,22 +282,34 @@ pub fn record(data: &[u8]) {
     assert_eq!(Record::from_json(&json).as_ref(), Ok(&record));
 }
 
-/// Target `expr`: the bytes as an `smem analyze` expression, parsed and
-/// evaluated for every lane.
+/// Target `expr`: the bytes as `smem analyze` input: every line but the last
+/// a `--define NAME=VALUE`, the last the expression, parsed with those
+/// constants (and without) and evaluated for every lane. Every error locates
+/// itself inside the text it is about.
 pub fn expr(data: &[u8]) {
-    let Ok(source) = core::str::from_utf8(data) else {
+    let Ok(text) = core::str::from_utf8(data) else {
         return;
     };
-    match expr::parse(source) {
-        Ok(parsed) => {
-            for lane in 0..WARP_SIZE as u32 {
-                if let Err(err) = parsed.eval(lane) {
-                    let _ = (err.to_string(), err.show(source));
+    let (definitions, source) = text.rsplit_once('\n').unwrap_or(("", text));
+    let mut constants = expr::Constants::new();
+    for definition in definitions.lines() {
+        if let Err(err) = constants.define(definition) {
+            let _ = (err.to_string(), err.show(definition));
+        }
+    }
+    let _ = constants.get(source);
+    for parsed in [expr::parse(source), expr::parse_with(source, &constants)] {
+        match parsed {
+            Ok(parsed) => {
+                for lane in 0..WARP_SIZE as u32 {
+                    if let Err(err) = parsed.eval(lane) {
+                        let _ = (err.to_string(), err.show(source));
+                    }
                 }
             }
-        }
-        Err(err) => {
-            let _ = (err.to_string(), err.show(source));
+            Err(err) => {
+                let _ = (err.to_string(), err.show(source));
+            }
         }
     }
 }
