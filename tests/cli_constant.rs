@@ -24,6 +24,7 @@ fn distinct_addresses_are_serialised() {
         let report = support::json("analyze", &["--op", "ldc", "--arch", arch, expr]);
         assert_eq!(report["wavefronts"], wavefronts, "{expr} on {arch}");
         assert_eq!(report["op"], "LDC");
+        assert_eq!(report["schema"], "smem-analyze-ldc/1");
     }
     let report = support::json("analyze", &["--op", "ld.const", "--width", "8", "lane%3*8"]);
     assert_eq!(report["distinct_addresses"], serde_json::json!([0, 8, 16]));

@@ -10,6 +10,7 @@ use smem_model::{ComputeCapability, ConstantLoad, LaneSet};
 /// What `--json` prints for `--op ldc`.
 #[derive(Debug, Serialize)]
 struct Report {
+    schema: &'static str,
     arch: &'static str,
     op: &'static str,
     width: u32,
@@ -33,6 +34,7 @@ pub fn describe(
     let distinct = load.distinct_addresses(LaneSet::FULL);
     if json {
         let report = Report {
+            schema: "smem-analyze-ldc/1",
             arch: arch.sm_name(),
             op: "LDC",
             width,
