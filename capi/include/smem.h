@@ -50,6 +50,8 @@ extern "C" {
 #define SMEM_ERR_CAPACITY (-7)
 /* A bug in the library (a caught panic); please report it. */
 #define SMEM_ERR_INTERNAL (-8)
+/* Timing asked of a capability that was not measured (only sm_90 was). */
+#define SMEM_ERR_NOT_MEASURED (-9)
 
 /* A bank configuration for one compute capability (opaque). */
 typedef struct smem_config smem_config;
@@ -78,6 +80,19 @@ typedef struct smem_transaction {
     /* The 4-byte part of each lane's access it moves (1.x), else 0. */
     uint32_t part;
 } smem_transaction;
+
+/* What one instruction costs in cycles on sm_90 (measured; NaN where a figure
+ * was not measured for the op, never a guess). */
+typedef struct smem_timing {
+    /* Cycles the SM's shared pipe is busy: one per wavefront. */
+    uint32_t pipe_cycles;
+    /* Cycles from issue to the loaded value for one warp alone (loads only). */
+    double latency;
+    /* Cycles per instruction with `warps` warps each in a dependent chain. */
+    double latency_cycles_per_instruction;
+    /* Cycles per instruction with `warps` warps issuing it independently. */
+    double throughput_cycles_per_instruction;
+} smem_timing;
 
 /* The configuration a device of `arch` starts in, or NULL (and a message in
  * smem_last_error()) for an unknown arch. Free with smem_config_free. */
@@ -114,6 +129,12 @@ int smem_partition(const smem_config *config, const char *op, uint32_t width,
                    uint32_t active_mask, const uint32_t addresses[32],
                    smem_transaction *transactions, uint32_t capacity,
                    uint32_t *count);
+
+/* The cycles of one instruction with `warps` warps of one SM running it:
+ * SMEM_ERR_NOT_MEASURED on capabilities other than sm_90. */
+int smem_timing_of(const smem_config *config, const char *op, uint32_t width,
+                   uint32_t active_mask, const uint32_t addresses[32],
+                   uint32_t warps, smem_timing *timing);
 
 /* This thread's last error message ("" if none). Valid until the next call
  * that fails on this thread. */

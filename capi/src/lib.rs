@@ -65,6 +65,8 @@ pub const SMEM_ERR_UNSUPPORTED_OP: c_int = -6;
 pub const SMEM_ERR_CAPACITY: c_int = -7;
 /// A caught panic: a bug in the library.
 pub const SMEM_ERR_INTERNAL: c_int = -8;
+/// Timing asked of a capability that was not measured (only sm_90 was).
+pub const SMEM_ERR_NOT_MEASURED: c_int = -9;
 
 /// Lanes in a warp.
 pub const SMEM_WARP_SIZE: usize = 32;
@@ -106,6 +108,23 @@ pub struct smem_transaction {
     pub part: u32,
 }
 
+/// What one instruction costs in cycles on sm_90: `smem_timing` in `smem.h`.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct smem_timing {
+    /// Cycles the SM's shared pipe is busy: one per wavefront.
+    pub pipe_cycles: u32,
+    /// Cycles from issue to the loaded value for one warp alone; NaN for ops
+    /// other than loads (not measured).
+    pub latency: f64,
+    /// Cycles per instruction when `warps` warps each run a dependent chain of
+    /// it; NaN where `latency` is.
+    pub latency_cycles_per_instruction: f64,
+    /// Cycles per instruction when `warps` warps issue it independently.
+    pub throughput_cycles_per_instruction: f64,
+}
+
 thread_local! {
     static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
 }
@@ -139,6 +158,7 @@ impl From<Error> for Failure {
             Error::UnsupportedOp { .. } | Error::UnsupportedAccess { .. } => {
                 SMEM_ERR_UNSUPPORTED_OP
             }
+            Error::NotMeasured { .. } => SMEM_ERR_NOT_MEASURED,
             _ => SMEM_ERR_INTERNAL,
         };
         set_error(error.to_string());
@@ -494,6 +514,62 @@ pub unsafe extern "C" fn smem_partition(
             ));
             return Err(Failure(SMEM_ERR_CAPACITY));
         }
+        Ok(())
+    })
+}
+
+/// What the instruction costs in cycles on sm_90 (the measured timing model of
+/// `BankConfig::timing`), with `warps` warps of one SM running it.
+///
+/// # Safety
+///
+/// As [`smem_wavefronts`], with `timing` NULL or valid for writing.
+///
+/// # Example
+///
+/// ```
+/// use smem::*;
+///
+/// let sm90 = unsafe { smem_config_new(c"sm_90".as_ptr()) };
+/// let floats: [u32; 32] = core::array::from_fn(|lane| 4 * lane as u32);
+/// let mut timing = smem_timing::default();
+/// let status =
+///     unsafe { smem_timing_of(sm90, c"LDS".as_ptr(), 4, !0, floats.as_ptr(), 16, &mut timing) };
+/// assert_eq!((status, timing.pipe_cycles), (SMEM_OK, 1));
+/// assert!(timing.latency > 20.0 && timing.latency_cycles_per_instruction < timing.latency);
+/// // Stores were not timed for latency; other capabilities not at all.
+/// unsafe { smem_timing_of(sm90, c"STS".as_ptr(), 4, !0, floats.as_ptr(), 16, &mut timing) };
+/// assert!(timing.latency.is_nan());
+/// let sm80 = unsafe { smem_config_new(c"sm_80".as_ptr()) };
+/// let status =
+///     unsafe { smem_timing_of(sm80, c"LDS".as_ptr(), 4, !0, floats.as_ptr(), 16, &mut timing) };
+/// assert_eq!(status, SMEM_ERR_NOT_MEASURED);
+/// unsafe { smem_config_free(sm80) };
+/// unsafe { smem_config_free(sm90) };
+/// ```
+#[no_mangle]
+pub unsafe extern "C" fn smem_timing_of(
+    config: *const smem_config,
+    op: *const c_char,
+    width: u32,
+    active_mask: u32,
+    addresses: *const u32,
+    warps: u32,
+    timing: *mut smem_timing,
+) -> c_int {
+    guard(|| {
+        let config = unsafe { read(config, "config") }?;
+        let request = unsafe { request(op, width, active_mask, addresses) }?;
+        let out = unsafe { timing.as_mut() }.ok_or_else(|| null("timing"))?;
+        let t = config.0.timing(&request)?;
+        *out = smem_timing {
+            pipe_cycles: t.pipe_cycles(),
+            latency: t.latency().unwrap_or(f64::NAN),
+            latency_cycles_per_instruction: t
+                .latency_cycles_per_instruction(warps)
+                .unwrap_or(f64::NAN),
+            throughput_cycles_per_instruction: t.throughput_cycles_per_instruction(warps),
+        };
         Ok(())
     })
 }

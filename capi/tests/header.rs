@@ -62,6 +62,12 @@ fn functions_match() {
             smem_partition as unsafe extern "C" fn(
                 *const smem_config, *const c_char, u32, u32, *const u32,
                 *mut smem_transaction, u32, *mut u32) -> c_int;
+        "int smem_timing_of(const smem_config *config, const char *op, uint32_t width,
+            uint32_t active_mask, const uint32_t addresses[32],
+            uint32_t warps, smem_timing *timing);" =>
+            smem_timing_of as unsafe extern "C" fn(
+                *const smem_config, *const c_char, u32, u32, *const u32, u32,
+                *mut smem_timing) -> c_int;
         "const char *smem_last_error(void);" =>
             smem_last_error as extern "C" fn() -> *const c_char;
         "const char *smem_version(void);" =>
@@ -116,6 +122,10 @@ fn constants_match() {
         ),
         ("SMEM_ERR_CAPACITY", format!("({SMEM_ERR_CAPACITY})")),
         ("SMEM_ERR_INTERNAL", format!("({SMEM_ERR_INTERNAL})")),
+        (
+            "SMEM_ERR_NOT_MEASURED",
+            format!("({SMEM_ERR_NOT_MEASURED})"),
+        ),
     ];
     for (name, value) in &defines {
         assert!(
@@ -157,6 +167,18 @@ fn structs_match() {
     assert!(header.contains(
         "typedef struct smem_transaction { uint32_t lanes; uint32_t banks; uint32_t phase; \
          uint32_t part; } smem_transaction;"
+    ));
+    let timing = smem_timing {
+        pipe_cycles: 1,
+        latency: 2.0,
+        latency_cycles_per_instruction: 3.0,
+        throughput_cycles_per_instruction: 4.0,
+    };
+    assert_eq!(std::mem::size_of_val(&timing), 32);
+    assert!(header.contains(
+        "typedef struct smem_timing { uint32_t pipe_cycles; double latency; \
+         double latency_cycles_per_instruction; double throughput_cycles_per_instruction; \
+         } smem_timing;"
     ));
     assert!(header.contains("typedef struct smem_config smem_config;"));
 }

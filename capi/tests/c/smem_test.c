@@ -94,6 +94,19 @@ int main(void) {
     for (uint32_t i = 0; i < count; i++) lane0 += transactions[i].lanes & 1u;
     CHECK(count == 8 && lane0 == 2 && transactions[4].part == 1);
 
+    /* Cycles on sm_90: one pipe cycle per wavefront; loads have a latency. */
+    smem_timing timing;
+    strided(addresses, 8);
+    CHECK(smem_timing_of(sm90, "LDS", 4, 0xffffffffu, addresses, 16, &timing) == SMEM_OK);
+    CHECK(timing.pipe_cycles == 2 && timing.latency > 20.0);
+    CHECK(timing.throughput_cycles_per_instruction >= 2.0);
+    CHECK(smem_timing_of(sm90, "STS", 4, 0xffffffffu, addresses, 16, &timing) == SMEM_OK);
+    CHECK(timing.pipe_cycles == 2 && timing.latency != timing.latency); /* NaN */
+    CHECK(smem_timing_of(sm13, "LDS", 4, 0xffffffffu, addresses, 16, &timing) ==
+          SMEM_ERR_NOT_MEASURED);
+    CHECK(strcmp(smem_last_error(),
+                 "timing was measured on compute capability 9.0 only: 1.3 was not measured") == 0);
+
     /* Generic addresses with a window base. */
     uint64_t generic[32];
     const uint64_t base = 0x7f0000000000ull;
