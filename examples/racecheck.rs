@@ -1,4 +1,4 @@
-//! The seeds' block-level cases, checked on a CPU with `smem_model::Block`:
+//! The classic block-level shared-memory bugs, checked on a CPU with `smem_model::Block`:
 //! the same kernels as tools/racecheck/cases.cu (run under compute-sanitizer
 //! on an H100) and the traces of tests/data/racecheck (run through
 //! `smem racecheck`). Each kernel is written as its warps' shared accesses and

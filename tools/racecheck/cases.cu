@@ -37,7 +37,7 @@ __global__ void ab_sync(int *out) {
     if (threadIdx.x == 32) out[0] = x;
 }
 
-// 2. The seeds' staticReverse, 64 threads. Clean.
+// 2. staticReverse (CUDA's shared-memory example), 64 threads. Clean.
 __global__ void reverse_sync(int *d, int n) {
     __shared__ int s[64];
     int t = threadIdx.x, tr = n - t - 1;
