@@ -21,7 +21,40 @@ class Cost:
     """What a request costs."""
 
     @property
-    def wavefronts(self) -> int:
+    class Timing:
+    """What one instruction costs in cycles on sm_90 (measured; ``None`` where a
+    figure was not measured for the op, never a guess)."""
+
+    @property
+    def pipe_cycles(self) -> int:
+        """Cycles the SM's shared pipe is busy: one per wavefront."""
+    @property
+    def latency(self) -> Optional[float]:
+        """Cycles from issue to the loaded value for one warp alone (loads only)."""
+    @property
+    def latency_cycles_per_instruction(self) -> Optional[float]:
+        """Cycles per instruction with ``warps`` warps each in a dependent chain."""
+    @property
+    def throughput_cycles_per_instruction(self) -> float:
+        """Cycles per instruction with ``warps`` warps issuing it independently."""
+    @property
+    def warps(self) -> int:
+        """The warps of one SM the figures are for."""
+
+def timing(
+    arch: str,
+    op: str,
+    width: int,
+    addresses: Sequence[Optional[int]],
+    *,
+    warps: int = 1,
+    base: Optional[int] = None,
+    bank_bytes: int = 4,
+) -> Timing:
+    """The cycles of one warp instruction on sm_90 with ``warps`` warps of one SM
+    running it; ``ValueError`` on other capabilities (not measured)."""
+
+def wavefronts(self) -> int:
         """Wavefronts (transactions): Nsight Compute's wavefronts counter."""
     @property
     def ideal_wavefronts(self) -> int:

@@ -137,6 +137,58 @@ fn cost(
     })
 }
 
+/// What one instruction costs in cycles on sm_90 (the measured timing model).
+#[pyclass(frozen, get_all, module = "smem_model")]
+#[derive(Clone, Copy)]
+struct Timing {
+    pipe_cycles: u32,
+    latency: Option<f64>,
+    latency_cycles_per_instruction: Option<f64>,
+    throughput_cycles_per_instruction: f64,
+    warps: u32,
+}
+
+#[pymethods]
+impl Timing {
+    fn __repr__(&self) -> String {
+        let opt = |v: Option<f64>| v.map_or("None".to_string(), |v| format!("{v}"));
+        format!(
+            "Timing(pipe_cycles={}, latency={}, latency_cycles_per_instruction={}, \
+             throughput_cycles_per_instruction={}, warps={})",
+            self.pipe_cycles,
+            opt(self.latency),
+            opt(self.latency_cycles_per_instruction),
+            self.throughput_cycles_per_instruction,
+            self.warps
+        )
+    }
+}
+
+/// The cycles of one warp instruction with `warps` warps of one SM running it.
+#[pyfunction]
+#[pyo3(signature = (arch, op, width, addresses, *, warps=1, base=None, bank_bytes=4))]
+#[allow(clippy::too_many_arguments)]
+fn timing(
+    arch: &str,
+    op: &str,
+    width: u32,
+    addresses: &Bound<'_, PyAny>,
+    warps: u32,
+    base: Option<u64>,
+    bank_bytes: u32,
+) -> PyResult<Timing> {
+    let config = config(arch, bank_bytes)?;
+    let request = request(op, width, addresses, base)?;
+    let t = config.timing(&request).map_err(value_error)?;
+    Ok(Timing {
+        pipe_cycles: t.pipe_cycles(),
+        latency: t.latency(),
+        latency_cycles_per_instruction: t.latency_cycles_per_instruction(warps),
+        throughput_cycles_per_instruction: t.throughput_cycles_per_instruction(warps),
+        warps,
+    })
+}
+
 /// One wavefront: the lanes it serves, the banks and words it touches.
 #[pyclass(frozen, get_all, module = "smem_model")]
 struct Transaction {
@@ -237,6 +289,8 @@ fn smem_model_py(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(wavefronts, m)?)?;
     m.add_function(wrap_pyfunction!(cost, m)?)?;
     m.add_function(wrap_pyfunction!(partition, m)?)?;
+    m.add_function(wrap_pyfunction!(timing, m)?)?;
+    m.add_class::<Timing>()?;
     m.add_class::<Cost>()?;
     m.add_class::<Transaction>()?;
     m.add_class::<Partition>()?;

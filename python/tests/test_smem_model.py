@@ -130,3 +130,19 @@ def test_stubs_and_marker_are_installed():
     assert os.path.exists(os.path.join(package, "__init__.pyi"))
     assert smem_model.__version__ == "0.1.0"
     assert smem_model.WARP_SIZE == 32
+
+
+def test_timing_on_sm_90():
+    t = smem_model.timing("sm_90", "LDS", 4, strided(8), warps=16)
+    assert t.pipe_cycles == 2 and t.warps == 16
+    assert t.latency > 20
+    assert t.throughput_cycles_per_instruction >= 2
+    assert t.latency_cycles_per_instruction < t.latency
+    store = smem_model.timing("sm_90", "STS", 4, strided(8))
+    assert store.latency is None and store.latency_cycles_per_instruction is None
+    assert "pipe_cycles=2" in repr(store)
+    with pytest.raises(ValueError) as e:
+        smem_model.timing("sm_80", "LDS", 4, strided(4))
+    assert str(e.value) == (
+        "timing was measured on compute capability 9.0 only: 8.0 was not measured"
+    )
