@@ -282,6 +282,32 @@ fn pre_v3_lines_inside_a_traceg_block_belong_to_it() {
 }
 
 #[test]
+fn a_named_barrier_without_a_count_waits_for_the_whole_block() {
+    let trace = TempFile::from_lines(
+        "named_all.traceg",
+        &[
+            "#BEGIN_TB",
+            "thread block = 0,0,0",
+            "warp = 0",
+            "0010 00000001 0 STS 2 R1 R2 4 1 0x400 4",
+            "0020 ffffffff 0 BAR.SYNC 0 0 0x1",
+            "warp = 1",
+            "0020 ffffffff 0 BAR.SYNC 0 0 0x1",
+            "0030 00000001 1 R3 LDS 1 R2 4 1 0x400 4",
+            "#END_TB",
+        ],
+    );
+    let output = racecheck(&[trace.name()]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&output),
+        stderr(&output)
+    );
+}
+
+#[test]
 fn the_output_does_not_depend_on_the_thread_count() {
     let files: Vec<String> = ["matmul_no_second", "transpose_nosync", "divergent_lanes"]
         .iter()

@@ -201,7 +201,17 @@ fn check(block: &Gathered, arch: ComputeCapability) -> Result<BlockReport, Strin
             any = true;
             match *event {
                 Event::Access { pc, request, .. } => model.access(*warp, pc, &request),
-                Event::Sync { pc, lanes, op, .. } => model.sync(*warp, pc, lanes, op),
+                Event::Sync { pc, lanes, op, .. } => {
+                    // `BAR.SYNC 0x1` without a count waits for the whole block.
+                    let op = match op {
+                        SyncOp::Named { id, threads: 0 } => SyncOp::Named {
+                            id,
+                            threads: 32 * model.warps(),
+                        },
+                        op => op,
+                    };
+                    model.sync(*warp, pc, lanes, op)
+                }
             }
             .map_err(|e| at(event_line(event), &e))?;
         }
