@@ -36,6 +36,14 @@ pub enum Matrices {
 
 impl Matrices {
     /// The number of matrices: 1, 2 or 4.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::Matrices;
+    ///
+    /// assert_eq!(Matrices::X4.count(), 4);
+    /// ```
     pub const fn count(self) -> u32 {
         match self {
             Matrices::X1 => 1,
@@ -139,6 +147,15 @@ pub enum AtomicKind {
 
 impl AtomicKind {
     /// Every kind.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::AtomicKind;
+    ///
+    /// assert_eq!(AtomicKind::ALL.len(), 12);
+    /// assert!(AtomicKind::ALL.contains(&AtomicKind::Min));
+    /// ```
     pub const ALL: [AtomicKind; 12] = [
         AtomicKind::Add,
         AtomicKind::AddF32,
@@ -775,6 +792,16 @@ impl AccessWidth {
     }
 
     /// The width in bytes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Op, WarpRequest};
+    ///
+    /// let float4 = WarpRequest::from_fn(Op::Load, 16, |lane| Some(16 * lane.get()))?;
+    /// assert_eq!(float4.width().bytes(), 16);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn bytes(self) -> u32 {
         match self {
             AccessWidth::B1 => 1,
@@ -1191,16 +1218,49 @@ impl WarpRequest {
     }
 
     /// The operation.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{LaneSet, Op, WarpRequest};
+    ///
+    /// // Only the lower half-warp stores.
+    /// let request = WarpRequest::from_fn(Op::Store, 8, |lane| (lane.get() < 16).then(|| 8 * lane.get()))?;
+    /// assert_eq!(request.op(), Op::Store);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn op(&self) -> Op {
         self.op
     }
 
     /// The access width of each lane.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{LaneSet, Op, WarpRequest};
+    ///
+    /// // Only the lower half-warp stores.
+    /// let request = WarpRequest::from_fn(Op::Store, 8, |lane| (lane.get() < 16).then(|| 8 * lane.get()))?;
+    /// assert_eq!(request.width().bytes(), 8);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn width(&self) -> AccessWidth {
         self.width
     }
 
     /// The active lanes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{LaneSet, Op, WarpRequest};
+    ///
+    /// // Only the lower half-warp stores.
+    /// let request = WarpRequest::from_fn(Op::Store, 8, |lane| (lane.get() < 16).then(|| 8 * lane.get()))?;
+    /// assert_eq!(request.active(), LaneSet::range(0, 16));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn active(&self) -> LaneSet {
         self.active
     }
@@ -1548,16 +1608,52 @@ impl WriteCollision {
     /// The lanes per phase of the store: 32 for accesses of up to 4 bytes,
     /// 16 for 8, 8 for 16 and for `stmatrix` (sm_90's phases, DESIGN.md
     /// section 2.4).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Op, WarpRequest};
+    ///
+    /// // Lanes 2l and 2l + 1 store 8 bytes to one address.
+    /// let store = WarpRequest::from_fn(Op::Store, 8, |lane| Some(8 * (lane.get() / 2)))?;
+    /// let collision = store.write_collisions()[1];
+    /// assert_eq!(collision.phase_lanes(), 16);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn phase_lanes(&self) -> u32 {
         self.phase_lanes as u32
     }
 
     /// The address written.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Op, WarpRequest};
+    ///
+    /// // Lanes 2l and 2l + 1 store 8 bytes to one address.
+    /// let store = WarpRequest::from_fn(Op::Store, 8, |lane| Some(8 * (lane.get() / 2)))?;
+    /// let collision = store.write_collisions()[1];
+    /// assert_eq!(collision.address(), 8);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn address(&self) -> u32 {
         self.address
     }
 
     /// The lanes writing it: the candidates for the value that lands.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Op, WarpRequest};
+    ///
+    /// // Lanes 2l and 2l + 1 store 8 bytes to one address.
+    /// let store = WarpRequest::from_fn(Op::Store, 8, |lane| Some(8 * (lane.get() / 2)))?;
+    /// let collision = store.write_collisions()[1];
+    /// assert_eq!(collision.lanes().to_string(), "2-3");
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn lanes(&self) -> LaneSet {
         self.lanes
     }

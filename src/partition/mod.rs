@@ -238,21 +238,73 @@ pub struct Cost {
 
 impl Cost {
     /// The wavefronts (transactions): as [`Partition::wavefronts`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // s[2 * lane]: two words in each even bank.
+    /// let request = WarpRequest::from_fn(Op::Load, 4, |lane| Some(8 * lane.get()))?;
+    /// let cost = sm90.cost(&request)?;
+    /// assert_eq!(cost.wavefronts(), 2);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn wavefronts(&self) -> u32 {
         self.wavefronts
     }
 
     /// The wavefronts without bank conflicts: as [`Partition::ideal_wavefronts`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // s[2 * lane]: two words in each even bank.
+    /// let request = WarpRequest::from_fn(Op::Load, 4, |lane| Some(8 * lane.get()))?;
+    /// let cost = sm90.cost(&request)?;
+    /// assert_eq!(cost.ideal_wavefronts(), 1);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn ideal_wavefronts(&self) -> u32 {
         self.ideal_wavefronts
     }
 
     /// `wavefronts - ideal_wavefronts`: as [`Partition::bank_conflicts`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // s[2 * lane]: two words in each even bank.
+    /// let request = WarpRequest::from_fn(Op::Load, 4, |lane| Some(8 * lane.get()))?;
+    /// let cost = sm90.cost(&request)?;
+    /// assert_eq!(cost.bank_conflicts(), 1);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn bank_conflicts(&self) -> u32 {
         self.wavefronts - self.ideal_wavefronts
     }
 
     /// The busiest phase's steps: as [`Partition::ways`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // s[2 * lane]: two words in each even bank.
+    /// let request = WarpRequest::from_fn(Op::Load, 4, |lane| Some(8 * lane.get()))?;
+    /// let cost = sm90.cost(&request)?;
+    /// assert_eq!(cost.ways(), 2);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn ways(&self) -> u32 {
         self.ways
     }
@@ -276,6 +328,19 @@ impl Cost {
     }
 
     /// The instructions executed: as [`Partition::instructions`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // s[2 * lane]: two words in each even bank.
+    /// let request = WarpRequest::from_fn(Op::Load, 4, |lane| Some(8 * lane.get()))?;
+    /// let cost = sm90.cost(&request)?;
+    /// assert_eq!(cost.instructions(), 1);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn instructions(&self) -> u32 {
         self.instructions
     }
@@ -409,11 +474,35 @@ impl fmt::Display for Classification {
 
 impl Partition {
     /// The configuration the request was partitioned under.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// let request = WarpRequest::from_fn(Op::Load, 4, |lane| Some(4 * lane.get()))?;
+    /// let partition = sm90.partition(&request)?;
+    /// assert_eq!(partition.config(), sm90);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn config(&self) -> BankConfig {
         self.config
     }
 
     /// The request.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// let request = WarpRequest::from_fn(Op::Load, 4, |lane| Some(4 * lane.get()))?;
+    /// let partition = sm90.partition(&request)?;
+    /// assert_eq!(partition.request(), &request);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn request(&self) -> &WarpRequest {
         &self.request
     }
@@ -516,6 +605,19 @@ impl Partition {
     }
 
     /// The counts alone, as [`BankConfig::cost`] gives them.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// let request = WarpRequest::from_fn(Op::Load, 4, |lane| Some(4 * lane.get()))?;
+    /// let partition = sm90.partition(&request)?;
+    /// assert_eq!(partition.cost(), sm90.cost(&request)?);
+    /// assert_eq!(partition.cost().wavefronts(), 1);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn cost(&self) -> Cost {
         Cost::new(self.totals, &self.request)
     }

@@ -306,11 +306,31 @@ impl TileAccess {
     }
 
     /// The operation.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Lane, LaneSet, Op, TileAccess};
+    ///
+    /// // float2 stores along row 4: tile2[4][lane].
+    /// let access = TileAccess::row(Op::Store, 4, 0, 2);
+    /// assert_eq!(access.op(), Op::Store);
+    /// ```
     pub const fn op(&self) -> Op {
         self.op
     }
 
     /// Elements per lane, or `None` for ops whose fixed width decides it.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Lane, LaneSet, Op, TileAccess};
+    ///
+    /// // float2 stores along row 4: tile2[4][lane].
+    /// let access = TileAccess::row(Op::Store, 4, 0, 2);
+    /// assert_eq!(access.vector(), Some(2));
+    /// ```
     pub const fn vector(&self) -> Option<u32> {
         match self.op.fixed_width() {
             Some(_) => None,
@@ -319,11 +339,32 @@ impl TileAccess {
     }
 
     /// The active lanes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Lane, LaneSet, Op, TileAccess};
+    ///
+    /// // float2 stores along row 4: tile2[4][lane].
+    /// let access = TileAccess::row(Op::Store, 4, 0, 2);
+    /// assert_eq!(access.lanes(), LaneSet::FULL);
+    /// ```
     pub const fn lanes(&self) -> LaneSet {
         self.active
     }
 
     /// The first element `lane` accesses, or `None` when it is inactive.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Lane, LaneSet, Op, TileAccess};
+    ///
+    /// // float2 stores along row 4: tile2[4][lane].
+    /// let access = TileAccess::row(Op::Store, 4, 0, 2);
+    /// assert_eq!(access.element(Lane::new(3)?), Some((4, 6)));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn element(&self, lane: Lane) -> Option<(u32, u32)> {
         self.active
             .contains(lane)

@@ -333,41 +333,129 @@ impl TileLayout {
     }
 
     /// Rows of the tile.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::TileLayout;
+    ///
+    /// // __shared__ float tile[32][33] at shared address 0x400.
+    /// let tile = TileLayout::new(32, 32, 4)?.with_padding(1)?.with_base(0x400)?;
+    /// assert_eq!(tile.rows(), 32);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn rows(&self) -> u32 {
         self.rows
     }
 
     /// Columns of the tile (elements of data per row).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::TileLayout;
+    ///
+    /// // __shared__ float tile[32][33] at shared address 0x400.
+    /// let tile = TileLayout::new(32, 32, 4)?.with_padding(1)?.with_base(0x400)?;
+    /// assert_eq!(tile.cols(), 32);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn cols(&self) -> u32 {
         self.cols
     }
 
     /// The row pitch in elements: `cols + padding`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::TileLayout;
+    ///
+    /// // __shared__ float tile[32][33] at shared address 0x400.
+    /// let tile = TileLayout::new(32, 32, 4)?.with_padding(1)?.with_base(0x400)?;
+    /// assert_eq!(tile.pitch(), 33);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn pitch(&self) -> u32 {
         self.pitch
     }
 
     /// Elements of padding after each row: `pitch - cols`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::TileLayout;
+    ///
+    /// // __shared__ float tile[32][33] at shared address 0x400.
+    /// let tile = TileLayout::new(32, 32, 4)?.with_padding(1)?.with_base(0x400)?;
+    /// assert_eq!(tile.padding(), 1);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn padding(&self) -> u32 {
         self.pitch - self.cols
     }
 
     /// The element size in bytes: 1, 2, 4, 8 or 16.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::TileLayout;
+    ///
+    /// // __shared__ float tile[32][33] at shared address 0x400.
+    /// let tile = TileLayout::new(32, 32, 4)?.with_padding(1)?.with_base(0x400)?;
+    /// assert_eq!(tile.element_bytes(), 4);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn element_bytes(&self) -> u32 {
         self.element.bytes()
     }
 
     /// The swizzle, if any.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::TileLayout;
+    ///
+    /// // __shared__ float tile[32][33] at shared address 0x400.
+    /// let tile = TileLayout::new(32, 32, 4)?.with_padding(1)?.with_base(0x400)?;
+    /// assert_eq!(tile.swizzle(), None);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn swizzle(&self) -> Option<Swizzle> {
         self.swizzle
     }
 
     /// The address of the tile's storage.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::TileLayout;
+    ///
+    /// // __shared__ float tile[32][33] at shared address 0x400.
+    /// let tile = TileLayout::new(32, 32, 4)?.with_padding(1)?.with_base(0x400)?;
+    /// assert_eq!(tile.base(), 0x400);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn base(&self) -> u32 {
         self.base
     }
 
     /// Bytes of storage, padding included: `rows * pitch * element_bytes`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::TileLayout;
+    ///
+    /// // __shared__ float tile[32][33] at shared address 0x400.
+    /// let tile = TileLayout::new(32, 32, 4)?.with_padding(1)?.with_base(0x400)?;
+    /// assert_eq!(tile.bytes(), 32 * 33 * 4);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn bytes(&self) -> u64 {
         self.rows as u64 * self.pitch as u64 * self.element.bytes() as u64
     }
@@ -446,6 +534,18 @@ impl TileLayout {
     /// # Errors
     ///
     /// [`Error::OutsideTile`] when `row >= rows` or `col >= cols`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::TileLayout;
+    ///
+    /// // __shared__ float tile[32][33] at shared address 0x400.
+    /// let tile = TileLayout::new(32, 32, 4)?.with_padding(1)?.with_base(0x400)?;
+    /// assert_eq!(tile.address(1, 2)?, 0x400 + 4 * (33 + 2));
+    /// assert!(tile.address(32, 0).is_err());
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn address(&self, row: u32, col: u32) -> Result<u32, Error> {
         if row >= self.rows || col >= self.cols {
             return Err(self.outside(row, col));

@@ -92,16 +92,49 @@ impl Swizzle {
     }
 
     /// The number of bits XORed (`B`).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::Swizzle;
+    ///
+    /// // CUTLASS's Swizzle<3, 4, 3>.
+    /// let swizzle = Swizzle::new(3, 4, 3)?;
+    /// assert_eq!(swizzle.bits(), 3);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn bits(self) -> u32 {
         self.bits as u32
     }
 
     /// The lowest bit changed (`M`).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::Swizzle;
+    ///
+    /// // CUTLASS's Swizzle<3, 4, 3>.
+    /// let swizzle = Swizzle::new(3, 4, 3)?;
+    /// assert_eq!(swizzle.base(), 4);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn base(self) -> u32 {
         self.base as u32
     }
 
     /// How far above the changed bits the bits XORed into them lie (`S`).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::Swizzle;
+    ///
+    /// // CUTLASS's Swizzle<3, 4, 3>.
+    /// let swizzle = Swizzle::new(3, 4, 3)?;
+    /// assert_eq!(swizzle.shift(), 3);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn shift(self) -> u32 {
         self.shift as u32
     }
@@ -236,9 +269,25 @@ pub enum TmaSwizzle {
 
 impl TmaSwizzle {
     /// All three modes, narrowest first.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::TmaSwizzle;
+    ///
+    /// assert_eq!(TmaSwizzle::ALL[0], TmaSwizzle::B32);
+    /// ```
     pub const ALL: [TmaSwizzle; 3] = [TmaSwizzle::B32, TmaSwizzle::B64, TmaSwizzle::B128];
 
     /// The span in bytes whose 16-byte chunks are permuted: 32, 64 or 128.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::TmaSwizzle;
+    ///
+    /// assert_eq!(TmaSwizzle::B128.span(), 128);
+    /// ```
     pub const fn span(self) -> u32 {
         match self {
             TmaSwizzle::B32 => 32,
