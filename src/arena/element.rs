@@ -347,16 +347,43 @@ impl ElementType {
     }
 
     /// The type's name.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ElementType, Float4};
+    ///
+    /// let float4 = ElementType::of::<Float4>();
+    /// assert_eq!(float4.name(), "float4");
+    /// ```
     pub fn name(&self) -> &str {
         &self.name
     }
 
     /// `sizeof`, in bytes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ElementType, Float4};
+    ///
+    /// let float4 = ElementType::of::<Float4>();
+    /// assert_eq!(float4.size(), 16);
+    /// ```
     pub fn size(&self) -> u32 {
         self.size
     }
 
     /// `alignof`, in bytes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ElementType, Float4};
+    ///
+    /// let float4 = ElementType::of::<Float4>();
+    /// assert_eq!(float4.align(), 16);
+    /// ```
     pub fn align(&self) -> u32 {
         self.align
     }

@@ -69,36 +69,120 @@ pub struct PlacedArray {
 
 impl PlacedArray {
     /// The array's name.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::DynamicLayout;
+    ///
+    /// // char c[7]; then float b[5]: one byte of padding.
+    /// let layout = DynamicLayout::new().array::<u8>("c", 7)?.array::<f32>("b", 5)?;
+    /// let b = &layout.arrays()[1];
+    /// assert_eq!(b.name(), "b");
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn name(&self) -> &str {
         &self.name
     }
 
     /// Its element type.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::DynamicLayout;
+    ///
+    /// // char c[7]; then float b[5]: one byte of padding.
+    /// let layout = DynamicLayout::new().array::<u8>("c", 7)?.array::<f32>("b", 5)?;
+    /// let b = &layout.arrays()[1];
+    /// assert_eq!(b.element().size(), 4);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn element(&self) -> &ElementType {
         &self.element
     }
 
     /// Its number of elements.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::DynamicLayout;
+    ///
+    /// // char c[7]; then float b[5]: one byte of padding.
+    /// let layout = DynamicLayout::new().array::<u8>("c", 7)?.array::<f32>("b", 5)?;
+    /// let b = &layout.arrays()[1];
+    /// assert_eq!(b.len(), 5);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn len(&self) -> u32 {
         self.len
     }
 
     /// Whether it has no elements (never true: empty arrays are refused).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::DynamicLayout;
+    ///
+    /// // char c[7]; then float b[5]: one byte of padding.
+    /// let layout = DynamicLayout::new().array::<u8>("c", 7)?.array::<f32>("b", 5)?;
+    /// let b = &layout.arrays()[1];
+    /// assert!(!b.is_empty());
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
     /// Its offset in bytes from the start of the dynamic region.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::DynamicLayout;
+    ///
+    /// // char c[7]; then float b[5]: one byte of padding.
+    /// let layout = DynamicLayout::new().array::<u8>("c", 7)?.array::<f32>("b", 5)?;
+    /// let b = &layout.arrays()[1];
+    /// assert_eq!(b.offset(), 8);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn offset(&self) -> u32 {
         self.offset
     }
 
     /// Its size in bytes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::DynamicLayout;
+    ///
+    /// // char c[7]; then float b[5]: one byte of padding.
+    /// let layout = DynamicLayout::new().array::<u8>("c", 7)?.array::<f32>("b", 5)?;
+    /// let b = &layout.arrays()[1];
+    /// assert_eq!(b.bytes(), 20);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn bytes(&self) -> u32 {
         self.len * self.element.size()
     }
 
     /// Bytes of padding inserted before it to align it.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::DynamicLayout;
+    ///
+    /// // char c[7]; then float b[5]: one byte of padding.
+    /// let layout = DynamicLayout::new().array::<u8>("c", 7)?.array::<f32>("b", 5)?;
+    /// let b = &layout.arrays()[1];
+    /// assert_eq!(b.padding_before(), 1);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn padding_before(&self) -> u32 {
         self.padding_before
     }

@@ -78,36 +78,131 @@ pub struct Candidate {
 
 impl Candidate {
     /// What this candidate changes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Fix, Op, TileAccess, TileLayout};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // float tile[32][32], read down column 0.
+    /// let advice = TileLayout::new(32, 32, 4)?.advise(sm90, &[TileAccess::column(Op::Load, 0, 0, 1)])?;
+    /// let original = advice.original();
+    /// assert_eq!(original.fix(), Fix::AsGiven);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn fix(&self) -> Fix {
         self.fix
     }
 
     /// Its layout.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Fix, Op, TileAccess, TileLayout};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // float tile[32][32], read down column 0.
+    /// let advice = TileLayout::new(32, 32, 4)?.advise(sm90, &[TileAccess::column(Op::Load, 0, 0, 1)])?;
+    /// let original = advice.original();
+    /// assert_eq!(original.layout(), TileLayout::new(32, 32, 4)?);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn layout(&self) -> TileLayout {
         self.layout
     }
 
     /// Wavefronts of all the accesses together.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Fix, Op, TileAccess, TileLayout};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // float tile[32][32], read down column 0.
+    /// let advice = TileLayout::new(32, 32, 4)?.advise(sm90, &[TileAccess::column(Op::Load, 0, 0, 1)])?;
+    /// let original = advice.original();
+    /// assert_eq!(original.wavefronts(), 32);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn wavefronts(&self) -> u32 {
         self.wavefronts
     }
 
     /// The wavefronts the accesses would take without bank conflicts.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Fix, Op, TileAccess, TileLayout};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // float tile[32][32], read down column 0.
+    /// let advice = TileLayout::new(32, 32, 4)?.advise(sm90, &[TileAccess::column(Op::Load, 0, 0, 1)])?;
+    /// let original = advice.original();
+    /// assert_eq!(original.ideal_wavefronts(), 1);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn ideal_wavefronts(&self) -> u32 {
         self.ideal
     }
 
     /// `wavefronts - ideal_wavefronts`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Fix, Op, TileAccess, TileLayout};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // float tile[32][32], read down column 0.
+    /// let advice = TileLayout::new(32, 32, 4)?.advise(sm90, &[TileAccess::column(Op::Load, 0, 0, 1)])?;
+    /// let original = advice.original();
+    /// assert_eq!(original.bank_conflicts(), 31);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn bank_conflicts(&self) -> u32 {
         self.wavefronts - self.ideal
     }
 
     /// Whether every access is served in its ideal number of wavefronts.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Fix, Op, TileAccess, TileLayout};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // float tile[32][32], read down column 0.
+    /// let advice = TileLayout::new(32, 32, 4)?.advise(sm90, &[TileAccess::column(Op::Load, 0, 0, 1)])?;
+    /// let original = advice.original();
+    /// assert!(!original.is_conflict_free());
+    /// assert!(advice.best().is_conflict_free());
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn is_conflict_free(&self) -> bool {
         self.wavefronts == self.ideal
     }
 
     /// Bytes of the layout's storage that hold no element (its padding).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Fix, Op, TileAccess, TileLayout};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // float tile[32][32], read down column 0.
+    /// let advice = TileLayout::new(32, 32, 4)?.advise(sm90, &[TileAccess::column(Op::Load, 0, 0, 1)])?;
+    /// let original = advice.original();
+    /// assert_eq!(original.extra_bytes(), 0);
+    /// // One float of padding per row: 32 rows of 4 bytes.
+    /// let padded = advice.candidates().iter().find(|c| c.fix() == Fix::Padding { elements: 1 }).unwrap();
+    /// assert_eq!(padded.extra_bytes(), 128);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn extra_bytes(&self) -> u64 {
         self.layout.extra_bytes()
     }
@@ -166,37 +261,128 @@ pub struct BankConflict {
 
 impl BankConflict {
     /// The index of the access in the slice given to the advisor.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Fix, Op, TileAccess, TileLayout};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // float tile[32][32], read down column 0.
+    /// let advice = TileLayout::new(32, 32, 4)?.advise(sm90, &[TileAccess::column(Op::Load, 0, 0, 1)])?;
+    /// let conflict = advice.conflicts()[0];
+    /// assert_eq!(conflict.access(), 0);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn access(&self) -> usize {
         self.access
     }
 
     /// The access's op.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Fix, Op, TileAccess, TileLayout};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // float tile[32][32], read down column 0.
+    /// let advice = TileLayout::new(32, 32, 4)?.advise(sm90, &[TileAccess::column(Op::Load, 0, 0, 1)])?;
+    /// let conflict = advice.conflicts()[0];
+    /// assert_eq!(conflict.op(), Op::Load);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn op(&self) -> Op {
         self.op
     }
 
     /// The phase the lanes meet in (see [`Transaction::phase`](crate::Transaction::phase)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Fix, Op, TileAccess, TileLayout};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // float tile[32][32], read down column 0.
+    /// let advice = TileLayout::new(32, 32, 4)?.advise(sm90, &[TileAccess::column(Op::Load, 0, 0, 1)])?;
+    /// let conflict = advice.conflicts()[0];
+    /// assert_eq!(conflict.phase(), 0);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn phase(&self) -> u32 {
         self.phase
     }
 
     /// The bank they meet in.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Fix, Op, TileAccess, TileLayout};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // float tile[32][32], read down column 0.
+    /// let advice = TileLayout::new(32, 32, 4)?.advise(sm90, &[TileAccess::column(Op::Load, 0, 0, 1)])?;
+    /// let conflict = advice.conflicts()[0];
+    /// assert_eq!(conflict.bank().index(), 0);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn bank(&self) -> Bank {
         self.bank
     }
 
     /// The lanes that access the bank in that phase.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Fix, Op, TileAccess, TileLayout};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // float tile[32][32], read down column 0.
+    /// let advice = TileLayout::new(32, 32, 4)?.advise(sm90, &[TileAccess::column(Op::Load, 0, 0, 1)])?;
+    /// let conflict = advice.conflicts()[0];
+    /// assert_eq!(conflict.lanes().len(), 32);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn lanes(&self) -> LaneSet {
         self.lanes
     }
 
     /// The distinct words of the bank they access.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Fix, Op, TileAccess, TileLayout};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // float tile[32][32], read down column 0.
+    /// let advice = TileLayout::new(32, 32, 4)?.advise(sm90, &[TileAccess::column(Op::Load, 0, 0, 1)])?;
+    /// let conflict = advice.conflicts()[0];
+    /// assert_eq!(conflict.words(), 32);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn words(&self) -> u32 {
         self.words
     }
 
     /// The wavefronts of the phase that touch the bank: its share of the
     /// conflict.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Fix, Op, TileAccess, TileLayout};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // float tile[32][32], read down column 0.
+    /// let advice = TileLayout::new(32, 32, 4)?.advise(sm90, &[TileAccess::column(Op::Load, 0, 0, 1)])?;
+    /// let conflict = advice.conflicts()[0];
+    /// assert_eq!(conflict.ways(), 32);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn ways(&self) -> u32 {
         self.ways
     }
@@ -303,17 +489,55 @@ pub struct Advice {
 
 impl Advice {
     /// The configuration the accesses were costed under.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Fix, Op, TileAccess, TileLayout};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // float tile[32][32], read down column 0.
+    /// let advice = TileLayout::new(32, 32, 4)?.advise(sm90, &[TileAccess::column(Op::Load, 0, 0, 1)])?;
+    /// assert_eq!(advice.config(), sm90);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn config(&self) -> BankConfig {
         self.config
     }
 
     /// The best candidate: fewest wavefronts, then fewest extra bytes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Fix, Op, TileAccess, TileLayout};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // float tile[32][32], read down column 0.
+    /// let advice = TileLayout::new(32, 32, 4)?.advise(sm90, &[TileAccess::column(Op::Load, 0, 0, 1)])?;
+    /// // XOR the column with the row: conflict-free, no padding.
+    /// assert_eq!(advice.best().wavefronts(), 1);
+    /// assert_eq!(advice.best().extra_bytes(), 0);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn best(&self) -> &Candidate {
         // Never empty: the layout as given is always a candidate.
         &self.candidates[0]
     }
 
     /// The layout as given, with its cost.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Fix, Op, TileAccess, TileLayout};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // float tile[32][32], read down column 0.
+    /// let advice = TileLayout::new(32, 32, 4)?.advise(sm90, &[TileAccess::column(Op::Load, 0, 0, 1)])?;
+    /// assert_eq!(advice.original().wavefronts(), 32);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn original(&self) -> &Candidate {
         &self.original
     }
@@ -321,12 +545,41 @@ impl Advice {
     /// Every layout tried, best first: by total wavefronts, then by extra
     /// bytes, then in the order tried (as given, paddings from the smallest,
     /// TMA modes from the narrowest, XOR swizzles).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Fix, Op, TileAccess, TileLayout};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // float tile[32][32], read down column 0.
+    /// let advice = TileLayout::new(32, 32, 4)?.advise(sm90, &[TileAccess::column(Op::Load, 0, 0, 1)])?;
+    /// assert_eq!(advice.candidates()[0].fix(), advice.best().fix());
+    /// assert!(advice.candidates().windows(2).all(|w| w[0].wavefronts() <= w[1].wavefronts()));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn candidates(&self) -> &[Candidate] {
         &self.candidates
     }
 
     /// Why the original conflicts: one entry for each access that takes more
     /// than its ideal wavefronts, in access order.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Fix, Op, TileAccess, TileLayout};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // float tile[32][32], read down column 0.
+    /// let advice = TileLayout::new(32, 32, 4)?.advise(sm90, &[TileAccess::column(Op::Load, 0, 0, 1)])?;
+    /// assert_eq!(advice.conflicts().len(), 1);
+    /// assert_eq!(
+    ///     advice.conflicts()[0].to_string(),
+    ///     "access 0 (LDS): lanes 0-31 meet in bank 0 (32 distinct words, 32 wavefronts)"
+    /// );
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn conflicts(&self) -> &[BankConflict] {
         &self.conflicts
     }
