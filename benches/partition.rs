@@ -157,6 +157,32 @@ fn api(c: &mut Criterion) {
             })
         });
     }
+    // ldmatrix.x4 row addresses of a row-major half tile at pitches of 128 to
+    // 256 bytes (conflicted and padded), as a simulator meets them.
+    let ldsm: Vec<WarpRequest> = (0..16u32)
+        .map(|i| {
+            let pitch = 128 + 16 * (i % 9);
+            WarpRequest::from_fn(Op::LdMatrix(smem_model::Matrices::X4), 16, |l| {
+                Some(l.get() % 8 * pitch + l.get() / 8 * 16 + 2048 * (i / 9))
+            })
+            .unwrap()
+        })
+        .collect();
+    group.throughput(Throughput::Elements(ldsm.len() as u64));
+    group.bench_function("wavefronts/ldmatrix.x4", |b| {
+        b.iter(|| {
+            ldsm.iter()
+                .map(|r| config.wavefronts(black_box(r)).unwrap())
+                .sum::<u32>()
+        })
+    });
+    group.bench_function("partition/ldmatrix.x4", |b| {
+        b.iter(|| {
+            ldsm.iter()
+                .map(|r| config.partition(black_box(r)).unwrap().wavefronts())
+                .sum::<u32>()
+        })
+    });
     // Per transaction: the first transaction of each request.
     let requests = common::mix(16);
     let partitions: Vec<_> = requests

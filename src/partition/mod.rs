@@ -1497,6 +1497,60 @@ mod tests {
         assert!(compared > 25_000, "{compared}");
     }
 
+    /// ldmatrix/stmatrix take the 16-byte path: the same steps and totals as
+    /// the planner, and the same errors, on every capability.
+    #[test]
+    fn matrix_ops_on_the_wide_path_match_the_planner() {
+        let mut state = 0x1234_5677_u32;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state
+        };
+        let mut compared = 0;
+        for round in 0..3000 {
+            let m = [Matrices::X1, Matrices::X2, Matrices::X4][round % 3];
+            let op = if round % 2 == 0 {
+                Op::LdMatrix(m)
+            } else {
+                Op::StMatrix(m)
+            };
+            let span = [256, 1024, 65536, 1 << 20][round / 6 % 4];
+            let mask = if round % 5 == 0 { next() } else { u32::MAX };
+            let stride = next() % 64 * 16;
+            let offsets: [u32; 32] = core::array::from_fn(|lane| match round % 4 {
+                0 => lane as u32 * stride % span,
+                1 => (lane as u32 % 8) * stride % span + lane as u32 / 8 * 16,
+                _ => next() % span / 16 * 16,
+            });
+            let request =
+                WarpRequest::from_offsets(op, 16, LaneSet::from_bits(mask), &offsets).unwrap();
+            for cc in ComputeCapability::ALL {
+                let config = BankConfig::new(cc);
+                let mut steps = SmallVec::new();
+                let planned = validate::validate(config, &request)
+                    .map(|()| schedule::planned(config, &request, &mut Record(&mut steps, 0)));
+                match (config.partition(&request), planned) {
+                    (Ok(p), Ok(totals)) => {
+                        assert_eq!((p.steps, p.totals), (steps, totals), "{cc} {request:?}");
+                        assert_eq!(
+                            config.cost(&request).map(|c| c.wavefronts()),
+                            Ok(totals.wavefronts)
+                        );
+                        compared += 1;
+                    }
+                    (Err(a), Err(b)) => {
+                        assert_eq!(a, b);
+                        assert_eq!(config.cost(&request), Err(b));
+                    }
+                    (a, b) => panic!("{cc} {request:?}: {a:?} against {b:?}"),
+                }
+            }
+        }
+        assert!(compared > 10_000, "{compared}");
+    }
+
     #[test]
     fn debug_shows_one_transaction() {
         let sm90 = BankConfig::new(ComputeCapability::Sm90);

@@ -17,8 +17,9 @@ pub(crate) enum Path {
     /// for evenly spaced full warps, the vectorised count and scheduler, the
     /// scalar scheduler.
     Word,
-    /// Loads and stores of 8 and 16 bytes from 5.0 on: half- and quarter-warp
-    /// phases keyed by double and quad word.
+    /// Loads and stores of 8 and 16 bytes from 5.0 on, and `ldmatrix` /
+    /// `stmatrix` rows: half- and quarter-warp phases keyed by double and quad
+    /// word.
     Wide,
     /// The atomics nvcc emulates with a compare-and-swap loop
     /// ([`Op::is_cas_loop`]).
@@ -39,6 +40,13 @@ impl Path {
                 Path::Word
             }
             (Op::Load | Op::Store, Rules::Maxwell | Rules::Measured) => Path::Wide,
+            // ldmatrix/stmatrix rows are 16-byte lanes in quarter-warp phases
+            // (one matrix each), which never merge: the 16-byte path's rules.
+            // Only where the capability has the op, so that the vectorised
+            // count (which does not check the op) never answers for one it
+            // lacks.
+            (Op::LdMatrix(_), Rules::Measured) if config.capability().has_ldmatrix() => Path::Wide,
+            (Op::StMatrix(_), Rules::Measured) if config.capability().has_stmatrix() => Path::Wide,
             (op, _) if op.is_cas_loop(width) => Path::CasLoop,
             _ => Path::Planned,
         }
