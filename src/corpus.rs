@@ -210,6 +210,15 @@ pub struct Comparison {
 
 impl Comparison {
     /// Whether the prediction agrees with the measurement.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::corpus::Comparison;
+    ///
+    /// let exact = Comparison { figure: "ld_wavefronts".into(), predicted: 2.0, measured: 3.0, tolerance: 0.0 };
+    /// assert!(!exact.holds());
+    /// ```
     pub fn holds(&self) -> bool {
         if self.tolerance == 0.0 {
             self.predicted == self.measured
@@ -229,11 +238,30 @@ impl Comparison {
 }
 
 /// The largest relative difference a timing figure may have (2%).
+///
+/// # Example
+///
+/// ```
+/// use smem_model::corpus::TIMING_TOLERANCE;
+///
+/// // 1.867 cycles predicted, 1.9 measured: within 2%.
+/// assert!((1.867f64 - 1.9).abs() <= TIMING_TOLERANCE * 1.9);
+/// ```
 pub const TIMING_TOLERANCE: f64 = 0.02;
 
 /// The longest line [`read`] accepts, in bytes: 1 MiB (a corpus line is about
 /// 400 bytes). A longer line ends the reading of its source with an
 /// [`Error::LineTooLong`], as soon as the limit is passed.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::corpus::{self, MAX_LINE_BYTES};
+///
+/// let long = "x".repeat(MAX_LINE_BYTES + 1);
+/// let mut records = corpus::read(long.as_bytes(), "long.jsonl");
+/// assert!(records.next().unwrap().is_err());
+/// ```
 pub const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// The model's prediction for a record, beside the measurement.
@@ -446,6 +474,18 @@ impl Record {
     ///
     /// [`Error::InvalidRecord`] naming the field (`op`, `measure`) whose value
     /// is unknown.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::corpus::{self, Record, RecordKind, Summary};
+    ///
+    /// // A line of tests/data/hw-corpus/sm90-calib.jsonl: ldmatrix.x1, 2 wavefronts.
+    /// let line = r#"{"arch":"sm_90","gpu":"H100 80GB HBM3","group":"rand256","op":"ldsm","width":1,"offsets":[224,176,48,0,160,96,192,32,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1],"wavefronts":2,"ncu_bank_conflicts":1}"#;
+    /// let record = Record::from_json(line)?;
+    /// assert_eq!(record.kind()?, RecordKind::Access);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn kind(&self) -> Result<RecordKind, Error> {
         if self.winners.is_some() {
             return Ok(RecordKind::Winners);
@@ -473,6 +513,18 @@ impl Record {
 
     /// A short name for the record's op, for reports: `ld`, `atom.cas`,
     /// `red.add`, `cp.async.cg`, `ld latency`, ...
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::corpus::{self, Record, RecordKind, Summary};
+    ///
+    /// // A line of tests/data/hw-corpus/sm90-calib.jsonl: ldmatrix.x1, 2 wavefronts.
+    /// let line = r#"{"arch":"sm_90","gpu":"H100 80GB HBM3","group":"rand256","op":"ldsm","width":1,"offsets":[224,176,48,0,160,96,192,32,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1],"wavefronts":2,"ncu_bank_conflicts":1}"#;
+    /// let record = Record::from_json(line)?;
+    /// assert_eq!(record.label(), "ldsm");
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn label(&self) -> String {
         let mut label = match (self.op.as_str(), &self.atom, &self.cache) {
             ("atom", atom, _) => {
@@ -730,6 +782,14 @@ impl Record {
 
 /// What `l1tex__data_pipe_lsu_wavefronts_mem_shared` counts per `LDGSTS`
 /// whatever its addresses (measured on sm_90, DESIGN.md section 2.3).
+///
+/// # Example
+///
+/// ```
+/// use smem_model::corpus::CP_ASYNC_EXTRA_WAVEFRONTS;
+///
+/// assert_eq!(CP_ASYNC_EXTRA_WAVEFRONTS, 4);
+/// ```
 pub const CP_ASYNC_EXTRA_WAVEFRONTS: u32 = 4;
 
 /// For each lane, the lane whose write lands at its address under `order`
@@ -817,6 +877,18 @@ pub struct Records<R> {
 
 impl<R> Records<R> {
     /// The line number of the record last returned, counting from 1.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::corpus;
+    ///
+    /// let text = "\n{not json}\n";
+    /// let mut records = corpus::read(text.as_bytes(), "bad.jsonl");
+    /// assert!(records.next().unwrap().is_err());
+    /// // The blank first line is skipped; the error is on line 2.
+    /// assert_eq!(records.line(), 2);
+    /// ```
     pub fn line(&self) -> usize {
         self.line
     }
@@ -939,6 +1011,20 @@ pub struct Summary {
 
 impl Summary {
     /// Counts one checked record.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::corpus::{self, Record, RecordKind, Summary};
+    ///
+    /// // A line of tests/data/hw-corpus/sm90-calib.jsonl: ldmatrix.x1, 2 wavefronts.
+    /// let line = r#"{"arch":"sm_90","gpu":"H100 80GB HBM3","group":"rand256","op":"ldsm","width":1,"offsets":[224,176,48,0,160,96,192,32,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1],"wavefronts":2,"ncu_bank_conflicts":1}"#;
+    /// let record = Record::from_json(line)?;
+    /// let mut summary = Summary::default();
+    /// summary.add(&record, &record.check(None)?);
+    /// assert_eq!((summary.exact(), summary.total()), (1, 1));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn add(&mut self, record: &Record, check: &Check) {
         let row = self
             .rows
@@ -979,6 +1065,21 @@ impl Summary {
 
     /// `(kind, op, width, exact, total)` for each kind, op ([`Record::label`])
     /// and width seen, sorted by kind.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::corpus::{self, Record, RecordKind, Summary};
+    ///
+    /// // A line of tests/data/hw-corpus/sm90-calib.jsonl: ldmatrix.x1, 2 wavefronts.
+    /// let line = r#"{"arch":"sm_90","gpu":"H100 80GB HBM3","group":"rand256","op":"ldsm","width":1,"offsets":[224,176,48,0,160,96,192,32,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1],"wavefronts":2,"ncu_bank_conflicts":1}"#;
+    /// let record = Record::from_json(line)?;
+    /// let mut summary = Summary::default();
+    /// summary.add(&record, &record.check(None)?);
+    /// let rows: Vec<_> = summary.rows_by_kind().collect();
+    /// assert_eq!(rows, [(RecordKind::Access, "ldsm", 1, 1, 1)]);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn rows_by_kind(&self) -> impl Iterator<Item = (RecordKind, &str, u32, usize, usize)> + '_ {
         self.rows
             .iter()
@@ -1038,11 +1139,39 @@ impl Summary {
     }
 
     /// Records predicted exactly.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::corpus::{self, Record, RecordKind, Summary};
+    ///
+    /// // A line of tests/data/hw-corpus/sm90-calib.jsonl: ldmatrix.x1, 2 wavefronts.
+    /// let line = r#"{"arch":"sm_90","gpu":"H100 80GB HBM3","group":"rand256","op":"ldsm","width":1,"offsets":[224,176,48,0,160,96,192,32,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1],"wavefronts":2,"ncu_bank_conflicts":1}"#;
+    /// let record = Record::from_json(line)?;
+    /// let mut summary = Summary::default();
+    /// summary.add(&record, &record.check(None)?);
+    /// assert_eq!(summary.exact(), 1);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn exact(&self) -> usize {
         self.rows.values().map(|row| row.0).sum()
     }
 
     /// Records checked.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::corpus::{self, Record, RecordKind, Summary};
+    ///
+    /// // A line of tests/data/hw-corpus/sm90-calib.jsonl: ldmatrix.x1, 2 wavefronts.
+    /// let line = r#"{"arch":"sm_90","gpu":"H100 80GB HBM3","group":"rand256","op":"ldsm","width":1,"offsets":[224,176,48,0,160,96,192,32,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1],"wavefronts":2,"ncu_bank_conflicts":1}"#;
+    /// let record = Record::from_json(line)?;
+    /// let mut summary = Summary::default();
+    /// summary.add(&record, &record.check(None)?);
+    /// assert_eq!(summary.total(), 1);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn total(&self) -> usize {
         self.rows.values().map(|row| row.1).sum()
     }
