@@ -28,6 +28,15 @@ use crate::lane::WARP_SIZE;
 use crate::{ComputeCapability, Error, Lane, LaneSet, Op, WarpRequest};
 
 /// Named barriers per block: `bar.sync` takes ids 0 to 15 (PTX ISA, `bar`).
+///
+/// # Example
+///
+/// ```
+/// use smem_model::BARRIERS;
+///
+/// // bar.sync 0 to bar.sync 15.
+/// assert_eq!(BARRIERS, 16);
+/// ```
 pub const BARRIERS: u32 = 16;
 
 /// Whether an op is an atomic (atomics never race with atomics).
@@ -251,11 +260,32 @@ impl Block {
     }
 
     /// The block's number of warps.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Block, ComputeCapability};
+    ///
+    /// // A block of 80 threads has 3 warps, the last one partial.
+    /// let block = Block::new(ComputeCapability::Sm90, 80)?;
+    /// assert_eq!(block.warps(), 3);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn warps(&self) -> u32 {
         self.warps.len() as u32
     }
 
     /// The block's number of threads.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Block, ComputeCapability};
+    ///
+    /// let block = Block::new(ComputeCapability::Sm90, 80)?;
+    /// assert_eq!(block.threads(), 80);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn threads(&self) -> u32 {
         self.threads
     }

@@ -105,6 +105,16 @@ impl AccessKind {
     /// The kind of access an op makes: atomics of every kind are
     /// [`Atomic`](Self::Atomic), other ops that write are
     /// [`Write`](Self::Write), the rest [`Read`](Self::Read).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{AccessKind, AtomicKind, Op};
+    ///
+    /// assert_eq!(AccessKind::of(Op::Load), AccessKind::Read);
+    /// assert_eq!(AccessKind::of(Op::Store), AccessKind::Write);
+    /// assert_eq!(AccessKind::of(Op::Atomic(AtomicKind::Add)), AccessKind::Atomic);
+    /// ```
     pub fn of(op: crate::Op) -> Self {
         if super::is_atomic(op) {
             AccessKind::Atomic
@@ -116,6 +126,15 @@ impl AccessKind {
     }
 
     /// Whether the access writes (stores and atomics).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::AccessKind;
+    ///
+    /// assert!(AccessKind::Write.writes());
+    /// assert!(!AccessKind::Read.writes());
+    /// ```
     pub const fn writes(self) -> bool {
         !matches!(self, AccessKind::Read)
     }
@@ -158,26 +177,120 @@ pub struct HazardAccess {
 
 impl HazardAccess {
     /// The instruction: the site given with the access (a PC in a trace).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{AccessKind, Block, ComputeCapability, HazardKind, Op, Severity, WarpRequest};
+    ///
+    /// // __shared__ int s[64]; s[t] = d[t]; /* no __syncthreads() */ d[t] = s[63 - t];
+    /// let mut block = Block::new(ComputeCapability::Sm90, 64)?;
+    /// for warp in 0..2 {
+    ///     let t = move |lane: smem_model::Lane| 32 * warp + lane.get();
+    ///     block.access(warp, 1, &WarpRequest::from_fn(Op::Store, 4, |l| Some(4 * t(l)))?)?;
+    ///     block.access(warp, 2, &WarpRequest::from_fn(Op::Load, 4, |l| Some(4 * (63 - t(l))))?)?;
+    /// }
+    /// let report = block.finish();
+    /// let hazard = &report.hazards()[0];
+    /// let sites = [hazard.first().site(), hazard.second().site()];
+    /// assert!(sites.contains(&1) && sites.contains(&2));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn site(&self) -> u64 {
         self.site
     }
 
     /// The warp, within the block.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{AccessKind, Block, ComputeCapability, HazardKind, Op, Severity, WarpRequest};
+    ///
+    /// // __shared__ int s[64]; s[t] = d[t]; /* no __syncthreads() */ d[t] = s[63 - t];
+    /// let mut block = Block::new(ComputeCapability::Sm90, 64)?;
+    /// for warp in 0..2 {
+    ///     let t = move |lane: smem_model::Lane| 32 * warp + lane.get();
+    ///     block.access(warp, 1, &WarpRequest::from_fn(Op::Store, 4, |l| Some(4 * t(l)))?)?;
+    ///     block.access(warp, 2, &WarpRequest::from_fn(Op::Load, 4, |l| Some(4 * (63 - t(l))))?)?;
+    /// }
+    /// let report = block.finish();
+    /// let hazard = &report.hazards()[0];
+    /// assert!(hazard.first().warp() < 2);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn warp(&self) -> u32 {
         self.warp
     }
 
     /// The lane of one thread that made the access.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{AccessKind, Block, ComputeCapability, HazardKind, Op, Severity, WarpRequest};
+    ///
+    /// // __shared__ int s[64]; s[t] = d[t]; /* no __syncthreads() */ d[t] = s[63 - t];
+    /// let mut block = Block::new(ComputeCapability::Sm90, 64)?;
+    /// for warp in 0..2 {
+    ///     let t = move |lane: smem_model::Lane| 32 * warp + lane.get();
+    ///     block.access(warp, 1, &WarpRequest::from_fn(Op::Store, 4, |l| Some(4 * t(l)))?)?;
+    ///     block.access(warp, 2, &WarpRequest::from_fn(Op::Load, 4, |l| Some(4 * (63 - t(l))))?)?;
+    /// }
+    /// let report = block.finish();
+    /// let hazard = &report.hazards()[0];
+    /// let first = hazard.first();
+    /// assert_eq!(first.thread(), 32 * first.warp() + first.lane().get());
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn lane(&self) -> Lane {
         self.lane
     }
 
     /// The thread's index in the block (`32 * warp + lane`, for a 1-D block).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{AccessKind, Block, ComputeCapability, HazardKind, Op, Severity, WarpRequest};
+    ///
+    /// // __shared__ int s[64]; s[t] = d[t]; /* no __syncthreads() */ d[t] = s[63 - t];
+    /// let mut block = Block::new(ComputeCapability::Sm90, 64)?;
+    /// for warp in 0..2 {
+    ///     let t = move |lane: smem_model::Lane| 32 * warp + lane.get();
+    ///     block.access(warp, 1, &WarpRequest::from_fn(Op::Store, 4, |l| Some(4 * t(l)))?)?;
+    ///     block.access(warp, 2, &WarpRequest::from_fn(Op::Load, 4, |l| Some(4 * (63 - t(l))))?)?;
+    /// }
+    /// let report = block.finish();
+    /// let hazard = &report.hazards()[0];
+    /// let second = hazard.second();
+    /// assert_eq!(second.thread(), 32 * second.warp() + second.lane().get());
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn thread(&self) -> u32 {
         32 * self.warp + self.lane.get()
     }
 
     /// What the access does.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{AccessKind, Block, ComputeCapability, HazardKind, Op, Severity, WarpRequest};
+    ///
+    /// // __shared__ int s[64]; s[t] = d[t]; /* no __syncthreads() */ d[t] = s[63 - t];
+    /// let mut block = Block::new(ComputeCapability::Sm90, 64)?;
+    /// for warp in 0..2 {
+    ///     let t = move |lane: smem_model::Lane| 32 * warp + lane.get();
+    ///     block.access(warp, 1, &WarpRequest::from_fn(Op::Store, 4, |l| Some(4 * t(l)))?)?;
+    ///     block.access(warp, 2, &WarpRequest::from_fn(Op::Load, 4, |l| Some(4 * (63 - t(l))))?)?;
+    /// }
+    /// let report = block.finish();
+    /// let hazard = &report.hazards()[0];
+    /// let kinds = [hazard.first().access(), hazard.second().access()];
+    /// assert!(kinds.contains(&AccessKind::Read) && kinds.contains(&AccessKind::Write));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn access(&self) -> AccessKind {
         self.access
     }
@@ -223,31 +336,141 @@ pub struct Hazard {
 
 impl Hazard {
     /// Read-write or write-write.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{AccessKind, Block, ComputeCapability, HazardKind, Op, Severity, WarpRequest};
+    ///
+    /// // __shared__ int s[64]; s[t] = d[t]; /* no __syncthreads() */ d[t] = s[63 - t];
+    /// let mut block = Block::new(ComputeCapability::Sm90, 64)?;
+    /// for warp in 0..2 {
+    ///     let t = move |lane: smem_model::Lane| 32 * warp + lane.get();
+    ///     block.access(warp, 1, &WarpRequest::from_fn(Op::Store, 4, |l| Some(4 * t(l)))?)?;
+    ///     block.access(warp, 2, &WarpRequest::from_fn(Op::Load, 4, |l| Some(4 * (63 - t(l))))?)?;
+    /// }
+    /// let report = block.finish();
+    /// let hazard = &report.hazards()[0];
+    /// assert_eq!(hazard.kind(), HazardKind::ReadWrite);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn kind(&self) -> HazardKind {
         self.kind
     }
 
     /// Between warps (error) or lanes of one warp (warning).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{AccessKind, Block, ComputeCapability, HazardKind, Op, Severity, WarpRequest};
+    ///
+    /// // __shared__ int s[64]; s[t] = d[t]; /* no __syncthreads() */ d[t] = s[63 - t];
+    /// let mut block = Block::new(ComputeCapability::Sm90, 64)?;
+    /// for warp in 0..2 {
+    ///     let t = move |lane: smem_model::Lane| 32 * warp + lane.get();
+    ///     block.access(warp, 1, &WarpRequest::from_fn(Op::Store, 4, |l| Some(4 * t(l)))?)?;
+    ///     block.access(warp, 2, &WarpRequest::from_fn(Op::Load, 4, |l| Some(4 * (63 - t(l))))?)?;
+    /// }
+    /// let report = block.finish();
+    /// let hazard = &report.hazards()[0];
+    /// // Between warps, not ordered by a barrier: an error.
+    /// assert_eq!(hazard.severity(), Severity::Error);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn severity(&self) -> Severity {
         self.severity
     }
 
     /// The access at the lower site.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{AccessKind, Block, ComputeCapability, HazardKind, Op, Severity, WarpRequest};
+    ///
+    /// // __shared__ int s[64]; s[t] = d[t]; /* no __syncthreads() */ d[t] = s[63 - t];
+    /// let mut block = Block::new(ComputeCapability::Sm90, 64)?;
+    /// for warp in 0..2 {
+    ///     let t = move |lane: smem_model::Lane| 32 * warp + lane.get();
+    ///     block.access(warp, 1, &WarpRequest::from_fn(Op::Store, 4, |l| Some(4 * t(l)))?)?;
+    ///     block.access(warp, 2, &WarpRequest::from_fn(Op::Load, 4, |l| Some(4 * (63 - t(l))))?)?;
+    /// }
+    /// let report = block.finish();
+    /// let hazard = &report.hazards()[0];
+    /// assert_ne!(hazard.first().warp(), hazard.second().warp());
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn first(&self) -> &HazardAccess {
         &self.first
     }
 
     /// The access at the higher site.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{AccessKind, Block, ComputeCapability, HazardKind, Op, Severity, WarpRequest};
+    ///
+    /// // __shared__ int s[64]; s[t] = d[t]; /* no __syncthreads() */ d[t] = s[63 - t];
+    /// let mut block = Block::new(ComputeCapability::Sm90, 64)?;
+    /// for warp in 0..2 {
+    ///     let t = move |lane: smem_model::Lane| 32 * warp + lane.get();
+    ///     block.access(warp, 1, &WarpRequest::from_fn(Op::Store, 4, |l| Some(4 * t(l)))?)?;
+    ///     block.access(warp, 2, &WarpRequest::from_fn(Op::Load, 4, |l| Some(4 * (63 - t(l))))?)?;
+    /// }
+    /// let report = block.finish();
+    /// let hazard = &report.hazards()[0];
+    /// assert_ne!(hazard.first().access(), hazard.second().access());
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn second(&self) -> &HazardAccess {
         &self.second
     }
 
     /// The shared address of the example byte.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{AccessKind, Block, ComputeCapability, HazardKind, Op, Severity, WarpRequest};
+    ///
+    /// // __shared__ int s[64]; s[t] = d[t]; /* no __syncthreads() */ d[t] = s[63 - t];
+    /// let mut block = Block::new(ComputeCapability::Sm90, 64)?;
+    /// for warp in 0..2 {
+    ///     let t = move |lane: smem_model::Lane| 32 * warp + lane.get();
+    ///     block.access(warp, 1, &WarpRequest::from_fn(Op::Store, 4, |l| Some(4 * t(l)))?)?;
+    ///     block.access(warp, 2, &WarpRequest::from_fn(Op::Load, 4, |l| Some(4 * (63 - t(l))))?)?;
+    /// }
+    /// let report = block.finish();
+    /// let hazard = &report.hazards()[0];
+    /// assert!(hazard.address() < 256);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn address(&self) -> u32 {
         self.address
     }
 
     /// How many distinct bytes the two instructions race on.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{AccessKind, Block, ComputeCapability, HazardKind, Op, Severity, WarpRequest};
+    ///
+    /// // __shared__ int s[64]; s[t] = d[t]; /* no __syncthreads() */ d[t] = s[63 - t];
+    /// let mut block = Block::new(ComputeCapability::Sm90, 64)?;
+    /// for warp in 0..2 {
+    ///     let t = move |lane: smem_model::Lane| 32 * warp + lane.get();
+    ///     block.access(warp, 1, &WarpRequest::from_fn(Op::Store, 4, |l| Some(4 * t(l)))?)?;
+    ///     block.access(warp, 2, &WarpRequest::from_fn(Op::Load, 4, |l| Some(4 * (63 - t(l))))?)?;
+    /// }
+    /// let report = block.finish();
+    /// let hazard = &report.hazards()[0];
+    /// // Every byte of the 256-byte array is written by one warp and read by the other.
+    /// assert_eq!(hazard.bytes(), 256);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn bytes(&self) -> u32 {
         self.bytes
     }
@@ -487,16 +710,70 @@ pub struct BlockReport {
 
 impl BlockReport {
     /// The hazards: errors first, then by kind and sites.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{AccessKind, Block, ComputeCapability, HazardKind, Op, Severity, WarpRequest};
+    ///
+    /// // __shared__ int s[64]; s[t] = d[t]; /* no __syncthreads() */ d[t] = s[63 - t];
+    /// let mut block = Block::new(ComputeCapability::Sm90, 64)?;
+    /// for warp in 0..2 {
+    ///     let t = move |lane: smem_model::Lane| 32 * warp + lane.get();
+    ///     block.access(warp, 1, &WarpRequest::from_fn(Op::Store, 4, |l| Some(4 * t(l)))?)?;
+    ///     block.access(warp, 2, &WarpRequest::from_fn(Op::Load, 4, |l| Some(4 * (63 - t(l))))?)?;
+    /// }
+    /// let report = block.finish();
+    /// let hazard = &report.hazards()[0];
+    /// assert!(!report.hazards().is_empty());
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn hazards(&self) -> &[Hazard] {
         &self.hazards
     }
 
     /// The barrier errors, in the order they were found.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{AccessKind, Block, ComputeCapability, HazardKind, Op, Severity, WarpRequest};
+    ///
+    /// // __shared__ int s[64]; s[t] = d[t]; /* no __syncthreads() */ d[t] = s[63 - t];
+    /// let mut block = Block::new(ComputeCapability::Sm90, 64)?;
+    /// for warp in 0..2 {
+    ///     let t = move |lane: smem_model::Lane| 32 * warp + lane.get();
+    ///     block.access(warp, 1, &WarpRequest::from_fn(Op::Store, 4, |l| Some(4 * t(l)))?)?;
+    ///     block.access(warp, 2, &WarpRequest::from_fn(Op::Load, 4, |l| Some(4 * (63 - t(l))))?)?;
+    /// }
+    /// let report = block.finish();
+    /// let hazard = &report.hazards()[0];
+    /// assert!(report.barrier_errors().is_empty());
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn barrier_errors(&self) -> &[BarrierError] {
         &self.barrier_errors
     }
 
     /// Whether nothing was found.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{AccessKind, Block, ComputeCapability, HazardKind, Op, Severity, WarpRequest};
+    ///
+    /// // __shared__ int s[64]; s[t] = d[t]; /* no __syncthreads() */ d[t] = s[63 - t];
+    /// let mut block = Block::new(ComputeCapability::Sm90, 64)?;
+    /// for warp in 0..2 {
+    ///     let t = move |lane: smem_model::Lane| 32 * warp + lane.get();
+    ///     block.access(warp, 1, &WarpRequest::from_fn(Op::Store, 4, |l| Some(4 * t(l)))?)?;
+    ///     block.access(warp, 2, &WarpRequest::from_fn(Op::Load, 4, |l| Some(4 * (63 - t(l))))?)?;
+    /// }
+    /// let report = block.finish();
+    /// let hazard = &report.hazards()[0];
+    /// assert!(!report.is_clean());
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn is_clean(&self) -> bool {
         self.hazards.is_empty() && self.barrier_errors.is_empty()
     }
