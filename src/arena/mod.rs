@@ -100,26 +100,99 @@ impl<T: Element> fmt::Debug for Array<T> {
 
 impl<T: Element> Array<T> {
     /// The shared address of element 0.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, SharedMemory};
+    ///
+    /// // __shared__ float tile[32][33]; on sm_90 (static arrays start after the reserved 1 KB).
+    /// let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+    /// let tile = kernel.declare_2d::<f32>("tile", 32, 33)?;
+    /// assert_eq!(tile.address(), 0x400);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Origin, SharedMemory};
+    ///
+    /// let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+    /// kernel.declare::<f64>("sums", 32)?;
+    /// let block = kernel.launch(0)?;
+    /// let info = &block.arrays()[0];
+    /// assert_eq!(info.address(), 0x400);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn address(&self) -> u32 {
         self.address
     }
 
     /// The number of elements.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, SharedMemory};
+    ///
+    /// // __shared__ float tile[32][33]; on sm_90 (static arrays start after the reserved 1 KB).
+    /// let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+    /// let tile = kernel.declare_2d::<f32>("tile", 32, 33)?;
+    /// assert_eq!(tile.len(), 32 * 33);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn len(&self) -> usize {
         self.rows as usize * self.cols as usize
     }
 
     /// Whether the array has no elements (never true: empty arrays are refused).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, SharedMemory};
+    ///
+    /// // __shared__ float tile[32][33]; on sm_90 (static arrays start after the reserved 1 KB).
+    /// let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+    /// let tile = kernel.declare_2d::<f32>("tile", 32, 33)?;
+    /// assert!(!tile.is_empty());
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// Rows: 1 for a 1-D array.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, SharedMemory};
+    ///
+    /// // __shared__ float tile[32][33]; on sm_90 (static arrays start after the reserved 1 KB).
+    /// let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+    /// let tile = kernel.declare_2d::<f32>("tile", 32, 33)?;
+    /// assert_eq!(tile.rows(), 32);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn rows(&self) -> usize {
         self.rows as usize
     }
 
     /// Columns (elements per row): the length of a 1-D array.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, SharedMemory};
+    ///
+    /// // __shared__ float tile[32][33]; on sm_90 (static arrays start after the reserved 1 KB).
+    /// let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+    /// let tile = kernel.declare_2d::<f32>("tile", 32, 33)?;
+    /// assert_eq!(tile.cols(), 33);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn cols(&self) -> usize {
         self.cols as usize
     }
@@ -248,11 +321,37 @@ pub struct ArrayInfo {
 
 impl ArrayInfo {
     /// The array's name.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Origin, SharedMemory};
+    ///
+    /// let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+    /// kernel.declare::<f64>("sums", 32)?;
+    /// let block = kernel.launch(0)?;
+    /// let info = &block.arrays()[0];
+    /// assert_eq!(info.name(), "sums");
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn name(&self) -> &str {
         &self.name
     }
 
     /// Its element type's CUDA name.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Origin, SharedMemory};
+    ///
+    /// let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+    /// kernel.declare::<f64>("sums", 32)?;
+    /// let block = kernel.launch(0)?;
+    /// let info = &block.arrays()[0];
+    /// assert_eq!(info.element(), "double");
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn element(&self) -> &'static str {
         self.element
     }
@@ -263,11 +362,37 @@ impl ArrayInfo {
     }
 
     /// Its size in bytes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Origin, SharedMemory};
+    ///
+    /// let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+    /// kernel.declare::<f64>("sums", 32)?;
+    /// let block = kernel.launch(0)?;
+    /// let info = &block.arrays()[0];
+    /// assert_eq!(info.bytes(), 256);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn bytes(&self) -> u32 {
         self.bytes
     }
 
     /// How it was declared.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Origin, SharedMemory};
+    ///
+    /// let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+    /// kernel.declare::<f64>("sums", 32)?;
+    /// let block = kernel.launch(0)?;
+    /// let info = &block.arrays()[0];
+    /// assert_eq!(info.origin(), Origin::Static);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn origin(&self) -> Origin {
         self.origin
     }
@@ -1251,11 +1376,43 @@ pub struct WarpLoad<T> {
 
 impl<T: Copy> WarpLoad<T> {
     /// The value each lane loaded, `None` for inactive lanes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, SharedMemory, StoreOrder};
+    ///
+    /// let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+    /// let s = kernel.declare::<u32>("s", 64)?;
+    /// let mut block = kernel.launch(0)?;
+    /// block.warp_store(s, |lane| Some((lane.index(), 10 * lane.get())), StoreOrder::Undefined)?;
+    /// // v = s[2 * lane] for the lower half-warp.
+    /// let load = block.warp_load(s, |lane| (lane.get() < 16).then(|| 2 * lane.index()))?;
+    /// assert_eq!(load.values()[3], Some(60));
+    /// assert_eq!(load.values()[16], None);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn values(&self) -> [Option<T>; WARP_SIZE] {
         self.values
     }
 
     /// How the load was served.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, SharedMemory, StoreOrder};
+    ///
+    /// let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+    /// let s = kernel.declare::<u32>("s", 64)?;
+    /// let mut block = kernel.launch(0)?;
+    /// block.warp_store(s, |lane| Some((lane.index(), 10 * lane.get())), StoreOrder::Undefined)?;
+    /// // v = s[2 * lane] for the lower half-warp.
+    /// let load = block.warp_load(s, |lane| (lane.get() < 16).then(|| 2 * lane.index()))?;
+    /// // Sixteen lanes in the even banks: one wavefront.
+    /// assert_eq!(load.partition().wavefronts(), 1);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn partition(&self) -> &Partition {
         &self.partition
     }
@@ -1290,11 +1447,39 @@ pub struct WarpStore {
 
 impl WarpStore {
     /// How the store was served.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, SharedMemory, StoreOrder};
+    ///
+    /// let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+    /// let s = kernel.declare::<u32>("s", 64)?;
+    /// let mut block = kernel.launch(0)?;
+    /// // s[lane / 2] = lane: two lanes store to each element.
+    /// let store = block.warp_store(s, |lane| Some((lane.index() / 2, lane.get())), StoreOrder::Undefined)?;
+    /// assert_eq!(store.partition().wavefronts(), 1);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn partition(&self) -> &Partition {
         &self.partition
     }
 
     /// Elements written by several lanes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, SharedMemory, StoreOrder};
+    ///
+    /// let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+    /// let s = kernel.declare::<u32>("s", 64)?;
+    /// let mut block = kernel.launch(0)?;
+    /// // s[lane / 2] = lane: two lanes store to each element.
+    /// let store = block.warp_store(s, |lane| Some((lane.index() / 2, lane.get())), StoreOrder::Undefined)?;
+    /// assert_eq!(store.collisions().len(), 16);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn collisions(&self) -> &[WriteCollision] {
         &self.collisions
     }
