@@ -1,11 +1,20 @@
 //! Constant memory: a warp's `LDC` / `ld.const` and what the constant cache
-//! makes of it (DESIGN.md section 7).
+//! makes of it.
 
 use crate::lane::WARP_SIZE;
 use crate::{AccessWidth, ComputeCapability, Error, Lane, LaneSet, Op, WarpRequest};
 
 /// The bytes of one constant bank: 64 KB per device (CUDA C++ Programming
 /// Guide, technical specifications: "constant memory size").
+///
+/// # Example
+///
+/// ```
+/// use smem_model::CONSTANT_BANK_SIZE;
+///
+/// // __constant__ float table[16384] fills the bank.
+/// assert_eq!(CONSTANT_BANK_SIZE / 4, 16384);
+/// ```
 pub const CONSTANT_BANK_SIZE: u32 = 64 * 1024;
 
 /// One warp-wide constant-memory load (`LDC`, `ld.const`, or an operand such
@@ -116,11 +125,33 @@ impl ConstantLoad {
     }
 
     /// The bytes each lane reads.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, ConstantLoad};
+    ///
+    /// // c[lane % 4]: four distinct words, four serialised requests.
+    /// let load = ConstantLoad::from_fn(4, |lane| Some(4 * (lane.get() % 4)))?;
+    /// assert_eq!(load.width().bytes(), 4);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn width(&self) -> AccessWidth {
         self.width
     }
 
     /// The active lanes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, ConstantLoad};
+    ///
+    /// // c[lane % 4]: four distinct words, four serialised requests.
+    /// let load = ConstantLoad::from_fn(4, |lane| Some(4 * (lane.get() % 4)))?;
+    /// assert_eq!(load.active().len(), 32);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub const fn active(&self) -> LaneSet {
         self.active
     }
@@ -153,6 +184,17 @@ impl ConstantLoad {
     ///
     /// A load with no active lane takes none. Whether each request hits the
     /// constant cache (8 KB per SM on most parts) is not modelled.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, ConstantLoad};
+    ///
+    /// // c[lane % 4]: four distinct words, four serialised requests.
+    /// let load = ConstantLoad::from_fn(4, |lane| Some(4 * (lane.get() % 4)))?;
+    /// assert_eq!(load.requests(ComputeCapability::Sm90), 4);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn requests(&self, capability: ComputeCapability) -> u32 {
         let groups: &[LaneSet] = if capability.major() == 1 {
             &[LaneSet::range(0, 16), LaneSet::range(16, 32)]

@@ -80,6 +80,19 @@ impl Timing {
     /// compare-and-swap loop, its LDS and ATOMS wavefronts together, and for
     /// atomics and `cp.async` the wavefronts, a modelling choice: only loads
     /// and stores were timed.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // s[2 * lane]: 2 wavefronts.
+    /// let load = WarpRequest::from_fn(Op::Load, 4, |lane| Some(8 * lane.get()))?;
+    /// let timing = sm90.timing(&load)?;
+    /// assert_eq!(timing.pipe_cycles(), 2);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn pipe_cycles(&self) -> u32 {
         self.wavefronts
     }
@@ -87,6 +100,22 @@ impl Timing {
     /// Cycles from issue to the loaded value for one warp alone, as a
     /// dependent chain measures it; `None` for ops other than loads, which
     /// were not timed.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // s[2 * lane]: 2 wavefronts.
+    /// let load = WarpRequest::from_fn(Op::Load, 4, |lane| Some(8 * lane.get()))?;
+    /// let timing = sm90.timing(&load)?;
+    /// assert!(timing.latency().is_some());
+    /// // Stores were not timed for latency.
+    /// let store = WarpRequest::from_fn(Op::Store, 4, |lane| Some(8 * lane.get()))?;
+    /// assert_eq!(sm90.timing(&store)?.latency(), None);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn latency(&self) -> Option<f64> {
         self.latency
     }
@@ -128,6 +157,19 @@ impl Timing {
     /// Measured within 2% with 16 warps on sm_90 (but 8-byte loads whose
     /// half-warps merge, 4% slower); with fewer warps the measurements are up
     /// to 16% slower than this bound for loads of 1 to 4 wavefronts.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // s[2 * lane]: 2 wavefronts.
+    /// let load = WarpRequest::from_fn(Op::Load, 4, |lane| Some(8 * lane.get()))?;
+    /// let timing = sm90.timing(&load)?;
+    /// assert_eq!(timing.throughput_cycles_per_instruction(16), 2.0);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn throughput_cycles_per_instruction(&self, warps: u32) -> f64 {
         let _ = warps;
         f64::from(self.wavefronts)
