@@ -112,19 +112,6 @@ impl<T: Element> Array<T> {
     /// assert_eq!(tile.address(), 0x400);
     /// # Ok::<(), smem_model::Error>(())
     /// ```
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use smem_model::{ComputeCapability, Origin, SharedMemory};
-    ///
-    /// let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
-    /// kernel.declare::<f64>("sums", 32)?;
-    /// let block = kernel.launch(0)?;
-    /// let info = &block.arrays()[0];
-    /// assert_eq!(info.address(), 0x400);
-    /// # Ok::<(), smem_model::Error>(())
-    /// ```
     pub fn address(&self) -> u32 {
         self.address
     }
@@ -357,6 +344,19 @@ impl ArrayInfo {
     }
 
     /// The shared address of its first element.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, SharedMemory};
+    ///
+    /// let mut kernel = SharedMemory::builder(ComputeCapability::Sm90);
+    /// kernel.declare::<f64>("sums", 32)?;
+    /// let block = kernel.launch(0)?;
+    /// let info = &block.arrays()[0];
+    /// assert_eq!(info.address(), 0x400);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
     pub fn address(&self) -> u32 {
         self.address
     }

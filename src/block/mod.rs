@@ -195,6 +195,15 @@ impl Block {
     /// The most events the model holds for warps waiting at barriers, for all
     /// warps of the block together; beyond it [`access`](Self::access) and
     /// [`sync`](Self::sync) return [`Error::BlockBacklog`]. About 40 MB.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::Block;
+    ///
+    /// // 2^18 pending events: far more than a block waiting at one barrier needs.
+    /// assert_eq!(Block::MAX_PENDING, 262_144);
+    /// ```
     pub const MAX_PENDING: usize = 1 << 18;
 
     /// A block of `threads` threads (`blockDim.x * blockDim.y * blockDim.z`),
