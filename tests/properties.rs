@@ -344,13 +344,18 @@ proptest! {
     /// It is FALSE for 1.x loads and stores: the single-broadcast step picks the
     /// lowest waiting lane's word, and a new low lane can change that choice for
     /// the better (see `tesla_single_broadcast_is_not_monotone` below).
+    ///
+    /// It is FALSE for nvcc's compare-and-swap loops too: a new lane in the
+    /// lower half-warp can take a bank pair from a lane whose address an upper
+    /// lane shares, and so let that upper lane succeed a round earlier (fewer
+    /// ATOMS tries in all). Loops are left out here.
     #[test]
     fn adding_a_lane_never_lowers_wavefronts(
         (config, request) in multicast_request(),
         pick in any::<prop::sample::Index>(),
     ) {
         let lanes: Vec<_> = request.active().iter().collect();
-        if lanes.is_empty() {
+        if lanes.is_empty() || request.op().is_cas_loop(request.width()) {
             return Ok(());
         }
         let lane = *pick.get(&lanes);
