@@ -329,8 +329,9 @@ pub enum CpAsync {
     /// `cp.async.ca.shared.global` of 4, 8 or 16 bytes (`LDGSTS.E`, `.E.64`, `.E.128`).
     Ca,
     /// `cp.async.cg.shared.global` of 16 bytes (`LDGSTS.E.BYPASS.128`): its
-    /// shared-memory writes are not seen by Nsight Compute's LSU wavefront
-    /// counters (measured on sm_90).
+    /// shared-memory writes are not seen by Nsight Compute's l1tex LSU
+    /// wavefront counters (measured on sm_90), only by the SASS-level
+    /// `sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts`.
     Cg,
 }
 

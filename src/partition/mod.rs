@@ -675,7 +675,11 @@ impl Partition {
     /// whose writes never appear in `l1tex__data_pipe_lsu_wavefronts_mem_shared`
     /// (measured on sm_90, DESIGN.md section 2.3). The partition still gives
     /// the model's own shared-side figure (the rule of `cp.async.ca` of 16
-    /// bytes, a modelling choice): the writes are not free, only uncounted.
+    /// bytes): the writes are not free, only uncounted there. That rule is a
+    /// modelling choice checked on two patterns only: the SASS-level counter
+    /// `sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts` gave the
+    /// model's 4 and 32 wavefronts for lane strides of 16 and 128 bytes on an
+    /// H100 (tools/measure/metric_names.cu).
     ///
     /// # Example
     ///

@@ -797,11 +797,13 @@ fn progress_bar(args: &Args, inputs: &[Input]) -> ProgressBar {
 
 /// The Nsight Compute metrics (`ncu --metrics`) that count, per kernel, what
 /// the model predicts for an op: instructions executed (requests), wavefronts
-/// and bank conflicts. Sources: the Nsight Compute metric names for the LSU
-/// shared-memory pipe (`l1tex__data_pipe_lsu_wavefronts_mem_shared_op_*`,
-/// `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_*`; the matrix ops are
-/// counted by the `sm__sass_l1tex_*_op_ldsm` / `_op_stsm` forms) and the
-/// definition of bank conflicts as wavefronts - ideal wavefronts.
+/// and bank conflicts (wavefronts - ideal wavefronts). Every name was checked
+/// against `ncu --query-metrics --chip gh100` (CUDA 13.0), and the matrix and
+/// cp.async ones measured on an H100 by tools/measure/metric_names.cu (its
+/// header gives the figures): LDSM's wavefronts also count in `..._op_ld`
+/// and STSM's in `..._op_st`; the SASS-level `..._op_ldgsts` counters give
+/// the model's shared-side figure for both `.ca` and `.cg`, where the l1tex
+/// counters add 4 a `.ca` instruction and miss `.cg` (DESIGN.md section 2.3).
 fn ncu_metrics(op: Op) -> [&'static str; 3] {
     match op {
         Op::Load => [
@@ -825,17 +827,17 @@ fn ncu_metrics(op: Op) -> [&'static str; 3] {
             "sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum",
         ],
         Op::StMatrix(_) => [
-            "smsp__sass_inst_executed_op_stsm.sum",
+            "smsp__sass_inst_executed_op_shared_stsm.sum",
             "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum",
             "sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_stsm.sum",
         ],
-        // cp.async (and any op the model adds later): the shared pipe's
-        // totals, which also count 4 wavefronts per LDGSTS whatever the
-        // addresses (DESIGN.md section 2.3).
+        // cp.async (and any op the model adds later): the SASS-level LDGSTS
+        // counters, which see `.cg` too and leave out the 4 wavefronts a
+        // `.ca` instruction adds to the l1tex totals.
         _ => [
             "smsp__sass_inst_executed_op_ldgsts.sum",
-            "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
-            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
+            "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
+            "sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum",
         ],
     }
 }
