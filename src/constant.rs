@@ -26,7 +26,7 @@ pub const CONSTANT_BANK_SIZE: u32 = 64 * 1024;
 /// one and 32 different addresses cost 32 (CUDA C++ Programming Guide, device
 /// memory accesses, constant memory). On compute capability 1.x the split is
 /// per half-warp, as for shared memory there: each half-warp pays for its own
-/// distinct addresses (CUDA C Programming Guide v4.2, device memory accesses, constant memory; DESIGN.md section 7).
+/// distinct addresses (CUDA C Programming Guide v4.2, device memory accesses, constant memory).
 /// Distinct is per address as the lanes give it, at the access width: two
 /// lanes reading different bytes of one word are two requests (a modelling
 /// choice; the guide speaks only of addresses).

@@ -781,7 +781,7 @@ impl Record {
 }
 
 /// What `l1tex__data_pipe_lsu_wavefronts_mem_shared` counts per `LDGSTS`
-/// whatever its addresses (measured on sm_90, DESIGN.md section 2.3).
+/// whatever its addresses (measured on sm_90, tests/data/hw-corpus/sm90-cp-async.jsonl).
 ///
 /// # Example
 ///

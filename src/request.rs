@@ -97,7 +97,7 @@ impl Matrices {
 ///
 /// The integer kinds are native on sm_90 at 32 bits (`ATOMS.OP`); 64-bit
 /// `exch` and `cas` are native too. Float add and 64-bit integer add are
-/// emulated by nvcc with a compare-and-swap loop (DESIGN.md section 2.2,
+/// emulated by nvcc with a compare-and-swap loop (tests/data/hw-corpus/sm90-atomics.jsonl,
 /// measured on sm_90); see [`Op::is_cas_loop`] for which ones the model
 /// treats as loops.
 ///
@@ -312,7 +312,7 @@ impl core::str::FromStr for AtomicKind {
 
 /// The cache qualifier of `cp.async`: `.ca` (through L1) or `.cg` (bypassing L1).
 ///
-/// Only the shared-memory side of the copy is modelled (DESIGN.md section 2.3,
+/// Only the shared-memory side of the copy is modelled (tests/data/hw-corpus/sm90-cp-async.jsonl,
 /// measured on sm_90).
 ///
 /// # Example
@@ -482,7 +482,7 @@ impl Op {
 
     /// Whether nvcc emulates the op at `width` with a compare-and-swap loop
     /// (LDS + `ATOMS.CAST.SPIN`, repeated): `add.f32`, 64-bit integer `add`
-    /// (both measured on sm_90, DESIGN.md section 2.2), and, as a modelling
+    /// (both measured on sm_90, tests/data/hw-corpus/sm90-atomics.jsonl), and, as a modelling
     /// choice until measured, `add.f64` and the 64-bit `min`, `max`, `and`,
     /// `or`, `xor`. Only `exch` and `cas` are native at 64 bits.
     ///
@@ -1413,7 +1413,7 @@ impl WarpRequest {
             used |= 1 << bucket;
             table[bucket] |= 1 << lane;
         }
-        // The phases of sm_90's stores (DESIGN.md section 2.4).
+        // The phases of sm_90's stores (tests/data/hw-corpus/sm90-store-winners.jsonl).
         let phase_lanes = match (self.op, self.width) {
             (Op::StMatrix(_), _) | (_, AccessWidth::B16) => 8,
             (_, AccessWidth::B8) => 16,
@@ -1535,8 +1535,8 @@ pub enum StoreOrder {
     /// earlier one. So the winner is the lowest lane of the last phase that
     /// writes the address.
     ///
-    /// Source: DESIGN.md section 2.4, 165 store patterns on an H100 (85 in the
-    /// hardware corpus, `sm90-store-winners.jsonl`), each run 8 times with the
+    /// Source: 165 store patterns measured on an H100 (85 of them in
+    /// tests/data/hw-corpus/sm90-store-winners.jsonl), each run 8 times with the
     /// same winners every time; the model predicts all of them. The
     /// programming model still calls the winner undefined, so code must not
     /// rely on it; `stmatrix` and `cp.async` follow the same rule as a
@@ -1607,8 +1607,8 @@ impl WriteCollision {
     }
 
     /// The lanes per phase of the store: 32 for accesses of up to 4 bytes,
-    /// 16 for 8, 8 for 16 and for `stmatrix` (sm_90's phases, DESIGN.md
-    /// section 2.4).
+    /// 16 for 8, 8 for 16 and for `stmatrix` (sm_90's phases, measured in
+    /// tests/data/hw-corpus/sm90-store-winners.jsonl).
     ///
     /// # Example
     ///

@@ -1,5 +1,5 @@
 //! Cycles: a timing model of shared-memory instructions, measured on sm_90
-//! only (DESIGN.md section 2.5: H100 SXM, one block on one SM, cycles per
+//! only (tests/data/hw-corpus/sm90-timing.jsonl: H100 SXM, one block on one SM, cycles per
 //! warp instruction for 1, 4 and 16 warps).
 //!
 //! What was measured, and what the model takes from it:
@@ -10,7 +10,7 @@
 //!   before, two integer operations a step) takes, per load,
 //!   `L + 2 x (wavefronts - 1)` cycles for one warp, `L` = 29.26 (4 bytes),
 //!   30.17 (8 bytes), 32.85 (16 bytes) cycles; a load whose phases merge
-//!   (DESIGN.md section 2.1) is one cycle cheaper per phase saved:
+//!   (tests/data/hw-corpus/README.md) is one cycle cheaper per phase saved:
 //!   [`Timing::latency`].
 //! - With `w` warps each running such a chain, the cycles per instruction are
 //!   the larger of the pipe's `wavefronts` and the chain's latency shared by
@@ -32,7 +32,7 @@
 use crate::{AccessWidth, BankConfig, ComputeCapability, Error, Op, Partition, WarpRequest};
 
 /// Cycles of one dependent load at each width, one warp, one wavefront:
-/// 4, 8 and 16 bytes (measured on sm_90, DESIGN.md section 2.5).
+/// 4, 8 and 16 bytes (measured on sm_90, tests/data/hw-corpus/sm90-timing.jsonl).
 const BASE_LATENCY: [f64; 3] = [29.261, 30.167, 32.854];
 
 /// Cycles one more wavefront adds to a dependent load (measured: exactly 2).

@@ -1,5 +1,5 @@
 //! A thread block: its warps' shared accesses and barriers, and the hazards and
-//! barrier errors between them (DESIGN.md section 7).
+//! barrier errors between them (CUDA C++ Programming Guide, synchronization functions).
 //!
 //! Each warp's events (accesses, barriers, `__syncwarp`, fences) are given in
 //! that warp's program order; warps may be given in any interleaving. The
@@ -84,7 +84,7 @@ pub enum SyncOp {
     Warp(LaneSet),
     /// `__threadfence_block()` (`membar.cta`, SASS `MEMBAR.CTA`): orders one
     /// thread's own accesses as others see them, but orders nothing between two
-    /// threads, so it never removes a hazard (DESIGN.md section 7).
+    /// threads, so it never removes a hazard (CUDA C++ Programming Guide, synchronization functions).
     Fence,
 }
 
@@ -144,7 +144,7 @@ type Key = (Severity, HazardKind, u64, u64);
 /// [`finish`](Self::finish). A site is any number naming the instruction: a PC
 /// in a trace, a source line in a model of a kernel.
 ///
-/// Rules (DESIGN.md section 7): two accesses to one byte by different threads,
+/// Rules (CUDA C++ Programming Guide, synchronization functions): two accesses to one byte by different threads,
 /// at least one a write, race unless a barrier both threads passed orders them;
 /// atomics never race with atomics; a thread never races with itself; lanes of
 /// one instruction writing one byte are a write collision, not a race; lanes of

@@ -7,8 +7,8 @@ use crate::Lane;
 /// The two kinds of hazard.
 ///
 /// Within one barrier interval the order of two threads' accesses is not known,
-/// so read-after-write and write-after-read (compute-sanitizer's RAW and WAR,
-/// DESIGN.md section 7) are one kind here: whichever order a run takes, the value
+/// so read-after-write and write-after-read (compute-sanitizer's RAW and WAR)
+/// are one kind here: whichever order a run takes, the value
 /// read depends on it.
 ///
 /// # Example
@@ -47,7 +47,7 @@ impl fmt::Display for HazardKind {
 /// "Independent Thread Scheduling") it is a race unless `__syncwarp` orders it.
 /// The model reports such hazards as a [`Warning`](Severity::Warning), in the
 /// way compute-sanitizer's racecheck reports warp-level hazards on their own
-/// level (a modelling choice of this crate, asked for by DESIGN.md section 7).
+/// level (a modelling choice of this crate, as racecheck reports them).
 ///
 /// # Example
 ///
@@ -97,7 +97,7 @@ pub enum AccessKind {
     /// A store (or any write that is not an atomic).
     Write,
     /// An atomic read-modify-write: it races with reads and writes, never with
-    /// another atomic (DESIGN.md section 7).
+    /// another atomic (CUDA C++ Programming Guide, synchronization functions).
     Atomic,
 }
 
@@ -498,7 +498,7 @@ impl fmt::Display for Hazard {
     }
 }
 
-/// A misuse of a barrier (compute-sanitizer's synccheck; DESIGN.md section 7).
+/// A misuse of a barrier (compute-sanitizer's synccheck).
 ///
 /// Sets of warps are lists of warp numbers in increasing order; sites are the
 /// sites given with the barrier (PCs in a trace).

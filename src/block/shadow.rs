@@ -44,7 +44,7 @@ pub(super) struct Cell {
 impl Cell {
     /// The records a new access of `kind` must be ordered after: reads race
     /// with writes and atomics, atomics with reads and writes (never with
-    /// atomics), writes with everything (DESIGN.md section 7).
+    /// atomics), writes with everything (CUDA C++ Programming Guide, synchronization functions).
     pub fn conflicting(&self, kind: AccessKind) -> impl Iterator<Item = &Record> {
         self.records.iter().filter(move |r| {
             !matches!(

@@ -1,5 +1,5 @@
 //! nvcc's compare-and-swap loop for the shared atomics sm_90 lacks in
-//! hardware (DESIGN.md section 2.2, measured on sm_90 for `add.f32` and
+//! hardware (tests/data/hw-corpus/sm90-atomics.jsonl, measured on sm_90 for `add.f32` and
 //! 64-bit `add`; the other emulated kinds follow the same rule as a modelling
 //! choice, see [`Op::is_cas_loop`](crate::Op::is_cas_loop)).
 //!

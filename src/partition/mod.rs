@@ -624,7 +624,7 @@ impl Partition {
 
     /// The LDS wavefronts of a compare-and-swap loop's loads (0 for every
     /// other op): what `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld`
-    /// counts for an atomic nvcc emulates (DESIGN.md section 2.2, measured on
+    /// counts for an atomic nvcc emulates (tests/data/hw-corpus/sm90-atomics.jsonl, measured on
     /// sm_90). [`wavefronts`](Self::wavefronts) counts the loop's ATOMS.
     ///
     /// # Example
@@ -649,7 +649,7 @@ impl Partition {
 
     /// The instructions the request executes: 1, or for a compare-and-swap
     /// loop its rounds, each one `ATOMS.CAST.SPIN` (what
-    /// `smsp__sass_inst_executed_op_shared_atom` counts; DESIGN.md section 2.2).
+    /// `smsp__sass_inst_executed_op_shared_atom` counts; tests/data/hw-corpus/sm90-atomics.jsonl).
     /// A loop with no active lane runs no round.
     ///
     /// # Example
@@ -673,7 +673,7 @@ impl Partition {
     /// Whether Nsight Compute's LSU wavefront counters see the request's
     /// shared-memory writes: false for `cp.async.cg` (`LDGSTS.E.BYPASS.128`),
     /// whose writes never appear in `l1tex__data_pipe_lsu_wavefronts_mem_shared`
-    /// (measured on sm_90, DESIGN.md section 2.3). The partition still gives
+    /// (measured on sm_90, tests/data/hw-corpus/sm90-cp-async.jsonl). The partition still gives
     /// the model's own shared-side figure (the rule of `cp.async.ca` of 16
     /// bytes): the writes are not free, only uncounted there. That rule is a
     /// modelling choice checked on two patterns only: the SASS-level counter

@@ -42,7 +42,7 @@ pub(crate) struct Plan {
     /// 2.x 128-bit accesses cost one step more than their degree in every phase.
     extra_step: bool,
     /// Each step is taken this many times: 2 for `cas`, which costs twice
-    /// the other atomics (measured on sm_90, DESIGN.md section 2.2).
+    /// the other atomics (measured on sm_90, tests/data/hw-corpus/sm90-atomics.jsonl).
     repeat: u32,
 }
 

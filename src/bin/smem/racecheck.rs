@@ -1,5 +1,5 @@
 //! `smem racecheck`: shared-memory hazards and barrier errors in Accel-Sim
-//! traces, found on a CPU by `smem_model::Block` (DESIGN.md section 7).
+//! traces, found on a CPU by `smem_model::Block` (CUDA C++ Programming Guide, synchronization functions).
 //!
 //! Each thread block is checked on its own: its warps' instructions in their
 //! order, `BAR.SYNC` / `BAR` lines as barriers (`BAR.SYNC 0x1, 0x40`: barrier 1

@@ -803,7 +803,7 @@ fn progress_bar(args: &Args, inputs: &[Input]) -> ProgressBar {
 /// header gives the figures): LDSM's wavefronts also count in `..._op_ld`
 /// and STSM's in `..._op_st`; the SASS-level `..._op_ldgsts` counters give
 /// the model's shared-side figure for both `.ca` and `.cg`, where the l1tex
-/// counters add 4 a `.ca` instruction and miss `.cg` (DESIGN.md section 2.3).
+/// counters add 4 a `.ca` instruction and miss `.cg` (tests/data/hw-corpus/sm90-cp-async.jsonl).
 fn ncu_metrics(op: Op) -> [&'static str; 3] {
     match op {
         Op::Load => [

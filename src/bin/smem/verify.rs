@@ -271,7 +271,7 @@ impl Tally {
         if self.summary.total() > 0 {
             out.push_str(&self.table());
             // Per kind of record (accesses, atomics, cp.async, winners,
-            // timing), as DESIGN.md section 6 asks of a reader.
+            // timing), as the format in tests/data/hw-corpus/README.md asks of a reader.
             out.push('\n');
             for (kind, exact, total) in self.summary.kinds() {
                 _ = writeln!(out, "{kind}: {exact}/{total} exact");

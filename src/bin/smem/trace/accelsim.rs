@@ -344,7 +344,7 @@ pub fn classify(opcode: &str) -> Result<Class, String> {
         "STS" => (Op::Store, bits().unwrap_or(32) / 8),
         "ATOMS" => {
             // The CAS loop's try (nvcc's emulation of float and 64-bit add):
-            // its cost is per round, not per lane (DESIGN.md section 2.2).
+            // its cost is per round, not per lane (tests/data/hw-corpus/sm90-atomics.jsonl).
             if has("CAST") {
                 return Ok(Class::Unmodelled {
                     name: "ATOMS.CAST.SPIN",
