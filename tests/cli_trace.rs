@@ -1110,3 +1110,77 @@ fn generic_accesses_in_the_shared_window_are_requests() {
     assert_eq!(report["by_op"]["ATOMS.CAS.64"]["wavefronts"], 4);
     assert_eq!(report["by_op"]["STS.128"]["requests"], 1);
 }
+
+/// Constant loads (`LDC`, `ULDC`) are counted apart from shared memory: with
+/// addresses, their constant-cache requests (one per distinct address);
+/// without (Accel-Sim's tracer records none), as issued without a cost.
+#[test]
+fn constant_loads_are_counted_apart() {
+    let text = format!(
+        "{TRACE_HEADER}\
+         0000 ffffffff 1 R9 LDC 0 0 0\n\
+         0010 ffffffff 0 ULDC.64 0 0 0\n\
+         0020 ffffffff 1 R1 LDC 1 R2 4 1 0x40 0\n\
+         0030 00000007 1 R1 LDC.64 1 R2 8 0 0x0 0x8 0x10\n\
+         0040 ffffffff 1 R1 LDS 1 R2 4 1 0x7f0000000000 4\n"
+    );
+    let file = TempFile::new("constant.traceg", text.as_bytes());
+    let output = trace(&[file.name()]);
+    assert_eq!(stderr(&output), "");
+    let out = stdout(&output);
+    assert!(
+        out.contains(
+            "constant loads: 2 instructions, 4 constant-cache requests (one per distinct \
+             address; not shared memory, not in the table)\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("constant loads without addresses in the trace: 2 instructions (LDC, ULDC;"),
+        "{out}"
+    );
+    assert!(!out.contains("not touching shared memory"), "{out}");
+    let report = json(&[file.name()]);
+    assert_eq!(report["constant_loads"], 2);
+    assert_eq!(report["constant_requests"], 4);
+    assert_eq!(report["constant_loads_without_addresses"], 2);
+    assert_eq!(report["other_instructions"], 0);
+    // The shared totals and metrics hold the LDS alone.
+    assert_eq!(report["requests"], 1);
+    assert_eq!(report["wavefronts"], 1);
+    assert_eq!(report["by_op"].as_object().unwrap().len(), 1);
+
+    // One uniform address: 1 request; 3 distinct: 3.
+    for (addresses, requests) in [("1 0x100 0", 1), ("2 0x0 4 4 -8", 3)] {
+        let mask = if requests == 1 {
+            "ffffffff"
+        } else {
+            "0000000f"
+        };
+        let text = format!("{TRACE_HEADER}0000 {mask} 1 R1 LDC 1 R2 4 {addresses}\n");
+        let file = TempFile::new("constant-one.traceg", text.as_bytes());
+        let report = json(&[file.name()]);
+        assert_eq!(report["constant_loads"], 1, "{addresses}");
+        assert_eq!(report["constant_requests"], requests, "{addresses}");
+        assert_eq!(report["constant_loads_without_addresses"], 0);
+        assert_eq!(report["requests"], 0);
+    }
+
+    // Without constant loads the fields are there, 0, and the text is silent.
+    let text = format!("{TRACE_HEADER}0000 ffffffff 1 R1 LDS 1 R2 4 1 0x7f0000000000 4\n");
+    let file = TempFile::new("no-constant.traceg", text.as_bytes());
+    let report = json(&[file.name()]);
+    assert_eq!(report["constant_loads"], 0);
+    assert_eq!(report["constant_loads_without_addresses"], 0);
+    assert!(!stdout(&trace(&[file.name()])).contains("constant loads"));
+
+    // An address past the 64 KB bank: the line is not analysed, with the reason.
+    let text = format!("{TRACE_HEADER}0000 00000001 1 R1 LDC 1 R2 4 0 0x10000\n");
+    let file = TempFile::new("constant-bad.traceg", text.as_bytes());
+    let output = trace(&["--json", file.name()]);
+    assert!(
+        stderr(&output).contains("LDC: lane 0 reads constant bytes 0x10000 to 0x10004"),
+        "{}",
+        stderr(&output)
+    );
+}

@@ -13,8 +13,8 @@
 
 use smem_model::corpus::{self, Record};
 use smem_model::{
-    AccessWidth, BankConfig, Classification, ComputeCapability, Lane, LaneSet, Op, SharedMemConfig,
-    StoreOrder, WarpRequest, WARP_SIZE,
+    AccessWidth, BankConfig, Classification, ComputeCapability, ConstantLoad, Lane, LaneSet, Op,
+    SharedMemConfig, StoreOrder, WarpRequest, WARP_SIZE,
 };
 
 /// The `smem analyze` expression parser.
@@ -323,10 +323,24 @@ pub fn trace_line(data: &[u8]) {
         match accelsim::line(line, &kernel.context) {
             Ok(accelsim::Line::Header(header)) => kernel.apply(&header),
             Ok(accelsim::Line::Instruction(instruction)) => {
+                let mask = instruction.mask;
+                if let accelsim::Class::Constant { width, addressed } = instruction.class {
+                    if addressed {
+                        let request = WarpRequest::from_fn(Op::Load, width, |lane| {
+                            (mask >> lane.index() & 1 == 1)
+                                .then(|| instruction.addresses[lane.index()])
+                        });
+                        if let Ok(load) = request.and_then(|r| ConstantLoad::from_request(&r)) {
+                            assert!(load.requests(ComputeCapability::Sm90) <= mask.count_ones());
+                        }
+                    } else {
+                        assert_eq!(instruction.addresses, [0; WARP_SIZE], "{line:?}");
+                    }
+                    continue;
+                }
                 let accelsim::Class::Shared { op, width } = instruction.class else {
                     continue;
                 };
-                let mask = instruction.mask;
                 for (lane, &address) in instruction.addresses.iter().enumerate() {
                     // Inactive lanes hold 0.
                     assert!(mask >> lane & 1 == 1 || address == 0, "{line:?}");

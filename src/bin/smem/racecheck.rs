@@ -492,6 +492,8 @@ impl Reader<'_> {
                     // LDGSTS, TMA: not modelled (their shared addresses are
                     // not in the trace).
                     Class::Unmodelled { .. } => None,
+                    // Constant memory is read only: no hazard.
+                    Class::Constant { .. } => None,
                     Class::Other => {
                         let text = std::str::from_utf8(bytes).unwrap_or("");
                         let operands = immediates(text, instruction.opcode);

@@ -7,7 +7,9 @@
 //!   optional `label` names the instruction;
 //! - the Accel-Sim / NVBit trace format (`kernel-N.traceg` and the raw
 //!   `kernel-N.trace`), of which the shared-memory instructions are read: see
-//!   `trace/accelsim.rs` for the format and its source;
+//!   `trace/accelsim.rs` for the format and its source; constant loads (`LDC`,
+//!   `ULDC`) are counted apart, with their constant-cache requests where the
+//!   line gives addresses (`smem_model::ConstantLoad`);
 //! - Accel-Sim's kernel list (`kernelslist.g`): the kernel files it names are
 //!   read in its place, relative to its folder (`kernel-N.traceg`, or
 //!   `kernel-N.traceg.xz` where only that is there).
@@ -61,7 +63,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 use smem_model::corpus::Record;
-use smem_model::{BankConfig, ComputeCapability, LaneSet, Op, WarpRequest};
+use smem_model::{BankConfig, ComputeCapability, ConstantLoad, LaneSet, Op, WarpRequest};
 
 use accelsim::{Class, Line as TraceLine};
 use reader::{Chunk, Format, Input, KernelState, Location, Reader};
@@ -78,7 +80,11 @@ Formats (told apart by each file's first line; any of them may be xz-compressed)
                (-1 = inactive), optional label, gpu, group, wavefronts, ncu_bank_conflicts
   accel-sim    Accel-Sim / NVBit traces (kernel-N.traceg or the raw kernel-N.trace): LDS, STS,
                ATOMS, LDSM and STSM lines, in any address-compression mode (list, base+stride,
-               base+delta); the arch comes from the header's -binary version.
+               base+delta); the arch comes from the header's -binary version. Constant loads
+               (LDC, ULDC: ld.const) are counted on lines of their own, never in the
+               shared-memory totals: with addresses, their constant-cache requests (one per
+               distinct address, per half-warp on 1.x); without (Accel-Sim's tracer records
+               none for constant memory), as loads without addresses in the trace.
   kernel list  Accel-Sim's kernelslist.g: the kernel-N.traceg (or .traceg.xz) files it names,
                relative to its folder, are read in its place.
 
@@ -257,6 +263,28 @@ fn analyse(chunk: &Chunk, counts: &mut Counts, settings: &Settings) -> Errors {
                             }
                             Class::Unmodelled { name } => {
                                 *counts.unmodelled.entry(name).or_default() += 1;
+                            }
+                            // Constant memory: its own count, never in the
+                            // shared-memory totals.
+                            Class::Constant { width, addressed } => {
+                                if !addressed {
+                                    counts.constant.without_addresses += 1;
+                                    continue;
+                                }
+                                let cc = trace_arch(&kernel, arch);
+                                let load =
+                                    request(Op::Load, width, i.mask, &i.addresses).and_then(|r| {
+                                        ConstantLoad::from_request(&r).map_err(|e| e.to_string())
+                                    });
+                                match load {
+                                    Ok(load) => {
+                                        counts.constant.loads += 1;
+                                        counts.constant.requests += u64::from(load.requests(cc));
+                                    }
+                                    Err(err) => {
+                                        errors.push(line.at, format!("{}: {err}", i.opcode), false)
+                                    }
+                                }
                             }
                             Class::Other => counts.other_instructions += 1,
                         },
@@ -930,6 +958,12 @@ struct ReportJson {
     not_modelled: BTreeMap<&'static str, u64>,
     /// Shared-memory instructions with mask 0.
     predicated_off: u64,
+    /// Constant-memory loads (LDC, ULDC) whose lines give addresses.
+    constant_loads: u64,
+    /// Their serialised constant-cache requests (one per distinct address).
+    constant_requests: u64,
+    /// Constant-memory loads whose lines give no addresses.
+    constant_loads_without_addresses: u64,
     lines_not_analysed: u64,
     files_not_read: u64,
     by_op: BTreeMap<String, Totals>,
@@ -1049,6 +1083,9 @@ fn json_report(args: &Args, reader: &Reader, tally: &Tally) -> ReportJson {
         other_instructions: tally.other_instructions,
         not_modelled: tally.unmodelled.clone(),
         predicated_off: tally.predicated_off,
+        constant_loads: tally.constant.loads,
+        constant_requests: tally.constant.requests,
+        constant_loads_without_addresses: tally.constant.without_addresses,
         lines_not_analysed: tally.errors.lines,
         files_not_read: tally.errors.files,
         by_op: tally.by_op.clone(),
@@ -1172,6 +1209,24 @@ fn text_report(args: &Args, reader: &Reader, tally: &Tally) -> String {
              addresses, not the shared ones)",
             plural(unmodelled, "instruction"),
             names.join(", ")
+        );
+    }
+    let constant = tally.constant;
+    if constant.loads > 0 {
+        _ = writeln!(
+            out,
+            "constant loads: {}, {} (one per distinct address; not shared memory, not in the \
+             table)",
+            plural(constant.loads, "instruction"),
+            plural(constant.requests, "constant-cache request")
+        );
+    }
+    if constant.without_addresses > 0 {
+        _ = writeln!(
+            out,
+            "constant loads without addresses in the trace: {} (LDC, ULDC; Accel-Sim's \
+             tracer records no constant-memory addresses, so no cost is given)",
+            plural(constant.without_addresses, "instruction")
         );
     }
     let other = tally.other_instructions;

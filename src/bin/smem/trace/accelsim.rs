@@ -179,6 +179,19 @@ pub enum Class {
         /// The family, e.g. `LDGSTS`.
         name: &'static str,
     },
+    /// A constant-memory load (`LDC`, `ULDC`: `ld.const`), with the bytes
+    /// each lane reads. Accel-Sim's NVBit tracer records no addresses for
+    /// constant memory (MEM_WIDTH 0): `addressed` is false and
+    /// [`Instruction::addresses`] is all 0. Where a line carries addresses (a
+    /// tracer that records them, in the same formats as shared ones), they are
+    /// read as they are, offsets in the constant bank, and `addressed` is
+    /// true. Not a shared-memory request.
+    Constant {
+        /// Bytes a lane.
+        width: u32,
+        /// Whether the line gave the active lanes' addresses.
+        addressed: bool,
+    },
     /// Any other instruction: not a shared-memory request.
     Other,
 }
@@ -201,8 +214,10 @@ pub struct Instruction<'a> {
     /// What the opcode does to shared memory.
     pub class: Class,
     /// For [`Class::Shared`]: each active lane's shared address (the generic
-    /// address less the header's base), by lane; inactive lanes hold 0. Empty
-    /// (all 0) for other instructions, whose addresses are not read.
+    /// address less the header's base), by lane; inactive lanes hold 0. For
+    /// [`Class::Constant`] with addresses: each active lane's address as the
+    /// trace gives it. Empty (all 0) for other instructions, whose addresses
+    /// are not read.
     pub addresses: [u32; WARP_SIZE],
 }
 
@@ -391,6 +406,14 @@ pub fn classify(opcode: &str) -> Result<Class, String> {
         "HGMMA" | "IGMMA" | "QGMMA" | "BGMMA" => {
             return Ok(Class::Unmodelled {
                 name: "GMMA (wgmma operands)",
+            })
+        }
+        // Constant-memory loads (`ld.const`; ULDC into a uniform register):
+        // `LDC`, `LDC.64`, `LDC.U8`, ... (no size: 32 bits).
+        "LDC" | "ULDC" => {
+            return Ok(Class::Constant {
+                width: bits().unwrap_or(32) / 8,
+                addressed: false,
             })
         }
         _ => return Ok(Class::Other),
@@ -907,15 +930,31 @@ fn instruction<'a>(text: &'a [u8], context: &Context) -> Result<Line<'a>, String
         class,
         addresses: [0; WARP_SIZE],
     });
+    if let (Class::Constant { width, .. }, Line::Instruction(instruction)) = (class, &mut line) {
+        // Addresses only where the line has them (Accel-Sim's tracer writes
+        // MEM_WIDTH 0 for constant memory).
+        let addressed = read_addresses(&mut tokens, context, instruction, Space::Constant)?;
+        instruction.class = Class::Constant { width, addressed };
+    }
     if let (Class::Shared { .. }, Line::Instruction(instruction)) = (class, &mut line) {
-        let read = read_addresses(&mut tokens, context, instruction, generic.is_some());
+        let space = if generic.is_some() {
+            Space::Generic
+        } else {
+            Space::Shared
+        };
+        let read = read_addresses(&mut tokens, context, instruction, space);
         match read {
-            Ok(()) => {}
-            // A generic access outside the window (or unreadable): not a
-            // shared-memory request.
-            Err(_) if generic.is_some() => {
+            Ok(true) => {}
+            // A generic access outside the window (or unreadable, or without
+            // addresses): not a shared-memory request.
+            Ok(false) | Err(_) if generic.is_some() => {
                 instruction.class = Class::Other;
                 instruction.addresses = [0; WARP_SIZE];
+            }
+            Ok(false) => {
+                return Err(format!(
+                    "{opcode}: memory width 0: the line has no addresses"
+                ))
             }
             Err(err) => return Err(err),
         }
@@ -923,13 +962,27 @@ fn instruction<'a>(text: &'a [u8], context: &Context) -> Result<Line<'a>, String
     Ok(line)
 }
 
-/// Reads `SRC_NUM [srcs] MEM_WIDTH MODE ADDRESSES` into the shared addresses.
+/// Which addresses an instruction line's are.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Space {
+    /// A shared-memory instruction's: generic or shared addresses.
+    Shared,
+    /// A generic LD/ST/ATOM's: a shared request only in the shared window.
+    Generic,
+    /// A constant load's: offsets in the constant bank, as they are.
+    Constant,
+}
+
+/// Reads `SRC_NUM [srcs] MEM_WIDTH MODE ADDRESSES` into the addresses (shared
+/// ones, or constant ones for [`Space::Constant`]); `Ok(false)` when
+/// MEM_WIDTH is 0, the line having no addresses.
 fn read_addresses(
     tokens: &mut Tokens<'_>,
     context: &Context,
     instruction: &mut Instruction<'_>,
-    generic: bool,
-) -> Result<(), String> {
+    space: Space,
+) -> Result<bool, String> {
+    let generic = space == Space::Generic;
     let opcode = instruction.opcode;
     let expected = |what: &str, token: Option<&[u8]>| {
         format!("{opcode}: expected {what}, found {}", shown(token))
@@ -947,15 +1000,18 @@ fn read_addresses(
         .decimal()
         .map_err(|t| expected("the memory width", t))?;
     if mem_width == 0 {
-        return Err(format!(
-            "{opcode}: memory width 0: the line has no addresses"
-        ));
+        return Ok(false);
     }
     let address = |t| expected("a hexadecimal address", t);
     let offset = |t| expected("a decimal offset", t);
     let base = context.shmem_base;
     // Generic to shared: less the base, when the address is at or above it.
     let shared = |lane: usize, address: u64| {
+        if space == Space::Constant {
+            return u32::try_from(address).map_err(|_| {
+                format!("{opcode}: lane {lane} has address {address:#x}, which is not a constant-bank offset")
+            });
+        }
         let offset = if base != 0 && address >= base {
             address - base
         } else if generic {
@@ -1066,7 +1122,7 @@ fn read_addresses(
             ))
         }
     }
-    Ok(())
+    Ok(true)
 }
 
 #[cfg(test)]
@@ -1090,7 +1146,7 @@ mod tests {
     fn shared(i: &Instruction<'_>) -> Option<(Op, u32)> {
         match i.class {
             Class::Shared { op, width } => Some((op, width)),
-            Class::Unmodelled { .. } | Class::Other => None,
+            Class::Unmodelled { .. } | Class::Constant { .. } | Class::Other => None,
         }
     }
 
@@ -1173,6 +1229,39 @@ mod tests {
             );
         }
         assert_eq!(classify("LDG.E.128"), Ok(Class::Other));
+        for (ldc, width) in [("LDC", 4), ("LDC.64", 8), ("LDC.U8", 1), ("ULDC.64", 8)] {
+            assert_eq!(
+                classify(ldc),
+                Ok(Class::Constant {
+                    width,
+                    addressed: false
+                }),
+                "{ldc}"
+            );
+        }
+        // Accel-Sim's tracer writes no addresses for constant memory; another
+        // tracer's are read as they are (no shared base subtracted).
+        let c = context();
+        let i = parse("0060 ffffffff 1 R9 LDC 0 0 0", &c).unwrap();
+        assert_eq!(
+            i.class,
+            Class::Constant {
+                width: 4,
+                addressed: false
+            }
+        );
+        let i = parse("0060 00000003 1 R9 LDC.64 1 R2 8 0 0x8 0x10", &c).unwrap();
+        assert_eq!(
+            i.class,
+            Class::Constant {
+                width: 8,
+                addressed: true
+            }
+        );
+        assert_eq!(i.addresses[..3], [8, 16, 0]);
+        assert!(parse("0060 00000001 1 R9 LDC 1 R2 4 0 0x100000000", &c)
+            .unwrap_err()
+            .contains("not a constant-bank offset"));
         for ldgsts in [
             "LDGSTS.E",
             "LDGSTS.E.64",

@@ -172,7 +172,31 @@ pub(super) struct Counts {
     pub(super) unmodelled: BTreeMap<&'static str, u64>,
     /// Shared-memory instructions with no active lane (mask 0): no request.
     pub(super) predicated_off: u64,
+    /// Constant-memory loads (`LDC`, `ULDC`), apart from shared memory.
+    pub(super) constant: ConstantCounts,
     pub(super) timings: Timings,
+}
+
+/// Constant-memory loads (`LDC`, `ULDC`: `ld.const`), counted apart from
+/// the shared-memory totals.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(super) struct ConstantCounts {
+    /// Loads whose lines give their addresses.
+    pub(super) loads: u64,
+    /// Their serialised constant-cache requests (one per distinct address;
+    /// per half-warp on 1.x).
+    pub(super) requests: u64,
+    /// Loads whose lines give no addresses (Accel-Sim's tracer records none
+    /// for constant memory): issued, but no cost can be given.
+    pub(super) without_addresses: u64,
+}
+
+impl ConstantCounts {
+    fn merge(&mut self, other: &ConstantCounts) {
+        self.loads += other.loads;
+        self.requests += other.requests;
+        self.without_addresses += other.without_addresses;
+    }
 }
 
 impl Counts {
@@ -190,6 +214,7 @@ impl Counts {
             other_instructions: 0,
             unmodelled: BTreeMap::new(),
             predicated_off: 0,
+            constant: ConstantCounts::default(),
             timings: Timings::default(),
         }
     }
@@ -328,6 +353,8 @@ pub(super) struct Tally {
     pub(super) unmodelled: BTreeMap<&'static str, u64>,
     /// Shared-memory instructions with no active lane (mask 0).
     pub(super) predicated_off: u64,
+    /// Constant-memory loads (`LDC`, `ULDC`), apart from shared memory.
+    pub(super) constant: ConstantCounts,
     /// Time spent parsing lines and analysing requests, summed over threads.
     pub(super) timings: Timings,
 }
@@ -351,6 +378,7 @@ impl Tally {
             tally.totals.merge(&worker.totals);
             tally.other_instructions += worker.other_instructions;
             tally.predicated_off += worker.predicated_off;
+            tally.constant.merge(&worker.constant);
             for (name, count) in &worker.unmodelled {
                 *tally.unmodelled.entry(name).or_default() += count;
             }
