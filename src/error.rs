@@ -549,6 +549,20 @@ pub enum Error {
         ways: u32,
     },
 
+    /// A [`Cost`](crate::Cost) whose load wavefronts and instructions are
+    /// neither one instruction's (no loads) nor a compare-and-swap loop's (at
+    /// least one load wavefront and two tries' wavefronts a round), or a loop
+    /// said to be hidden from Nsight. Reading a `Cost` with serde reports it.
+    #[error("a cost of {wavefronts} wavefronts with {load_wavefronts} load wavefronts and {instructions} instructions is neither one instruction without loads nor a compare-and-swap loop (at least 1 load wavefront and 2 wavefronts a round)")]
+    InvalidLoopCost {
+        /// The (ATOMS) wavefronts given.
+        wavefronts: u32,
+        /// The load wavefronts given.
+        load_wavefronts: u32,
+        /// The instructions (rounds) given.
+        instructions: u32,
+    },
+
     /// A write collision of fewer than two lanes. Reading a
     /// [`WriteCollision`](crate::WriteCollision) with serde reports it.
     #[error("a write collision needs at least 2 lanes, but {lanes} were given")]

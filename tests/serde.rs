@@ -190,6 +190,45 @@ fn costs_refuse_ideal_wavefronts_above_the_wavefronts() {
         "a cost of 1 wavefronts cannot have 2 ideal wavefronts and 1 ways: each must be at most \
          the wavefronts, and zero exactly when they are"
     );
+    // The compare-and-swap loop's fields: 32 rounds need 32 loads and 64 tries.
+    let looped = json!({"wavefronts": 64, "ideal_wavefronts": 2, "ways": 32,
+        "load_wavefronts": 32, "instructions": 32, "visible_to_nsight": true});
+    assert_eq!(
+        again(&serde_json::from_value::<Cost>(looped.clone()).unwrap()),
+        serde_json::from_value::<Cost>(looped).unwrap()
+    );
+    let err = Error::InvalidLoopCost {
+        wavefronts: 8,
+        load_wavefronts: 0,
+        instructions: 0,
+    };
+    refuses_with::<Cost>(
+        json!({"wavefronts": 8, "ideal_wavefronts": 4, "ways": 2, "load_wavefronts": 0,
+            "instructions": 0, "visible_to_nsight": true}),
+        err.clone(),
+    );
+    assert_eq!(
+        err.to_string(),
+        "a cost of 8 wavefronts with 0 load wavefronts and 0 instructions is neither one \
+         instruction without loads nor a compare-and-swap loop (at least 1 load wavefront and 2 \
+         wavefronts a round)"
+    );
+    for (wavefronts, loads, instructions, visible) in [
+        (8, 1, 2, true),
+        (8, 5, 5, true),
+        (64, 32, 32, false),
+        (0, 1, 0, true),
+    ] {
+        refuses_with::<Cost>(
+            json!({"wavefronts": wavefronts, "ideal_wavefronts": wavefronts.min(1), "ways": wavefronts.min(1),
+                "load_wavefronts": loads, "instructions": instructions, "visible_to_nsight": visible}),
+            Error::InvalidLoopCost {
+                wavefronts,
+                load_wavefronts: loads,
+                instructions,
+            },
+        );
+    }
     for (wavefronts, ideal_wavefronts, ways) in [(2, 1, 3), (0, 0, 1), (3, 0, 3), (3, 1, 0)] {
         refuses_with::<Cost>(
             json!({"wavefronts": wavefronts, "ideal_wavefronts": ideal_wavefronts, "ways": ways}),

@@ -386,6 +386,22 @@ impl Cost {
                 ways,
             });
         }
+        // What the model builds: one instruction without loads (hidden from
+        // Nsight only for cp.async.cg), an empty compare-and-swap loop, or a
+        // loop whose every round loads at least one wavefront and tries in
+        // at least two.
+        let one_instruction = load_wavefronts == 0 && instructions == 1;
+        let empty_loop = wavefronts == 0 && load_wavefronts == 0 && instructions == 0;
+        let a_loop = instructions >= 1
+            && load_wavefronts >= instructions
+            && u64::from(wavefronts) >= 2 * u64::from(instructions);
+        if !(one_instruction || (visible_to_nsight && (empty_loop || a_loop))) {
+            return Err(Error::InvalidLoopCost {
+                wavefronts,
+                load_wavefronts,
+                instructions,
+            });
+        }
         Ok(Cost {
             wavefronts,
             ideal_wavefronts,
