@@ -35,8 +35,9 @@ class Cost:
     def latency_cycles_per_instruction(self) -> Optional[float]:
         """Cycles per instruction with ``warps`` warps each in a dependent chain."""
     @property
-    def throughput_cycles_per_instruction(self) -> float:
-        """Cycles per instruction with ``warps`` warps issuing it independently."""
+    def throughput_cycles_per_instruction(self) -> Optional[float]:
+        """Cycles per instruction with ``warps`` warps issuing it independently;
+        None where the model claims nothing (fewer than 16 warps, merged 8-byte loads)."""
     @property
     def warps(self) -> int:
         """The warps of one SM the figures are for."""

@@ -41,8 +41,8 @@ use std::io::{BufRead, Read};
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    AccessWidth, AtomicKind, BankConfig, ComputeCapability, CpAsync, Error, Matrices, Op,
-    StoreOrder, WarpRequest, WARP_SIZE,
+    AtomicKind, BankConfig, ComputeCapability, CpAsync, Error, Matrices, Op, StoreOrder,
+    WarpRequest, WARP_SIZE,
 };
 
 /// One measured (or merely described) warp access.
@@ -721,22 +721,14 @@ impl Record {
                 let timing = config.timing(&request)?;
                 let cycles = self.cycles_per_instruction.clone().unwrap_or_default();
                 let latency = self.measure.as_deref() == Some("latency");
-                // 8-byte loads whose half-warps merge run 4% slower than the
-                // pipe's bound: the model does not claim their throughput.
-                let merged_wide = op == Op::Load
-                    && request.width() == AccessWidth::B8
-                    && partition.ideal_wavefronts() < 2
-                    && request.active().len() > 16;
                 for (key, warps) in [("warps_1", 1), ("warps_4", 4), ("warps_16", 16)] {
                     let Some(&measured) = cycles.get(key) else {
                         continue;
                     };
                     let predicted = if latency {
                         timing.latency_cycles_per_instruction(warps)
-                    } else if warps == 16 && !merged_wide {
-                        Some(timing.throughput_cycles_per_instruction(warps))
                     } else {
-                        None
+                        timing.throughput_cycles_per_instruction(warps)
                     };
                     if let Some(predicted) = predicted {
                         comparisons.push(Comparison {

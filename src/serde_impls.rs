@@ -9,7 +9,7 @@
 //! transactions, a layout's offsets) is computed again, and when the input
 //! gives it too it must agree. A partition's steps (`Transaction`) and the
 //! results only ever computed by the model (`Advice`, `Candidate`,
-//! `BankConflict`, `PlacedArray`) serialise only.
+//! `BankConflict`, `PlacedArray`, `Timing`) serialise only.
 //!
 //! The types without an invariant (`Op`, `Matrices`, `BankWidth`, `Launch`, ...)
 //! derive both traits where they are defined.
@@ -22,7 +22,7 @@ use crate::{
     Advice, Bank, BankConfig, BankConflict, BankSet, BankWidth, Candidate, ComputeCapability,
     ConstantLoad, Cost, DynamicLayout, ElementType, Error, Lane, LaneSet, Occupancy,
     OccupancyLimit, Op, Partition, PlacedArray, SharedMemConfig, Swizzle, TileAccess, TileLayout,
-    Transaction, WarpRequest, WriteCollision, WARP_SIZE,
+    Timing, Transaction, WarpRequest, WriteCollision, WARP_SIZE,
 };
 
 /// The constructor's error as the deserialiser's, with the constructor's message.
@@ -545,6 +545,34 @@ impl<'de> Deserialize<'de> for TileAccess {
         Ok(TileAccess::from_fn(raw.op, vector, |lane| {
             raw.elements[lane.index()]
         }))
+    }
+}
+
+impl Serialize for Timing {
+    /// The pipe cycles, the one-warp latency (`null` for ops other than
+    /// loads), and the cycles per instruction of 1, 4 and 16 warps as
+    /// `{"warps": n, "latency": .., "throughput": ..}`, the figures the
+    /// methods give.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct PerWarps {
+            warps: u32,
+            latency: Option<f64>,
+            throughput: Option<f64>,
+        }
+        let per_warps: Vec<PerWarps> = [1, 4, 16]
+            .into_iter()
+            .map(|warps| PerWarps {
+                warps,
+                latency: self.latency_cycles_per_instruction(warps),
+                throughput: self.throughput_cycles_per_instruction(warps),
+            })
+            .collect();
+        let mut out = serializer.serialize_struct("Timing", 3)?;
+        out.serialize_field("pipe_cycles", &self.pipe_cycles())?;
+        out.serialize_field("latency", &self.latency())?;
+        out.serialize_field("cycles_per_instruction", &per_warps)?;
+        out.end()
     }
 }
 

@@ -18,8 +18,9 @@
 //!   also delay each other by a constant per wavefront, fitted to the
 //!   measurements (0.2 cycles at 4 bytes, 0.73 at 8, 0.93 at 16; a fit, not a
 //!   derived mechanism): [`Timing::latency_cycles_per_instruction`].
-//! - Independent loads and stores by `w` warps are bound by the pipe:
-//!   [`Timing::throughput_cycles_per_instruction`] gives `wavefronts`.
+//! - Independent loads and stores by 16 or more warps are bound by the pipe:
+//!   [`Timing::throughput_cycles_per_instruction`] gives `wavefronts` there,
+//!   and `None` (not claimed) for fewer warps.
 //!
 //! Checked against the 63 patterns of `sm90-timing.jsonl` by `smem verify`,
 //! within 2%: every latency figure (1, 4 and 16 warps), and the throughput
@@ -64,7 +65,7 @@ const SCHEDULERS: u32 = 4;
 /// assert_eq!(timing.latency().map(|c| c.round()), Some(35.0));
 /// // Sixteen warps each chasing pointers: the pipe is the bound.
 /// assert_eq!(timing.latency_cycles_per_instruction(16), Some(4.0));
-/// assert_eq!(timing.throughput_cycles_per_instruction(16), 4.0);
+/// assert_eq!(timing.throughput_cycles_per_instruction(16), Some(4.0));
 /// # Ok::<(), smem_model::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -72,6 +73,8 @@ pub struct Timing {
     wavefronts: u32,
     latency: Option<f64>,
     delay: Option<f64>,
+    /// An 8-byte load whose half-warps merge: its throughput is not claimed.
+    merged_wide: bool,
 }
 
 impl Timing {
@@ -152,11 +155,14 @@ impl Timing {
         Some((round / f64::from(warps)).max(f64::from(self.wavefronts)))
     }
 
-    /// Cycles per instruction when many warps issue this instruction
-    /// independently: the pipe's bound, [`pipe_cycles`](Self::pipe_cycles).
-    /// Measured within 2% with 16 warps on sm_90 (but 8-byte loads whose
-    /// half-warps merge, 4% slower); with fewer warps the measurements are up
-    /// to 16% slower than this bound for loads of 1 to 4 wavefronts.
+    /// Cycles per instruction when `warps` warps issue this instruction
+    /// independently: the pipe's bound, [`pipe_cycles`](Self::pipe_cycles),
+    /// for 16 warps or more, measured within 2% with 16 warps on sm_90 (more
+    /// warps only keep the pipe busier: a modelling choice). `None`, not a
+    /// guess, where the model claims nothing: fewer than 16 warps (the
+    /// measurements are up to 16% slower than the bound with 4 warps, and one
+    /// warp issues a wavefront every 2 cycles at best), and 8-byte loads
+    /// whose half-warps merge (measured 4% slower than the bound).
     ///
     /// # Example
     ///
@@ -167,12 +173,12 @@ impl Timing {
     /// // s[2 * lane]: 2 wavefronts.
     /// let load = WarpRequest::from_fn(Op::Load, 4, |lane| Some(8 * lane.get()))?;
     /// let timing = sm90.timing(&load)?;
-    /// assert_eq!(timing.throughput_cycles_per_instruction(16), 2.0);
+    /// assert_eq!(timing.throughput_cycles_per_instruction(16), Some(2.0));
+    /// assert_eq!(timing.throughput_cycles_per_instruction(4), None);
     /// # Ok::<(), smem_model::Error>(())
     /// ```
-    pub fn throughput_cycles_per_instruction(&self, warps: u32) -> f64 {
-        let _ = warps;
-        f64::from(self.wavefronts)
+    pub fn throughput_cycles_per_instruction(&self, warps: u32) -> Option<f64> {
+        (warps >= 16 && !self.merged_wide).then(|| f64::from(self.wavefronts))
     }
 }
 
@@ -231,10 +237,15 @@ impl Timing {
         } else {
             (None, None)
         };
+        let merged_wide = request.op() == Op::Load
+            && request.width() == AccessWidth::B8
+            && partition.ideal_wavefronts() < 2
+            && request.active().len() > 16;
         Timing {
             wavefronts,
             latency,
             delay,
+            merged_wide,
         }
     }
 }

@@ -90,7 +90,8 @@ typedef struct smem_timing {
     double latency;
     /* Cycles per instruction with `warps` warps each in a dependent chain. */
     double latency_cycles_per_instruction;
-    /* Cycles per instruction with `warps` warps issuing it independently. */
+    /* Cycles per instruction with `warps` warps issuing it independently;
+     * NaN where not claimed (fewer than 16 warps, merged 8-byte loads). */
     double throughput_cycles_per_instruction;
 } smem_timing;
 

@@ -121,7 +121,9 @@ pub struct smem_timing {
     /// Cycles per instruction when `warps` warps each run a dependent chain of
     /// it; NaN where `latency` is.
     pub latency_cycles_per_instruction: f64,
-    /// Cycles per instruction when `warps` warps issue it independently.
+    /// Cycles per instruction when `warps` warps issue it independently; NaN
+    /// where the model claims nothing (fewer than 16 warps, 8-byte loads
+    /// whose half-warps merge).
     pub throughput_cycles_per_instruction: f64,
 }
 
@@ -568,7 +570,9 @@ pub unsafe extern "C" fn smem_timing_of(
             latency_cycles_per_instruction: t
                 .latency_cycles_per_instruction(warps)
                 .unwrap_or(f64::NAN),
-            throughput_cycles_per_instruction: t.throughput_cycles_per_instruction(warps),
+            throughput_cycles_per_instruction: t
+                .throughput_cycles_per_instruction(warps)
+                .unwrap_or(f64::NAN),
         };
         Ok(())
     })

@@ -144,7 +144,7 @@ struct Timing {
     pipe_cycles: u32,
     latency: Option<f64>,
     latency_cycles_per_instruction: Option<f64>,
-    throughput_cycles_per_instruction: f64,
+    throughput_cycles_per_instruction: Option<f64>,
     warps: u32,
 }
 
@@ -158,7 +158,7 @@ impl Timing {
             self.pipe_cycles,
             opt(self.latency),
             opt(self.latency_cycles_per_instruction),
-            self.throughput_cycles_per_instruction,
+            opt(self.throughput_cycles_per_instruction),
             self.warps
         )
     }

@@ -99,7 +99,9 @@ int main(void) {
     strided(addresses, 8);
     CHECK(smem_timing_of(sm90, "LDS", 4, 0xffffffffu, addresses, 16, &timing) == SMEM_OK);
     CHECK(timing.pipe_cycles == 2 && timing.latency > 20.0);
-    CHECK(timing.throughput_cycles_per_instruction >= 2.0);
+    CHECK(timing.throughput_cycles_per_instruction == 2.0);
+    CHECK(smem_timing_of(sm90, "LDS", 4, 0xffffffffu, addresses, 4, &timing) == SMEM_OK);
+    CHECK(timing.throughput_cycles_per_instruction != timing.throughput_cycles_per_instruction); /* NaN: not claimed */
     CHECK(smem_timing_of(sm90, "STS", 4, 0xffffffffu, addresses, 16, &timing) == SMEM_OK);
     CHECK(timing.pipe_cycles == 2 && timing.latency != timing.latency); /* NaN */
     CHECK(smem_timing_of(sm13, "LDS", 4, 0xffffffffu, addresses, 16, &timing) ==
