@@ -331,17 +331,7 @@ pub fn classify(opcode: &str) -> Result<Class, String> {
         Some(dot) => (&opcode[..dot], &opcode[dot + 1..]),
         None => (opcode, ""),
     };
-    // The access size in bits: the first modifier that is a number, with or
-    // without a U/S (unsigned, signed) prefix: `LDS.U.128`, `LDS.U8`, `STS.64`.
-    let bits = || {
-        modifiers.split('.').find_map(|m| {
-            let digits = m
-                .strip_prefix('U')
-                .or_else(|| m.strip_prefix('S'))
-                .unwrap_or(m);
-            digits.parse::<u32>().ok()
-        })
-    };
+    let bits = || access_bits(modifiers);
     // The matrix count of LDSM/STSM: the `.2` or `.4` suffix, none for one.
     let matrices = || {
         let has = |n| modifiers.split('.').any(|m| m == n);
@@ -365,22 +355,7 @@ pub fn classify(opcode: &str) -> Result<Class, String> {
                     name: "ATOMS.CAST.SPIN",
                 });
             }
-            use smem_model::AtomicKind as K;
-            let kind = [
-                ("CAS", K::Cas),
-                ("EXCH", K::Exch),
-                ("MIN", K::Min),
-                ("MAX", K::Max),
-                ("INC", K::Inc),
-                ("DEC", K::Dec),
-                ("AND", K::And),
-                ("OR", K::Or),
-                ("XOR", K::Xor),
-                ("ADD", K::Add),
-            ]
-            .into_iter()
-            .find(|(name, _)| has(name))
-            .map_or(K::Add, |(_, kind)| kind);
+            let kind = atomic_kind(modifiers, smem_model::AtomicKind::Add);
             let bits = bits().unwrap_or(32);
             if bits != 32 && bits != 64 {
                 return Err(format!(
@@ -427,38 +402,16 @@ pub fn classify(opcode: &str) -> Result<Class, String> {
 fn generic_op(opcode: &str) -> Option<(Op, u32)> {
     let (base, modifiers) = opcode.split_once('.').unwrap_or((opcode, ""));
     let has = |name: &str| modifiers.split('.').any(|m| m == name);
-    let bits = modifiers
-        .split('.')
-        .find_map(|m| {
-            m.strip_prefix('U')
-                .or_else(|| m.strip_prefix('S'))
-                .unwrap_or(m)
-                .parse::<u32>()
-                .ok()
-        })
-        .unwrap_or(32);
+    let bits = access_bits(modifiers).unwrap_or(32);
     use smem_model::AtomicKind as K;
     let kind = || {
-        [
-            ("CAS", K::Cas),
-            ("EXCH", K::Exch),
-            ("MIN", K::Min),
-            ("MAX", K::Max),
-            ("INC", K::Inc),
-            ("DEC", K::Dec),
-            ("AND", K::And),
-            ("OR", K::Or),
-            ("XOR", K::Xor),
-        ]
-        .into_iter()
-        .find(|(name, _)| has(name))
-        .map_or(
+        atomic_kind(
+            modifiers,
             if has("F32") || has("FTZ") {
                 K::AddF32
             } else {
                 K::Add
             },
-            |(_, k)| k,
         )
     };
     let op = match base {
@@ -469,6 +422,38 @@ fn generic_op(opcode: &str) -> Option<(Op, u32)> {
         _ => return None,
     };
     matches!(bits, 8 | 16 | 32 | 64 | 128).then_some((op, bits / 8))
+}
+
+/// The access size in bits: the first modifier that is a number, with or
+/// without a U/S (unsigned, signed) prefix: `LDS.U.128`, `LDS.U8`, `STS.64`.
+fn access_bits(modifiers: &str) -> Option<u32> {
+    modifiers.split('.').find_map(|m| {
+        let digits = m
+            .strip_prefix('U')
+            .or_else(|| m.strip_prefix('S'))
+            .unwrap_or(m);
+        digits.parse::<u32>().ok()
+    })
+}
+
+/// The operation an atomic's modifiers name (`ATOMS.CAS.64`, `ATOM.E.MIN.S32`,
+/// `RED.E.ADD.F32.FTZ.RN`), `otherwise` when they name none of these.
+fn atomic_kind(modifiers: &str, otherwise: smem_model::AtomicKind) -> smem_model::AtomicKind {
+    use smem_model::AtomicKind as K;
+    [
+        ("CAS", K::Cas),
+        ("EXCH", K::Exch),
+        ("MIN", K::Min),
+        ("MAX", K::Max),
+        ("INC", K::Inc),
+        ("DEC", K::Dec),
+        ("AND", K::And),
+        ("OR", K::Or),
+        ("XOR", K::Xor),
+    ]
+    .into_iter()
+    .find(|(name, _)| modifiers.split('.').any(|m| m == *name))
+    .map_or(otherwise, |(_, kind)| kind)
 }
 
 /// `value` of a marker line `NAME = value`.
