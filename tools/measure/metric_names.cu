@@ -21,7 +21,7 @@
 //
 // What it shows: LDSM counts in the `op_ld` counters and STSM in `op_st`; the
 // SASS-level `op_ldgsts` wavefront counter gives the model's shared-side figure
-// for `.ca` and for `.cg` (DESIGN.md 2.3's rule, 4 and 32 here) while the l1tex
+// for `.ca` and for `.cg` (the rule of tests/data/hw-corpus/sm90-cp-async.jsonl, 4 and 32 here) while the l1tex
 // total adds 4 per `.ca` instruction and misses `.cg`'s writes; the bank-conflict
 // counters report 0 for `.cg` even when its writes take 32 wavefronts.
 // `smsp__sass_inst_executed_op_stsm` does not exist: STSM is `_op_shared_stsm`.
