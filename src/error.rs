@@ -563,6 +563,17 @@ pub enum Error {
         instructions: u32,
     },
 
+    /// A compare-and-swap loop's round asked of an op that is not such a loop
+    /// at its width ([`Op::is_cas_loop`](crate::Op::is_cas_loop)):
+    /// [`BankConfig::cas_round_cost`](crate::BankConfig::cas_round_cost).
+    #[error("{width}-byte {op} is not a compare-and-swap loop, so it has no rounds: only add.f32, add.f64 and the 64-bit atomics other than exch and cas are")]
+    NotCasLoop {
+        /// The op given.
+        op: crate::Op,
+        /// Its bytes per lane.
+        width: u32,
+    },
+
     /// A write collision of fewer than two lanes. Reading a
     /// [`WriteCollision`](crate::WriteCollision) with serde reports it.
     #[error("a write collision needs at least 2 lanes, but {lanes} were given")]

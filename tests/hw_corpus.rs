@@ -175,3 +175,50 @@ fn the_counting_path_matches_every_atomic() {
     }
     assert_eq!(counted, 708);
 }
+
+/// A trace sees a compare-and-swap loop one round at a time (each round one
+/// `ATOMS.CAST.SPIN` with the lanes still pending): the rounds' costs
+/// (`BankConfig::cas_round_cost`) add up to the measured loop, for every loop
+/// of the atomics corpus: its ATOMS wavefronts and its ATOMS instructions.
+#[test]
+fn a_loops_rounds_add_up_to_the_measured_loop() {
+    let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/hw-corpus/sm90-atomics.jsonl");
+    let mut loops = 0;
+    for record in corpus::read(BufReader::new(File::open(&path).unwrap()), "atomics") {
+        let record = record.unwrap();
+        let request = record.request(ComputeCapability::Sm90).unwrap();
+        if !request.op().is_cas_loop(request.width()) {
+            assert!(sm90.cas_round_cost(&request).is_err(), "{record:?}");
+            continue;
+        }
+        // The lanes pending in each round: those its tries serve.
+        let partition = sm90.partition(&request).unwrap();
+        let mut pending = vec![0u32; partition.instructions() as usize];
+        for t in partition.transactions() {
+            pending[t.round() as usize] |= t.lanes().bits();
+        }
+        let mut offsets = [0u32; 32];
+        for lane in request.active() {
+            offsets[lane.index()] = request.address(lane).unwrap();
+        }
+        let (mut wavefronts, mut instructions) = (0, 0);
+        for lanes in pending {
+            let round = WarpRequest::from_offsets(
+                request.op(),
+                request.width().bytes(),
+                smem_model::LaneSet::from_bits(lanes),
+                &offsets,
+            )
+            .unwrap();
+            let cost = sm90.cas_round_cost(&round).unwrap();
+            wavefronts += cost.wavefronts();
+            instructions += cost.instructions();
+        }
+        assert_eq!(Some(wavefronts), record.wavefronts, "{record:?}");
+        assert_eq!(Some(instructions), record.instructions, "{record:?}");
+        loops += 1;
+    }
+    assert!(loops > 100, "{loops} loops");
+}

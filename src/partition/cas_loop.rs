@@ -98,3 +98,17 @@ pub(super) fn run<S: Sink>(
     totals.ways = totals.rounds;
     totals
 }
+
+/// ATOMS wavefronts of one round (one `ATOMS.CAST.SPIN`) whose pending lanes
+/// are `request`'s active lanes: [`TRY_WAVEFRONTS`] for each phase with a
+/// pending lane, as [`run`] counts each round.
+pub(super) fn try_wavefronts(config: BankConfig, request: &WarpRequest) -> u32 {
+    let phase_lanes = config.phase_lanes(request.op(), request.width());
+    let pending = request.active().bits();
+    let phases_tried = (0..WARP_SIZE as u32 / phase_lanes)
+        .filter(|&phase| {
+            pending & LaneSet::range(phase * phase_lanes, (phase + 1) * phase_lanes).bits() != 0
+        })
+        .count() as u32;
+    TRY_WAVEFRONTS * phases_tried
+}

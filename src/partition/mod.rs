@@ -201,6 +201,69 @@ impl BankConfig {
     pub fn cost(&self, request: &WarpRequest) -> Result<Cost, Error> {
         dispatch::count(*self, request).map(|totals| Cost::new(totals, request))
     }
+
+    /// What one round of nvcc's compare-and-swap loop costs: one dynamic
+    /// `ATOMS.CAST.SPIN`, tried by `request`'s active lanes (the lanes still
+    /// pending that round, as a trace records them). `request`'s op is the
+    /// emulated atomic ([`Op::is_cas_loop`]); its addresses are the lanes'.
+    ///
+    /// The cost is the ATOMS try alone, as [`cost`](Self::cost) counts each
+    /// round of the whole loop (tests/data/hw-corpus/sm90-atomics.jsonl,
+    /// measured on sm_90): 2 wavefronts for each phase with a pending lane
+    /// (the warp at 4 bytes, each half-warp at 8), one instruction, no load
+    /// wavefronts (the round's `LDS` is an instruction of its own). Summed over
+    /// a loop's rounds it is the loop's [`Cost::wavefronts`]. A round with no
+    /// pending lane costs nothing. Ideal wavefronts are the wavefronts (a try
+    /// has no bank conflict of its own) and ways 1.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::NotCasLoop`] when `request`'s op is not a compare-and-swap
+    ///   loop at its width.
+    /// - As [`cost`](Self::cost): [`Error::UnsupportedAccess`] and
+    ///   [`Error::UnsupportedOp`] when the capability lacks the op,
+    ///   [`Error::OutsideWindow`] when a lane's access runs past the shared window.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{AtomicKind, BankConfig, ComputeCapability, Error, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // A 64-bit atomicAdd round with lanes pending in both half-warps: 2 x 2.
+    /// let round = WarpRequest::from_fn(Op::Atomic(AtomicKind::Add), 8, |lane| {
+    ///     (lane.get() % 8 == 0).then_some(0)
+    /// })?;
+    /// let cost = sm90.cas_round_cost(&round)?;
+    /// assert_eq!((cost.wavefronts(), cost.instructions(), cost.load_wavefronts()), (4, 1, 0));
+    /// // The whole loop is the sum of its rounds (here one lane succeeds a round).
+    /// assert_eq!(sm90.cost(&round)?.instructions(), 4);
+    ///
+    /// // A native atomic has no rounds.
+    /// let add = WarpRequest::from_fn(Op::ATOMIC_ADD, 4, |lane| Some(4 * lane.get()))?;
+    /// assert!(matches!(sm90.cas_round_cost(&add), Err(Error::NotCasLoop { .. })));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn cas_round_cost(&self, request: &WarpRequest) -> Result<Cost, Error> {
+        let (op, width) = (request.op(), request.width());
+        if !op.is_cas_loop(width) {
+            return Err(Error::NotCasLoop {
+                op,
+                width: width.bytes(),
+            });
+        }
+        validate::validate(*self, request)?;
+        let wavefronts = cas_loop::try_wavefronts(*self, request);
+        let tried = wavefronts > 0;
+        Ok(Cost {
+            wavefronts,
+            ideal_wavefronts: wavefronts,
+            ways: u32::from(tried),
+            load_wavefronts: 0,
+            instructions: 1,
+            hidden_from_nsight: false,
+        })
+    }
 }
 
 /// What a request costs, without its transactions: the counts a simulator's

@@ -490,8 +490,9 @@ impl Reader<'_> {
                         })
                     }
                     // LDGSTS, TMA: not modelled (their shared addresses are
-                    // not in the trace).
-                    Class::Unmodelled { .. } => None,
+                    // not in the trace). A CAS loop's try is atomic: it races
+                    // with nothing (its LDS is an access of its own).
+                    Class::CasRound { .. } | Class::Unmodelled { .. } => None,
                     // Constant memory is read only: no hazard.
                     Class::Constant { .. } => None,
                     Class::Other => {

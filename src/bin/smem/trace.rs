@@ -261,6 +261,34 @@ fn analyse(chunk: &Chunk, counts: &mut Counts, settings: &Settings) -> Errors {
                                     }
                                 }
                             }
+                            Class::CasRound { .. } if i.mask == 0 => counts.predicated_off += 1,
+                            // One round of a CAS loop: costed at once, as the
+                            // round it is (never deferred to `count`, which
+                            // would cost a whole loop).
+                            Class::CasRound { op, width } => {
+                                let config = BankConfig::new(trace_arch(&kernel, arch));
+                                let cost = request(op, width, i.mask, &i.addresses).and_then(|r| {
+                                    match config.cas_round_cost(&r) {
+                                        Ok(cost) => Ok((r.width(), cost)),
+                                        Err(e) => Err(e.to_string()),
+                                    }
+                                });
+                                match cost {
+                                    Ok((width, cost)) => counts.add_code(
+                                        line.at,
+                                        kernel.name,
+                                        i.pc,
+                                        i.opcode,
+                                        i.source.map(|s| (s.file, s.line)),
+                                        config.capability(),
+                                        (op, width),
+                                        cost,
+                                    ),
+                                    Err(err) => {
+                                        errors.push(line.at, format!("{}: {err}", i.opcode), false)
+                                    }
+                                }
+                            }
                             Class::Unmodelled { name } => {
                                 *counts.unmodelled.entry(name).or_default() += 1;
                             }

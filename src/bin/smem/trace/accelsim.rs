@@ -169,12 +169,24 @@ pub enum Class {
         /// Bytes a lane.
         width: u32,
     },
+    /// One round of nvcc's compare-and-swap loop (`ATOMS.CAST.SPIN`,
+    /// `ATOMS.CAST.SPIN.64`): the try of the lanes still pending, costed by
+    /// [`BankConfig::cas_round_cost`](smem_model::BankConfig::cas_round_cost)
+    /// under the emulated atomic `op` (`atom.add.f32` at 4 bytes, `atom.add.u64`
+    /// at 8: the kinds measured; the SASS does not say which was emulated, and
+    /// a round costs the same for each). The round's `LDS` is a trace
+    /// instruction of its own.
+    CasRound {
+        /// The emulated atomic.
+        op: Op,
+        /// Bytes a lane.
+        width: u32,
+    },
     /// An instruction that touches shared memory but that the model cannot
     /// predict from the trace, named by its family: `LDGSTS` (Accel-Sim
     /// records its global source addresses, not the shared ones), the TMA
-    /// copies (`UTMALDG`, `UTMASTG`, `UBLKCP`, ...), the CAS loop's
-    /// `ATOMS.CAST.SPIN`, and the like. Counted and named, never folded into
-    /// [`Class::Other`].
+    /// copies (`UTMALDG`, `UTMASTG`, `UBLKCP`, ...), and the like. Counted and
+    /// named, never folded into [`Class::Other`].
     Unmodelled {
         /// The family, e.g. `LDGSTS`.
         name: &'static str,
@@ -351,8 +363,15 @@ pub fn classify(opcode: &str) -> Result<Class, String> {
             // The CAS loop's try (nvcc's emulation of float and 64-bit add):
             // its cost is per round, not per lane (tests/data/hw-corpus/sm90-atomics.jsonl).
             if has("CAST") {
-                return Ok(Class::Unmodelled {
-                    name: "ATOMS.CAST.SPIN",
+                return Ok(match bits() {
+                    Some(64) => Class::CasRound {
+                        op: Op::Atomic(smem_model::AtomicKind::Add),
+                        width: 8,
+                    },
+                    _ => Class::CasRound {
+                        op: Op::Atomic(smem_model::AtomicKind::AddF32),
+                        width: 4,
+                    },
                 });
             }
             let kind = atomic_kind(modifiers, smem_model::AtomicKind::Add);
@@ -1131,7 +1150,10 @@ mod tests {
     fn shared(i: &Instruction<'_>) -> Option<(Op, u32)> {
         match i.class {
             Class::Shared { op, width } => Some((op, width)),
-            Class::Unmodelled { .. } | Class::Constant { .. } | Class::Other => None,
+            Class::CasRound { .. }
+            | Class::Unmodelled { .. }
+            | Class::Constant { .. }
+            | Class::Other => None,
         }
     }
 
@@ -1257,8 +1279,16 @@ mod tests {
         }
         assert_eq!(
             classify("ATOMS.CAST.SPIN.64"),
-            Ok(Class::Unmodelled {
-                name: "ATOMS.CAST.SPIN"
+            Ok(Class::CasRound {
+                op: Op::Atomic(smem_model::AtomicKind::Add),
+                width: 8
+            })
+        );
+        assert_eq!(
+            classify("ATOMS.CAST.SPIN"),
+            Ok(Class::CasRound {
+                op: Op::Atomic(smem_model::AtomicKind::AddF32),
+                width: 4
             })
         );
         assert!(matches!(
