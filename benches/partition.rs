@@ -7,7 +7,10 @@
 //! one run: building a request from a mask and offsets (`from_offsets`) or
 //! generic addresses (`from_generic`), `wavefronts`, and the accessors
 //! (`words` and `banks` of every transaction, `write_collisions` of the same
-//! addresses stored). Run `cargo bench -p smem-bench --bench partition -- api`
+//! addresses stored), and `wavefronts`/`partition` of native atomics
+//! (`atom.add`, `atom.cas`, 64-bit `atom.exch`) and 8-byte loads (full and
+//! partial warps) on the same addresses, to read as ratios to the 4-byte
+//! mix's `wavefronts`. Run `cargo bench -p smem-bench --bench partition -- api`
 //! briefly.
 
 use std::hint::black_box;
@@ -183,6 +186,61 @@ fn api(c: &mut Criterion) {
                 .sum::<u32>()
         })
     });
+    // Native atomics (the lane-counting path) and 8-byte accesses (the wide
+    // path's vectorised half-warps), on the addresses of the 4- and 8-byte
+    // mixes: full warps, and the same with lanes 0 and 31 off (no closed form).
+    let offsets_of = |width: u32| -> Vec<[u32; 32]> {
+        common::mix(width)
+            .iter()
+            .map(|r| r.to_array().map(|a| a.unwrap_or(0)))
+            .collect()
+    };
+    let partial = LaneSet::from_bits(0x7fff_fffe);
+    let rows: [(&str, Op, u32, LaneSet); 5] = [
+        (
+            "atom.add/mix/4B",
+            Op::Atomic(smem_model::AtomicKind::Add),
+            4,
+            LaneSet::FULL,
+        ),
+        (
+            "atom.cas/mix/4B",
+            Op::Atomic(smem_model::AtomicKind::Cas),
+            4,
+            LaneSet::FULL,
+        ),
+        (
+            "atom.exch/mix/8B",
+            Op::Atomic(smem_model::AtomicKind::Exch),
+            8,
+            LaneSet::FULL,
+        ),
+        ("load/mix/8B", Op::Load, 8, LaneSet::FULL),
+        ("load/mix-partial/8B", Op::Load, 8, partial),
+    ];
+    for (name, op, width, mask) in rows {
+        let requests: Vec<WarpRequest> = offsets_of(width)
+            .iter()
+            .map(|o| WarpRequest::from_offsets(op, width, mask, o).unwrap())
+            .collect();
+        group.throughput(Throughput::Elements(requests.len() as u64));
+        group.bench_function(format!("wavefronts/{name}"), |b| {
+            b.iter(|| {
+                requests
+                    .iter()
+                    .map(|r| config.wavefronts(black_box(r)).unwrap())
+                    .sum::<u32>()
+            })
+        });
+        group.bench_function(format!("partition/{name}"), |b| {
+            b.iter(|| {
+                requests
+                    .iter()
+                    .map(|r| config.partition(black_box(r)).unwrap().wavefronts())
+                    .sum::<u32>()
+            })
+        });
+    }
     // Per transaction: the first transaction of each request.
     let requests = common::mix(16);
     let partitions: Vec<_> = requests

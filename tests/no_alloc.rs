@@ -4,7 +4,10 @@
 //! storage of 36 transactions):
 //! - building requests: `new`, `from_fn`, `from_slice`, `from_offsets`,
 //!   `from_generic`, `with_mask`, and reading an op's name;
-//! - counting (`wavefronts`, `cost`) and building partitions;
+//! - counting (`wavefronts`, `cost`) and building partitions, on every
+//!   path: words, wide accesses (closed form, vectorised phases, merged or
+//!   not), matrix rows, native atomics and `cp.async` (lane counting), and
+//!   the planner;
 //! - every accessor of a partition and its transactions: `transactions`,
 //!   `into_transactions`, `words`, `banks`, `broadcast_words`, `serves`,
 //!   `classification`, a transaction's `Debug` form (written to a sink that
@@ -87,11 +90,24 @@ fn shapes() -> Vec<(Op, u32, [u32; 32])> {
             std::array::from_fn(|l| l as u32 / 2 * width),
         ));
     }
-    all.push((
-        Op::ATOMIC_ADD,
-        4,
-        std::array::from_fn(|l| l as u32 % 4 * 128),
-    ));
+    // Native atomics and reductions (the lane-counting path; `cas` twice),
+    // 64-bit exch/cas in half-warps, and cp.async.
+    use smem_model::{AtomicKind as K, CpAsync};
+    let mut lane_ops = vec![(Op::Atomic(K::Exch), 8), (Op::Atomic(K::Cas), 8)];
+    for kind in [K::Add, K::Exch, K::Cas, K::Min, K::Inc, K::Xor] {
+        lane_ops.push((Op::Atomic(kind), 4));
+        if kind != K::Exch && kind != K::Cas {
+            lane_ops.push((Op::Reduction(kind), 4));
+        }
+    }
+    for width in [4, 8, 16] {
+        lane_ops.push((Op::CpAsync(CpAsync::Ca), width));
+    }
+    lane_ops.push((Op::CpAsync(CpAsync::Cg), 16));
+    for (op, width) in lane_ops {
+        all.push((op, width, std::array::from_fn(|l| l as u32 % 4 * 128)));
+        all.push((op, width, std::array::from_fn(|l| l as u32 / 3 * width)));
+    }
     for m in [Matrices::X1, Matrices::X2, Matrices::X4] {
         all.push((Op::LdMatrix(m), 16, std::array::from_fn(|l| l as u32 * 128)));
         all.push((Op::StMatrix(m), 16, std::array::from_fn(|l| l as u32 * 144)));

@@ -85,6 +85,28 @@ fn cas_loop_request() -> impl Strategy<Value = (BankConfig, WarpRequest)> {
         .prop_flat_map(|(config, (op, width))| (Just(config), request_with(config, op, width)))
 }
 
+/// Requests of the ops with a fast path of their own, on capabilities that
+/// have them: native atomics and reductions of every kind and width and
+/// `cp.async` (the lane-counting path), and 8- and 16-byte loads and stores
+/// (the wide path's vectorised phases, merged or not).
+fn fast_path_request() -> impl Strategy<Value = (BankConfig, WarpRequest)> {
+    let ops: Vec<(Op, AccessWidth)> = Op::ALL
+        .iter()
+        .flat_map(|&op| op.widths().iter().map(move |&width| (op, width)))
+        .filter(|&(op, width)| match op {
+            Op::Atomic(_) | Op::Reduction(_) => !op.is_cas_loop(width),
+            Op::CpAsync(_) => true,
+            Op::Load | Op::Store => width.bytes() >= 8,
+            _ => false,
+        })
+        .collect();
+    (config(), select(ops))
+        .prop_filter("the capability has the op", |(config, (op, width))| {
+            config.check_access(*op, *width).is_ok()
+        })
+        .prop_flat_map(|(config, (op, width))| (Just(config), request_with(config, op, width)))
+}
+
 fn narrow_width() -> impl Strategy<Value = AccessWidth> {
     select(vec![AccessWidth::B1, AccessWidth::B2, AccessWidth::B4])
 }
@@ -146,6 +168,31 @@ proptest! {
             None => prop_assert_eq!(slow.wavefronts(), 0),
             Some(f) => prop_assert_eq!(f, f64::from(slow.ideal) / f64::from(slow.wavefronts())),
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(cases::cases(10_000))]
+
+    /// The ops with a fast path of their own (native atomics, reductions,
+    /// `cp.async`; 8- and 16-byte loads and stores) give the reference's
+    /// transactions (phase, lanes, in order) and totals, counted and
+    /// recorded.
+    #[test]
+    fn fast_paths_match_reference((config, request) in fast_path_request()) {
+        let fast = config.partition(&request).unwrap();
+        let slow = reference::partition(config, &request);
+        let fast_steps: Vec<(u32, u32, LaneSet)> =
+            fast.transactions().map(|t| (t.phase(), t.part(), t.lanes())).collect();
+        let slow_steps: Vec<(u32, u32, LaneSet)> =
+            slow.transactions.iter().map(|t| (t.phase, t.part, t.lanes)).collect();
+        prop_assert_eq!(fast_steps, slow_steps);
+        let cost = config.cost(&request).unwrap();
+        prop_assert_eq!(cost, fast.cost());
+        prop_assert_eq!(
+            (cost.wavefronts(), cost.ideal_wavefronts(), cost.ways()),
+            (slow.wavefronts(), slow.ideal, slow.ways)
+        );
     }
 }
 

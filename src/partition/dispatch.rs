@@ -2,10 +2,10 @@
 //! ([`Path::of`]), the vectorised pass tried where it answers (validation
 //! folded in), otherwise [`validate`] once and the path's scalar code. The
 //! modules below (`schedule`, `simd`, `cas_loop`, `affine`, `validate`) never
-//! call each other back up; what one needs of another (the vectorised
-//! quarter-warp scheduler, the cost of a loop's loads) is passed in from here.
+//! call each other back up; what one needs of another (the vectorised phase
+//! schedulers, the cost of a loop's loads) is passed in from here.
 
-use super::types::{Count, Path, Sink, Totals};
+use super::types::{Count, Path, Phases, Sink, Totals};
 use super::validate::validate;
 use super::{cas_loop, schedule};
 use crate::lane::WARP_SIZE;
@@ -32,8 +32,8 @@ pub(super) fn schedule<S: Sink>(
 }
 
 /// The totals of `request` under `config`, validated: the vectorised count
-/// where it answers (the word path, evenly spaced wide accesses), else the
-/// long way.
+/// where it answers (the word, wide and lane-counting paths), else the long
+/// way.
 #[inline(always)]
 pub(super) fn count(config: BankConfig, request: &WarpRequest) -> Result<Totals, Error> {
     let path = Path::of(config, request);
@@ -55,26 +55,33 @@ fn count_checked(config: BankConfig, request: &WarpRequest, path: Path) -> Resul
 fn run<S: Sink>(config: BankConfig, request: &WarpRequest, path: Path, sink: &mut S) -> Totals {
     match path {
         Path::Word => schedule::word(request, sink),
-        Path::Wide => schedule::wide(config, request, sink, quarter_warps),
+        Path::Wide => schedule::wide(config, request, sink, vector_phases),
         Path::CasLoop => cas_loop::run(config, request, sink, |load| {
             run(config, load, Path::of(config, load), &mut Count).wavefronts
         }),
+        Path::Lanes => schedule::lanes(config, request, sink, vector_phases),
         Path::Planned => schedule::planned(config, request, sink),
     }
 }
 
-/// The vectorised quarter-warp scheduler, where the CPU has it.
+/// The vectorised scheduler of phases keyed by bank group, where the CPU has it.
 #[inline(always)]
-fn quarter_warps<S: Sink>(
+fn vector_phases<S: Sink>(
     addresses: &[u32; WARP_SIZE],
     active: u32,
+    phases: Phases,
     sink: &mut S,
 ) -> Option<Totals> {
     #[cfg(target_arch = "x86_64")]
-    return super::simd::quarter_warps(addresses, active, sink);
+    return if phases.merge && phases.phase_bits == 3 && phases.group_bits == 3 {
+        // Unmerged quarter-warps keyed by quad word have their own.
+        super::simd::quarter_warps(addresses, active, sink)
+    } else {
+        super::simd::phases(addresses, active, phases, sink)
+    };
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (addresses, active, sink);
+        let _ = (addresses, active, phases, sink);
         None
     }
 }

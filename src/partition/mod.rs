@@ -1553,16 +1553,8 @@ mod tests {
 
     #[test]
     fn words_and_banks_match_the_sorted_reference() {
-        let mut configs: Vec<BankConfig> = ComputeCapability::ALL
-            .iter()
-            .map(|&cc| BankConfig::new(cc))
-            .collect();
-        configs.push(
-            BankConfig::new(ComputeCapability::Sm35)
-                .with_shared_mem_config(SharedMemConfig::EightByte),
-        );
         let mut compared = 0;
-        for config in configs {
+        for config in configs() {
             for request in requests() {
                 let Ok(partition) = config.partition(&request) else {
                     continue;
@@ -1580,17 +1572,81 @@ mod tests {
         assert!(compared > 25_000, "{compared}");
     }
 
-    /// ldmatrix/stmatrix take the 16-byte path: the same steps and totals as
-    /// the planner, and the same errors, on every capability.
-    #[test]
-    fn matrix_ops_on_the_wide_path_match_the_planner() {
-        let mut state = 0x1234_5677_u32;
-        let mut next = move || {
+    /// Every configuration: each capability, and Kepler in eight-byte mode.
+    fn configs() -> Vec<BankConfig> {
+        let mut configs: Vec<BankConfig> = ComputeCapability::ALL
+            .iter()
+            .map(|&cc| BankConfig::new(cc))
+            .collect();
+        configs.push(
+            BankConfig::new(ComputeCapability::Sm35)
+                .with_shared_mem_config(SharedMemConfig::EightByte),
+        );
+        configs
+    }
+
+    /// The routed path (`partition`, `cost`) gives what validation and the
+    /// planner give: the same steps (phase, part, lanes, in order), totals,
+    /// cost and errors. Returns whether the request was partitioned.
+    fn routed_matches_planner(config: BankConfig, request: &WarpRequest) -> bool {
+        let mut steps = SmallVec::new();
+        let planned = validate::validate(config, request)
+            .map(|()| schedule::planned(config, request, &mut Record(&mut steps, 0)));
+        match (config.partition(request), planned) {
+            (Ok(p), Ok(totals)) => {
+                assert_eq!(
+                    (&p.steps, p.totals),
+                    (&steps, totals),
+                    "{config:?} {request:?}"
+                );
+                assert_eq!(
+                    config.cost(request),
+                    Ok(Cost::new(totals, request)),
+                    "{config:?} {request:?}"
+                );
+                true
+            }
+            (Err(a), Err(b)) => {
+                assert_eq!(a, b);
+                assert_eq!(config.cost(request), Err(b));
+                false
+            }
+            (a, b) => panic!("{config:?} {request:?}: {a:?} against {b:?}"),
+        }
+    }
+
+    /// Offsets for `round`: strided, row-patterned, clustered and scattered,
+    /// aligned to `width`, in a span drawn from a few bank rows to past the
+    /// largest window (for the window errors).
+    fn offsets(round: usize, width: u32, next: &mut impl FnMut() -> u32) -> [u32; 32] {
+        let span = [64, 256, 1024, 65536, 1 << 20][round / 7 % 5];
+        let stride = next() % 64 * width;
+        core::array::from_fn(|lane| {
+            let lane = lane as u32;
+            let offset = match round % 5 {
+                0 => lane * stride % span,
+                1 => (lane % 8) * stride % span + lane / 8 * 16,
+                2 => next() % 8 * 128 + lane % 4 * width,
+                _ => next() % span,
+            };
+            offset / width * width
+        })
+    }
+
+    fn xorshift(mut state: u32) -> impl FnMut() -> u32 {
+        move || {
             state ^= state << 13;
             state ^= state >> 17;
             state ^= state << 5;
             state
-        };
+        }
+    }
+
+    /// ldmatrix/stmatrix take the 16-byte path: the same steps and totals as
+    /// the planner, and the same errors, on every capability.
+    #[test]
+    fn matrix_ops_on_the_wide_path_match_the_planner() {
+        let mut next = xorshift(0x1234_5677);
         let mut compared = 0;
         for round in 0..3000 {
             let m = [Matrices::X1, Matrices::X2, Matrices::X4][round % 3];
@@ -1599,39 +1655,89 @@ mod tests {
             } else {
                 Op::StMatrix(m)
             };
-            let span = [256, 1024, 65536, 1 << 20][round / 6 % 4];
             let mask = if round % 5 == 0 { next() } else { u32::MAX };
-            let stride = next() % 64 * 16;
-            let offsets: [u32; 32] = core::array::from_fn(|lane| match round % 4 {
-                0 => lane as u32 * stride % span,
-                1 => (lane as u32 % 8) * stride % span + lane as u32 / 8 * 16,
-                _ => next() % span / 16 * 16,
-            });
+            let offsets = offsets(round, 16, &mut next);
             let request =
                 WarpRequest::from_offsets(op, 16, LaneSet::from_bits(mask), &offsets).unwrap();
             for cc in ComputeCapability::ALL {
-                let config = BankConfig::new(cc);
-                let mut steps = SmallVec::new();
-                let planned = validate::validate(config, &request)
-                    .map(|()| schedule::planned(config, &request, &mut Record(&mut steps, 0)));
-                match (config.partition(&request), planned) {
-                    (Ok(p), Ok(totals)) => {
-                        assert_eq!((p.steps, p.totals), (steps, totals), "{cc} {request:?}");
-                        assert_eq!(
-                            config.cost(&request).map(|c| c.wavefronts()),
-                            Ok(totals.wavefronts)
-                        );
-                        compared += 1;
-                    }
-                    (Err(a), Err(b)) => {
-                        assert_eq!(a, b);
-                        assert_eq!(config.cost(&request), Err(b));
-                    }
-                    (a, b) => panic!("{cc} {request:?}: {a:?} against {b:?}"),
-                }
+                compared += usize::from(routed_matches_planner(BankConfig::new(cc), &request));
             }
         }
         assert!(compared > 10_000, "{compared}");
+    }
+
+    /// Native atomics and reductions of every kind and width, and cp.async,
+    /// take the lane-counting path (or a compare-and-swap loop): where they
+    /// take it, the same steps, totals and errors as the planner, on every
+    /// capability in every bank mode.
+    #[test]
+    fn lane_counting_ops_match_the_planner() {
+        let mut next = xorshift(0x0bad_cafe);
+        let ops: Vec<(Op, u32)> = Op::ALL
+            .iter()
+            .filter(|op| matches!(op, Op::Atomic(_) | Op::Reduction(_) | Op::CpAsync(_)))
+            .flat_map(|&op| op.widths().iter().map(move |w| (op, w.bytes())))
+            .collect();
+        let mut compared = 0;
+        let mut routed = 0;
+        for round in 0..6000 {
+            let (op, width) = ops[round % ops.len()];
+            let mask = match round % 4 {
+                0 | 1 => u32::MAX,
+                2 => next(),
+                _ => next() & next(),
+            };
+            let offsets = offsets(round / 3, width, &mut next);
+            let request =
+                WarpRequest::from_offsets(op, width, LaneSet::from_bits(mask), &offsets).unwrap();
+            for config in configs() {
+                let path = types::Path::of(config, &request);
+                if path == types::Path::CasLoop {
+                    continue;
+                }
+                // 1.x splits 8-byte accesses into parts (and has no 8-byte atomics).
+                let expected = if config.parts(request.width()) > 1 {
+                    types::Path::Planned
+                } else {
+                    types::Path::Lanes
+                };
+                assert_eq!(path, expected, "{config:?} {request:?}");
+                compared += usize::from(routed_matches_planner(config, &request));
+                routed += 1;
+            }
+        }
+        assert!(routed > 100_000 && compared > 50_000, "{routed} {compared}");
+    }
+
+    /// 8- and 16-byte loads and stores (the wide path on 5.0 and later, the
+    /// planner before): the same steps, totals and errors as the planner on
+    /// every capability, merged load phases (lane pairs on one address)
+    /// included.
+    #[test]
+    fn wide_loads_and_stores_match_the_planner() {
+        let mut next = xorshift(0x5eed_1e55);
+        let mut compared = 0;
+        for round in 0..4000 {
+            let op = [Op::Load, Op::Store][round % 2];
+            let width = [8, 16][round / 2 % 2];
+            let mask = match round / 4 % 4 {
+                0 | 1 => u32::MAX,
+                2 => next(),
+                _ => next() & next(),
+            };
+            let mut offsets = offsets(round / 4, width, &mut next);
+            if round / 16 % 3 == 0 {
+                // Lanes (n, n ^ 1) or (n, n ^ 2) on one address: merged loads.
+                let x = 1 + round / 48 % 2;
+                offsets = core::array::from_fn(|n| offsets[n & !x]);
+            }
+            let request =
+                WarpRequest::from_offsets(op, width, LaneSet::from_bits(mask), &offsets).unwrap();
+            for config in configs() {
+                compared += usize::from(routed_matches_planner(config, &request));
+            }
+        }
+        assert!(compared > 50_000, "{compared}");
     }
 
     #[test]

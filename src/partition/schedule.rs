@@ -9,7 +9,7 @@
 //! the full partition, so the two cannot disagree.
 
 use super::affine::{self, Affine};
-use super::types::{Repeat, Sink, Totals};
+use super::types::{Phases, Repeat, Sink, Totals};
 use crate::bank::Rules;
 use crate::lane::WARP_SIZE;
 use crate::{AccessWidth, BankConfig, BankWidth, LaneSet, Op, WarpRequest};
@@ -247,15 +247,15 @@ pub(super) fn planned<S: Sink>(config: BankConfig, request: &WarpRequest, sink: 
 /// `QUAD_WORD_KEYS`: what `Plan::new` would resolve, with the key shape
 /// constant. Evenly spaced full warps take the closed form.
 ///
-/// `quarter_warps` is a faster scheduler for unmerged quarter-warps, given by
-/// the caller (the vectorised one, where the CPU has it): `None` from it
-/// falls back to the scalar scheduler.
+/// `vector` is a faster scheduler of the phases, given by the caller (the
+/// vectorised one, where the CPU has it): `None` from it falls back to the
+/// scalar scheduler.
 #[inline(always)]
 pub(super) fn wide<S: Sink>(
     config: BankConfig,
     request: &WarpRequest,
     sink: &mut S,
-    quarter_warps: impl FnOnce(&[u32; WARP_SIZE], u32, &mut S) -> Option<Totals>,
+    vector: impl FnOnce(&[u32; WARP_SIZE], u32, Phases, &mut S) -> Option<Totals>,
 ) -> Totals {
     let shape = if request.width() == AccessWidth::B8 {
         DOUBLE_WORD_KEYS
@@ -298,13 +298,97 @@ pub(super) fn wide<S: Sink>(
     if config.merges_paired_loads() && request.op() == Op::Load && pairs_share_addresses(request) {
         phase_lanes *= 2;
     }
-    // Unmerged quarter-warps (16-byte keys) may have a faster scheduler.
-    if phase_lanes == 8 {
-        if let Some(totals) = quarter_warps(addresses, active.bits(), sink) {
-            return totals;
-        }
+    let keyed = Phases {
+        key_shift: shape.group_shift,
+        group_bits: groups.trailing_zeros(),
+        phase_bits: phase_lanes.trailing_zeros(),
+        merge: true,
+        repeat: 1,
+    };
+    if let Some(totals) = vector(addresses, active.bits(), keyed, sink) {
+        return totals;
     }
     phases(shape, addresses, active, phase_lanes, sink)
+}
+
+/// The lane-counting path ([`Path::Lanes`](super::types::Path::Lanes)):
+/// native 32-bit `ATOMS` (and `red`, and 64-bit `exch`/`cas`) and `cp.async`.
+/// Every active lane is served on its own, so step `k` of a phase serves the
+/// `k`-th active lane of each bank group, and a phase costs the most active
+/// lanes in one group (`cas` twice that).
+///
+/// Source: measured on sm_90 (tests/data/hw-corpus/sm90-atomics.jsonl: native
+/// 32-bit atomics cost the largest number of active lanes in one bank,
+/// same-address lanes not merged, `cas` twice; 64-bit `exch`/`cas` two
+/// half-warp phases keyed by 8-byte bank pair; tests/data/hw-corpus/sm90-cp-async.jsonl
+/// for `cp.async`); on other capabilities the phases are
+/// [`BankConfig::phase_lanes`]'s modelling choice. `Plan::new` resolves the
+/// same rule, and the tests compare the two on every capability.
+///
+/// `vector` is a faster scheduler given by the caller (the vectorised one,
+/// where the CPU has it): `None` from it runs the scalar one.
+#[inline(always)]
+pub(super) fn lanes<S: Sink>(
+    config: BankConfig,
+    request: &WarpRequest,
+    sink: &mut S,
+    vector: impl FnOnce(&[u32; WARP_SIZE], u32, Phases, &mut S) -> Option<Totals>,
+) -> Totals {
+    let active = request.active().bits();
+    if active == 0 {
+        return Totals::default();
+    }
+    let phases = Phases::of_lanes(config, request);
+    let addresses = request.raw_addresses();
+    if let Some(totals) = vector(addresses, active, phases, sink) {
+        return totals;
+    }
+    lanes_scalar(addresses, active, phases, sink)
+}
+
+/// [`lanes`] one lane at a time: each lane's step is the number of active
+/// lanes of its group before it in its phase.
+pub(super) fn lanes_scalar<S: Sink>(
+    addresses: &[u32; WARP_SIZE],
+    active: u32,
+    phases: Phases,
+    sink: &mut S,
+) -> Totals {
+    let phase_lanes = 1u32 << phases.phase_bits;
+    let group_mask = (1u32 << phases.group_bits) - 1;
+    let repeat = phases.repeat;
+    let mut totals = Totals::default();
+    for phase in 0..WARP_SIZE as u32 / phase_lanes {
+        let lanes = LaneSet::range(phase * phase_lanes, (phase + 1) * phase_lanes).bits() & active;
+        if lanes == 0 {
+            continue;
+        }
+        let mut count = [0u8; WARP_SIZE];
+        let mut step_lanes = [0u32; WARP_SIZE];
+        let mut rest = lanes;
+        while rest != 0 {
+            let lane = rest.trailing_zeros();
+            rest &= rest - 1;
+            let group = ((addresses[lane as usize] >> phases.key_shift) & group_mask) as usize;
+            let rank = count[group];
+            count[group] = rank + 1;
+            if S::STEPS {
+                step_lanes[rank as usize] |= 1 << lane;
+            }
+        }
+        let steps = u32::from(count.iter().copied().max().unwrap_or(0));
+        if S::STEPS {
+            for &lanes in &step_lanes[..steps as usize] {
+                for _ in 0..repeat {
+                    sink.step(phase as u8, 0, LaneSet::from_bits(lanes));
+                }
+            }
+        }
+        totals.ideal += repeat;
+        totals.wavefronts += repeat * steps;
+        totals.ways = totals.ways.max(repeat * steps);
+    }
+    totals
 }
 
 /// The multicast schedule of `active` in phases of `phase_lanes` lanes.
@@ -639,7 +723,7 @@ mod tests {
                     let (path, fast) = if lanes == 32 {
                         (Path::Word, word(&request, &mut Count))
                     } else {
-                        let fast = wide(config, &request, &mut Count, |_, _, _| None);
+                        let fast = wide(config, &request, &mut Count, |_, _, _, _| None);
                         (Path::Wide, fast)
                     };
                     assert_eq!(Path::of(config, &request), path, "{cc} {op} {width}");
@@ -776,6 +860,94 @@ mod tests {
         // Every warp where the CPU has AVX2 (this one's addresses are all below 2^18).
         let expected = if super::super::simd::available() {
             20_000
+        } else {
+            0
+        };
+        assert_eq!(compared, expected);
+    }
+
+    /// The vectorised phase scheduler (where this CPU has it) reports the same
+    /// steps and totals as the scalar ones, counting and recording: lanes on
+    /// their own (atomics, cp.async: every shape the lane-counting path
+    /// takes, `cas`'s repeat included) against [`lanes_scalar`], merged keys
+    /// (8-byte half-warps, merged 8- and 16-byte phases) against the
+    /// multicast scheduler; warps from small ranges (shared keys, crowded
+    /// groups) and large ones, full and partial.
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn phase_schedulers_agree() {
+        let mut next = xorshift(0x3c6e_f372_fe94_f82bu64);
+        // (key_shift, group_bits, phase_bits, merge, repeat)
+        let shapes = [
+            (2, 5, 5, false, 1),
+            (2, 5, 5, false, 2),
+            (3, 5, 5, false, 1),
+            (2, 4, 4, false, 1),
+            (3, 4, 4, false, 2),
+            (4, 3, 3, false, 1),
+            (3, 4, 4, true, 1),
+            (3, 4, 5, true, 1),
+            (4, 3, 4, true, 1),
+        ];
+        let (mut compared, mut empty) = (0, 0);
+        for n in 0..30_000 {
+            let (key_shift, group_bits, phase_bits, merge, repeat) = shapes[n % shapes.len()];
+            let keyed = Phases {
+                key_shift,
+                group_bits,
+                phase_bits,
+                merge,
+                repeat,
+            };
+            // The largest range is the largest window (228 KB).
+            let range = [32u64, 128, 512, 4096, 228 << 10][n / 9 % 5];
+            let mut addresses: [u32; WARP_SIZE] =
+                std::array::from_fn(|_| (next() % range) as u32 >> key_shift << key_shift);
+            if n % 11 == 0 {
+                // Lane pairs on one key (what merges a load's phases).
+                addresses = std::array::from_fn(|i| addresses[i & !1]);
+            }
+            let active = match n / 3 % 4 {
+                0 => u32::MAX,
+                1 => next() as u32 | 1,
+                2 => next() as u32 & 0x00ff_ff00,
+                _ => 1 << (n % 32),
+            };
+            if active == 0 {
+                empty += 1;
+                continue;
+            }
+            let mut scalar = Steps::default();
+            let expected = if merge {
+                let shape = Shape::keyed_by_address(key_shift, (1 << group_bits) - 1);
+                phases(
+                    shape,
+                    &addresses,
+                    LaneSet::from_bits(active),
+                    1 << phase_bits,
+                    &mut scalar,
+                )
+            } else {
+                lanes_scalar(&addresses, active, keyed, &mut scalar)
+            };
+            let mut vector = Steps::default();
+            if let Some(totals) = super::super::simd::phases(&addresses, active, keyed, &mut vector)
+            {
+                assert_eq!(totals, expected, "{keyed:?} {addresses:?} {active:#x}");
+                assert_eq!(vector.0, scalar.0, "{keyed:?} {addresses:?} {active:#x}");
+                let counted = super::super::simd::phases(&addresses, active, keyed, &mut Count);
+                assert_eq!(
+                    counted,
+                    Some(expected),
+                    "{keyed:?} {addresses:?} {active:#x}"
+                );
+                compared += 1;
+            }
+        }
+        // Every warp with a lane where the CPU has AVX2 (addresses inside the
+        // largest window, every shape fits).
+        let expected = if super::super::simd::available() {
+            30_000 - empty
         } else {
             0
         };

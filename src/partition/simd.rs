@@ -9,6 +9,11 @@
 //! - [`word_schedule`]: the schedule of 4-byte accesses, for partitions.
 //! - [`quarter_warps`]: the schedule of 16-byte accesses, four quarter-warp
 //!   phases at once.
+//! - [`phases`] (and [`count`] for the same requests): every other phase
+//!   shape of up to 32 (phase, bank group) pairs at once, with lanes on one
+//!   key merged (8-byte half-warps, merged load phases) or not (native
+//!   atomics and `cp.async`, which count lanes: a histogram of the active
+//!   lanes per bank group, without the duplicate marks of the word count).
 //!
 //! The word count: words fit in 16 bits below 256 KiB, so each lane's word
 //! becomes two bytes and one register holds a byte of all 32 lanes. Rotating
@@ -30,9 +35,9 @@
 
 use std::arch::x86_64::*;
 
-use super::types::{Path, Sink, Totals};
+use super::types::{Count, Path, Phases, Sink, Totals};
 use crate::lane::WARP_SIZE;
-use crate::{BankConfig, LaneSet, WarpRequest};
+use crate::{BankConfig, LaneSet, Op, WarpRequest};
 
 /// Whether this CPU has what the vectorised paths need. Cached by the
 /// standard library.
@@ -52,13 +57,17 @@ pub(super) fn word_ways(addresses: &[u32; WARP_SIZE], active: u32, limit: u32) -
 }
 
 /// The totals of a request, validation included, where one vectorised pass
-/// finds them: on the word path ([`Path::Word`]) by
-/// [`word_ways_avx2`], and for 8- and 16-byte loads and stores from 5.0 on
-/// by the closed form when the warp is full and evenly spaced (not all at one
-/// address, which may merge phases). The path tests and the window's limit
-/// are computed inside the vectorised function, so the call costs one
-/// feature check. `None` sends the request the long way: the CPU lacks AVX2,
-/// another path, an empty warp, or as `word_ways_avx2` says.
+/// finds them: on the word path ([`Path::Word`]) by [`word_ways_avx2`]; for
+/// 8- and 16-byte loads and stores from 5.0 on ([`Path::Wide`]) by the
+/// closed form when the warp is full and evenly spaced (not all at one
+/// address, which may merge phases), else by the phase schedulers
+/// ([`quarter_warps`], [`phases`]) after the load-merge test; on the
+/// lane-counting path ([`Path::Lanes`]) by [`phases`] once the capability
+/// is known to have the op. The path tests and the window's limit are
+/// computed inside the vectorised function, so the call costs one feature
+/// check. `None` sends the request the long way: the CPU lacks AVX2, another
+/// path, an empty warp, an op the capability lacks, or as `word_ways_avx2`
+/// says.
 #[inline(always)]
 pub(super) fn count(config: BankConfig, request: &WarpRequest, path: Path) -> Option<Totals> {
     if !available() {
@@ -87,22 +96,82 @@ fn count_avx2(config: BankConfig, request: &WarpRequest, path: Path) -> Option<T
             ..Totals::ZERO
         });
     }
-    if path != Path::Wide || active != u32::MAX {
+    other_count_avx2(config, request, path, active, limit)
+}
+
+/// [`count_avx2`] off the word path, apart so that the word path keeps a
+/// small frame.
+#[target_feature(enable = "avx2,popcnt")]
+#[inline(never)]
+fn other_count_avx2(
+    config: BankConfig,
+    request: &WarpRequest,
+    path: Path,
+    active: u32,
+    limit: u32,
+) -> Option<Totals> {
+    let addresses = request.raw_addresses();
+    let width = request.width().bytes();
+    if path == Path::Lanes {
+        // The op at its width (the long way reports the error), then the window.
+        config.check_access(request.op(), request.width()).ok()?;
+        let a = load(addresses, limit)?;
+        return phases_avx2(&a, active, Phases::of_lanes(config, request), &mut Count);
+    }
+    if path != Path::Wide {
         return None;
     }
     let a = load(addresses, limit)?;
-    let stride = stride_of(addresses, &a).filter(|&stride| stride != 0)?;
     // One phase is a lane per bank group: 16 lanes of 8 bytes, 8 of 16.
     let key_shift = width.trailing_zeros();
-    let groups = 128 >> key_shift;
-    let ways = closed_form(stride, key_shift, groups);
-    let phases = WARP_SIZE as u32 / groups;
-    Some(Totals {
-        wavefronts: phases * ways,
-        ideal: phases,
-        ways,
-        ..Totals::ZERO
-    })
+    let group_bits = 7 - key_shift;
+    if active == u32::MAX {
+        // A broadcast may merge phases (below); the closed form has none.
+        if let Some(stride) = stride_of(addresses, &a).filter(|&stride| stride != 0) {
+            let groups = 1 << group_bits;
+            let ways = closed_form(stride, key_shift, groups);
+            let phases = WARP_SIZE as u32 / groups;
+            return Some(Totals {
+                wavefronts: phases * ways,
+                ideal: phases,
+                ways,
+                ..Totals::ZERO
+            });
+        }
+    }
+    // The wide path's phases, as `schedule::wide` cuts them.
+    let merged =
+        config.merges_paired_loads() && request.op() == Op::Load && pairs_share(&a, active);
+    if !merged && group_bits == 3 {
+        return Some(quarter_warps_avx2(addresses, active, &mut Count));
+    }
+    let keyed = Phases {
+        key_shift,
+        group_bits,
+        phase_bits: group_bits + u32::from(merged),
+        merge: true,
+        repeat: 1,
+    };
+    phases_avx2(&a, active, keyed, &mut Count)
+}
+
+/// The load-merge condition of `schedule::pairs_share_addresses`, on the
+/// loaded addresses: every pair of active lanes `(n, n ^ 1)`, or every pair
+/// `(n, n ^ 2)`, has one address (`active` not empty).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn pairs_share(a: &[__m256i; 4], active: u32) -> bool {
+    let (mut same1, mut same2) = (0u32, 0u32);
+    for (k, &x) in a.iter().enumerate() {
+        let swap1 = _mm256_shuffle_epi32::<0b10_11_00_01>(x);
+        let swap2 = _mm256_shuffle_epi32::<0b01_00_11_10>(x);
+        let mask = |y: __m256i| _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(x, y)));
+        same1 |= (mask(swap1) as u32) << (8 * k);
+        same2 |= (mask(swap2) as u32) << (8 * k);
+    }
+    let partner1 = (active >> 1 & 0x5555_5555) | (active & 0x5555_5555) << 1;
+    let partner2 = (active >> 2 & 0x3333_3333) | (active & 0x3333_3333) << 2;
+    active & partner1 & !same1 == 0 || active & partner2 & !same2 == 0
 }
 
 /// The 32 addresses, four lanes of eight, after the window check's common
@@ -440,12 +509,44 @@ fn word_steps_avx2<S: Sink>(
     let w = a.map(|x| _mm256_srli_epi32::<2>(x));
     let (lo, hi) = word_bytes(&w);
     let (lo, hi) = (in_lane_order(lo), in_lane_order(hi));
-    let lo_t = _mm256_permute2x128_si256::<1>(lo, lo);
-    let hi_t = _mm256_permute2x128_si256::<1>(hi, hi);
-    let own = _mm256_setr_epi8(
+    let own = lane_bytes();
+    let first = first_lanes(lo, hi);
+    let firsts = _mm256_movemask_epi8(_mm256_cmpeq_epi8(first, own)) as u32;
+    let ranks = lane_ranks(&w, bank_rows(lo, firsts), first);
+    // Step k serves the lanes of rank k; every rank up to the largest has some.
+    let mut waiting = active;
+    let mut steps = 0;
+    while waiting != 0 {
+        let served = _mm256_movemask_epi8(_mm256_cmpeq_epi8(ranks, _mm256_set1_epi8(steps as i8)))
+            as u32
+            & active;
+        if S::STEPS {
+            sink.step(0, 0, LaneSet::from_bits(served));
+        }
+        waiting &= !served;
+        steps += 1;
+    }
+    Some(steps)
+}
+
+/// The bytes 0 to 31: each lane's own index, in lane order.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn lane_bytes() -> __m256i {
+    _mm256_setr_epi8(
         0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24,
         25, 26, 27, 28, 29, 30, 31,
-    );
+    )
+}
+
+/// Per lane (a byte each, in lane order): the first lane whose 16-bit word
+/// (low bytes `lo`, high bytes `hi`, in lane order) is its own.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn first_lanes(lo: __m256i, hi: __m256i) -> __m256i {
+    let lo_t = _mm256_permute2x128_si256::<1>(lo, lo);
+    let hi_t = _mm256_permute2x128_si256::<1>(hi, hi);
+    let own = lane_bytes();
     // Two running minimums (earlier partners, later ones) halve the chain.
     let mut first = (own, own);
     first_lane!(first, lo, lo_t, hi, hi_t, 1, 15);
@@ -474,11 +575,17 @@ fn word_steps_avx2<S: Sink>(
             _mm256_blendv_epi8(_mm256_set1_epi8(-1), candidate, earlier),
         );
     }
-    let first = _mm256_min_epu8(first.0, first.1);
-    let firsts = _mm256_movemask_epi8(_mm256_cmpeq_epi8(first, own)) as u32;
-    let rows = bank_rows(lo, firsts);
-    // Per lane (lanes 8k to 8k + 7 in register k): its bank's first lanes,
-    // those below its word's first lane, counted.
+    _mm256_min_epu8(first.0, first.1)
+}
+
+/// Per lane, in lane order (a byte each): the first lanes of its bank (as
+/// `rows` holds them, from [`bank_rows`] in lane order) below its word's
+/// first lane `first` (a byte per lane, in lane order); `w` holds the lanes'
+/// words, whose low five bits are their banks, lanes `8k` to `8k + 7` in
+/// register `k`.
+#[target_feature(enable = "avx2,popcnt")]
+#[inline]
+fn lane_ranks(w: &[__m256i; 4], rows: [__m256i; 4], first: __m256i) -> __m256i {
     let splat = |x: i32| _mm256_set1_epi32(x);
     let first_low = _mm256_castsi256_si128(first);
     let first_high = _mm256_extracti128_si256::<1>(first);
@@ -503,24 +610,10 @@ fn word_steps_avx2<S: Sink>(
         let below = _mm256_sub_epi32(_mm256_sllv_epi32(splat(1), firsts_of[k]), splat(1));
         popcount32(_mm256_and_si256(_mm256_castps_si256(row), below))
     };
-    let ranks = in_lane_order(_mm256_packus_epi16(
+    in_lane_order(_mm256_packus_epi16(
         _mm256_packus_epi32(rank(0), rank(1)),
         _mm256_packus_epi32(rank(2), rank(3)),
-    ));
-    // Step k serves the lanes of rank k; every rank up to the largest has some.
-    let mut waiting = active;
-    let mut steps = 0;
-    while waiting != 0 {
-        let served = _mm256_movemask_epi8(_mm256_cmpeq_epi8(ranks, _mm256_set1_epi8(steps as i8)))
-            as u32
-            & active;
-        if S::STEPS {
-            sink.step(0, 0, LaneSet::from_bits(served));
-        }
-        waiting &= !served;
-        steps += 1;
-    }
-    Some(steps)
+    ))
 }
 
 /// The stride of a full warp at evenly spaced addresses (all below 256 KiB,
@@ -674,4 +767,152 @@ fn quarter_warps_avx2<S: Sink>(addresses: &[u32; WARP_SIZE], active: u32, sink: 
         totals.ways = totals.ways.max(steps);
     }
     totals
+}
+
+/// The schedule of lanes in phases keyed by bank group ([`Phases`]), all
+/// phases at once, reported to `sink` as the scalar schedulers report it:
+/// the lane-counting path (native atomics, `cp.async`: every lane on its
+/// own) and the wide path's phases the quarter-warp scheduler does not take
+/// (8-byte half-warps, merged phases: lanes with one key served together).
+/// `None` (nothing reported) when the CPU lacks AVX2, or the phases do not
+/// fit the scheme below (more than 32 (phase, group) pairs, fewer than 8
+/// groups, merged keys at or past the bound); the scalar scheduler then runs,
+/// and the tests compare the two.
+///
+/// Each lane gets a virtual word: its group plus its phase times the group
+/// count in the low five bits (a virtual bank, so that phases never meet),
+/// and for merged phases the rest of its key above them (below 2^16). Then,
+/// as on the word path, a lane's step is the rank of its key among the
+/// distinct keys of its virtual bank in order of first appearance (for
+/// unmerged lanes, every lane is the first of its key), and a phase's steps
+/// are the most keys of one of its virtual banks.
+#[inline]
+pub(super) fn phases<S: Sink>(
+    addresses: &[u32; WARP_SIZE],
+    active: u32,
+    phases: Phases,
+    sink: &mut S,
+) -> Option<Totals> {
+    if active == 0 || !available() {
+        return None;
+    }
+    // SAFETY: the CPU has every feature `phases_avx2` and `load` are compiled for.
+    unsafe { phases_avx2(&load(addresses, u32::MAX)?, active, phases, sink) }
+}
+
+/// [`phases`] on the loaded addresses (`active` not empty).
+#[target_feature(enable = "avx2,popcnt")]
+fn phases_avx2<S: Sink>(a: &[__m256i; 4], active: u32, p: Phases, sink: &mut S) -> Option<Totals> {
+    // At most 32 (phase, group) pairs, rows of at least 8 groups.
+    if !(3..=p.phase_bits).contains(&p.group_bits) {
+        return None;
+    }
+    let splat = |x: u32| _mm256_set1_epi32(x as i32);
+    let count = |x: u32| _mm_cvtsi32_si128(x as i32);
+    let (key_shift, group_bits) = (count(p.key_shift), count(p.group_bits));
+    let group_mask = splat((1 << p.group_bits) - 1);
+    let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    let bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    // Inactive lanes: a word no active lane has (active ones stay below it).
+    let none = splat(0xffff);
+    let mut w = [_mm256_setzero_si256(); 4];
+    let mut highest = _mm256_setzero_si256();
+    for (k, w) in w.iter_mut().enumerate() {
+        let key = _mm256_srl_epi32(a[k], key_shift);
+        let lanes = _mm256_add_epi32(lane, splat(8 * k as u32));
+        let phase = _mm256_srl_epi32(lanes, count(p.phase_bits));
+        let mut x = _mm256_or_si256(
+            _mm256_and_si256(key, group_mask),
+            _mm256_sll_epi32(phase, group_bits),
+        );
+        if p.merge {
+            x = _mm256_or_si256(x, _mm256_slli_epi32::<5>(_mm256_srl_epi32(key, group_bits)));
+        }
+        highest = _mm256_max_epu32(highest, x);
+        let on = _mm256_set1_epi32((active >> (8 * k)) as i32);
+        let on = _mm256_cmpeq_epi32(_mm256_and_si256(on, bits), bits);
+        *w = _mm256_blendv_epi8(none, x, on);
+    }
+    if p.merge && most_of(highest) >= 0xffff {
+        return None;
+    }
+    let (lo, hi) = word_bytes(&w);
+    let lo = in_lane_order(lo);
+    let phase_count = WARP_SIZE as u32 >> p.phase_bits;
+    let phase_lanes = 1u32 << p.phase_bits;
+    let phase_mask = if phase_lanes == 32 {
+        u32::MAX
+    } else {
+        (1 << phase_lanes) - 1
+    };
+    let mut totals = Totals::default();
+    if !S::STEPS {
+        // The first lane of each key, then each virtual bank's count.
+        let firsts = if p.merge {
+            let hi = in_lane_order(hi);
+            let first = first_lanes(lo, hi);
+            _mm256_movemask_epi8(_mm256_cmpeq_epi8(first, lane_bytes())) as u32 & active
+        } else {
+            active
+        };
+        let rows = bank_rows(lo, firsts).map(|row| popcount32(row));
+        // Phase `q` holds virtual banks `q * groups` onwards: rows of 8.
+        // Phase `q` holds virtual banks `q * groups` onwards: each row of 8
+        // lies in one phase. Phases with no lane have a most of 0.
+        let rows_shift = p.group_bits - 3;
+        let mut phase_most = [0u32; 4];
+        for (j, row) in rows.into_iter().enumerate() {
+            let most = &mut phase_most[(j >> rows_shift) & 3];
+            *most = (*most).max(most_of(row));
+        }
+        for most in phase_most {
+            if most > 0 {
+                totals.ideal += p.repeat;
+                totals.wavefronts += p.repeat * most;
+                totals.ways = totals.ways.max(p.repeat * most);
+            }
+        }
+        return Some(totals);
+    }
+    let (first, firsts) = if p.merge {
+        let hi = in_lane_order(hi);
+        let first = first_lanes(lo, hi);
+        let firsts = _mm256_movemask_epi8(_mm256_cmpeq_epi8(first, lane_bytes())) as u32 & active;
+        (first, firsts)
+    } else {
+        (lane_bytes(), active)
+    };
+    let ranks = lane_ranks(&w, bank_rows(lo, firsts), first);
+    for phase in 0..phase_count {
+        let lanes = active & phase_mask << (phase * phase_lanes);
+        if lanes == 0 {
+            continue;
+        }
+        // Step k serves the lanes of rank k; every rank up to the largest has some.
+        let mut waiting = lanes;
+        let mut steps = 0;
+        while waiting != 0 {
+            let rank = _mm256_cmpeq_epi8(ranks, _mm256_set1_epi8(steps as i8));
+            let served = _mm256_movemask_epi8(rank) as u32 & lanes;
+            for _ in 0..p.repeat {
+                sink.step(phase as u8, 0, LaneSet::from_bits(served));
+            }
+            waiting &= !served;
+            steps += 1;
+        }
+        totals.ideal += p.repeat;
+        totals.wavefronts += p.repeat * steps;
+        totals.ways = totals.ways.max(p.repeat * steps);
+    }
+    Some(totals)
+}
+
+/// The largest of eight 32-bit lanes.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn most_of(x: __m256i) -> u32 {
+    let most = _mm256_max_epu32(x, _mm256_permute2x128_si256::<1>(x, x));
+    let most = _mm256_max_epu32(most, _mm256_shuffle_epi32::<0b01_00_11_10>(most));
+    let most = _mm256_max_epu32(most, _mm256_shuffle_epi32::<0b10_11_00_01>(most));
+    _mm256_cvtsi256_si32(most) as u32
 }

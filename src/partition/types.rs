@@ -24,6 +24,12 @@ pub(crate) enum Path {
     /// The atomics nvcc emulates with a compare-and-swap loop
     /// ([`Op::is_cas_loop`]).
     CasLoop,
+    /// Native atomics and reductions (`ATOMS`, not a compare-and-swap loop)
+    /// and `cp.async`: every active lane is served on its own (lanes on one
+    /// address are not merged), so a phase costs the most active lanes in
+    /// one bank group. What the planner resolves for them on every
+    /// capability (1.x included: those ops are one part), without it.
+    Lanes,
     /// Everything else: the planner resolves the capability's rules.
     Planned,
 }
@@ -48,6 +54,9 @@ impl Path {
             (Op::LdMatrix(_), Rules::Measured) if config.capability().has_ldmatrix() => Path::Wide,
             (Op::StMatrix(_), Rules::Measured) if config.capability().has_stmatrix() => Path::Wide,
             (op, _) if op.is_cas_loop(width) => Path::CasLoop,
+            (Op::Atomic(_) | Op::Reduction(_) | Op::CpAsync(_), _) if config.parts(width) == 1 => {
+                Path::Lanes
+            }
             _ => Path::Planned,
         }
     }
@@ -119,4 +128,44 @@ impl Sink for Count {
     const STEPS: bool = false;
     #[inline]
     fn step(&mut self, _: u8, _: u8, _: LaneSet) {}
+}
+
+/// A request cut into phases and keyed by bank group, as the vectorised
+/// schedulers take it: lane `l`'s key is `address >> key_shift`, its group
+/// the key's low `group_bits` bits, its phase `l >> phase_bits`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Phases {
+    pub(crate) key_shift: u32,
+    pub(crate) group_bits: u32,
+    pub(crate) phase_bits: u32,
+    /// Lanes with one key are served together (loads and stores: the
+    /// multicast rule); `false`: every lane on its own (atomics, `cp.async`).
+    pub(crate) merge: bool,
+    /// Each step is taken this many times (2 for `cas`).
+    pub(crate) repeat: u32,
+}
+
+impl Phases {
+    /// The phases of a request on [`Path::Lanes`]: what `Plan::new` resolves
+    /// for an op that counts lanes (keys of the access's width or the bank's,
+    /// whichever is wider; the capability's phases for the op; `cas` twice).
+    /// The tests compare the two paths on every capability.
+    #[inline]
+    pub(crate) fn of_lanes(config: BankConfig, request: &WarpRequest) -> Phases {
+        let (op, width) = (request.op(), request.width());
+        let bank_bytes = config.bank_width().bytes();
+        let key_shift = width.bytes().max(bank_bytes).trailing_zeros();
+        let row_shift = (config.bank_count() * bank_bytes).trailing_zeros();
+        Phases {
+            key_shift,
+            group_bits: row_shift - key_shift,
+            phase_bits: config.phase_lanes(op, width).trailing_zeros(),
+            merge: false,
+            repeat: if matches!(op.atomic(), Some(crate::AtomicKind::Cas)) {
+                2
+            } else {
+                1
+            },
+        }
+    }
 }
