@@ -139,8 +139,8 @@ pub struct Record {
     /// instructions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measure: Option<String>,
-    /// Timing: measured cycles per warp instruction, keyed `warps_1`,
-    /// `warps_4`, `warps_16`.
+    /// Timing: measured cycles per warp instruction, keyed `warps_N` for N
+    /// warps of one block (1 to 32), e.g. `warps_1`, `warps_4`, `warps_16`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cycles_per_instruction: Option<BTreeMap<String, f64>>,
 }
@@ -719,12 +719,23 @@ impl Record {
             }
             RecordKind::Timing => {
                 let timing = config.timing(&request)?;
-                let cycles = self.cycles_per_instruction.clone().unwrap_or_default();
                 let latency = self.measure.as_deref() == Some("latency");
-                for (key, warps) in [("warps_1", 1), ("warps_4", 4), ("warps_16", 16)] {
-                    let Some(&measured) = cycles.get(key) else {
-                        continue;
-                    };
+                // Every `warps_N` figure, by warp count; any other key is an error.
+                let mut figures = Vec::new();
+                for (key, &measured) in self.cycles_per_instruction.iter().flatten() {
+                    let warps = key
+                        .strip_prefix("warps_")
+                        .and_then(|n| n.parse::<u32>().ok())
+                        .filter(|&n| (1..=32).contains(&n))
+                        .ok_or_else(|| {
+                            bad(format!(
+                                "field `cycles_per_instruction`: key `{key}` is not `warps_N` with N from 1 to 32"
+                            ))
+                        })?;
+                    figures.push((warps, key, measured));
+                }
+                figures.sort_by_key(|&(warps, _, _)| warps);
+                for (warps, key, measured) in figures {
                     let predicted = if latency {
                         timing.latency_cycles_per_instruction(warps)
                     } else {
@@ -1189,6 +1200,31 @@ mod tests {
         let err = records.next().unwrap().unwrap_err();
         assert_eq!(err.to_string(), "disk:1: cannot read: device error");
         assert!(records.next().is_none());
+    }
+
+    #[test]
+    fn a_timing_key_other_than_warps_n_names_the_field() {
+        let offsets: Vec<String> = (0..32).map(|lane| (4 * lane).to_string()).collect();
+        for (key, ok) in [
+            ("warps_12", true),
+            ("warps_0", false),
+            ("warps_33", false),
+            ("lanes_4", false),
+        ] {
+            let line = format!(
+                r#"{{"arch":"sm_90","op":"ld","measure":"throughput","width":4,"offsets":[{}],"cycles_per_instruction":{{"{key}":1.0}}}}"#,
+                offsets.join(",")
+            );
+            let check = Record::from_json(&line).unwrap().check(None);
+            if ok {
+                assert!(check.unwrap().is_exact(), "{key}");
+            } else {
+                assert_eq!(
+                    check.unwrap_err().to_string(),
+                    format!("field `cycles_per_instruction`: key `{key}` is not `warps_N` with N from 1 to 32")
+                );
+            }
+        }
     }
 
     #[test]

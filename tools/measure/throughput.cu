@@ -10,6 +10,9 @@
 // Build: nvcc -O3 -arch=sm_90 -o throughput throughput.cu
 // Check the SASS: cuobjdump -sass throughput | grep -E 'LDS|STS'
 // Run:   ./throughput < jobs.txt > results.jsonl
+// (throughput_jobs.py writes job lists from the corpus, throughput_corpus.py
+// turns results into corpus records, throughput_run.sh does all of it; the
+// records and what they show: tests/data/hw-corpus/README.md.)
 //
 // One job a line (whitespace separated):
 //   tag op width unroll pad dep warps_launched warp_mask iters reps o0 .. o31

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde::Serialize;
-use smem_model::corpus::{self, Check, Record, Summary};
+use smem_model::corpus::{self, Check, Record, RecordKind, Summary};
 use smem_model::ComputeCapability;
 
 /// The `schema` of `smem verify --json`.
@@ -275,6 +275,14 @@ impl Tally {
             out.push('\n');
             for (kind, exact, total) in self.summary.kinds() {
                 _ = writeln!(out, "{kind}: {exact}/{total} exact");
+                if kind == RecordKind::Timing {
+                    // What the timing model claims (smem_model::Timing).
+                    _ = writeln!(
+                        out,
+                        "  (timing figures claimed, within 2%: latency at every warp count; \
+                         throughput from 12 warps, but not merged 8-byte loads)"
+                    );
+                }
             }
         }
         if self.mismatches > 0 {
