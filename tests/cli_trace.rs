@@ -546,6 +546,82 @@ fn repeated_and_changing_kernel_headers() {
     assert_eq!(top[1]["first_seen"], format!("{}:18", file.name()));
 }
 
+/// Headers deep in a file (past the first chunks, where the reader finds
+/// them in bulk rather than line by line) name the kernel of what follows
+/// them, with or without whitespace before the `-`; a `-` elsewhere (negative
+/// strides and deltas) is no header; line numbers stay right.
+#[test]
+fn headers_past_the_first_chunks() {
+    let header = |name: &str| {
+        format!("-kernel name = {name}\n-binary version = 90\n-shmem base_addr = 0x7f0000000000\n")
+    };
+    // Every line has a `-`; 50,000 of them are 2.8 MB.
+    let lines = |pc: u32, n: usize| {
+        let mut text = String::new();
+        for i in 0..n {
+            if i % 2 == 0 {
+                let _ = writeln!(
+                    text,
+                    "{pc:04x} ffffffff 1 R5 LDS 1 R6 4 1 0x7f0000001000 -4 0"
+                );
+            } else {
+                let _ = writeln!(
+                    text,
+                    "{:04x} 00000003 0 STS 2 R3 R4 4 2 0x7f0000000400 -64 0",
+                    pc + 16
+                );
+            }
+        }
+        text
+    };
+    let text = [
+        header("_Z1a"),
+        lines(0x10, 50_000),
+        " \t-kernel name = _Z1b\n".to_owned(),
+        lines(0x20, 50_000),
+        header("_Z1c"),
+        lines(0x30, 2),
+        "\t -kernel name = _Z1d - not - a - dash - header\n".to_owned(),
+        lines(0x40, 1),
+    ]
+    .concat();
+    let file = TempFile::new("deep-headers.traceg", text.as_bytes());
+    for threads in ["1", "3"] {
+        let report = json(&["-j", threads, "--top", "20", file.name()]);
+        assert_eq!(report["requests"], 100_003);
+        let top = report["top"].as_array().unwrap();
+        let found: Vec<(String, u64, String)> = top
+            .iter()
+            .map(|row| {
+                (
+                    row["instruction"].as_str().unwrap().to_owned(),
+                    row["requests"].as_u64().unwrap(),
+                    row["first_seen"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        let at = |line: u64| format!("{}:{line}", file.name());
+        // Lines: 3 header lines, 50,000, 1 header, 50,000, 3 headers, 2, 1, 1.
+        let mut expected = vec![
+            ("_Z1a 0x0010 LDS".to_owned(), 25_000, at(4)),
+            ("_Z1a 0x0020 STS".to_owned(), 25_000, at(5)),
+            ("_Z1b 0x0020 LDS".to_owned(), 25_000, at(50_005)),
+            ("_Z1b 0x0030 STS".to_owned(), 25_000, at(50_006)),
+            ("_Z1c 0x0030 LDS".to_owned(), 1, at(100_008)),
+            ("_Z1c 0x0040 STS".to_owned(), 1, at(100_009)),
+            (
+                "_Z1d - not - a - dash - header 0x0040 LDS".to_owned(),
+                1,
+                at(100_011),
+            ),
+        ];
+        let mut found_sorted = found.clone();
+        found_sorted.sort_by(|a, b| a.2.len().cmp(&b.2.len()).then(a.2.cmp(&b.2)));
+        expected.sort_by(|a, b| a.2.len().cmp(&b.2.len()).then(a.2.cmp(&b.2)));
+        assert_eq!(found_sorted, expected, "-j {threads}");
+    }
+}
+
 /// Lines are cut from 256 KB blocks: a line longer than a block, Windows line
 /// ends and a last line without its newline read as any other, with the right
 /// line numbers.

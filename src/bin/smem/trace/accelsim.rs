@@ -323,20 +323,16 @@ pub fn header(bytes: &[u8]) -> Header<'_> {
 ///
 /// A shared atomic of a size other than 32 or 64 bits.
 pub fn classify(opcode: &str) -> Result<Class, String> {
-    // The commonest first, without splitting.
+    // The commonest first, without splitting (the same as the rules below
+    // give them).
+    let shared = |op, width| Ok(Class::Shared { op, width });
     match opcode {
-        "LDS" => {
-            return Ok(Class::Shared {
-                op: Op::Load,
-                width: 4,
-            })
-        }
-        "STS" => {
-            return Ok(Class::Shared {
-                op: Op::Store,
-                width: 4,
-            })
-        }
+        "LDS" | "LDS.U" | "LDS.U.32" | "LDS.32" => return shared(Op::Load, 4),
+        "STS" | "STS.32" => return shared(Op::Store, 4),
+        "LDS.U.64" | "LDS.64" => return shared(Op::Load, 8),
+        "STS.64" => return shared(Op::Store, 8),
+        "LDS.U.128" | "LDS.128" => return shared(Op::Load, 16),
+        "STS.128" => return shared(Op::Store, 16),
         _ => {}
     }
     let (base, modifiers) = match opcode.as_bytes().iter().position(|&b| b == b'.') {
@@ -611,8 +607,10 @@ impl<'a> Tokens<'a> {
     }
 
     /// The next token as a hexadecimal number of 1 to 16 digits, with or
-    /// without `0x` ([`hex`]), read eight bytes at a time ([`swar`]); on
-    /// failure, the token (`None` at the end of the line).
+    /// without `0x` ([`hex`]); on failure, the token (`None` at the end of
+    /// the line). Sixteen bytes at a time with SSE2 ([`sse2`], x86-64) where
+    /// the line has them after the token's start, else eight at a time in a
+    /// `u64` ([`swar`]): the same value or error either way.
     #[inline(always)]
     fn hex(&mut self) -> Result<u64, Option<&'a [u8]>> {
         self.skip_space();
@@ -622,24 +620,23 @@ impl<'a> Tokens<'a> {
         if digits + 1 < line.len() && line[digits] == b'0' && line[digits + 1] | 0x20 == b'x' {
             digits += 2;
         }
-        let first = swar::load(line, digits);
-        let count = match swar::spaces(first) {
-            0 => match swar::spaces(swar::load(line, digits + 8)) {
-                0 if line.get(digits + 16).is_none_or(|&b| is_space(b)) => 16,
-                0 => 17,
-                high => 8 + high.trailing_zeros() as usize / 8,
-            },
-            low => low.trailing_zeros() as usize / 8,
-        };
-        let value = match count {
-            1..=8 => swar::hex(first, count),
-            9..=16 => swar::hex(first, count - 8)
-                .zip(swar::hex(swar::load(line, digits + count - 8), 8))
-                .map(|(high, low)| high << 32 | low),
-            _ => None,
-        };
-        match value {
-            Some(value) => {
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        if let Some(block) = line.get(digits..).and_then(<[u8]>::first_chunk::<16>) {
+            let count = sse2::hex(block).and_then(|(count, value)| {
+                // Sixteen digits: the token must end there.
+                (count < 16 || line.get(digits + 16).is_none_or(|&b| is_space(b)))
+                    .then_some((count, value))
+            });
+            return match count {
+                Some((count, value)) => {
+                    self.at = digits + count;
+                    Ok(value)
+                }
+                None => Err(self.token_from(start)),
+            };
+        }
+        match swar_hex(line, digits) {
+            Some((count, value)) => {
                 self.at = digits + count;
                 Ok(value)
             }
@@ -647,8 +644,23 @@ impl<'a> Tokens<'a> {
         }
     }
 
-    /// The next token as a decimal number ([`decimal`]).
+    /// The next token as a decimal number ([`decimal`]): read in place
+    /// when it is plain digits (the counts and widths of every line), else
+    /// as a token.
+    #[inline(always)]
     fn decimal(&mut self) -> Result<u64, Option<&'a [u8]>> {
+        let start = self.at;
+        self.skip_space();
+        if let Some((end, value)) = plain_decimal(self.line, self.at) {
+            self.at = end;
+            return Ok(value);
+        }
+        self.at = start;
+        self.decimal_token()
+    }
+
+    #[inline(never)]
+    fn decimal_token(&mut self) -> Result<u64, Option<&'a [u8]>> {
         let start = self.at;
         match self.next() {
             Some(token) => decimal(token).ok_or(Some(token)),
@@ -659,12 +671,135 @@ impl<'a> Tokens<'a> {
         }
     }
 
-    /// The next token as a signed decimal number ([`signed`]).
+    /// The next token as a signed decimal number ([`signed`]), read in place
+    /// when it is plain digits with an optional `-`.
+    #[inline(always)]
     fn signed(&mut self) -> Result<i64, Option<&'a [u8]>> {
+        let start = self.at;
+        self.skip_space();
+        let negative = self.line.get(self.at) == Some(&b'-');
+        if let Some((end, value)) = plain_decimal(self.line, self.at + usize::from(negative)) {
+            // At most 18 digits: within an i64 either way.
+            let value = value as i64;
+            self.at = end;
+            return Ok(if negative { -value } else { value });
+        }
+        self.at = start;
+        self.signed_token()
+    }
+
+    #[inline(never)]
+    fn signed_token(&mut self) -> Result<i64, Option<&'a [u8]>> {
         match self.next() {
             Some(token) => signed(token).ok_or(Some(token)),
             None => Err(None),
         }
+    }
+}
+
+/// A run of 1 to 18 decimal digits at `at` ending at whitespace or the end of
+/// the line: where it ends and its value (which fits an `i64`). `None` for
+/// anything else (a sign, another byte, more digits), which [`decimal`] and
+/// [`signed`] then read as a token.
+#[inline(always)]
+fn plain_decimal(line: &[u8], at: usize) -> Option<(usize, u64)> {
+    let mut i = at;
+    let mut value = 0u64;
+    while let Some(&b) = line.get(i) {
+        let digit = b.wrapping_sub(b'0');
+        if digit > 9 {
+            break;
+        }
+        value = value * 10 + u64::from(digit);
+        i += 1;
+        if i - at > 18 {
+            return None;
+        }
+    }
+    (i > at && line.get(i).is_none_or(|&b| is_space(b))).then_some((i, value))
+}
+
+/// The hexadecimal digits at `digits` (after any `0x`), eight at a time
+/// ([`swar`]): how many and their value; `None` if they are not 1 to 16
+/// digits ending at whitespace or the end of the line.
+#[inline(always)]
+fn swar_hex(line: &[u8], digits: usize) -> Option<(usize, u64)> {
+    let first = swar::load(line, digits);
+    let count = match swar::spaces(first) {
+        0 => match swar::spaces(swar::load(line, digits + 8)) {
+            0 if line.get(digits + 16).is_none_or(|&b| is_space(b)) => 16,
+            0 => 17,
+            high => 8 + high.trailing_zeros() as usize / 8,
+        },
+        low => low.trailing_zeros() as usize / 8,
+    };
+    let value = match count {
+        1..=8 => swar::hex(first, count),
+        9..=16 => swar::hex(first, count - 8)
+            .zip(swar::hex(swar::load(line, digits + count - 8), 8))
+            .map(|(high, low)| high << 32 | low),
+        _ => None,
+    };
+    value.map(|value| (count, value))
+}
+
+/// Hexadecimal numbers sixteen bytes at a time with SSE2, which every x86-64
+/// CPU has (it is part of the architecture's baseline, so no detection at run
+/// time is needed: the module exists only where the compiler may assume it).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod sse2 {
+    use std::arch::x86_64::{
+        __m128i, _mm_add_epi8, _mm_and_si128, _mm_cmpeq_epi8, _mm_cvtsi128_si64, _mm_loadu_si128,
+        _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_packus_epi16, _mm_set1_epi16,
+        _mm_set1_epi8, _mm_slli_epi16, _mm_srli_epi16, _mm_sub_epi8,
+    };
+
+    /// The hexadecimal digits at the start of `block`, up to the first byte
+    /// that is at most 0x20 (whitespace, a control byte) or the block's end:
+    /// how many (1 to 16) and their value, the first the most significant;
+    /// `None` if there are none or one of them is not a hexadecimal digit.
+    #[inline(always)]
+    pub(super) fn hex(block: &[u8; 16]) -> Option<(usize, u64)> {
+        // SAFETY: the intrinsics need SSE2, which this module's cfg says the
+        // compiler may assume on every CPU the program runs on; the one load
+        // reads exactly the 16 bytes of `block`, at any alignment.
+        let (count, valid, bytes) = unsafe {
+            // The high bit of each byte of `v` that is at most `max`, unsigned.
+            let at_most =
+                |v: __m128i, max: u8| _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(max as i8)), v);
+            let v = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
+            let spaces = _mm_movemask_epi8(at_most(v, 0x20)) as u32;
+            let count = (spaces | 1 << 16).trailing_zeros() as usize;
+            // '0'-'9' less '0' are 0-9; 'a'-'f' and 'A'-'F' (lower-cased by
+            // setting bit 5) less 'a' are 0-5; any other byte is neither.
+            let digit = _mm_sub_epi8(v, _mm_set1_epi8(b'0' as i8));
+            let is_digit = at_most(digit, 9);
+            let letter = _mm_sub_epi8(
+                _mm_or_si128(v, _mm_set1_epi8(0x20)),
+                _mm_set1_epi8(b'a' as i8),
+            );
+            let is_letter = at_most(letter, 5);
+            let valid = _mm_movemask_epi8(_mm_or_si128(is_digit, is_letter)) as u32;
+            // Each byte's value (0 for bytes that are not digits: those past
+            // the token are shifted out below).
+            let nibbles = _mm_or_si128(
+                _mm_and_si128(is_digit, digit),
+                _mm_and_si128(is_letter, _mm_add_epi8(letter, _mm_set1_epi8(10))),
+            );
+            // Pairs of bytes into one (the first the high nibble), then the
+            // eight bytes, in order, into a u64.
+            let pairs = _mm_or_si128(
+                _mm_and_si128(_mm_slli_epi16::<4>(nibbles), _mm_set1_epi16(0xf0)),
+                _mm_srli_epi16::<8>(nibbles),
+            );
+            let bytes = _mm_cvtsi128_si64(_mm_packus_epi16(pairs, pairs)) as u64;
+            (count, valid, bytes)
+        };
+        let used = (1u32 << count) - 1;
+        if count == 0 || valid & used != used {
+            return None;
+        }
+        Some((count, bytes.swap_bytes() >> (4 * (16 - count))))
     }
 }
 
@@ -858,6 +993,17 @@ fn plain_start<'a>(tokens: &mut Tokens<'a>) -> Option<Start<'a>> {
     })
 }
 
+/// The opcode as text: checked to be ASCII inline (every SASS opcode is),
+/// by the full UTF-8 check otherwise.
+#[inline(always)]
+fn opcode_text(opcode: &[u8]) -> Result<&str, String> {
+    if opcode.is_ascii() {
+        // SAFETY: ASCII bytes are valid UTF-8.
+        return Ok(unsafe { std::str::from_utf8_unchecked(opcode) });
+    }
+    std::str::from_utf8(opcode).map_err(|_| "the opcode is not UTF-8 text".to_owned())
+}
+
 /// Any shape: the leading fields found by trying each count in turn.
 fn any_start<'a>(text: &'a [u8], context: &Context) -> Result<(Start<'a>, usize), String> {
     let mut prefix = Prefix {
@@ -913,8 +1059,7 @@ fn instruction<'a>(text: &'a [u8], context: &Context) -> Result<Line<'a>, String
     };
     // The opcode starts with an ASCII letter and holds no whitespace; it is
     // checked to be UTF-8 once, here.
-    let opcode =
-        std::str::from_utf8(start.opcode).map_err(|_| "the opcode is not UTF-8 text".to_owned())?;
+    let opcode = opcode_text(start.opcode)?;
     let mut class = classify(opcode)?;
     // A generic LD/ST/ATOM/RED is a shared-memory request when every active
     // lane's address falls in the shared window, as Accel-Sim resolves it.
@@ -1385,10 +1530,47 @@ mod tests {
         );
     }
 
-    /// The eight-at-a-time hexadecimal reader agrees with the digit-by-digit
-    /// one on every length, digit, case, prefix and neighbouring byte.
+    /// Reads the first token of `line` as a hexadecimal number every way
+    /// there is, and checks that they agree with the digit-by-digit reading
+    /// of the token ([`hex`] of [`Tokens::next`]): the same value and end,
+    /// or the same error (the same token, or the end of the line).
+    fn check_hex(line: &[u8]) {
+        let mut reference = Tokens { line, at: 0 };
+        let expected = match reference.next() {
+            Some(token) => hex(token).ok_or(Some(token)),
+            None => Err(None),
+        };
+        let mut tokens = Tokens { line, at: 0 };
+        let got = tokens.hex();
+        let shown = String::from_utf8_lossy(line);
+        assert_eq!(got, expected, "{shown:?}");
+        if got.is_ok() {
+            assert_eq!(tokens.at, reference.at, "{shown:?}");
+        }
+        // The two decoders, side by side on the digits after any `0x`.
+        let mut digits = line.iter().take_while(|&&b| is_space(b)).count();
+        if line.get(digits) == Some(&b'0')
+            && line.get(digits + 1).is_some_and(|&b| b | 0x20 == b'x')
+        {
+            digits += 2;
+        }
+        let swar = swar_hex(line, digits);
+        assert_eq!(swar.map(|(_, v)| v), expected.ok(), "swar {shown:?}");
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        if let Some(block) = line.get(digits..).and_then(<[u8]>::first_chunk::<16>) {
+            let simd = sse2::hex(block).filter(|&(count, _)| {
+                count < 16 || line.get(digits + 16).is_none_or(|&b| is_space(b))
+            });
+            assert_eq!(simd, swar, "sse2 {shown:?}");
+        }
+    }
+
+    /// The sixteen-at-a-time (SSE2) and eight-at-a-time (SWAR) hexadecimal
+    /// readers agree with the digit-by-digit one on every length, digit, case,
+    /// prefix, malformed byte and neighbouring byte, with the token at the
+    /// end of the line (the short reads) and far from it (the SIMD ones).
     #[test]
-    fn swar_hex_agrees_with_the_table() {
+    fn simd_hex_agrees_with_the_table() {
         let mut state = 0x2545_f491_4f6c_dd1du64;
         let mut random = move || {
             state ^= state << 13;
@@ -1396,7 +1578,8 @@ mod tests {
             state ^= state << 17;
             state
         };
-        let alphabet = b"0123456789abcdefABCDEFxXgG:/ -+\t\x00\x7f\xff";
+        let alphabet = b"0123456789abcdefABCDEFxXgG:/ -+\t\x00\x7f\x80\xe1\xff";
+        let tails: [&[u8]; 4] = [b"", b" 0x1234567890", b"                    ffff", b"0"];
         for _ in 0..200_000 {
             let len = (random() % 20) as usize;
             let mut token: Vec<u8> = (0..len)
@@ -1409,25 +1592,74 @@ mod tests {
                     }
                 })
                 .collect();
-            if random() % 3 == 0 {
-                token.splice(0..0, *b"0x");
+            let prefix: &[u8] = match random() % 4 {
+                0 => b"0x",
+                1 => b"0X",
+                _ => b"",
+            };
+            token.splice(0..0, prefix.iter().copied());
+            let lead = (random() % 3) as usize;
+            for tail in tails {
+                let mut line = vec![b' '; lead];
+                line.extend_from_slice(&token);
+                line.extend_from_slice(tail);
+                check_hex(&line);
             }
-            let end = token
-                .iter()
-                .position(|&b| is_space(b))
-                .unwrap_or(token.len());
-            let expected = hex(&token[..end]);
-            let mut line = b"  ".to_vec();
-            line.extend_from_slice(&token);
-            if random() % 2 == 0 {
-                line.extend_from_slice(b" 0x1234567890");
-            }
-            let mut tokens = Tokens { line: &line, at: 0 };
-            let got = tokens.hex().ok();
-            // A token starting with whitespace is the next one: compare only
-            // where the token is not empty.
-            if end > 0 && !(token.len() >= 2 && &token[..2] == b"0x" && end == 2) {
-                assert_eq!(got, expected, "{:?}", String::from_utf8_lossy(&line));
+        }
+        for line in [
+            &b""[..],
+            b"   ",
+            b"0x",
+            b"0x ",
+            b"0X",
+            b"0",
+            b"x1",
+            b"0x0x1",
+            b"ffffffffffffffff",
+            b"ffffffffffffffff ",
+            b"0xffffffffffffffff                 ",
+            b"0x1ffffffffffffffff                ",
+            b"10000000000000000                  ",
+            b"0x7f4a3c0003a8 0x7f4a3c000a2c 0x7f4a3c000638",
+            b"7F4A3C0003A8                       ",
+            b"7f4a3c0003a8g                      ",
+            b"123456789abcdef\xff                 ",
+        ] {
+            check_hex(line);
+        }
+    }
+
+    /// [`simd_hex_agrees_with_the_table`] on tokens drawn by proptest:
+    /// hexadecimal digits mixed with any byte, with or without `0x`.
+    #[cfg(feature = "proptest")]
+    mod props {
+        use proptest::prelude::*;
+
+        fn byte() -> impl Strategy<Value = u8> {
+            prop_oneof![
+                4 => proptest::sample::select(b"0123456789abcdefABCDEF".to_vec()),
+                1 => any::<u8>(),
+            ]
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(20_000))]
+            #[test]
+            fn simd_hex_agrees_with_the_table(
+                lead in 0usize..3,
+                prefix in proptest::sample::select(vec![&b""[..], b"0x", b"0X"]),
+                token in proptest::collection::vec(byte(), 0..20),
+                tail in proptest::collection::vec(byte(), 0..24),
+                space in any::<bool>(),
+            ) {
+                let mut line = vec![b' '; lead];
+                line.extend_from_slice(prefix);
+                line.extend_from_slice(&token);
+                if space {
+                    line.push(b' ');
+                }
+                line.extend_from_slice(&tail);
+                super::check_hex(&line);
             }
         }
     }

@@ -317,6 +317,30 @@ impl Reader {
         let mut lines = 0u64;
         let mut start = 0;
         let mut stop: Option<(String, bool)> = None;
+        if chunk.len <= MAX_LINE_BYTES
+            && matches!(open.format, Some(Format::AccelSim | Format::Corpus))
+        {
+            // No line can be too long, and only headers matter: the lines
+            // are counted and the headers found in bulk, not line by line.
+            let text = &chunk.buf[..chunk.len];
+            if open.format == Some(Format::AccelSim) {
+                let mut counted = (0, 0u64);
+                for dash in memchr::memchr_iter(b'-', text) {
+                    let Some(begin) = header_start(text, dash) else {
+                        continue;
+                    };
+                    counted.1 += memchr::memchr_iter(b'\n', &text[counted.0..begin]).count() as u64;
+                    counted.0 = begin;
+                    let end = memchr::memchr(b'\n', &text[dash..]).map_or(text.len(), |n| dash + n);
+                    let header = accelsim::header(&text[begin..end]);
+                    open.kernel = apply(open.kernel, &header, &mut self.names, &mut self.name_list);
+                    chunk.kernels.push((counted.1 + 1, open.kernel));
+                }
+            }
+            lines = memchr::memchr_iter(b'\n', text).count() as u64
+                + u64::from(text.last().is_some_and(|&b| b != b'\n'));
+            start = chunk.len;
+        }
         while start < chunk.len {
             let begin = start;
             let text = &chunk.buf[..chunk.len];
@@ -482,6 +506,17 @@ impl Reader {
         let at = self.next_file;
         self.inputs.splice(at..at, listed);
     }
+}
+
+/// Where the line holding the `-` at `dash` starts, if it is a header line:
+/// the `-` is its first byte that is not whitespace (as the line-by-line
+/// reading checks it).
+fn header_start(text: &[u8], dash: usize) -> Option<usize> {
+    let mut begin = dash;
+    while begin > 0 && matches!(text[begin - 1], b' ' | b'\t' | b'\r' | b'\x0c') {
+        begin -= 1;
+    }
+    (begin == 0 || text[begin - 1] == b'\n').then_some(begin)
 }
 
 /// The kernel state after a header: the name interned.
