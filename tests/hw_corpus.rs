@@ -107,8 +107,9 @@ fn timing_figures_the_model_claims_are_within_two_percent() {
     let s = check_file("sm90-timing.jsonl");
     assert_eq!(s.kinds(), [(RecordKind::Timing, 63, 63)]);
     // Which figures are claimed: every latency figure, throughput at 16
-    // warps but for merged 8-byte loads; the counts are pinned so that a
-    // claim cannot silently disappear.
+    // warps (this file has 1, 4 and 16; the model claims 12 and more) but for
+    // merged 8-byte loads; the counts are pinned so that a claim cannot
+    // silently disappear.
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/hw-corpus/sm90-timing.jsonl");
     let mut figures = std::collections::BTreeMap::new();
     for record in corpus::read(BufReader::new(File::open(&path).unwrap()), "timing") {
