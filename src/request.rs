@@ -1366,12 +1366,18 @@ impl WarpRequest {
     /// Loads and atomics never collide: loads broadcast, and atomics are applied
     /// one after another.
     ///
-    /// Cost: one pass that hashes the addresses into 64 buckets, then a
-    /// comparison of the lanes that share a bucket (none for strided stores, at
-    /// most 32 x 32 however the addresses fall): tens of nanoseconds, about 2 to
-    /// 4 times [`BankConfig::wavefronts`](crate::BankConfig::wavefronts) on a
-    /// mix of full-warp stores; a few nanoseconds for loads. No allocation (at
-    /// most 16 collisions, all held inline).
+    /// Cost: where the CPU has AVX2 and every key (address / width) is below
+    /// 65,535 (every shared offset of 4 bytes or wider), one vectorised pass
+    /// that marks each lane sharing its key with an earlier lane (the word
+    /// path's 16-bit comparison), then, only when some lane does, each
+    /// lane's first lane with its key and the groups in lane order; otherwise
+    /// one pass that hashes the keys into 64 buckets and compares the lanes
+    /// sharing a bucket. Measured on full-warp stores of the benchmark mixes
+    /// (`benches/partition.rs`, group `api`): about 1.5 times
+    /// [`BankConfig::wavefronts`](crate::BankConfig::wavefronts) of a 4-byte
+    /// request for 4-byte stores and 1.7 times for 16-byte ones (486 and 546
+    /// instructions against 253, callgrind); a few nanoseconds for loads. No
+    /// allocation (at most 16 collisions, all held inline).
     ///
     /// # Example
     ///
@@ -1396,11 +1402,59 @@ impl WarpRequest {
         {
             return collisions;
         }
-        // The active lanes hashed by word into 64 buckets (strided stores
-        // land one lane a bucket); only lanes sharing a bucket can share an
-        // address, and each such bucket is split by address. At most 32x32
-        // comparisons however the addresses fall, usually none; no allocation.
+        // The phases of sm_90's stores (tests/data/hw-corpus/sm90-store-winners.jsonl).
+        let phase_lanes = match (self.op, self.width) {
+            (Op::StMatrix(_), _) | (_, AccessWidth::B16) => 8,
+            (_, AccessWidth::B8) => 16,
+            _ => 32,
+        };
+        // Accesses are aligned: two lanes write the same bytes exactly when
+        // their keys (address / width) are equal.
         let shift = self.width.bytes().trailing_zeros();
+        #[cfg(target_arch = "x86_64")]
+        if let Some((followers, first)) =
+            crate::partition::followers(&self.addresses, active, shift)
+        {
+            // Each lane that follows an earlier one with its key joins that
+            // key's first lane; first lanes in increasing order are the
+            // collisions in order of first appearance.
+            let mut joined = [0u32; WARP_SIZE];
+            let mut heads = 0u32;
+            let mut rest = followers;
+            while rest != 0 {
+                let lane = rest.trailing_zeros();
+                rest &= rest - 1;
+                let head = u32::from(first[lane as usize]) & 31;
+                heads |= 1 << head;
+                joined[head as usize] |= 1 << lane;
+            }
+            while heads != 0 {
+                let head = heads.trailing_zeros();
+                heads &= heads - 1;
+                collisions.push(WriteCollision {
+                    address: self.addresses[head as usize],
+                    lanes: LaneSet::from_bits(joined[head as usize] | 1 << head),
+                    phase_lanes,
+                });
+            }
+            return collisions;
+        }
+        self.write_collisions_hashed(active, shift, phase_lanes, &mut collisions);
+        collisions
+    }
+
+    /// [`write_collisions`](Self::write_collisions) without the vectorised
+    /// pass: the active lanes hashed by key into 64 buckets (strided stores
+    /// land one lane a bucket); only lanes sharing a bucket can share an
+    /// address, and each such bucket is split by address. At most 32 x 32
+    /// comparisons however the addresses fall, usually none; no allocation.
+    fn write_collisions_hashed(
+        &self,
+        active: u32,
+        shift: u32,
+        phase_lanes: u8,
+        collisions: &mut SmallVec<[WriteCollision; 16]>,
+    ) {
         let mut table = [0u32; 64];
         let (mut used, mut shared) = (0u64, 0u64);
         let mut rest = active;
@@ -1413,12 +1467,6 @@ impl WarpRequest {
             used |= 1 << bucket;
             table[bucket] |= 1 << lane;
         }
-        // The phases of sm_90's stores (tests/data/hw-corpus/sm90-store-winners.jsonl).
-        let phase_lanes = match (self.op, self.width) {
-            (Op::StMatrix(_), _) | (_, AccessWidth::B16) => 8,
-            (_, AccessWidth::B8) => 16,
-            _ => 32,
-        };
         while shared != 0 {
             let bucket = shared.trailing_zeros() as usize;
             shared &= shared - 1;
@@ -1444,7 +1492,6 @@ impl WarpRequest {
         }
         // In order of first appearance: by lowest lane (stable, and at most 16).
         collisions.sort_unstable_by_key(|c| c.lanes.bits().trailing_zeros());
-        collisions
     }
 }
 
@@ -1696,6 +1743,70 @@ impl WriteCollision {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The vectorised pass of `write_collisions` (where this CPU has it)
+    /// finds what the hashed one finds, in the same order; it answers every
+    /// store whose keys fit 16 bits and declines the others.
+    #[test]
+    fn write_collision_passes_agree() {
+        let mut state = 0x2545_f491_u32;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state
+        };
+        let (mut vectorised, mut collided) = (0, 0);
+        for round in 0..20_000 {
+            let width = 1u32 << (round % 5);
+            let span = [4u32, 64, 256, 4096, 1 << 20][round / 5 % 5];
+            let base = [0u32, 0xfff0, 0x3_ff00][round / 25 % 3];
+            let offsets: [u32; 32] = core::array::from_fn(|_| base + next() % span / width * width);
+            let mask = if round % 3 == 0 {
+                u32::MAX
+            } else {
+                next() & next() | next()
+            };
+            let op = [
+                Op::Store,
+                Op::StMatrix(Matrices::X4),
+                Op::CpAsync(crate::CpAsync::Cg),
+            ][round % 7 / 5 * (1 + round % 2)];
+            let width = if op == Op::Store { width } else { 16 };
+            let offsets = offsets.map(|o| o / width * width);
+            let Ok(store) =
+                WarpRequest::from_offsets(op, width, LaneSet::from_bits(mask), &offsets)
+            else {
+                continue;
+            };
+            let fast = store.write_collisions();
+            let mut hashed = SmallVec::new();
+            let phase_lanes = fast.first().map_or(0, |c| c.phase_lanes);
+            let shift = width.trailing_zeros();
+            store.write_collisions_hashed(store.active.bits(), shift, phase_lanes, &mut hashed);
+            if store.active.len() < 2 {
+                continue;
+            }
+            assert_eq!(fast, hashed, "{store:?}");
+            collided += usize::from(!fast.is_empty());
+            #[cfg(target_arch = "x86_64")]
+            {
+                let answered =
+                    crate::partition::followers(&store.addresses, store.active.bits(), shift)
+                        .is_some();
+                let keys_fit = store.active_addresses().all(|(_, a)| a >> shift < 0xffff);
+                let has = is_x86_feature_detected!("avx2");
+                assert_eq!(answered, has && keys_fit, "{store:?}");
+                vectorised += usize::from(answered);
+            }
+        }
+        assert!(collided > 5_000, "{collided}");
+        #[cfg(target_arch = "x86_64")]
+        assert!(
+            !is_x86_feature_detected!("avx2") || vectorised > 5_000,
+            "{vectorised}"
+        );
+    }
 
     #[test]
     fn matrix_ops_ignore_lanes_past_their_rows() {

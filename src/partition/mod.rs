@@ -15,6 +15,8 @@ use smallvec::SmallVec;
 
 use crate::{Bank, BankConfig, BankSet, Error, Lane, LaneSet, Op, WarpRequest};
 
+#[cfg(target_arch = "x86_64")]
+pub(crate) use simd::followers;
 pub(crate) use types::Totals;
 
 /// The transactions of one request, in the order served, with their totals.
@@ -1240,11 +1242,14 @@ impl Transaction {
     /// mode a bank can hold two words of one transaction: words `i` and `i + 32` of
     /// one 64-bit bank row.
     ///
-    /// Cost: one pass over the served lanes into a table of 64 slots, then the
-    /// words written out in order: measured at about 3 times
-    /// [`BankConfig::wavefronts`] of a whole 4-byte request (146 ns against
-    /// 51 ns on a busy 2-core VM; `benches/partition.rs`, group `api`). No
-    /// allocation: a transaction has at most 64 words, held inline.
+    /// Cost: one pass over the served lanes into a table of one slot per bank
+    /// (two on 3.x in four-byte mode), then the words written out in order,
+    /// straight into the returned vector: measured at about 2 times
+    /// [`BankConfig::wavefronts`] of a whole 4-byte request per transaction
+    /// of the 4-byte mix, 2.5 times on the 16-byte mix (50 and 66 ns against
+    /// 25-27 ns on the 2-core VM; `benches/partition.rs`, group `api`). No
+    /// allocation: a transaction has at most 64 words, held inline (the
+    /// vector is 776 bytes: keep it where it is returned).
     ///
     /// # Example
     ///
@@ -1270,27 +1275,36 @@ impl Transaction {
         // per bank, or two (one per half of a 64-word segment) there.
         // Anything else goes the long way (it does not happen: a test checks
         // that the table always serves, and compares the two).
-        self.words_fast().unwrap_or_else(|| self.words_sorted())
+        // Filled where it is returned: a copy of its 776 bytes would cost
+        // more than the words.
+        let mut words = SmallVec::new();
+        if !self.words_fast(&mut words) {
+            self.words_sorted_into(&mut words);
+        }
+        words
     }
 
+    /// [`words`](Self::words) into `words` (empty) from the slot table;
+    /// `false` (and `words` left empty) when the words do not fit it.
     #[inline(always)]
-    fn words_fast(&self) -> Option<SmallVec<[WordAccess; 64]>> {
+    fn words_fast(&self, words: &mut SmallVec<[WordAccess; 64]>) -> bool {
         let kepler_four = self.config.rules() == crate::bank::Rules::Kepler
             && self.config.bank_width() == crate::BankWidth::FourBytes;
         if kepler_four {
-            self.words_in_slots::<2, 64>()
+            self.words_in_slots::<2, 64>(words)
         } else {
-            self.words_in_slots::<1, 32>()
+            self.words_in_slots::<1, 32>(words)
         }
     }
 
     /// [`words`](Self::words) from a table of `PER_BANK` slots a bank (the
-    /// slots come out in (bank, word) order), or `None` when the words do not
-    /// fit it.
+    /// slots come out in (bank, word) order) into `words`, or `false` when
+    /// the words do not fit it.
     #[inline(always)]
     fn words_in_slots<const PER_BANK: u32, const SLOTS: usize>(
         &self,
-    ) -> Option<SmallVec<[WordAccess; 64]>> {
+        words: &mut SmallVec<[WordAccess; 64]>,
+    ) -> bool {
         let (bank_shift, bank_mask) = self.bank_geometry();
         let mut slot_words = [0u32; SLOTS];
         let mut slot_lanes = [0u32; SLOTS];
@@ -1319,19 +1333,18 @@ impl Transaction {
             }
         }
         if clash {
-            return None;
+            return false;
         }
-        // Written once into the inline storage, which starts uninitialised.
-        let mut words = SmallVec::new();
-        words.extend(Bits(used).map(|slot| {
+        // At most 64 words: the inline storage never spills.
+        for slot in Bits(used) {
             let word = slot_words[slot];
-            WordAccess {
+            words.push(WordAccess {
                 word,
                 bank: Bank::from_index(word & bank_mask),
                 lanes: LaneSet::from_bits(slot_lanes[slot]),
-            }
-        }));
-        Some(words)
+            });
+        }
+        true
     }
 
     /// `log2(banks)` and `banks - 1`: bank counts are powers of two.
@@ -1375,10 +1388,19 @@ impl Transaction {
 
     /// [`words`](Self::words) by search and sort: the reference the slot table
     /// is checked against.
-    #[cold]
+    #[cfg(test)]
     pub(crate) fn words_sorted(&self) -> SmallVec<[WordAccess; 64]> {
+        let mut words = SmallVec::new();
+        self.words_sorted_into(&mut words);
+        words
+    }
+
+    /// [`words_sorted`](Self::words_sorted) into `words` (emptied first).
+    #[cold]
+    #[inline(never)]
+    fn words_sorted_into(&self, words: &mut SmallVec<[WordAccess; 64]>) {
         let (_, bank_mask) = self.bank_geometry();
-        let mut words: SmallVec<[WordAccess; 64]> = SmallVec::new();
+        words.clear();
         self.for_each_word(
             |lane, word| match words.iter_mut().find(|w| w.word == word) {
                 Some(access) => access.lanes = access.lanes.union(LaneSet::from_bits(1 << lane)),
@@ -1390,7 +1412,6 @@ impl Transaction {
             },
         );
         words.sort_unstable_by_key(|w| (w.bank, w.word));
-        words
     }
 
     /// The banks touched.
@@ -1562,7 +1583,9 @@ mod tests {
                 for t in partition.transactions() {
                     let words = t.words();
                     assert_eq!(words, t.words_sorted(), "{config:?} {request:?} {t:?}");
-                    assert!(t.words_fast().is_some(), "{config:?} {request:?} {t:?}");
+                    let mut fast = SmallVec::new();
+                    assert!(t.words_fast(&mut fast), "{config:?} {request:?} {t:?}");
+                    assert_eq!(fast, words);
                     let banks: BankSet = words.iter().map(|w| w.bank).collect();
                     assert_eq!(t.banks(), banks);
                     compared += 1;

@@ -466,6 +466,46 @@ macro_rules! first_lane {
     }};
 }
 
+/// The body of [`first_lanes`], for the word path's scheduler to take
+/// inline (a call there costs a tenth of it).
+macro_rules! first_lanes_inline {
+    ($lo:expr, $hi:expr) => {{
+        let (lo, hi) = ($lo, $hi);
+        let lo_t = _mm256_permute2x128_si256::<1>(lo, lo);
+        let hi_t = _mm256_permute2x128_si256::<1>(hi, hi);
+        let own = lane_bytes();
+        // Two running minimums (earlier partners, later ones) halve the chain.
+        let mut first = (own, own);
+        first_lane!(first, lo, lo_t, hi, hi_t, 1, 15);
+        first_lane!(first, lo, lo_t, hi, hi_t, 2, 14);
+        first_lane!(first, lo, lo_t, hi, hi_t, 3, 13);
+        first_lane!(first, lo, lo_t, hi, hi_t, 4, 12);
+        first_lane!(first, lo, lo_t, hi, hi_t, 5, 11);
+        first_lane!(first, lo, lo_t, hi, hi_t, 6, 10);
+        first_lane!(first, lo, lo_t, hi, hi_t, 7, 9);
+        first_lane!(first, lo, lo_t, hi, hi_t, 8, 8);
+        first_lane!(first, lo, lo_t, hi, hi_t, 9, 7);
+        first_lane!(first, lo, lo_t, hi, hi_t, 10, 6);
+        first_lane!(first, lo, lo_t, hi, hi_t, 11, 5);
+        first_lane!(first, lo, lo_t, hi, hi_t, 12, 4);
+        first_lane!(first, lo, lo_t, hi, hi_t, 13, 3);
+        first_lane!(first, lo, lo_t, hi, hi_t, 14, 2);
+        first_lane!(first, lo, lo_t, hi, hi_t, 15, 1);
+        {
+            // r = 16 pairs each lane with the one 16 away; the lower comes first.
+            let same = _mm256_and_si256(_mm256_cmpeq_epi8(lo, lo_t), _mm256_cmpeq_epi8(hi, hi_t));
+            let upper = _mm256_cmpgt_epi8(own, _mm256_set1_epi8(15));
+            let candidate = _mm256_sub_epi8(own, _mm256_set1_epi8(16));
+            let earlier = _mm256_and_si256(same, upper);
+            first.0 = _mm256_min_epu8(
+                first.0,
+                _mm256_blendv_epi8(_mm256_set1_epi8(-1), candidate, earlier),
+            );
+        }
+        _mm256_min_epu8(first.0, first.1)
+    }};
+}
+
 /// The multicast schedule of one phase of 32 lanes keyed by word (loads and
 /// stores of up to 4 bytes on 2.x and from 5.0 on), reported to `sink`; the
 /// step count. `None` (and nothing reported) when the OR of the addresses is
@@ -510,7 +550,7 @@ fn word_steps_avx2<S: Sink>(
     let (lo, hi) = word_bytes(&w);
     let (lo, hi) = (in_lane_order(lo), in_lane_order(hi));
     let own = lane_bytes();
-    let first = first_lanes(lo, hi);
+    let first = first_lanes_inline!(lo, hi);
     let firsts = _mm256_movemask_epi8(_mm256_cmpeq_epi8(first, own)) as u32;
     let ranks = lane_ranks(&w, bank_rows(lo, firsts), first);
     // Step k serves the lanes of rank k; every rank up to the largest has some.
@@ -544,38 +584,7 @@ fn lane_bytes() -> __m256i {
 #[target_feature(enable = "avx2")]
 #[inline]
 fn first_lanes(lo: __m256i, hi: __m256i) -> __m256i {
-    let lo_t = _mm256_permute2x128_si256::<1>(lo, lo);
-    let hi_t = _mm256_permute2x128_si256::<1>(hi, hi);
-    let own = lane_bytes();
-    // Two running minimums (earlier partners, later ones) halve the chain.
-    let mut first = (own, own);
-    first_lane!(first, lo, lo_t, hi, hi_t, 1, 15);
-    first_lane!(first, lo, lo_t, hi, hi_t, 2, 14);
-    first_lane!(first, lo, lo_t, hi, hi_t, 3, 13);
-    first_lane!(first, lo, lo_t, hi, hi_t, 4, 12);
-    first_lane!(first, lo, lo_t, hi, hi_t, 5, 11);
-    first_lane!(first, lo, lo_t, hi, hi_t, 6, 10);
-    first_lane!(first, lo, lo_t, hi, hi_t, 7, 9);
-    first_lane!(first, lo, lo_t, hi, hi_t, 8, 8);
-    first_lane!(first, lo, lo_t, hi, hi_t, 9, 7);
-    first_lane!(first, lo, lo_t, hi, hi_t, 10, 6);
-    first_lane!(first, lo, lo_t, hi, hi_t, 11, 5);
-    first_lane!(first, lo, lo_t, hi, hi_t, 12, 4);
-    first_lane!(first, lo, lo_t, hi, hi_t, 13, 3);
-    first_lane!(first, lo, lo_t, hi, hi_t, 14, 2);
-    first_lane!(first, lo, lo_t, hi, hi_t, 15, 1);
-    {
-        // r = 16 pairs each lane with the one 16 away; the lower comes first.
-        let same = _mm256_and_si256(_mm256_cmpeq_epi8(lo, lo_t), _mm256_cmpeq_epi8(hi, hi_t));
-        let upper = _mm256_cmpgt_epi8(own, _mm256_set1_epi8(15));
-        let candidate = _mm256_sub_epi8(own, _mm256_set1_epi8(16));
-        let earlier = _mm256_and_si256(same, upper);
-        first.0 = _mm256_min_epu8(
-            first.0,
-            _mm256_blendv_epi8(_mm256_set1_epi8(-1), candidate, earlier),
-        );
-    }
-    _mm256_min_epu8(first.0, first.1)
+    first_lanes_inline!(lo, hi)
 }
 
 /// Per lane, in lane order (a byte each): the first lanes of its bank (as
@@ -915,4 +924,81 @@ fn most_of(x: __m256i) -> u32 {
     let most = _mm256_max_epu32(most, _mm256_shuffle_epi32::<0b01_00_11_10>(most));
     let most = _mm256_max_epu32(most, _mm256_shuffle_epi32::<0b10_11_00_01>(most));
     _mm256_cvtsi256_si32(most) as u32
+}
+
+/// The lanes of `active` that share a key (`address >> shift`) with an
+/// earlier active lane, and, when there are any, each lane's first active
+/// lane with its key (a byte per lane, meaningless for inactive lanes):
+/// what [`WarpRequest::write_collisions`] groups. `None` when the CPU lacks
+/// AVX2 or a key is at or past `0xffff` (keys are compared as 16-bit words,
+/// as on the word path); the caller then takes its scalar path.
+#[inline]
+pub(crate) fn followers(
+    addresses: &[u32; WARP_SIZE],
+    active: u32,
+    shift: u32,
+) -> Option<(u32, [u8; WARP_SIZE])> {
+    if !available() {
+        return None;
+    }
+    // SAFETY: the CPU has every feature `followers_avx2` is compiled for.
+    unsafe { followers_avx2(addresses, active, shift) }
+}
+
+#[target_feature(enable = "avx2,popcnt")]
+fn followers_avx2(
+    addresses: &[u32; WARP_SIZE],
+    active: u32,
+    shift: u32,
+) -> Option<(u32, [u8; WARP_SIZE])> {
+    let pointer = addresses.as_ptr().cast::<__m256i>();
+    let count = _mm_cvtsi32_si128(shift as i32);
+    let bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    // Inactive lanes: a key no active lane has (they stay below it).
+    let none = _mm256_set1_epi32(0xffff);
+    let mut highest = _mm256_setzero_si256();
+    let mut w = [_mm256_setzero_si256(); 4];
+    for (k, w) in w.iter_mut().enumerate() {
+        // SAFETY: the array holds 32 u32: four 32-byte vectors, `k` < 4.
+        let key = _mm256_srl_epi32(unsafe { _mm256_loadu_si256(pointer.add(k)) }, count);
+        let on = _mm256_set1_epi32((active >> (8 * k)) as i32);
+        let on = _mm256_cmpeq_epi32(_mm256_and_si256(on, bits), bits);
+        let key = _mm256_and_si256(key, on);
+        highest = _mm256_max_epu32(highest, key);
+        *w = _mm256_blendv_epi8(none, key, on);
+    }
+    if most_of(highest) >= 0xffff {
+        return None;
+    }
+    let (lo, hi) = word_bytes(&w);
+    let (lo, hi) = (in_lane_order(lo), in_lane_order(hi));
+    let lo_t = _mm256_permute2x128_si256::<1>(lo, lo);
+    let hi_t = _mm256_permute2x128_si256::<1>(hi, hi);
+    let mut dup = 0u32;
+    rotation!(dup, lo, lo_t, hi, hi_t, 1, 15);
+    rotation!(dup, lo, lo_t, hi, hi_t, 2, 14);
+    rotation!(dup, lo, lo_t, hi, hi_t, 3, 13);
+    rotation!(dup, lo, lo_t, hi, hi_t, 4, 12);
+    rotation!(dup, lo, lo_t, hi, hi_t, 5, 11);
+    rotation!(dup, lo, lo_t, hi, hi_t, 6, 10);
+    rotation!(dup, lo, lo_t, hi, hi_t, 7, 9);
+    rotation!(dup, lo, lo_t, hi, hi_t, 8, 8);
+    rotation!(dup, lo, lo_t, hi, hi_t, 9, 7);
+    rotation!(dup, lo, lo_t, hi, hi_t, 10, 6);
+    rotation!(dup, lo, lo_t, hi, hi_t, 11, 5);
+    rotation!(dup, lo, lo_t, hi, hi_t, 12, 4);
+    rotation!(dup, lo, lo_t, hi, hi_t, 13, 3);
+    rotation!(dup, lo, lo_t, hi, hi_t, 14, 2);
+    rotation!(dup, lo, lo_t, hi, hi_t, 15, 1);
+    {
+        let same = _mm256_and_si256(_mm256_cmpeq_epi8(lo, lo_t), _mm256_cmpeq_epi8(hi, hi_t));
+        dup |= (_mm256_movemask_epi8(same) as u32) & 0xffff_0000;
+    }
+    let followers = dup & active;
+    let mut first = [0u8; WARP_SIZE];
+    if followers != 0 {
+        // SAFETY: 32 bytes into a 32-byte array; the store is unaligned.
+        unsafe { _mm256_storeu_si256(first.as_mut_ptr().cast(), first_lanes(lo, hi)) };
+    }
+    Some((followers, first))
 }
