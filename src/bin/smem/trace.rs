@@ -211,12 +211,22 @@ fn analyse(chunk: &Chunk, counts: &mut Counts, settings: &Settings) -> Errors {
     // counted, to time the two apart; otherwise each is counted as it is read.
     let timed = settings.timed;
     let mut errors = Errors::default();
-    let mut parsed: Vec<Parsed<'_>> = Vec::with_capacity(PARSED_LINES);
-    let mut lines = chunk.lines().peekable();
-    while lines.peek().is_some() {
+    let mut parsed: Vec<Parsed<'_>> = Vec::with_capacity(if timed { PARSED_LINES } else { 0 });
+    let mut lines = chunk.lines();
+    // The capability of the last binary version seen: kernels change rarely.
+    let mut config_of = (
+        None,
+        BankConfig::new(trace_arch(&KernelState::default(), arch)),
+    );
+    let mut more = true;
+    while more {
         let started = Instant::now();
         parsed.clear();
-        for line in lines.by_ref().take(PARSED_LINES) {
+        for _ in 0..PARSED_LINES {
+            let Some(line) = lines.next() else {
+                more = false;
+                break;
+            };
             if settings.panic_at == Some(line.at.line) {
                 panic!(
                     "SMEM_TRACE_PANIC_AT_LINE: a deliberate failure at line {}",
@@ -233,15 +243,20 @@ fn analyse(chunk: &Chunk, counts: &mut Counts, settings: &Settings) -> Errors {
                             // memory, so no request; counted on its own line.
                             Class::Shared { .. } if i.mask == 0 => counts.predicated_off += 1,
                             Class::Shared { op, width } => {
-                                let cc = trace_arch(&kernel, arch);
+                                if config_of.0 != Some(kernel.binary_version) {
+                                    let cc = trace_arch(&kernel, arch);
+                                    config_of = (Some(kernel.binary_version), BankConfig::new(cc));
+                                }
+                                let config = config_of.1;
                                 let source = Source::Code {
                                     kernel: kernel.name,
                                     pc: i.pc,
                                     opcode: i.opcode,
                                     line: i.source,
                                 };
-                                let config = BankConfig::new(cc);
-                                match &request(op, width, i.mask, &i.addresses) {
+                                // The error turned into text only when there is one.
+                                let mask = LaneSet::from_bits(i.mask);
+                                match &WarpRequest::from_offsets(op, width, mask, &i.addresses) {
                                     Ok(request) if !timed => count_request(
                                         line.at,
                                         config,

@@ -644,6 +644,28 @@ impl<'a> Tokens<'a> {
         }
     }
 
+    /// The next token when it is one space, `0x` (or `0X`) and 1 to 16
+    /// hexadecimal digits, as [`Tokens::hex`] reads it; `None` (and
+    /// nothing read) for any other spelling or where the line has fewer than
+    /// 19 bytes from here.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[inline(always)]
+    fn spaced_prefixed_hex(&mut self) -> Option<u64> {
+        let line = self.line;
+        let at = self.at;
+        let &[space, zero, x] = line.get(at..)?.first_chunk::<3>()?;
+        if space != b' ' || zero != b'0' || x | 0x20 != b'x' {
+            return None;
+        }
+        let digits = at + 3;
+        let (count, value) = sse2::hex(line.get(digits..)?.first_chunk::<16>()?)?;
+        if count == 16 && !line.get(digits + 16).is_none_or(|&b| is_space(b)) {
+            return None;
+        }
+        self.at = digits + count;
+        Some(value)
+    }
+
     /// The next token as a decimal number ([`decimal`]): read in place
     /// when it is plain digits (the counts and widths of every line), else
     /// as a token.
@@ -1155,32 +1177,54 @@ fn read_addresses(
     let offset = |t| expected("a decimal offset", t);
     let base = context.shmem_base;
     // Generic to shared: less the base, when the address is at or above it.
-    let shared = |lane: usize, address: u64| {
-        if space == Space::Constant {
-            return u32::try_from(address).map_err(|_| {
-                format!("{opcode}: lane {lane} has address {address:#x}, which is not a constant-bank offset")
-            });
-        }
-        let offset = if base != 0 && address >= base {
+    // Inline and without a message; the message is built only on failure.
+    let offset_of = |address: u64| -> Option<u32> {
+        let offset = if space == Space::Constant {
+            address
+        } else if base != 0 && address >= base {
             address - base
         } else if generic {
             // A generic address below the window: global or local memory.
-            return Err(format!("{opcode}: lane {lane}: not a shared address"));
+            return None;
         } else {
             address
         };
-        u32::try_from(offset).map_err(|_| {
+        u32::try_from(offset).ok()
+    };
+    let not_in_window = |lane: usize, address: u64| -> String {
+        if space == Space::Constant {
+            format!(
+                "{opcode}: lane {lane} has address {address:#x}, which is not a constant-bank offset"
+            )
+        } else if generic && (base == 0 || address < base) {
+            format!("{opcode}: lane {lane}: not a shared address")
+        } else {
             format!(
                 "{opcode}: lane {lane} has address {address:#x}, which is not a shared address \
                  (the header's shmem base_addr is {base:#x})"
             )
-        })
+        }
+    };
+    let shared = |lane: usize, address: u64| match offset_of(address) {
+        Some(offset) => Ok(offset),
+        None => Err(not_in_window(lane, address)),
     };
     let mask = instruction.mask;
     let addresses = &mut instruction.addresses;
     match tokens.next() {
         Some(b"0") => {
             let mut rest = mask;
+            // The common spelling, ` 0x` and at most 16 digits, read without
+            // the general token steps; anything else by them, from there on.
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            while rest != 0 {
+                let lane = rest.trailing_zeros() as usize;
+                let Some(address) = tokens.spaced_prefixed_hex() else {
+                    break;
+                };
+                addresses[lane] = shared(lane, address)?;
+                rest &= rest - 1;
+            }
             while rest != 0 {
                 let lane = rest.trailing_zeros() as usize;
                 rest &= rest - 1;
@@ -1192,8 +1236,11 @@ fn read_addresses(
             let stride = tokens.signed().map_err(offset)?;
             if mask != 0 {
                 let first = mask.trailing_zeros();
-                let count = mask.count_ones();
-                if mask >> first != u32::MAX >> (32 - count) {
+                // Contiguous: the mask shifted down is a run of ones from bit 0
+                // (its population count then its length, without POPCNT).
+                let run = mask >> first;
+                let count = 32 - run.leading_zeros();
+                if run & run.wrapping_add(1) != 0 {
                     return Err(format!(
                         "{opcode}: base_stride addresses need contiguous active lanes, but the mask is {mask:08x}"
                     ));
@@ -1222,10 +1269,11 @@ fn read_addresses(
                 }
                 let lanes = first as usize..(first + count) as usize;
                 let end = start.wrapping_add_signed(stride.wrapping_mul(last));
-                let ends = (shared(first as usize, start), shared(lanes.end - 1, end));
-                if let (true, Ok(first_offset), Ok(_)) =
-                    (base == 0 || (start >= base && end >= base), ends.0, ends.1)
-                {
+                if let (true, Some(first_offset), Some(_)) = (
+                    base == 0 || (start >= base && end >= base),
+                    offset_of(start),
+                    offset_of(end),
+                ) {
                     // Every address is on one side of the base: the offsets
                     // run from the first lane's to the last's, both in the
                     // window, so all are, and the rest is arithmetic.

@@ -120,37 +120,16 @@ pub(super) struct Line<'a> {
 
 impl Chunk {
     /// The chunk's lines, in order.
-    pub(super) fn lines(&self) -> impl Iterator<Item = Line<'_>> {
-        let text = &self.buf[..self.len];
-        let mut start = 0;
-        let mut index = 0u64;
-        let mut kernel = 0;
-        std::iter::from_fn(move || {
-            if start >= text.len() {
-                return None;
-            }
-            let end = memchr::memchr(b'\n', &text[start..]).map_or(text.len(), |n| start + n);
-            let bytes = &text[start..end];
-            while self
-                .kernels
-                .get(kernel + 1)
-                .is_some_and(|(from, _)| *from <= index)
-            {
-                kernel += 1;
-            }
-            let line = Line {
-                at: Location {
-                    file: self.file,
-                    line: self.first_line + index,
-                },
-                bytes,
-                format: self.format.filter(|_| index >= self.format_from),
-                kernel: self.kernels.get(kernel).map(|k| k.1).unwrap_or_default(),
-            };
-            start = end + 1;
-            index += 1;
-            Some(line)
-        })
+    pub(super) fn lines(&self) -> Lines<'_> {
+        Lines {
+            chunk: self,
+            start: 0,
+            index: 0,
+            kernel: 0,
+            next_switch: self.kernels.get(1).map_or(u64::MAX, |k| k.0),
+            current: self.kernels.first().map(|k| k.1).unwrap_or_default(),
+            newlines: Newlines::new(&self.buf, self.len),
+        }
     }
 
     fn error(at: Location, reason: String, file_level: bool) -> Chunk {
@@ -162,6 +141,134 @@ impl Chunk {
                 file_level,
             }],
             ..Chunk::default()
+        }
+    }
+}
+
+/// The lines of a chunk ([`Chunk::lines`]).
+pub(super) struct Lines<'a> {
+    chunk: &'a Chunk,
+    /// Where the next line starts, and its index in the chunk.
+    start: usize,
+    index: u64,
+    /// The kernel of the lines from `chunk.kernels[kernel]`'s on, and the
+    /// index of the line where the next one starts.
+    kernel: usize,
+    next_switch: u64,
+    current: KernelState,
+    newlines: Newlines<'a>,
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = Line<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Line<'a>> {
+        let chunk = self.chunk;
+        let len = chunk.len;
+        if self.start >= len {
+            return None;
+        }
+        let end = self.newlines.next().unwrap_or(len);
+        let index = self.index;
+        while self.next_switch <= index {
+            self.kernel += 1;
+            self.current = chunk.kernels[self.kernel].1;
+            self.next_switch = chunk.kernels.get(self.kernel + 1).map_or(u64::MAX, |k| k.0);
+        }
+        let line = Line {
+            at: Location {
+                file: chunk.file,
+                line: chunk.first_line + index,
+            },
+            bytes: &chunk.buf[self.start..end],
+            format: chunk.format.filter(|_| index >= chunk.format_from),
+            kernel: self.current,
+        };
+        self.start = end + 1;
+        self.index += 1;
+        Some(line)
+    }
+}
+
+/// The newlines of `buf[..len]`, in order: found 64 bytes at a time (a bit
+/// mask of each block's newlines), not by one search a line.
+struct Newlines<'a> {
+    buf: &'a [u8],
+    len: usize,
+    /// The block whose newlines not yet returned are `bits`.
+    block: usize,
+    bits: u64,
+}
+
+impl<'a> Newlines<'a> {
+    fn new(buf: &'a [u8], len: usize) -> Newlines<'a> {
+        Newlines {
+            buf,
+            len,
+            block: 0,
+            bits: newline_bits(buf, 0, len),
+        }
+    }
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        while self.bits == 0 {
+            self.block += 64;
+            if self.block >= self.len {
+                return None;
+            }
+            self.bits = newline_bits(self.buf, self.block, self.len);
+        }
+        let at = self.block + self.bits.trailing_zeros() as usize;
+        self.bits &= self.bits - 1;
+        Some(at)
+    }
+}
+
+/// A bit for each newline among the 64 bytes of `buf[..len]` from `at`
+/// (bit i for byte `at + i`); none for the bytes at `len` or after.
+#[inline(always)]
+fn newline_bits(buf: &[u8], at: usize, len: usize) -> u64 {
+    let before_len = match len - at {
+        64.. => u64::MAX,
+        n => (1u64 << n) - 1,
+    };
+    // The bytes past `len` are in the buffer (stale bytes of an earlier
+    // chunk, masked out): a whole block can be read wherever the buffer has one.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    if let Some(block) = buf.get(at..).and_then(<[u8]>::first_chunk::<64>) {
+        return sse2::newlines(block) & before_len;
+    }
+    let mut bits = 0;
+    for (i, &b) in buf[at..len.min(at + 64)].iter().enumerate() {
+        bits |= u64::from(b == b'\n') << i;
+    }
+    bits & before_len
+}
+
+/// Newlines sixteen bytes at a time with SSE2, which every x86-64 CPU has
+/// (part of the architecture's baseline: the module exists only where the
+/// compiler may assume it).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod sse2 {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+    };
+
+    /// A bit for each newline of `block` (bit i for byte i).
+    #[inline(always)]
+    pub(super) fn newlines(block: &[u8; 64]) -> u64 {
+        // SAFETY: the intrinsics need SSE2, which this module's cfg says the
+        // compiler may assume on every CPU the program runs on; the loads
+        // read the 64 bytes of `block`, 16 at a time, at any alignment.
+        unsafe {
+            let newline = _mm_set1_epi8(b'\n' as i8);
+            let bits = |i: usize| {
+                let v = _mm_loadu_si128(block.as_ptr().add(16 * i).cast::<__m128i>());
+                u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(v, newline)) as u16)
+            };
+            bits(0) | bits(1) << 16 | bits(2) << 32 | bits(3) << 48
         }
     }
 }
@@ -645,5 +752,49 @@ impl<R: Read> Read for Xz<R> {
         self.0
             .read(buf)
             .map_err(|err| io::Error::new(err.kind(), format!("xz-compressed data: {err}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Newlines;
+
+    /// The newlines found 64 bytes at a time (SSE2 where the buffer holds a
+    /// whole block, byte by byte where it does not) are memchr's, for every
+    /// length, with stale newlines past the end in the buffer.
+    #[test]
+    fn newlines_are_memchrs() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut random = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..20_000 {
+            let size = (random() % 300) as usize;
+            let density = 1 + random() % 40;
+            let buf: Vec<u8> = (0..size)
+                .map(|_| {
+                    if random() % density == 0 {
+                        b'\n'
+                    } else {
+                        (random() % 256) as u8
+                    }
+                })
+                .collect();
+            let len = if size == 0 {
+                0
+            } else {
+                (random() as usize) % (size + 1)
+            };
+            let mut found = Vec::new();
+            let mut newlines = Newlines::new(&buf, len);
+            while let Some(at) = newlines.next() {
+                found.push(at);
+            }
+            let expected: Vec<usize> = memchr::memchr_iter(b'\n', &buf[..len]).collect();
+            assert_eq!(found, expected, "size {size}, len {len}");
+        }
     }
 }
