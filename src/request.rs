@@ -1373,11 +1373,12 @@ impl WarpRequest {
     /// lane's first lane with its key and the groups in lane order; otherwise
     /// one pass that hashes the keys into 64 buckets and compares the lanes
     /// sharing a bucket. Measured on full-warp stores of the benchmark mixes
-    /// (`benches/partition.rs`, group `api`): about 1.5 times
-    /// [`BankConfig::wavefronts`](crate::BankConfig::wavefronts) of a 4-byte
-    /// request for 4-byte stores and 1.7 times for 16-byte ones (486 and 546
-    /// instructions against 253, callgrind); a few nanoseconds for loads. No
-    /// allocation (at most 16 collisions, all held inline).
+    /// (`examples/api_costs.rs`, `benches/partition.rs` group `api`): about
+    /// 1.6 times [`BankConfig::wavefronts`](crate::BankConfig::wavefronts) of
+    /// a 4-byte request for 4-byte stores and 1.9 times for 16-byte ones (33
+    /// and 39 ns against 21 ns; 488 and 548 instructions against 265,
+    /// callgrind); a few nanoseconds for loads. No allocation (at most 16
+    /// collisions, all held inline).
     ///
     /// # Example
     ///

@@ -26,6 +26,8 @@ pub(super) fn schedule<S: Sink>(
         if let Some(totals) = super::simd::word_schedule(config, request, path, sink) {
             return Ok(totals);
         }
+    } else if let Some(totals) = super::simd::phase_schedule(config, request, path, sink) {
+        return Ok(totals);
     }
     validate(config, request)?;
     Ok(run(config, request, path, sink))

@@ -1244,10 +1244,11 @@ impl Transaction {
     ///
     /// Cost: one pass over the served lanes into a table of one slot per bank
     /// (two on 3.x in four-byte mode), then the words written out in order,
-    /// straight into the returned vector: measured at about 2 times
-    /// [`BankConfig::wavefronts`] of a whole 4-byte request per transaction
-    /// of the 4-byte mix, 2.5 times on the 16-byte mix (50 and 66 ns against
-    /// 25-27 ns on the 2-core VM; `benches/partition.rs`, group `api`). No
+    /// straight into the returned vector (created in the caller's frame):
+    /// measured at about 2 times [`BankConfig::wavefronts`] of a whole 4-byte
+    /// request per transaction of the 4-byte mix, 2.5 times on the 16-byte
+    /// mix (40 and 50 ns against 20 ns on the 2-core VM;
+    /// `examples/api_costs.rs`, `benches/partition.rs` group `api`). No
     /// allocation: a transaction has at most 64 words, held inline (the
     /// vector is 776 bytes: keep it where it is returned).
     ///
@@ -1268,20 +1269,27 @@ impl Transaction {
     /// assert_eq!(words[1].lanes.to_string(), "16");
     /// # Ok::<(), smem_model::Error>(())
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn words(&self) -> SmallVec<[WordAccess; 64]> {
+        // Created in the caller's frame and filled there through a pointer:
+        // returned from a call, its 776 bytes would be copied, which costs
+        // more than most transactions' words.
+        let mut words = SmallVec::new();
+        self.fill_words(&mut words);
+        words
+    }
+
+    /// [`words`](Self::words) into `words` (empty).
+    #[inline(never)]
+    fn fill_words(&self, words: &mut SmallVec<[WordAccess; 64]>) {
         // A transaction takes at most one word from each bank, or on 3.x in
         // four-byte mode words i and i + 32 of one 64-bit bank row: one slot
         // per bank, or two (one per half of a 64-word segment) there.
         // Anything else goes the long way (it does not happen: a test checks
         // that the table always serves, and compares the two).
-        // Filled where it is returned: a copy of its 776 bytes would cost
-        // more than the words.
-        let mut words = SmallVec::new();
-        if !self.words_fast(&mut words) {
-            self.words_sorted_into(&mut words);
+        if !self.words_fast(words) {
+            self.words_sorted_into(words);
         }
-        words
     }
 
     /// [`words`](Self::words) into `words` (empty) from the slot table;

@@ -96,19 +96,43 @@ fn count_avx2(config: BankConfig, request: &WarpRequest, path: Path) -> Option<T
             ..Totals::ZERO
         });
     }
-    other_count_avx2(config, request, path, active, limit)
+    other_avx2(config, request, path, active, limit, &mut Count)
 }
 
-/// [`count_avx2`] off the word path, apart so that the word path keeps a
-/// small frame.
+/// The schedule of a request on the wide or the lane-counting path
+/// ([`Path::Wide`], [`Path::Lanes`]), validation included, reported to
+/// `sink`, with its totals: for partitions, as [`count`] is for counts.
+/// `None` (nothing reported) sends the request the long way: the CPU lacks
+/// AVX2, another path, an empty warp, an op the capability lacks, or an
+/// address that needs the exact window check.
+#[inline(always)]
+pub(super) fn phase_schedule<S: Sink>(
+    config: BankConfig,
+    request: &WarpRequest,
+    path: Path,
+    sink: &mut S,
+) -> Option<Totals> {
+    let active = request.active().bits();
+    if active == 0 || !matches!(path, Path::Wide | Path::Lanes) || !available() {
+        return None;
+    }
+    let limit = config.capability().shared_window_size() - request.width().bytes();
+    // SAFETY: the CPU has every feature `other_avx2` is compiled for.
+    unsafe { other_avx2(config, request, path, active, limit, sink) }
+}
+
+/// [`count_avx2`] off the word path (apart, so that the word path keeps a
+/// small frame), and [`phase_schedule`]: `active` not empty, `limit` the
+/// highest address inside the window.
 #[target_feature(enable = "avx2,popcnt")]
 #[inline(never)]
-fn other_count_avx2(
+fn other_avx2<S: Sink>(
     config: BankConfig,
     request: &WarpRequest,
     path: Path,
     active: u32,
     limit: u32,
+    sink: &mut S,
 ) -> Option<Totals> {
     let addresses = request.raw_addresses();
     let width = request.width().bytes();
@@ -116,7 +140,7 @@ fn other_count_avx2(
         // The op at its width (the long way reports the error), then the window.
         config.check_access(request.op(), request.width()).ok()?;
         let a = load(addresses, limit)?;
-        return phases_avx2(&a, active, Phases::of_lanes(config, request), &mut Count);
+        return phases_avx2(&a, active, Phases::of_lanes(config, request), sink);
     }
     if path != Path::Wide {
         return None;
@@ -131,6 +155,14 @@ fn other_count_avx2(
             let groups = 1 << group_bits;
             let ways = closed_form(stride, key_shift, groups);
             let phases = WARP_SIZE as u32 / groups;
+            if S::STEPS {
+                for phase in 0..phases {
+                    for lanes in super::affine::steps(groups, ways) {
+                        let lanes = LaneSet::from_bits(lanes << (phase * groups));
+                        sink.step(phase as u8, 0, lanes);
+                    }
+                }
+            }
             return Some(Totals {
                 wavefronts: phases * ways,
                 ideal: phases,
@@ -143,7 +175,7 @@ fn other_count_avx2(
     let merged =
         config.merges_paired_loads() && request.op() == Op::Load && pairs_share(&a, active);
     if !merged && group_bits == 3 {
-        return Some(quarter_warps_avx2(addresses, active, &mut Count));
+        return Some(quarter_warps_avx2(addresses, active, sink));
     }
     let keyed = Phases {
         key_shift,
@@ -152,7 +184,7 @@ fn other_count_avx2(
         merge: true,
         repeat: 1,
     };
-    phases_avx2(&a, active, keyed, &mut Count)
+    phases_avx2(&a, active, keyed, sink)
 }
 
 /// The load-merge condition of `schedule::pairs_share_addresses`, on the
