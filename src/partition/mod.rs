@@ -1394,8 +1394,7 @@ impl Transaction {
         }
     }
 
-    /// [`words`](Self::words) by search and sort: the reference the slot table
-    /// is checked against.
+    /// [`words_sorted_into`](Self::words_sorted_into) into a new vector.
     #[cfg(test)]
     pub(crate) fn words_sorted(&self) -> SmallVec<[WordAccess; 64]> {
         let mut words = SmallVec::new();
@@ -1403,7 +1402,9 @@ impl Transaction {
         words
     }
 
-    /// [`words_sorted`](Self::words_sorted) into `words` (emptied first).
+    /// [`words`](Self::words) by search and sort into `words` (emptied
+    /// first): the fallback, and the reference the slot table is checked
+    /// against.
     #[cold]
     #[inline(never)]
     fn words_sorted_into(&self, words: &mut SmallVec<[WordAccess; 64]>) {

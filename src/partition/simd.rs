@@ -14,6 +14,9 @@
 //!   key merged (8-byte half-warps, merged load phases) or not (native
 //!   atomics and `cp.async`, which count lanes: a histogram of the active
 //!   lanes per bank group, without the duplicate marks of the word count).
+//! - [`followers`]: for `WarpRequest::write_collisions`, the lanes that
+//!   share an address with an earlier lane, by the word count's duplicate
+//!   marks, and each one's first lane.
 //!
 //! The word count: words fit in 16 bits below 256 KiB, so each lane's word
 //! becomes two bytes and one register holds a byte of all 32 lanes. Rotating
@@ -29,8 +32,8 @@
 //!
 //! This is the crate's only `unsafe`: calling functions compiled for AVX2,
 //! which is sound only after [`available`] said the CPU has it, unaligned
-//! loads of the address array, and an empty `asm!` that hides a value from
-//! the optimiser.
+//! loads of the address array and a store into a 32-byte array, and an
+//! empty `asm!` that hides a value from the optimiser.
 #![allow(unsafe_code)]
 
 use std::arch::x86_64::*;
