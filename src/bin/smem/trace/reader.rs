@@ -128,7 +128,8 @@ impl Chunk {
             kernel: 0,
             next_switch: self.kernels.get(1).map_or(u64::MAX, |k| k.0),
             current: self.kernels.first().map(|k| k.1).unwrap_or_default(),
-            newlines: Newlines::new(&self.buf, self.len),
+            ends: newlines(&self.buf, self.len),
+            line: 0,
         }
     }
 
@@ -156,7 +157,10 @@ pub(super) struct Lines<'a> {
     kernel: usize,
     next_switch: u64,
     current: KernelState,
-    newlines: Newlines<'a>,
+    /// Where each line but perhaps the last ends (its newline), and the
+    /// next line's index in them.
+    ends: Vec<usize>,
+    line: usize,
 }
 
 impl<'a> Iterator for Lines<'a> {
@@ -169,7 +173,8 @@ impl<'a> Iterator for Lines<'a> {
         if self.start >= len {
             return None;
         }
-        let end = self.newlines.next().unwrap_or(len);
+        let end = self.ends.get(self.line).copied().unwrap_or(len);
+        self.line += 1;
         let index = self.index;
         while self.next_switch <= index {
             self.kernel += 1;
@@ -191,60 +196,55 @@ impl<'a> Iterator for Lines<'a> {
     }
 }
 
-/// The newlines of `buf[..len]`, in order: found 64 bytes at a time (a bit
-/// mask of each block's newlines), not by one search a line.
-struct Newlines<'a> {
-    buf: &'a [u8],
-    len: usize,
-    /// The block whose newlines not yet returned are `bits`.
-    block: usize,
-    bits: u64,
-}
-
-impl<'a> Newlines<'a> {
-    fn new(buf: &'a [u8], len: usize) -> Newlines<'a> {
-        Newlines {
-            buf,
-            len,
-            block: 0,
-            bits: newline_bits(buf, 0, len),
+/// Where the newlines of `buf[..len]` are, in order: found 64 bytes at a
+/// time (a bit mask of each block's newlines) in one pass over the chunk,
+/// not by one search a line.
+fn newlines(buf: &[u8], len: usize) -> Vec<usize> {
+    // Lines of the traces are some 50 to 500 bytes.
+    let mut ends = Vec::with_capacity(len / 32 + 1);
+    let whole = len - len % 64;
+    for (i, block) in buf[..whole].chunks_exact(64).enumerate() {
+        let Some(block) = block.first_chunk::<64>() else {
+            break;
+        };
+        let mut bits = block_newlines(block);
+        while bits != 0 {
+            ends.push(64 * i + bits.trailing_zeros() as usize);
+            bits &= bits - 1;
         }
     }
-
-    #[inline]
-    fn next(&mut self) -> Option<usize> {
-        while self.bits == 0 {
-            self.block += 64;
-            if self.block >= self.len {
-                return None;
-            }
-            self.bits = newline_bits(self.buf, self.block, self.len);
+    if whole < len {
+        // The last, partial block: the bytes past `len` are stale (or not
+        // there) and masked out.
+        let mut bits = match buf.get(whole..).and_then(<[u8]>::first_chunk::<64>) {
+            Some(block) => block_newlines(block),
+            None => block_newlines_scalar(&buf[whole..len]),
+        } & ((1u64 << (len - whole)) - 1);
+        while bits != 0 {
+            ends.push(whole + bits.trailing_zeros() as usize);
+            bits &= bits - 1;
         }
-        let at = self.block + self.bits.trailing_zeros() as usize;
-        self.bits &= self.bits - 1;
-        Some(at)
     }
+    ends
 }
 
-/// A bit for each newline among the 64 bytes of `buf[..len]` from `at`
-/// (bit i for byte `at + i`); none for the bytes at `len` or after.
+/// A bit for each newline of `block` (bit i for byte i): with SSE2 on
+/// x86-64, byte by byte elsewhere.
 #[inline(always)]
-fn newline_bits(buf: &[u8], at: usize, len: usize) -> u64 {
-    let before_len = match len - at {
-        64.. => u64::MAX,
-        n => (1u64 << n) - 1,
-    };
-    // The bytes past `len` are in the buffer (stale bytes of an earlier
-    // chunk, masked out): a whole block can be read wherever the buffer has one.
+fn block_newlines(block: &[u8; 64]) -> u64 {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    if let Some(block) = buf.get(at..).and_then(<[u8]>::first_chunk::<64>) {
-        return sse2::newlines(block) & before_len;
-    }
+    return sse2::newlines(block);
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    return block_newlines_scalar(block);
+}
+
+/// A bit for each newline of `bytes` (at most 64; bit i for byte i).
+fn block_newlines_scalar(bytes: &[u8]) -> u64 {
     let mut bits = 0;
-    for (i, &b) in buf[at..len.min(at + 64)].iter().enumerate() {
+    for (i, &b) in bytes.iter().enumerate().take(64) {
         bits |= u64::from(b == b'\n') << i;
     }
-    bits & before_len
+    bits
 }
 
 /// Newlines sixteen bytes at a time with SSE2, which every x86-64 CPU has
@@ -757,7 +757,7 @@ impl<R: Read> Read for Xz<R> {
 
 #[cfg(test)]
 mod tests {
-    use super::Newlines;
+    use super::newlines;
 
     /// The newlines found 64 bytes at a time (SSE2 where the buffer holds a
     /// whole block, byte by byte where it does not) are memchr's, for every
@@ -788,11 +788,7 @@ mod tests {
             } else {
                 (random() as usize) % (size + 1)
             };
-            let mut found = Vec::new();
-            let mut newlines = Newlines::new(&buf, len);
-            while let Some(at) = newlines.next() {
-                found.push(at);
-            }
+            let found = newlines(&buf, len);
             let expected: Vec<usize> = memchr::memchr_iter(b'\n', &buf[..len]).collect();
             assert_eq!(found, expected, "size {size}, len {len}");
         }
