@@ -592,10 +592,18 @@ impl<'a> Tokens<'a> {
         Some(&line[start..i])
     }
 
+    #[inline(always)]
     fn skip_space(&mut self) {
-        while self.at < self.line.len() && is_space(self.line[self.at]) {
-            self.at += 1;
+        // In a local: the loop keeps it in a register.
+        let line = self.line;
+        let mut at = self.at;
+        while let Some(&b) = line.get(at) {
+            if !is_space(b) {
+                break;
+            }
+            at += 1;
         }
+        self.at = at;
     }
 
     /// The token at `start`, for an error message; moves past it.
