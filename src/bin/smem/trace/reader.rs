@@ -128,8 +128,9 @@ impl Chunk {
             kernel: 0,
             next_switch: self.kernels.get(1).map_or(u64::MAX, |k| k.0),
             current: self.kernels.first().map(|k| k.1).unwrap_or_default(),
-            ends: newlines(&self.buf, self.len),
+            ends: Vec::with_capacity(ENDS),
             line: 0,
+            scanned: 0,
         }
     }
 
@@ -157,11 +158,15 @@ pub(super) struct Lines<'a> {
     kernel: usize,
     next_switch: u64,
     current: KernelState,
-    /// Where each line but perhaps the last ends (its newline), and the
-    /// next line's index in them.
+    /// Where the next lines end (their newlines), found some hundreds at a
+    /// time; the next line's index in them; where the search goes on.
     ends: Vec<usize>,
     line: usize,
+    scanned: usize,
 }
+
+/// Newlines found at a time: memory stays bounded whatever the lines' length.
+const ENDS: usize = 1024;
 
 impl<'a> Iterator for Lines<'a> {
     type Item = Line<'a>;
@@ -172,6 +177,11 @@ impl<'a> Iterator for Lines<'a> {
         let len = chunk.len;
         if self.start >= len {
             return None;
+        }
+        if self.line == self.ends.len() {
+            self.ends.clear();
+            self.line = 0;
+            self.scanned = newlines(&chunk.buf, len, self.scanned, &mut self.ends);
         }
         let end = self.ends.get(self.line).copied().unwrap_or(len);
         self.line += 1;
@@ -196,36 +206,43 @@ impl<'a> Iterator for Lines<'a> {
     }
 }
 
-/// Where the newlines of `buf[..len]` are, in order: found 64 bytes at a
-/// time (a bit mask of each block's newlines) in one pass over the chunk,
-/// not by one search a line.
-fn newlines(buf: &[u8], len: usize) -> Vec<usize> {
-    // Lines of the traces are some 50 to 500 bytes.
-    let mut ends = Vec::with_capacity(len / 32 + 1);
+/// Appends to `ends` where the newlines of `buf[from..len]` are, in order,
+/// found 64 bytes at a time (a bit mask of each block's newlines), not by one
+/// search a line; stops once `ends` holds `ENDS - 64` or more. Returns where
+/// the search stopped (`from` a multiple of 64, or `len`).
+fn newlines(buf: &[u8], len: usize, from: usize, ends: &mut Vec<usize>) -> usize {
     let whole = len - len % 64;
-    for (i, block) in buf[..whole].chunks_exact(64).enumerate() {
-        let Some(block) = block.first_chunk::<64>() else {
+    let mut block = from;
+    while block < whole {
+        if ends.len() > ENDS - 64 {
+            return block;
+        }
+        let Some(bytes) = buf.get(block..).and_then(<[u8]>::first_chunk::<64>) else {
             break;
         };
-        let mut bits = block_newlines(block);
+        let mut bits = block_newlines(bytes);
         while bits != 0 {
-            ends.push(64 * i + bits.trailing_zeros() as usize);
+            ends.push(block + bits.trailing_zeros() as usize);
             bits &= bits - 1;
         }
+        block += 64;
     }
-    if whole < len {
+    if block < len {
+        if ends.len() > ENDS - 64 {
+            return block;
+        }
         // The last, partial block: the bytes past `len` are stale (or not
         // there) and masked out.
-        let mut bits = match buf.get(whole..).and_then(<[u8]>::first_chunk::<64>) {
-            Some(block) => block_newlines(block),
-            None => block_newlines_scalar(&buf[whole..len]),
-        } & ((1u64 << (len - whole)) - 1);
+        let mut bits = match buf.get(block..).and_then(<[u8]>::first_chunk::<64>) {
+            Some(bytes) => block_newlines(bytes),
+            None => block_newlines_scalar(&buf[block..len]),
+        } & ((1u64 << (len - block)) - 1);
         while bits != 0 {
-            ends.push(whole + bits.trailing_zeros() as usize);
+            ends.push(block + bits.trailing_zeros() as usize);
             bits &= bits - 1;
         }
     }
-    ends
+    len
 }
 
 /// A bit for each newline of `block` (bit i for byte i): with SSE2 on
@@ -772,7 +789,11 @@ mod tests {
             state
         };
         for _ in 0..20_000 {
-            let size = (random() % 300) as usize;
+            let size = if random() % 8 == 0 {
+                (random() % 5000) as usize
+            } else {
+                (random() % 300) as usize
+            };
             let density = 1 + random() % 40;
             let buf: Vec<u8> = (0..size)
                 .map(|_| {
@@ -788,7 +809,17 @@ mod tests {
             } else {
                 (random() as usize) % (size + 1)
             };
-            let found = newlines(&buf, len);
+            let mut found = Vec::new();
+            let mut from = 0;
+            loop {
+                let mut ends = Vec::new();
+                from = newlines(&buf, len, from, &mut ends);
+                assert!(ends.len() <= super::ENDS, "{} newlines at once", ends.len());
+                found.extend(ends);
+                if from >= len {
+                    break;
+                }
+            }
             let expected: Vec<usize> = memchr::memchr_iter(b'\n', &buf[..len]).collect();
             assert_eq!(found, expected, "size {size}, len {len}");
         }
