@@ -1000,7 +1000,16 @@ fn plain_start<'a>(tokens: &mut Tokens<'a>) -> Option<Start<'a>> {
     let pc = tokens.hex().ok()?;
     tokens.skip_space();
     let mask_at = tokens.at;
-    let mask = tokens.hex().ok()?;
+    let line = tokens.line;
+    // A full warp, the commonest mask, compared rather than decoded.
+    let mask = if line.get(mask_at..mask_at + 8) == Some(b"ffffffff")
+        && line.get(mask_at + 8).is_none_or(|&b| is_space(b))
+    {
+        tokens.at = mask_at + 8;
+        u64::from(u32::MAX)
+    } else {
+        tokens.hex().ok()?
+    };
     if tokens.at - mask_at != 8 {
         return None;
     }
