@@ -1312,3 +1312,78 @@ fn compare_and_swap_loops_round_by_round() {
         Some(serde_json::json!(112))
     );
 }
+
+/// An `ATOMS.CAST.SPIN` line's addresses are read and checked as an ATOMS
+/// line's: the same error for a malformed, missing, out-of-window or
+/// misaligned address; its cost stays its round's (by its mask).
+#[test]
+fn compare_and_swap_rounds_have_their_addresses_checked() {
+    let bad = [
+        ("4 0 0x7f1000000000", "lane 0 has address 0x7f1000000000, which is not a shared address (the header's shmem base_addr is 0x7f0000000000)"),
+        ("4 0 0x7f00000004zz", "expected a hexadecimal address, found `0x7f00000004zz`"),
+        ("4 0", "expected a hexadecimal address, found the end of the line"),
+        ("4 1 0xffffffffffffffff 4", "lane 1's address 0xffffffffffffffff + 1 x 4 is outside the 64-bit address space (0 to 2^64 - 1)"),
+        ("0", "memory width 0: the line has no addresses"),
+    ];
+    for (cast, add) in [
+        ("ATOMS.CAST.SPIN", "ATOMS.ADD"),
+        ("ATOMS.CAST.SPIN.64", "ATOMS.ADD.64"),
+    ] {
+        let mut text = TRACE_HEADER.to_owned();
+        for opcode in [cast, add] {
+            for (addresses, _) in bad {
+                writeln!(text, "0000 00000003 1 R1 {opcode} 1 R2 {addresses}").unwrap();
+            }
+        }
+        let file = TempFile::new("cas-addresses.traceg", text.as_bytes());
+        let output = trace(&[file.name()]);
+        let name = file.name();
+        let mut expected = String::new();
+        for (first, opcode) in [(8, cast), (8 + bad.len(), add)] {
+            for (i, (_, message)) in bad.iter().enumerate() {
+                writeln!(expected, "error: {name}:{}: {opcode}: {message}", first + i).unwrap();
+            }
+        }
+        assert_eq!(stderr(&output), expected, "{cast}");
+        let report = trace(&["--json", file.name()]);
+        let report: Value = serde_json::from_slice(&report.stdout).unwrap();
+        assert_eq!(report["requests"], 0, "{cast}");
+        assert_eq!(report["lines_not_analysed"], 2 * bad.len(), "{cast}");
+    }
+    // Misaligned: a 64-bit round on a 4-byte boundary, as ATOMS.ADD.64.
+    let text = format!(
+        "{TRACE_HEADER}\
+         0000 00000001 1 R1 ATOMS.CAST.SPIN.64 1 R2 8 0 0x7f0000000404\n\
+         0010 00000001 1 R1 ATOMS.ADD.64 1 R2 8 0 0x7f0000000404\n\
+         0020 00000003 1 R1 ATOMS.CAST.SPIN.64 1 R2 8 1 0x7f0000000400 8\n"
+    );
+    let file = TempFile::new("cas-misaligned.traceg", text.as_bytes());
+    let output = trace(&[file.name()]);
+    let name = file.name();
+    let misaligned =
+        "misaligned address: lane 0 accesses 8 bytes at 0x404, which is not a multiple of 8";
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "error: {name}:8: ATOMS.CAST.SPIN.64: {misaligned}\n\
+             error: {name}:9: ATOMS.ADD.64: {misaligned}\n"
+        )
+    );
+    let report = trace(&["--json", file.name()]);
+    let report: Value = serde_json::from_slice(&report.stdout).unwrap();
+    // The good round: two lanes pending in one phase.
+    assert_eq!(report["requests"], 1);
+    assert_eq!(report["by_op"]["ATOMS.ADD.64"]["requests"], 1);
+    // The fixture's totals: every round read with its addresses.
+    let report = json(&[&format!("{TRACES}/cas-loop.traceg")]);
+    assert_eq!(report["lines_not_analysed"], 0);
+    let atoms: u64 = ["ATOMS.ADD.F32", "ATOMS.ADD.64"]
+        .iter()
+        .map(|op| report["by_op"][op]["requests"].as_u64().unwrap())
+        .sum();
+    let wavefronts: u64 = ["ATOMS.ADD.F32", "ATOMS.ADD.64"]
+        .iter()
+        .map(|op| report["by_op"][op]["wavefronts"].as_u64().unwrap())
+        .sum();
+    assert_eq!((atoms, wavefronts), (40, 112));
+}

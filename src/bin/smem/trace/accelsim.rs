@@ -225,8 +225,9 @@ pub struct Instruction<'a> {
     pub opcode: &'a str,
     /// What the opcode does to shared memory.
     pub class: Class,
-    /// For [`Class::Shared`]: each active lane's shared address (the generic
-    /// address less the header's base), by lane; inactive lanes hold 0. For
+    /// For [`Class::Shared`] and [`Class::CasRound`]: each active lane's
+    /// shared address (the generic address less the header's base), by lane;
+    /// inactive lanes hold 0. For
     /// [`Class::Constant`] with addresses: each active lane's address as the
     /// trace gives it. Empty (all 0) for other instructions, whose addresses
     /// are not read.
@@ -1124,7 +1125,12 @@ fn instruction<'a>(text: &'a [u8], context: &Context) -> Result<Line<'a>, String
         let addressed = read_addresses(&mut tokens, context, instruction, Space::Constant)?;
         instruction.class = Class::Constant { width, addressed };
     }
-    if let (Class::Shared { .. }, Line::Instruction(instruction)) = (class, &mut line) {
+    // A CAS round's addresses are read and checked as an ATOMS line's (its
+    // cost depends only on its mask, but a malformed or out-of-window address
+    // is an error all the same).
+    if let (Class::Shared { .. } | Class::CasRound { .. }, Line::Instruction(instruction)) =
+        (class, &mut line)
+    {
         let space = if generic.is_some() {
             Space::Generic
         } else {
@@ -1365,6 +1371,27 @@ mod tests {
             | Class::Constant { .. }
             | Class::Other => None,
         }
+    }
+
+    /// A CAS round's addresses are read as an ATOMS line's (they were once
+    /// left at 0).
+    #[test]
+    fn cas_rounds_have_their_addresses() {
+        let i = parse(
+            "0110 0000000f 0 ATOMS.CAST.SPIN 3 R2 R4 R6 4 0 0x7f0000000400 0x7f0000000404 \
+             0x7f0000000408 0x7f000000040c 0",
+            &context(),
+        )
+        .unwrap();
+        assert!(matches!(i.class, Class::CasRound { width: 4, .. }));
+        assert_eq!(i.addresses[..5], [0x400, 0x404, 0x408, 0x40c, 0]);
+        let i = parse(
+            "0110 00000003 0 ATOMS.CAST.SPIN.64 3 R2 R4 R6 8 1 0x7f0000000500 0",
+            &context(),
+        )
+        .unwrap();
+        assert!(matches!(i.class, Class::CasRound { width: 8, .. }));
+        assert_eq!(i.addresses[..3], [0x500, 0x500, 0]);
     }
 
     #[test]
