@@ -321,3 +321,85 @@ fn the_output_does_not_depend_on_the_thread_count() {
     assert_eq!(one.stdout, three.stdout);
     assert_eq!(one.status.code(), Some(1));
 }
+
+/// A CAS loop (`LDS` then `ATOMS.CAST.SPIN`, round after round) is the
+/// atomic it emulates: two warps' loops on one word, or two lanes' of one
+/// warp, race with nothing; a plain store to the word by another warp races
+/// with the loop's read and its try; in both trace forms (block and warp by
+/// markers, or on each line).
+#[test]
+fn compare_and_swap_loops_are_atomics() {
+    let fixture = racecheck(&["tests/data/traces/cas-loop.traceg"]);
+    assert_eq!(fixture.status.code(), Some(0), "{}", stdout(&fixture));
+    let round = |warp: &str, mask: &str| {
+        [
+            format!("{warp}0100 {mask} 1 R4 LDS 1 R2 4 1 0x400 0"),
+            format!("{warp}0110 {mask} 0 ATOMS.CAST.SPIN 3 R2 R4 R6 4 1 0x400 0"),
+        ]
+    };
+    let block = |warps: &[&[[String; 2]]], raw: bool| {
+        let mut lines = vec!["-block dim = (64,1,1)".to_owned()];
+        if !raw {
+            lines.extend(["#BEGIN_TB".to_owned(), "thread block = 0,0,0".to_owned()]);
+        }
+        for (w, rounds) in warps.iter().enumerate() {
+            if !raw {
+                lines.push(format!("warp = {w}"));
+            }
+            for round in *rounds {
+                lines.extend(round.iter().cloned());
+            }
+            let prefix = if raw {
+                format!("0 0 0 {w} ")
+            } else {
+                String::new()
+            };
+            lines.push(format!("{prefix}0200 ffffffff 0 EXIT 0 0"));
+        }
+        if !raw {
+            lines.push("#END_TB".to_owned());
+        }
+        lines
+    };
+    for raw in [false, true] {
+        let prefix = |w: u32| {
+            if raw {
+                format!("0 0 0 {w} ")
+            } else {
+                String::new()
+            }
+        };
+        // Two warps, two lanes each, on one word: lane 0 wins the first round.
+        let warp = |w| [round(&prefix(w), "00000003"), round(&prefix(w), "00000002")];
+        let (w0, w1) = (warp(0), warp(1));
+        let lines = block(&[&w0, &w1], raw);
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let trace = TempFile::from_lines("cas-atomic.traceg", &lines);
+        let output = racecheck(&[trace.name()]);
+        assert_eq!(
+            (output.status.code(), stdout(&output).contains("no hazards")),
+            (Some(0), true),
+            "raw {raw}: {}{}",
+            stdout(&output),
+            stderr(&output)
+        );
+        // A plain store by warp 0, a loop by warp 1: both the loop's read and
+        // its try race with the store.
+        let store = [
+            format!("{}0080 00000001 0 STS 2 R2 R3 4 1 0x400 0", prefix(0)),
+            format!("{}0090 00000001 0 BRA 0 0", prefix(0)),
+        ];
+        let w1 = [round(&prefix(1), "00000001")];
+        let lines = block(&[&[store], &w1], raw);
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let trace = TempFile::from_lines("cas-store.traceg", &lines);
+        let output = racecheck(&[trace.name()]);
+        assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+        let out = stdout(&output);
+        assert!(
+            out.contains("error write-write: pc 0x0080 and pc 0x0100, 1 block, 4 bytes")
+                && out.contains("error write-write: pc 0x0080 and pc 0x0110, 1 block, 4 bytes"),
+            "raw {raw}: {out}"
+        );
+    }
+}

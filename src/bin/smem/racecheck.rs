@@ -9,6 +9,9 @@
 //! the SASS of tools/racecheck/cases.cu, CUDA 13.0), so a `NOP` counts as a
 //! `__syncwarp` of its active lanes: a modelling choice, without which every
 //! warp-synchronous kernel written correctly would be reported.
+//! A compare-and-swap loop's try (`ATOMS.CAST.SPIN`, nvcc's float and 64-bit
+//! shared `atomicAdd`) is the atomic it emulates, and the round's `LDS` just
+//! before it is taken as part of that atomic ([`push_event`]).
 //!
 //! # Streaming, threads, memory
 //!
@@ -48,7 +51,7 @@ use std::sync::mpsc;
 
 use accelsim::{Class, Context, Header, Kernel, Line};
 use smem_model::{
-    BarrierError, Block, BlockReport, ComputeCapability, Error, LaneSet, SyncOp, WarpRequest,
+    BarrierError, Block, BlockReport, ComputeCapability, Error, LaneSet, Op, SyncOp, WarpRequest,
 };
 
 use crate::output::{emit, plural};
@@ -475,8 +478,12 @@ impl Reader<'_> {
                         .entry(instruction.pc)
                         .or_insert(text);
                 }
+                let cas_round = matches!(instruction.class, Class::CasRound { .. });
                 let event = match instruction.class {
-                    Class::Shared { op, width } => {
+                    // A CAS loop's try (`ATOMS.CAST.SPIN`) is the atomic it
+                    // emulates: it writes its words, racing with plain
+                    // accesses, never with other atomics.
+                    Class::Shared { op, width } | Class::CasRound { op, width } => {
                         let mask = instruction.mask;
                         let request = WarpRequest::from_fn(op, width, |lane| {
                             (mask >> lane.index() & 1 == 1)
@@ -490,9 +497,8 @@ impl Reader<'_> {
                         })
                     }
                     // LDGSTS, TMA: not modelled (their shared addresses are
-                    // not in the trace). A CAS loop's try is atomic: it races
-                    // with nothing (its LDS is an access of its own).
-                    Class::CasRound { .. } | Class::Unmodelled { .. } => None,
+                    // not in the trace).
+                    Class::Unmodelled { .. } => None,
                     // Constant memory is read only: no hazard.
                     Class::Constant { .. } => None,
                     Class::Other => {
@@ -514,11 +520,12 @@ impl Reader<'_> {
                 // win); elsewhere, the ids on the line (the raw form).
                 if let (Some(block), Some(warp)) = (&mut self.current, self.warp) {
                     if let Some(event) = event {
-                        block.warps.entry(warp).or_default().push(event);
+                        push_event(block.warps.entry(warp).or_default(), event, cas_round);
                         block.events += 1;
                         self.gathered += 1;
                     }
                 } else if let Some((block, warp)) = instruction.block_warp {
+                    let event = event.map(|e| (e, cas_round));
                     self.raw(number, kernel, block, warp, event, is_exit, instruction.mask)?;
                 } else {
                     return Err(format!(
@@ -546,7 +553,7 @@ impl Reader<'_> {
         kernel: usize,
         block: [u32; 3],
         warp: u32,
-        event: Option<Event>,
+        event: Option<(Event, bool)>,
         is_exit: bool,
         mask: u32,
     ) -> Result<(), String> {
@@ -569,8 +576,8 @@ impl Reader<'_> {
             events: 0,
         });
         let events = open.warps.entry(warp).or_default();
-        if let Some(event) = event {
-            events.push(event);
+        if let Some((event, cas_round)) = event {
+            push_event(events, event, cas_round);
             open.events += 1;
             self.gathered += 1;
         }
@@ -596,6 +603,25 @@ impl Reader<'_> {
         }
         Ok(())
     }
+}
+
+/// Adds `event` to its warp's events. After a CAS loop's try (`cas_round`),
+/// the round's `LDS` just before it (the same lanes reading the same words at
+/// the same width) becomes part of the atomic: nvcc emits the two for one
+/// `atomicAdd` and the loop retries whatever another thread wrote between
+/// them, so that read races with no other atomic (a modelling choice, without
+/// which every correct float or 64-bit shared `atomicAdd` by two lanes on one
+/// word would be reported). It still races with plain writes, as the try does.
+fn push_event(events: &mut Vec<Event>, event: Event, cas_round: bool) {
+    if let (true, Some(Event::Access { request: load, .. }), Event::Access { request: cas, .. }) =
+        (cas_round, events.last_mut(), &event)
+    {
+        if load.op() == Op::Load && load.width() == cas.width() && load.to_array() == cas.to_array()
+        {
+            *load = *cas;
+        }
+    }
+    events.push(event);
 }
 
 /// `(32,8,1)` into 256.
