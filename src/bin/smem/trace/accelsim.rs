@@ -662,12 +662,18 @@ impl<'a> Tokens<'a> {
     fn spaced_prefixed_hex(&mut self) -> Option<u64> {
         let line = self.line;
         let at = self.at;
-        let &[space, zero, x] = line.get(at..)?.first_chunk::<3>()?;
-        if space != b' ' || zero != b'0' || x | 0x20 != b'x' {
+        // One bounds check for the prefix and the digits' block; the prefix
+        // compared as one number (` 0x`, the `x` lower-cased).
+        let (prefix, block) = line
+            .get(at..)?
+            .first_chunk::<19>()?
+            .split_first_chunk::<3>()?;
+        let prefix = u32::from_le_bytes([prefix[0], prefix[1], prefix[2] | 0x20, 0]);
+        if prefix != u32::from_le_bytes([b' ', b'0', b'x', 0]) {
             return None;
         }
         let digits = at + 3;
-        let (count, value) = sse2::hex(line.get(digits..)?.first_chunk::<16>()?)?;
+        let (count, value) = sse2::hex(block.first_chunk::<16>()?)?;
         if count == 16 && !line.get(digits + 16).is_none_or(|&b| is_space(b)) {
             return None;
         }
@@ -1239,13 +1245,22 @@ fn read_addresses(
             let mut rest = mask;
             // The common spelling, ` 0x` and at most 16 digits, read without
             // the general token steps; anything else by them, from there on.
+            // In the window above a nonzero base (every address of a
+            // shared access as traced), the offset is the difference, with
+            // no other step; anything else goes by `shared`, which says why.
+            let windowed = space != Space::Constant && base != 0;
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             while rest != 0 {
                 let lane = rest.trailing_zeros() as usize;
                 let Some(address) = tokens.spaced_prefixed_hex() else {
                     break;
                 };
-                addresses[lane] = shared(lane, address)?;
+                let offset = address.wrapping_sub(base);
+                addresses[lane] = if windowed && address >= base && offset <= u64::from(u32::MAX) {
+                    offset as u32
+                } else {
+                    shared(lane, address)?
+                };
                 rest &= rest - 1;
             }
             while rest != 0 {
@@ -1371,6 +1386,40 @@ mod tests {
             | Class::Constant { .. }
             | Class::Other => None,
         }
+    }
+
+    /// List-mode addresses in the window above the base (the direct
+    /// difference), below it (taken as they are), spelled `0X`, past the
+    /// 32-bit window, and with no base at all.
+    #[test]
+    fn list_addresses_on_each_side_of_the_base() {
+        let i = parse(
+            "0000 0000000f 1 R1 LDS 1 R2 4 0 0x7f0000000400 0x400 0X7F0000000010 0x7f00fffffffc 0",
+            &context(),
+        )
+        .unwrap();
+        assert_eq!(i.addresses[..5], [0x400, 0x400, 0x10, 0xffff_fffc, 0]);
+        let err = parse(
+            "0000 00000003 1 R1 LDS 1 R2 4 0 0x7f0000000400 0x7f0100000000 0",
+            &context(),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            "LDS: lane 1 has address 0x7f0100000000, which is not a shared address \
+             (the header's shmem base_addr is 0x7f0000000000)"
+        );
+        let no_base = Context {
+            shmem_base: 0,
+            lineinfo: false,
+        };
+        let i = parse(
+            "0000 00000003 1 R1 LDS 1 R2 4 0 0x400 0xfffffffc 0",
+            &no_base,
+        )
+        .unwrap();
+        assert_eq!(i.addresses[..3], [0x400, 0xffff_fffc, 0]);
+        assert!(parse("0000 00000001 1 R1 LDS 1 R2 4 0 0x100000000 0", &no_base).is_err());
     }
 
     /// A CAS round's addresses are read as an ATOMS line's (they were once
