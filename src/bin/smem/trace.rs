@@ -191,68 +191,6 @@ fn request(op: Op, width: u32, mask: u32, addresses: &[u32; 32]) -> Result<WarpR
         .map_err(|e| e.to_string())
 }
 
-/// Costs of full-warp requests at evenly spaced offsets (`base + stride *
-/// lane`, the shape of most shared accesses), by their configuration, op,
-/// width, first offset and stride, which determine the request and so its
-/// cost: a request seen before (thread blocks run the same code at the same
-/// shared offsets) is counted without being rebuilt and costed again.
-/// Direct-mapped; a worker's own, kept across its chunks. Only costs are kept:
-/// a request with an error takes the full path each time.
-struct Memo {
-    slots: Vec<Option<Memoised>>,
-}
-
-#[derive(Clone, Copy)]
-struct Memoised {
-    config: BankConfig,
-    op: Op,
-    width: u32,
-    first: u32,
-    stride: u32,
-    /// The request's op and width as `count_request` counts them.
-    key: (Op, smem_model::AccessWidth),
-    cost: smem_model::Cost,
-}
-
-impl Memo {
-    /// Slots: a power of two (32 Ki of some 48 bytes: within a core's L2).
-    const BITS: u32 = 15;
-    const SLOTS: usize = 1 << Self::BITS;
-
-    fn new() -> Memo {
-        Memo {
-            slots: vec![None; Self::SLOTS],
-        }
-    }
-
-    /// The first offset and stride of `addresses` when every lane is active
-    /// and they are evenly spaced.
-    #[inline(always)]
-    fn affine(mask: u32, addresses: &[u32; 32]) -> Option<(u32, u32)> {
-        if mask != u32::MAX {
-            return None;
-        }
-        let first = addresses[0];
-        let stride = addresses[1].wrapping_sub(first);
-        let mut off = 0;
-        for pair in addresses.windows(2) {
-            off |= pair[1].wrapping_sub(pair[0]) ^ stride;
-        }
-        (off == 0).then_some((first, stride))
-    }
-
-    #[inline(always)]
-    fn slot(op: Op, width: u32, first: u32, stride: u32) -> usize {
-        // Loads and stores at the same offsets apart (code often has both).
-        let key = u64::from(first)
-            ^ u64::from(stride) << 32
-            ^ u64::from(width) << 58
-            ^ u64::from(op != Op::Load) << 63;
-        // Fibonacci hashing: the top bits of the product.
-        (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - Self::BITS)) as usize
-    }
-}
-
 /// What a worker knows besides the chunk.
 struct Settings {
     arch: Option<ComputeCapability>,
@@ -267,7 +205,7 @@ struct Settings {
 /// requests, predicts and counts them. With `--timings`, some hundreds of
 /// lines are read, then counted, timing the two apart. Returns the chunk's
 /// errors.
-fn analyse(chunk: &Chunk, counts: &mut Counts, memo: &mut Memo, settings: &Settings) -> Errors {
+fn analyse(chunk: &Chunk, counts: &mut Counts, settings: &Settings) -> Errors {
     let arch = settings.arch;
     // With --timings, lines are parsed some hundreds at a time and then
     // counted, to time the two apart; otherwise each is counted as it is read.
@@ -316,44 +254,6 @@ fn analyse(chunk: &Chunk, counts: &mut Counts, memo: &mut Memo, settings: &Setti
                                     opcode: i.opcode,
                                     line: i.source,
                                 };
-                                let affine = if timed {
-                                    None
-                                } else {
-                                    Memo::affine(i.mask, &i.addresses)
-                                };
-                                if let Some((first, stride)) = affine {
-                                    let slot = Memo::slot(op, width, first, stride);
-                                    if let Some(m) = memo.slots[slot].filter(|m| {
-                                        (m.config, m.op, m.width, m.first, m.stride)
-                                            == (config, op, width, first, stride)
-                                    }) {
-                                        add_cost(line.at, config, m.key, m.cost, &source, counts);
-                                        continue;
-                                    }
-                                    let mask = LaneSet::from_bits(i.mask);
-                                    let costed =
-                                        WarpRequest::from_offsets(op, width, mask, &i.addresses)
-                                            .ok()
-                                            .and_then(|r| {
-                                                config
-                                                    .cost(&r)
-                                                    .ok()
-                                                    .map(|c| ((r.op(), r.width()), c))
-                                            });
-                                    if let Some((key, cost)) = costed {
-                                        memo.slots[slot] = Some(Memoised {
-                                            config,
-                                            op,
-                                            width,
-                                            first,
-                                            stride,
-                                            key,
-                                            cost,
-                                        });
-                                        add_cost(line.at, config, key, cost, &source, counts);
-                                        continue;
-                                    }
-                                }
                                 // The error turned into text only when there is one.
                                 let mask = LaneSet::from_bits(i.mask);
                                 match &WarpRequest::from_offsets(op, width, mask, &i.addresses) {
@@ -513,9 +413,27 @@ fn count_request(
     counts: &mut Counts,
     errors: &mut Errors,
 ) {
+    let capability = config.capability();
     let op = (request.op(), request.width());
     match config.cost(request) {
-        Ok(cost) => add_cost(at, config, op, cost, source, counts),
+        Ok(cost) => match source {
+            Source::Code {
+                kernel,
+                pc,
+                opcode,
+                line,
+            } => counts.add_code(
+                at,
+                *kernel,
+                *pc,
+                opcode,
+                line.map(|s| (s.file, s.line)),
+                capability,
+                op,
+                cost,
+            ),
+            Source::Record(label) => counts.add_record(at, label.as_deref(), capability, op, cost),
+        },
         Err(err) => {
             let reason = match source {
                 Source::Code { opcode, .. } => format!("{opcode}: {err}"),
@@ -523,37 +441,6 @@ fn count_request(
             };
             errors.push(at, reason, false);
         }
-    }
-}
-
-/// Counts a request's cost.
-#[inline(always)]
-fn add_cost(
-    at: Location,
-    config: BankConfig,
-    op: (Op, smem_model::AccessWidth),
-    cost: smem_model::Cost,
-    source: &Source<'_>,
-    counts: &mut Counts,
-) {
-    let capability = config.capability();
-    match source {
-        Source::Code {
-            kernel,
-            pc,
-            opcode,
-            line,
-        } => counts.add_code(
-            at,
-            *kernel,
-            *pc,
-            opcode,
-            line.map(|s| (s.file, s.line)),
-            capability,
-            op,
-            cost,
-        ),
-        Source::Record(label) => counts.add_record(at, label.as_deref(), capability, op, cost),
     }
 }
 
@@ -672,7 +559,6 @@ fn work(
     let place = Cell::new(Location { file: 0, line: 0 });
     let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
         let mut counts = Box::new(Counts::new(top));
-        let mut memo = Memo::new();
         loop {
             // The lock is held only to take a chunk, not to analyse it.
             let job = jobs
@@ -684,7 +570,7 @@ fn work(
                 file: chunk.file,
                 line: chunk.first_line,
             });
-            let errors = analyse(&chunk, &mut counts, &mut memo, settings);
+            let errors = analyse(&chunk, &mut counts, settings);
             let message = Message::Chunk {
                 index,
                 errors,
@@ -1569,47 +1455,4 @@ fn text_report(args: &Args, reader: &Reader, tally: &Tally) -> String {
         );
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn memo_keys_only_full_evenly_spaced_warps() {
-        let warp = |first: u32, stride: u32| -> [u32; 32] {
-            std::array::from_fn(|i| first.wrapping_add(stride.wrapping_mul(i as u32)))
-        };
-        assert_eq!(Memo::affine(u32::MAX, &warp(64, 4)), Some((64, 4)));
-        assert_eq!(Memo::affine(u32::MAX, &warp(64, 0)), Some((64, 0)));
-        // Downwards: a two's-complement stride.
-        assert_eq!(
-            Memo::affine(u32::MAX, &warp(512, 4u32.wrapping_neg())),
-            Some((512, 4u32.wrapping_neg()))
-        );
-        // A partial warp, or one lane off the sequence: the full path.
-        assert_eq!(Memo::affine(0xffff, &warp(64, 4)), None);
-        let mut off = warp(64, 4);
-        off[31] += 4;
-        assert_eq!(Memo::affine(u32::MAX, &off), None);
-        off = warp(64, 4);
-        off[0] = 0;
-        assert_eq!(Memo::affine(u32::MAX, &off), None);
-    }
-
-    #[test]
-    fn memo_slots_are_in_range_and_part_loads_from_stores() {
-        let mut distinct = 0;
-        for first in (0..4096).step_by(4) {
-            for stride in [0, 4, 8, 16, 128, 132, 4u32.wrapping_neg()] {
-                for width in [4, 8, 16] {
-                    let load = Memo::slot(Op::Load, width, first, stride);
-                    let store = Memo::slot(Op::Store, width, first, stride);
-                    assert!(load < Memo::SLOTS && store < Memo::SLOTS);
-                    distinct += usize::from(load != store);
-                }
-            }
-        }
-        assert_eq!(distinct, 1024 * 7 * 3);
-    }
 }
