@@ -15,10 +15,38 @@
 
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use smem_model::{BankConfig, ComputeCapability, LaneSet, Op, WarpRequest};
 
 mod common;
+
+/// `wavefronts/NAME` and `partition/NAME`: counting and partitioning each of
+/// `requests` in turn, per request.
+fn count_and_partition(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    config: BankConfig,
+    name: &str,
+    requests: &[WarpRequest],
+) {
+    group.throughput(Throughput::Elements(requests.len() as u64));
+    group.bench_function(format!("wavefronts/{name}"), |b| {
+        b.iter(|| {
+            requests
+                .iter()
+                .map(|r| config.wavefronts(black_box(r)).unwrap())
+                .sum::<u32>()
+        })
+    });
+    group.bench_function(format!("partition/{name}"), |b| {
+        b.iter(|| {
+            requests
+                .iter()
+                .map(|r| config.partition(black_box(r)).unwrap().wavefronts())
+                .sum::<u32>()
+        })
+    });
+}
 
 fn bench(c: &mut Criterion) {
     let config = BankConfig::new(ComputeCapability::Sm90);
@@ -34,23 +62,7 @@ fn bench(c: &mut Criterion) {
         ("serial-shuffled/4B", &shuffled[..]),
         ("mix/16B", &mix16[..]),
     ] {
-        group.throughput(Throughput::Elements(requests.len() as u64));
-        group.bench_function(format!("wavefronts/{name}"), |b| {
-            b.iter(|| {
-                requests
-                    .iter()
-                    .map(|r| config.wavefronts(black_box(r)).unwrap())
-                    .sum::<u32>()
-            })
-        });
-        group.bench_function(format!("partition/{name}"), |b| {
-            b.iter(|| {
-                requests
-                    .iter()
-                    .map(|r| config.partition(black_box(r)).unwrap().wavefronts())
-                    .sum::<u32>()
-            })
-        });
+        count_and_partition(&mut group, config, name, requests);
     }
     group.throughput(Throughput::Elements(mix4.len() as u64));
     group.bench_function("baseline-maps/mix/4B", |b| {
@@ -223,23 +235,7 @@ fn api(c: &mut Criterion) {
             .iter()
             .map(|o| WarpRequest::from_offsets(op, width, mask, o).unwrap())
             .collect();
-        group.throughput(Throughput::Elements(requests.len() as u64));
-        group.bench_function(format!("wavefronts/{name}"), |b| {
-            b.iter(|| {
-                requests
-                    .iter()
-                    .map(|r| config.wavefronts(black_box(r)).unwrap())
-                    .sum::<u32>()
-            })
-        });
-        group.bench_function(format!("partition/{name}"), |b| {
-            b.iter(|| {
-                requests
-                    .iter()
-                    .map(|r| config.partition(black_box(r)).unwrap().wavefronts())
-                    .sum::<u32>()
-            })
-        });
+        count_and_partition(&mut group, config, name, &requests);
     }
     // Per transaction: the first transaction of each request.
     let requests = common::mix(16);

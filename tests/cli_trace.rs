@@ -27,6 +27,21 @@ fn json(args: &[&str]) -> Value {
     support::json("trace", args)
 }
 
+/// `smem trace --json -` with the file at `path` (relative to the crate) on
+/// its standard input.
+fn json_of_stdin(path: &str) -> Value {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_smem"))
+        .args(["trace", "--json", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let bytes = fs::read(format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    child.stdin.take().unwrap().write_all(&bytes).unwrap();
+    let output = child.wait_with_output().unwrap();
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
 #[test]
 fn a_labelled_corpus() {
     let output = trace(&[&format!("{TRACES}/labelled.jsonl")]);
@@ -132,20 +147,7 @@ fn several_files_and_stdin() {
     assert_eq!(both["bank_conflicts"], 157 + 180);
     assert_eq!(both["top"].as_array().unwrap().len(), 10);
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_smem"))
-        .args(["trace", "--json", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let text = fs::read(format!(
-        "{}/{TRACES}/transpose.traceg",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap();
-    child.stdin.take().unwrap().write_all(&text).unwrap();
-    let output = child.wait_with_output().unwrap();
-    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let report = json_of_stdin(&format!("{TRACES}/transpose.traceg"));
     assert_eq!(report["files"][0]["name"], "<stdin>");
     assert_eq!(report["bank_conflicts"], 180);
 }
@@ -693,20 +695,7 @@ fn xz_files_and_kernel_lists_read_as_unpacked() {
         ])
     );
     // Compressed data on standard input is told by its first bytes.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_smem"))
-        .args(["trace", "--json", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let xz = fs::read(format!(
-        "{}/{kernels}/kernel-1.traceg.xz",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap();
-    child.stdin.take().unwrap().write_all(&xz).unwrap();
-    let output = child.wait_with_output().unwrap();
-    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let report = json_of_stdin(&format!("{kernels}/kernel-1.traceg.xz"));
     assert_eq!(sums(&report), sums(&plain));
     // A folder with a kernel list says how to read it.
     let output = trace(&[&kernels]);
