@@ -69,7 +69,7 @@
 //!   [`Hazard`], [`HazardAccess`], [`HazardKind`], [`Severity`], [`AccessKind`],
 //!   [`BarrierError`], [`SyncOp`], [`BARRIERS`].
 //! - **Errors**: [`Error`], one enum for the whole crate.
-//! - **Modules**: `corpus` (hardware corpora, feature `corpus`) and `strategy`
+//! - **Modules**: `kernel` (a kernel's shared-memory events: sources and consumers), `corpus` (hardware corpora, feature `corpus`) and `strategy`
 //!   (proptest strategies, feature `proptest`).
 //!
 //! # Example: a strided access
@@ -207,6 +207,7 @@ mod constant;
 #[cfg(feature = "corpus")]
 pub mod corpus;
 mod error;
+pub mod kernel;
 mod lane;
 mod occupancy;
 mod partition;

@@ -1,0 +1,421 @@
+//! A kernel's shared-memory events, from its sources to its consumers.
+//!
+//! A *source* reads a kernel in some form and produces, for each thread block,
+//! what the block's warps do to shared memory, warp by warp in program order:
+//! an [`Event`]. A *consumer* takes those events and answers a question about
+//! them. The data flow is
+//!
+//! ```text
+//!   sources                      events                 consumers
+//!   Accel-Sim / NVBit trace  --\                    /--> kernel tally (smem trace)
+//!                               >-- Event, per  ---<
+//!   PTX (interpreted)        --/    block, warp     \--> Block (smem racecheck)
+//! ```
+//!
+//! Every source drives a [`Consumer`]: it announces a kernel
+//! ([`Consumer::begin_kernel`]), each of its blocks ([`Consumer::begin_block`]),
+//! the block's events ([`Consumer::event`]), and the ends of both. Within a
+//! block, one warp's events come in that warp's program order; the events of
+//! different warps may be interleaved in any way (the consumers that care about
+//! order, such as [`Block`](crate::Block), model every interleaving a scheduler
+//! could choose).
+//!
+//! Nothing here allocates per event: an [`Event`] borrows its names from the
+//! source (a trace line, a PTX module) and holds its request by value.
+//!
+//! # Example
+//!
+//! A consumer that counts the shared-memory requests and barriers of a block,
+//! driven by hand as a source would drive it:
+//!
+//! ```
+//! use smem_model::kernel::{BlockInfo, Consumer, Event, KernelInfo, Site};
+//! use smem_model::{Error, LaneSet, Op, WarpRequest};
+//!
+//! #[derive(Default)]
+//! struct Count {
+//!     requests: u64,
+//!     barriers: u64,
+//! }
+//!
+//! impl Consumer for Count {
+//!     fn event(&mut self, _warp: u32, event: &Event<'_>) -> Result<(), Error> {
+//!         match event {
+//!             Event::Access { .. } => self.requests += 1,
+//!             Event::Barrier { .. } => self.barriers += 1,
+//!             _ => {}
+//!         }
+//!         Ok(())
+//!     }
+//! }
+//!
+//! let mut count = Count::default();
+//! count.begin_kernel(&KernelInfo::named("reverse"))?;
+//! count.begin_block(&BlockInfo::new([0, 0, 0], Some(64)))?;
+//! for warp in 0..2 {
+//!     let store = WarpRequest::from_fn(Op::Store, 4, |lane| Some(4 * (32 * warp + lane.get())))?;
+//!     let site = Site::pc(0x40);
+//!     count.event(warp, &Event::Access { site, request: store })?;
+//!     count.event(warp, &Event::Barrier { site: Site::pc(0x50), lanes: LaneSet::FULL, id: 0, threads: None, kind: smem_model::kernel::BarrierKind::Sync })?;
+//! }
+//! count.end_block()?;
+//! count.end_kernel()?;
+//! assert_eq!((count.requests, count.barriers), (2, 2));
+//! # Ok::<(), Error>(())
+//! ```
+
+use crate::{ComputeCapability, Error, LaneSet, WarpRequest};
+
+/// Where an event comes from in the kernel: the instruction's address and,
+/// where the source knows it, its source line.
+///
+/// For a trace, `pc` is the SASS instruction's offset in the kernel; for PTX,
+/// the index of the PTX instruction in its function. Sources say which.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::kernel::Site;
+///
+/// let site = Site::pc(0x1a0).with_line(42);
+/// assert_eq!(site.pc, 0x1a0);
+/// assert_eq!(site.line, Some(42));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Site {
+    /// The instruction's address (SASS offset or PTX instruction index).
+    pub pc: u64,
+    /// The source file, as an index the source defines (the `.file` number of
+    /// PTX, the order of first appearance in a trace), where known.
+    pub file: Option<u32>,
+    /// The source line, where known (a trace with lineinfo, PTX `.loc`).
+    pub line: Option<u32>,
+}
+
+impl Site {
+    /// A site known only by its instruction address.
+    pub const fn pc(pc: u64) -> Self {
+        Site {
+            pc,
+            file: None,
+            line: None,
+        }
+    }
+
+    /// The same site with a source line.
+    #[must_use]
+    pub const fn with_line(mut self, line: u32) -> Self {
+        self.line = Some(line);
+        self
+    }
+
+    /// The same site with a source file index.
+    #[must_use]
+    pub const fn with_file(mut self, file: u32) -> Self {
+        self.file = Some(file);
+        self
+    }
+}
+
+/// Which barrier instruction a [`Event::Barrier`] is (PTX ISA, `bar`,
+/// `barrier`).
+///
+/// # Example
+///
+/// ```
+/// use smem_model::kernel::BarrierKind;
+///
+/// // bar.arrive does not wait: a producer signals, consumers wait with bar.sync.
+/// assert!(!BarrierKind::Arrive.waits());
+/// assert!(BarrierKind::Sync.waits());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
+pub enum BarrierKind {
+    /// `bar.sync` / `barrier.sync` (`__syncthreads()` is `bar.sync 0`): the
+    /// warp waits until the barrier completes.
+    Sync,
+    /// `bar.arrive` / `barrier.arrive`: the warp counts towards the barrier and
+    /// goes on without waiting.
+    Arrive,
+    /// `bar.red` / `barrier.red` (`__syncthreads_count/and/or`): waits as
+    /// `bar.sync` does, and reduces a predicate.
+    Reduce,
+}
+
+impl BarrierKind {
+    /// Whether the warp waits at the barrier (every kind but `Arrive`).
+    pub const fn waits(self) -> bool {
+        !matches!(self, BarrierKind::Arrive)
+    }
+}
+
+/// What one warp instruction does to shared memory, as one of the block's
+/// events.
+///
+/// `lanes` is the set of lanes that execute the instruction (active and not
+/// predicated off). A source emits an event even when `lanes` is empty (a
+/// fully predicated-off instruction is still issued; what the consumers count
+/// for it is theirs to say).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Event<'a> {
+    /// A shared-memory request: loads, stores, atomics, `ldmatrix`/`stmatrix`,
+    /// the shared side of `cp.async`. The request's active lanes are the lanes
+    /// that execute it.
+    Access {
+        /// Where it comes from.
+        site: Site,
+        /// The request (op, width, lanes, shared addresses).
+        request: WarpRequest,
+    },
+    /// A barrier: `bar.sync`, `bar.arrive`, `bar.red` with its id and, where the
+    /// instruction gives one, its expected thread count (none: every thread of
+    /// the block).
+    Barrier {
+        /// Where it comes from.
+        site: Site,
+        /// The lanes that execute it.
+        lanes: LaneSet,
+        /// The barrier, 0 to 15.
+        id: u32,
+        /// The threads it waits for, where given.
+        threads: Option<u32>,
+        /// Sync, arrive or reduce.
+        kind: BarrierKind,
+    },
+    /// `__syncwarp(mask)` (`bar.warp.sync`, SASS `WARPSYNC`).
+    SyncWarp {
+        /// Where it comes from.
+        site: Site,
+        /// The lanes that execute it.
+        lanes: LaneSet,
+        /// Its mask operand.
+        mask: LaneSet,
+    },
+    /// A memory fence (`membar.cta`, `fence.*`, `__threadfence_block()`): orders
+    /// a thread's own accesses, synchronises nothing.
+    Fence {
+        /// Where it comes from.
+        site: Site,
+        /// The lanes that execute it.
+        lanes: LaneSet,
+    },
+    /// `cp.async.commit_group` (SASS `LDGDEPBAR`): the lanes' outstanding
+    /// `cp.async` writes form a group.
+    CpAsyncCommit {
+        /// Where it comes from.
+        site: Site,
+        /// The lanes that execute it.
+        lanes: LaneSet,
+    },
+    /// `cp.async.wait_group N` (SASS `DEPBAR.LE SB0, N`), or
+    /// `cp.async.wait_all` with `pending` 0: the lanes wait until at most
+    /// `pending` of their committed groups are incomplete (PTX ISA, cp.async
+    /// completion mechanisms).
+    CpAsyncWait {
+        /// Where it comes from.
+        site: Site,
+        /// The lanes that execute it.
+        lanes: LaneSet,
+        /// Groups that may still be pending after the wait.
+        pending: u32,
+    },
+    /// `cp.async.mbarrier.arrive`: the lanes' earlier `cp.async` writes complete
+    /// before the mbarrier phase they arrive on.
+    CpAsyncArrive {
+        /// Where it comes from.
+        site: Site,
+        /// The lanes that execute it.
+        lanes: LaneSet,
+    },
+    /// An instruction that touches shared memory in a way the model does not
+    /// model (TMA copies, `wgmma` operands, `mbarrier`, distributed shared
+    /// memory, an address the source cannot compute, ...), named by the source
+    /// (`UTMALDG`, `cp.async.bulk.tensor`, ...). Consumers count and name it;
+    /// they never drop it silently.
+    Unmodelled {
+        /// Where it comes from.
+        site: Site,
+        /// The lanes that execute it.
+        lanes: LaneSet,
+        /// What it is.
+        name: &'a str,
+    },
+}
+
+impl Event<'_> {
+    /// Where the event comes from.
+    pub const fn site(&self) -> Site {
+        match *self {
+            Event::Access { site, .. }
+            | Event::Barrier { site, .. }
+            | Event::SyncWarp { site, .. }
+            | Event::Fence { site, .. }
+            | Event::CpAsyncCommit { site, .. }
+            | Event::CpAsyncWait { site, .. }
+            | Event::CpAsyncArrive { site, .. }
+            | Event::Unmodelled { site, .. } => site,
+        }
+    }
+
+    /// The lanes that execute the instruction.
+    pub const fn lanes(&self) -> LaneSet {
+        match *self {
+            Event::Access { ref request, .. } => request.active(),
+            Event::Barrier { lanes, .. }
+            | Event::SyncWarp { lanes, .. }
+            | Event::Fence { lanes, .. }
+            | Event::CpAsyncCommit { lanes, .. }
+            | Event::CpAsyncWait { lanes, .. }
+            | Event::CpAsyncArrive { lanes, .. }
+            | Event::Unmodelled { lanes, .. } => lanes,
+        }
+    }
+}
+
+/// What a source knows of a kernel before its blocks.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::kernel::KernelInfo;
+/// use smem_model::ComputeCapability;
+///
+/// let kernel = KernelInfo::named("_Z9transposePfPKf").with_capability(ComputeCapability::Sm90);
+/// assert_eq!(kernel.name, "_Z9transposePfPKf");
+/// assert_eq!(kernel.block_dim, None);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct KernelInfo<'a> {
+    /// The kernel's name (mangled, as the source gives it).
+    pub name: &'a str,
+    /// The compute capability it was built for or traced on, where known.
+    pub capability: Option<ComputeCapability>,
+    /// Threads per block in x, y, z, where known.
+    pub block_dim: Option<[u32; 3]>,
+    /// Blocks in the grid in x, y, z, where known.
+    pub grid_dim: Option<[u32; 3]>,
+}
+
+impl<'a> KernelInfo<'a> {
+    /// A kernel known by its name only.
+    pub const fn named(name: &'a str) -> Self {
+        KernelInfo {
+            name,
+            capability: None,
+            block_dim: None,
+            grid_dim: None,
+        }
+    }
+
+    /// The same kernel with its compute capability.
+    #[must_use]
+    pub const fn with_capability(mut self, capability: ComputeCapability) -> Self {
+        self.capability = Some(capability);
+        self
+    }
+
+    /// The same kernel with its block dimensions.
+    #[must_use]
+    pub const fn with_block_dim(mut self, block_dim: [u32; 3]) -> Self {
+        self.block_dim = Some(block_dim);
+        self
+    }
+
+    /// The same kernel with its grid dimensions.
+    #[must_use]
+    pub const fn with_grid_dim(mut self, grid_dim: [u32; 3]) -> Self {
+        self.grid_dim = Some(grid_dim);
+        self
+    }
+}
+
+/// A thread block, as a source announces it.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::kernel::BlockInfo;
+///
+/// let block = BlockInfo::new([3, 1, 0], Some(256));
+/// assert_eq!(block.id, [3, 1, 0]);
+/// assert_eq!(block.threads, Some(256));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct BlockInfo {
+    /// The block's index in the grid (x, y, z).
+    pub id: [u32; 3],
+    /// Threads in the block, where the source knows them.
+    pub threads: Option<u32>,
+}
+
+impl BlockInfo {
+    /// A block by its index and thread count.
+    pub const fn new(id: [u32; 3], threads: Option<u32>) -> Self {
+        BlockInfo { id, threads }
+    }
+}
+
+/// What takes a kernel's events: a source calls `begin_kernel`, then for each
+/// block `begin_block`, that block's events through `event`, and `end_block`;
+/// then `end_kernel`.
+///
+/// Every method but [`event`](Consumer::event) does nothing by default. An
+/// error stops the source, which returns it.
+///
+/// # Errors
+///
+/// Each method returns the consumer's own error; a source passes it on
+/// unchanged.
+pub trait Consumer {
+    /// A kernel starts.
+    ///
+    /// # Errors
+    ///
+    /// The consumer's own.
+    fn begin_kernel(&mut self, kernel: &KernelInfo<'_>) -> Result<(), Error> {
+        let _ = kernel;
+        Ok(())
+    }
+
+    /// A block of the current kernel starts.
+    ///
+    /// # Errors
+    ///
+    /// The consumer's own.
+    fn begin_block(&mut self, block: &BlockInfo) -> Result<(), Error> {
+        let _ = block;
+        Ok(())
+    }
+
+    /// Warp `warp` (0-based within the block: threads `32 * warp` to
+    /// `32 * warp + 31`) does `event`.
+    ///
+    /// # Errors
+    ///
+    /// The consumer's own.
+    fn event(&mut self, warp: u32, event: &Event<'_>) -> Result<(), Error>;
+
+    /// The current block ends.
+    ///
+    /// # Errors
+    ///
+    /// The consumer's own.
+    fn end_block(&mut self) -> Result<(), Error> {
+        Ok(())
+    }
+
+    /// The current kernel ends.
+    ///
+    /// # Errors
+    ///
+    /// The consumer's own.
+    fn end_kernel(&mut self) -> Result<(), Error> {
+        Ok(())
+    }
+}
