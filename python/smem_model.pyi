@@ -1,28 +1,55 @@
 """Shared-memory bank conflicts and wavefronts per CUDA compute capability.
 
-Every function takes the arch (``"sm_90"``, ``"8.6"``, ``"compute_75"``), the op
-(SASS ``"LDS"``, ``"STS"``, ``"ATOMS.CAS"``, ``"RED.ADD"``, ``"LDSM.x4"``,
-``"STSM.x2"``, ``"LDGSTS"`` or PTX-like ``"load"``, ``"store"``,
-``"atom.add.u64"``, ``"red.add.f32"``, ``"ldmatrix.x4"``, ``"stmatrix.x2"``,
-``"cp.async.cg"``, in any case; a bare ``"atomic"`` is an atomic add), the
-access width in bytes (1, 2, 4, 8 or 16), and 32 addresses: byte offsets into
-the shared window, ``None`` for an inactive lane. With ``base=``, the addresses
-are generic ones, translated into the 4 GiB shared window that starts there.
-``bank_bytes=8`` selects Kepler's eight-byte bank mode (no effect elsewhere).
-Bad input raises ``ValueError`` with the model's message.
+Every function takes the arch (`"sm_90"`, `"8.6"`, `"compute_75"`, `"H100"`),
+the op (SASS `"LDS"`, `"STS"`, `"ATOMS.CAS"`, `"RED.ADD"`, `"LDSM.x4"`,
+`"STSM.x2"`, `"LDGSTS"` or PTX-like `"load"`, `"store"`, `"atom.add.u64"`,
+`"red.add.f32"`, `"ldmatrix.x4"`, `"stmatrix.x2"`, `"cp.async.cg"`, in any
+case; a bare `"atomic"` is an atomic add), the access width in bytes (1, 2,
+4, 8 or 16), and 32 addresses: byte offsets into the shared window, `None`
+for an inactive lane. With `base=`, the addresses are generic ones,
+translated into the 4 GiB shared window that starts there. `bank_bytes=8`
+selects Kepler's eight-byte bank mode (no effect elsewhere). Bad input
+raises `ValueError` with the model's message.
 """
 
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, final
+
+__all__ = [
+    "__version__",
+    "WARP_SIZE",
+    "wavefronts",
+    "cost",
+    "partition",
+    "timing",
+    "Timing",
+    "Cost",
+    "Transaction",
+    "Partition",
+]
 
 __version__: str
 WARP_SIZE: int
 
+@final
 class Cost:
-    """What a request costs."""
+    """What a request costs: wavefronts, ideal wavefronts, bank conflicts, ways."""
 
     @property
-    class Timing:
-    """What one instruction costs in cycles on sm_90 (measured; ``None`` where a
+    def wavefronts(self) -> int:
+        """Wavefronts (transactions): Nsight Compute's wavefronts counter."""
+    @property
+    def ideal_wavefronts(self) -> int:
+        """The wavefronts without bank conflicts."""
+    @property
+    def bank_conflicts(self) -> int:
+        """`wavefronts - ideal_wavefronts`: Nsight Compute's bank-conflict counter."""
+    @property
+    def ways(self) -> int:
+        """Steps of the busiest phase: the n of an n-way conflict."""
+
+@final
+class Timing:
+    """What one instruction costs in cycles on sm_90 (measured; `None` where a
     figure was not measured for the op, never a guess)."""
 
     @property
@@ -33,42 +60,20 @@ class Cost:
         """Cycles from issue to the loaded value for one warp alone (loads only)."""
     @property
     def latency_cycles_per_instruction(self) -> Optional[float]:
-        """Cycles per instruction with ``warps`` warps each in a dependent chain."""
+        """Cycles per instruction with `warps` warps each in a dependent chain
+        (loads only)."""
     @property
     def throughput_cycles_per_instruction(self) -> Optional[float]:
-        """Cycles per instruction with ``warps`` warps issuing it independently;
-        None where the model claims nothing (fewer than 16 warps, merged 8-byte loads)."""
+        """Cycles per instruction with `warps` warps issuing it independently: the
+        pipe's bound, measured within 2% from 12 warps on; `None` where the model
+        claims nothing (fewer than 12 warps, 8-byte loads whose half-warps merge)."""
     @property
     def warps(self) -> int:
         """The warps of one SM the figures are for."""
 
-def timing(
-    arch: str,
-    op: str,
-    width: int,
-    addresses: Sequence[Optional[int]],
-    *,
-    warps: int = 1,
-    base: Optional[int] = None,
-    bank_bytes: int = 4,
-) -> Timing:
-    """The cycles of one warp instruction on sm_90 with ``warps`` warps of one SM
-    running it; ``ValueError`` on other capabilities (not measured)."""
-
-def wavefronts(self) -> int:
-        """Wavefronts (transactions): Nsight Compute's wavefronts counter."""
-    @property
-    def ideal_wavefronts(self) -> int:
-        """The wavefronts without bank conflicts."""
-    @property
-    def bank_conflicts(self) -> int:
-        """``wavefronts - ideal_wavefronts``: Nsight Compute's bank-conflict counter."""
-    @property
-    def ways(self) -> int:
-        """Steps of the busiest phase: the n of an n-way conflict."""
-
+@final
 class Transaction:
-    """One wavefront.
+    """One wavefront: the lanes it serves, the banks and words it touches.
 
     On 1.x a lane is in one transaction per 4-byte part of a wide access; on
     2.x a 128-bit access has transactions that serve no lane.
@@ -90,6 +95,7 @@ class Transaction:
     def part(self) -> int:
         """The 4-byte part of each lane's access it moves (1.x), else 0."""
 
+@final
 class Partition:
     """A request split into its transactions, with its totals."""
 
@@ -97,16 +103,21 @@ class Partition:
     def transactions(self) -> List[Transaction]:
         """The transactions in the order served."""
     @property
-    def wavefronts(self) -> int: ...
+    def wavefronts(self) -> int:
+        """Wavefronts (transactions): Nsight Compute's wavefronts counter."""
     @property
-    def ideal_wavefronts(self) -> int: ...
+    def ideal_wavefronts(self) -> int:
+        """The wavefronts without bank conflicts."""
     @property
-    def bank_conflicts(self) -> int: ...
+    def bank_conflicts(self) -> int:
+        """`wavefronts - ideal_wavefronts`: Nsight Compute's bank-conflict counter."""
     @property
-    def ways(self) -> int: ...
+    def ways(self) -> int:
+        """Steps of the busiest phase: the n of an n-way conflict."""
     @property
     def classification(self) -> str:
-        """``"empty"``, ``"broadcast"``, ``"parallel"``, ``"conflicted (n-way)"`` or ``"serial (n-way)"``."""
+        """`"empty"`, `"broadcast"`, `"parallel"`, `"conflicted (n-way)"` or
+        `"serial (n-way)"`."""
     def __len__(self) -> int: ...
 
 def wavefronts(
@@ -118,7 +129,8 @@ def wavefronts(
     base: Optional[int] = None,
     bank_bytes: int = 4,
 ) -> int:
-    """The wavefronts (transactions) of one warp instruction."""
+    """The wavefronts (transactions) of one warp instruction: Nsight Compute's
+    wavefronts counter for it."""
 
 def cost(
     arch: str,
@@ -141,3 +153,16 @@ def partition(
     bank_bytes: int = 4,
 ) -> Partition:
     """The transactions of one warp instruction, in the order served."""
+
+def timing(
+    arch: str,
+    op: str,
+    width: int,
+    addresses: Sequence[Optional[int]],
+    *,
+    warps: int = 1,
+    base: Optional[int] = None,
+    bank_bytes: int = 4,
+) -> Timing:
+    """The cycles of one warp instruction on sm_90 with `warps` warps of one SM
+    running it; `ValueError` on other capabilities (not measured)."""

@@ -79,7 +79,8 @@ fn request(
     .map_err(value_error)
 }
 
-/// The wavefronts (transactions) of one warp instruction.
+/// The wavefronts (transactions) of one warp instruction: Nsight Compute's
+/// wavefronts counter for it.
 #[pyfunction]
 #[pyo3(signature = (arch, op, width, addresses, *, base=None, bank_bytes=4))]
 fn wavefronts(
@@ -99,9 +100,13 @@ fn wavefronts(
 #[pyclass(frozen, get_all, module = "smem_model")]
 #[derive(Clone, Copy)]
 struct Cost {
+    /// Wavefronts (transactions): Nsight Compute's wavefronts counter.
     wavefronts: u32,
+    /// The wavefronts without bank conflicts.
     ideal_wavefronts: u32,
+    /// `wavefronts - ideal_wavefronts`: Nsight Compute's bank-conflict counter.
     bank_conflicts: u32,
+    /// Steps of the busiest phase: the n of an n-way conflict.
     ways: u32,
 }
 
@@ -115,7 +120,7 @@ impl Cost {
     }
 }
 
-/// The cost of one warp instruction.
+/// Wavefronts, ideal wavefronts, bank conflicts and ways of one warp instruction.
 #[pyfunction]
 #[pyo3(signature = (arch, op, width, addresses, *, base=None, bank_bytes=4))]
 fn cost(
@@ -137,14 +142,23 @@ fn cost(
     })
 }
 
-/// What one instruction costs in cycles on sm_90 (the measured timing model).
+/// What one instruction costs in cycles on sm_90 (measured; `None` where a
+/// figure was not measured for the op, never a guess).
 #[pyclass(frozen, get_all, module = "smem_model")]
 #[derive(Clone, Copy)]
 struct Timing {
+    /// Cycles the SM's shared pipe is busy: one per wavefront.
     pipe_cycles: u32,
+    /// Cycles from issue to the loaded value for one warp alone (loads only).
     latency: Option<f64>,
+    /// Cycles per instruction with `warps` warps each in a dependent chain
+    /// (loads only).
     latency_cycles_per_instruction: Option<f64>,
+    /// Cycles per instruction with `warps` warps issuing it independently: the
+    /// pipe's bound, measured within 2% from 12 warps on; `None` where the model
+    /// claims nothing (fewer than 12 warps, 8-byte loads whose half-warps merge).
     throughput_cycles_per_instruction: Option<f64>,
+    /// The warps of one SM the figures are for.
     warps: u32,
 }
 
@@ -164,7 +178,8 @@ impl Timing {
     }
 }
 
-/// The cycles of one warp instruction with `warps` warps of one SM running it.
+/// The cycles of one warp instruction on sm_90 with `warps` warps of one SM
+/// running it; `ValueError` on other capabilities (not measured).
 #[pyfunction]
 #[pyo3(signature = (arch, op, width, addresses, *, warps=1, base=None, bank_bytes=4))]
 #[allow(clippy::too_many_arguments)]
@@ -190,12 +205,20 @@ fn timing(
 }
 
 /// One wavefront: the lanes it serves, the banks and words it touches.
+///
+/// On 1.x a lane is in one transaction per 4-byte part of a wide access; on
+/// 2.x a 128-bit access has transactions that serve no lane.
 #[pyclass(frozen, get_all, module = "smem_model")]
 struct Transaction {
+    /// The lanes served, ascending.
     lanes: Vec<u32>,
+    /// The banks touched, ascending.
     banks: Vec<u32>,
+    /// The bank words accessed (byte address // bank width), by bank then word.
     words: Vec<u32>,
+    /// The phase, counting from 0.
     phase: u32,
+    /// The 4-byte part of each lane's access it moves (1.x), else 0.
     part: u32,
 }
 
@@ -212,11 +235,18 @@ impl Transaction {
 /// A request split into its transactions, with its totals.
 #[pyclass(frozen, get_all, module = "smem_model")]
 struct Partition {
+    /// The transactions in the order served.
     transactions: Vec<Py<Transaction>>,
+    /// Wavefronts (transactions): Nsight Compute's wavefronts counter.
     wavefronts: u32,
+    /// The wavefronts without bank conflicts.
     ideal_wavefronts: u32,
+    /// `wavefronts - ideal_wavefronts`: Nsight Compute's bank-conflict counter.
     bank_conflicts: u32,
+    /// Steps of the busiest phase: the n of an n-way conflict.
     ways: u32,
+    /// `"empty"`, `"broadcast"`, `"parallel"`, `"conflicted (n-way)"` or
+    /// `"serial (n-way)"`.
     classification: String,
 }
 
@@ -239,7 +269,7 @@ impl Partition {
     }
 }
 
-/// The partition of one warp instruction into transactions.
+/// The transactions of one warp instruction, in the order served.
 #[pyfunction]
 #[pyo3(signature = (arch, op, width, addresses, *, base=None, bank_bytes=4))]
 fn partition(
@@ -281,6 +311,17 @@ fn partition(
 }
 
 /// Shared-memory bank conflicts and wavefronts per CUDA compute capability.
+///
+/// Every function takes the arch (`"sm_90"`, `"8.6"`, `"compute_75"`, `"H100"`),
+/// the op (SASS `"LDS"`, `"STS"`, `"ATOMS.CAS"`, `"RED.ADD"`, `"LDSM.x4"`,
+/// `"STSM.x2"`, `"LDGSTS"` or PTX-like `"load"`, `"store"`, `"atom.add.u64"`,
+/// `"red.add.f32"`, `"ldmatrix.x4"`, `"stmatrix.x2"`, `"cp.async.cg"`, in any
+/// case; a bare `"atomic"` is an atomic add), the access width in bytes (1, 2,
+/// 4, 8 or 16), and 32 addresses: byte offsets into the shared window, `None`
+/// for an inactive lane. With `base=`, the addresses are generic ones,
+/// translated into the 4 GiB shared window that starts there. `bank_bytes=8`
+/// selects Kepler's eight-byte bank mode (no effect elsewhere). Bad input
+/// raises `ValueError` with the model's message.
 #[pymodule]
 #[pyo3(name = "smem_model")]
 fn smem_model_py(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -148,3 +148,36 @@ def test_timing_on_sm_90():
     assert str(e.value) == (
         "timing was measured on compute capability 9.0 only: 8.0 was not measured"
     )
+
+
+def _stub_docstrings():
+    """(dotted name, docstring) of every documented item of the installed stub."""
+    import ast
+    import os
+
+    path = os.path.join(os.path.dirname(smem_model.__file__), "__init__.pyi")
+    with open(path) as f:
+        tree = ast.parse(f.read())
+    yield "", ast.get_docstring(tree)
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            yield node.name, ast.get_docstring(node)
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef) and ast.get_docstring(item):
+                    yield f"{node.name}.{item.name}", ast.get_docstring(item)
+
+
+def test_runtime_docstrings_are_the_stubs():
+    # help(smem_model.X) shows what the stub (and so an editor) shows.
+    import inspect
+
+    names = []
+    for name, doc in _stub_docstrings():
+        obj = smem_model
+        for part in filter(None, name.split(".")):
+            obj = getattr(obj, part)
+        assert doc, f"{name or 'the module'} has no docstring in the stub"
+        assert inspect.getdoc(obj) == doc, name
+        names.append(name)
+    assert {"wavefronts", "Cost.ways", "Timing.throughput_cycles_per_instruction"} <= set(names)
