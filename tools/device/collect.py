@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""Turns the raw output of tools/device/run.sh (unpacked results.tar.gz) into
+tests/data/ptx/<fixture>/ and tests/data/device/.
+
+    python3 tools/device/collect.py RESULTS_DIR REPO_ROOT JOB_DIR
+
+Per CUDA fixture: the source, kernel.ptx, kernel.sass (cuobjdump -sass),
+kernel.lines.sass (nvdisasm with line info), build.log (nvcc/ptxas -v),
+launch.json (from the driver's FXLAUNCH line and the PTX .entry's parameters),
+ncu.json (every counter ncu gave for the launch), racecheck.txt, synccheck.txt.
+Per Triton fixture: the same from triton_fixtures.py's dump and the one ncu
+run over all fx_ kernels.
+"""
+import csv
+import io
+import json
+import os
+import re
+import shutil
+import sys
+
+RES, REPO = sys.argv[1], sys.argv[2]
+# The sources the job compiled (the folder run.sh ran from: cuda/*.cu, cuda/fx.h, triton/).
+SRC = sys.argv[3] if len(sys.argv) > 3 else os.path.join(REPO, "tools", "device")
+PTX = os.path.join(REPO, "tests", "data", "ptx")
+DEV = os.path.join(REPO, "tests", "data", "device")
+
+KEY = [
+    "smsp__sass_inst_executed_op_shared_ld.sum",
+    "smsp__sass_inst_executed_op_shared_st.sum",
+    "smsp__sass_inst_executed_op_shared_atom.sum",
+    "smsp__sass_inst_executed_op_ldsm.sum",
+    "smsp__sass_inst_executed_op_shared_stsm.sum",
+    "smsp__sass_inst_executed_op_ldgsts.sum",
+    "smsp__inst_executed_op_shared_ld_pred_on_any.sum",
+    "smsp__inst_executed_op_shared_st_pred_on_any.sum",
+    "smsp__inst_executed_op_shared_atom_pred_on_any.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum",
+    "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum",
+    "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum",
+    "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum",
+]
+
+
+def num(s):
+    s = s.replace(",", "").strip()
+    try:
+        f = float(s)
+    except ValueError:
+        return s
+    return int(f) if f.is_integer() and "." not in s else f
+
+
+def read_ncu(path):
+    """Rows of an `ncu --csv --page raw` report: dicts metric -> value."""
+    if not os.path.exists(path):
+        return []
+    lines = [l for l in open(path, errors="replace") if l.startswith('"')]
+    rows = list(csv.reader(io.StringIO("".join(lines))))
+    if len(rows) < 3:
+        return []
+    hdr, units = rows[0], rows[1]
+    out = []
+    for r in rows[2:]:
+        m, u = {}, {}
+        for h, unit, v in zip(hdr, units, r):
+            if v == "":
+                continue
+            if h.endswith((".avg", ".min", ".max")):
+                continue
+            m[h] = num(v)
+            if unit:
+                u[h] = unit
+        out.append((m, u))
+    return out
+
+
+def env():
+    e = open(os.path.join(RES, "env.txt")).read()
+    def grab(p):
+        m = re.search(p, e)
+        return m.group(1).strip() if m else None
+    gpu = grab(r"\n(NVIDIA [^,\n]+), [0-9.]+, \d+ MHz")
+    return {
+        "gpu": gpu,
+        "driver": grab(r"Driver Version: ([0-9.]+)"),
+        "nvcc": grab(r"(Cuda compilation tools, release [^\n]+)"),
+        "ncu": grab(r"Nsight Compute Command Line Profiler\n.*\n(Version [^\n]+)"),
+        "compute_sanitizer": grab(r"Compute Sanitizer\n.*\n(Version [^\n]+)"),
+        "triton": grab(r"triton ([0-9.]+)"),
+        "torch": grab(r"torch ([^ ]+)"),
+    }
+
+
+def ptx_params(ptx):
+    m = re.search(r"\.entry\s+(\S+)\s*\((.*?)\)", ptx, re.S)
+    if not m:
+        return None, []
+    params = []
+    for p in m.group(2).split(","):
+        toks = p.split()
+        if toks:
+            params.append({"name": toks[-1], "decl": " ".join(toks[:-1])})
+    return m.group(1), params
+
+
+def key_of(m):
+    return {k: m[k] for k in KEY if k in m}
+
+
+def cuda_fixture(n, ENV, metrics_cmd):
+    raw = os.path.join(RES, "cuda", n)
+    d = os.path.join(PTX, n)
+    os.makedirs(d, exist_ok=True)
+    shutil.copy(os.path.join(SRC, "cuda", n + ".cu"), os.path.join(d, n + ".cu"))
+    for a, b in [("kernel.ptx", "kernel.ptx"), ("kernel.sass", "kernel.sass"),
+                 ("kernel.nvdisasm.txt", "kernel.lines.sass"), ("nvcc.log", "build.log"),
+                 ("racecheck.txt", "racecheck.txt"), ("synccheck.txt", "synccheck.txt"), ("run.txt", "run.txt")]:
+        if os.path.exists(os.path.join(raw, a)):
+            txt = open(os.path.join(raw, a), errors="replace").read()
+            txt = txt.replace("/tmp/fxbuild/", "./")
+            open(os.path.join(d, b), "w").write(txt)
+    ptx = open(os.path.join(raw, "kernel.ptx")).read()
+    entry, params = ptx_params(ptx)
+    launches = [json.loads(l[len("FXLAUNCH "):]) for l in open(os.path.join(raw, "run.txt")) if l.startswith("FXLAUNCH ")]
+    rows = read_ncu(os.path.join(raw, "ncu.csv"))
+
+    def launch_obj(L):
+        args = []
+        for i, p in enumerate(params):
+            a = {"index": i, "name": p["name"], "decl": p["decl"]}
+            if i < len(L["args"]):
+                a.update(L["args"][i])
+            args.append(a)
+        return args
+
+    L0 = launches[0]
+    st = rows[0][0].get("launch__shared_mem_per_block_static") if rows else None
+    launch = {
+        "kernel": entry,
+        "source": n + ".cu",
+        "source_kernel": L0["kernel"],
+        "grid": L0["grid"],
+        "block": L0["block"],
+        "dynamic_shared": L0["dynamic_shared"],
+        "static_shared": st,
+        "args": launch_obj(L0),
+    }
+    if len(launches) > 1:
+        launch["more_launches"] = [{"args": launch_obj(L)} for L in launches[1:]]
+    json.dump(launch, open(os.path.join(d, "launch.json"), "w"), indent=1)
+    out = dict(ENV)
+    out["command"] = (f"ncu --clock-control none --metrics <metrics.txt, line 1> --csv --page raw "
+                      f"--print-units base ./{n}")
+    out["kernel"] = entry
+    out["launches"] = []
+    for i, (m, u) in enumerate(rows):
+        out["launches"].append({"index": i, "args": [a.get("value") for a in (launches[i]["args"] if i < len(launches) else [])],
+                                "key": key_of(m), "metrics": m})
+    if rows:
+        out["key"] = out["launches"][0]["key"]
+        out["metrics"] = out["launches"][0]["metrics"]
+    json.dump(out, open(os.path.join(d, "ncu.json"), "w"), indent=1, sort_keys=False)
+    return launch, out
+
+
+def triton_fixtures(ENV):
+    raw = os.path.join(RES, "triton")
+    rows = read_ncu(os.path.join(raw, "ncu.csv"))
+    byname = {}
+    for m, u in rows:
+        byname.setdefault(m.get("Kernel Name"), []).append(m)
+    res = {}
+    for n in sorted(os.listdir(raw)):
+        src = os.path.join(raw, n)
+        if not os.path.isdir(src):
+            continue
+        d = os.path.join(PTX, n)
+        os.makedirs(d, exist_ok=True)
+        for f in os.listdir(src):
+            if f in ("kernel.ptx", "kernel.json", "kernel.sass", "kernel.ttgir", "launch.json"):
+                shutil.copy(os.path.join(src, f), os.path.join(d, f))
+        launch = json.load(open(os.path.join(src, "launch.json")))
+        launch["source"] = "../triton_fixtures.py"
+        json.dump(launch, open(os.path.join(d, "launch.json"), "w"), indent=1)
+        ms = byname.get(launch["kernel"], [])
+        out = dict(ENV)
+        out["command"] = ("TRITON_CACHE_DIR=/tmp/tcache ncu --clock-control none --metrics <metrics.txt, line 1> "
+                          "--csv --page raw --print-units base -k regex:^fx_ python3 triton_fixtures.py -")
+        out["kernel"] = launch["kernel"]
+        if ms:
+            out["key"] = key_of(ms[0])
+            out["metrics"] = ms[0]
+        json.dump(out, open(os.path.join(d, "ncu.json"), "w"), indent=1)
+        res[n] = (launch, out)
+    return res
+
+
+def main():
+    ENV = env()
+    os.makedirs(PTX, exist_ok=True)
+    shutil.copy(os.path.join(SRC, "cuda", "fx.h"), os.path.join(PTX, "fx.h"))
+    shutil.copy(os.path.join(SRC, "triton", "triton_fixtures.py"), os.path.join(PTX, "triton_fixtures.py"))
+    shutil.copy(os.path.join(RES, "metrics.txt"), os.path.join(PTX, "metrics.txt"))
+    shutil.copy(os.path.join(RES, "env.txt"), os.path.join(PTX, "env.txt"))
+    table = []
+    names = sorted(os.listdir(os.path.join(RES, "cuda")))
+    for n in names:
+        launch, out = cuda_fixture(n, ENV, None)
+        table.append((n, launch, out))
+    for n, (launch, out) in triton_fixtures(ENV).items():
+        table.append((n, launch, out))
+    # The summary the README quotes.
+    lines = ["| fixture | kernel | grid | block | dyn. shared | LDS | STS | ATOMS | LDSM | LDGSTS | wavefronts ld / st / atom | conflicts ld / st | ideal share |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    summary = {}
+    for n, launch, out in table:
+        k = out.get("key", {})
+        g = lambda s: k.get(s, "-")
+        wl, ws, wa = g("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"), g("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"), g("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum")
+        cl, cs = g("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"), g("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum")
+        try:
+            tot = wl + ws + wa
+            share = f"{100 * (tot - cl - cs) / tot:.0f}%" if tot else "-"
+        except TypeError:
+            share = "-"
+        lines.append(f"| `{n}` | `{launch['kernel']}` | {'x'.join(map(str, launch['grid']))} | {'x'.join(map(str, launch['block']))} | {launch['dynamic_shared']} | "
+                     f"{g('smsp__sass_inst_executed_op_shared_ld.sum')} | {g('smsp__sass_inst_executed_op_shared_st.sum')} | {g('smsp__sass_inst_executed_op_shared_atom.sum')} | "
+                     f"{g('smsp__sass_inst_executed_op_ldsm.sum')} | {g('smsp__sass_inst_executed_op_ldgsts.sum')} | {wl} / {ws} / {wa} | {cl} / {cs} | {share} |")
+        summary[n] = {"kernel": launch["kernel"], "key": k}
+    open(os.path.join(PTX, "summary.md"), "w").write("\n".join(lines) + "\n")
+    json.dump(summary, open(os.path.join(PTX, "summary.json"), "w"), indent=1)
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
