@@ -32,6 +32,8 @@ KEY = [
     "smsp__sass_inst_executed_op_ldsm.sum",
     "smsp__sass_inst_executed_op_shared_stsm.sum",
     "smsp__sass_inst_executed_op_ldgsts.sum",
+    "smsp__inst_executed_op_shared_ld.sum",
+    "smsp__inst_executed_op_shared_st.sum",
     "smsp__inst_executed_op_shared_ld_pred_on_any.sum",
     "smsp__inst_executed_op_shared_st_pred_on_any.sum",
     "smsp__inst_executed_op_shared_atom_pred_on_any.sum",
@@ -168,6 +170,14 @@ def cuda_fixture(n, ENV, metrics_cmd):
     if rows:
         out["key"] = out["launches"][0]["key"]
         out["metrics"] = out["launches"][0]["metrics"]
+    # The same command run again (ncu_repeat stage): the run-to-run spread.
+    reps = []
+    for i in range(2, 10):
+        rr = read_ncu(os.path.join(raw, f"ncu.r{i}.csv"))
+        if rr:
+            reps.append(key_of(rr[0][0]))
+    if reps:
+        out["repeats"] = reps
     json.dump(out, open(os.path.join(d, "ncu.json"), "w"), indent=1, sort_keys=False)
     return launch, out
 

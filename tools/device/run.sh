@@ -7,7 +7,7 @@ J=$(cd "$(dirname "$0")" && pwd)
 R=/tmp/fxres
 B=/tmp/fxbuild
 mkdir -p $R/cuda $R/triton $R/logs $R/occ $B
-STAGES=${STAGES:-probe cuda ncu_cuda triton ncu_triton occ sanitize}
+STAGES=${STAGES:-probe cuda ncu_cuda ncu_repeat triton ncu_triton occ sanitize}
 DEADLINE=${DEADLINE:-545}
 FIXTURES=${FIXTURES:-$(cd $J/cuda && ls *.cu | sed 's/\.cu$//' | tr '\n' ' ')}
 export PATH=/usr/local/cuda/bin:$PATH
@@ -62,6 +62,9 @@ if want occ; then
   ( cd $J/occ && nvcc -O2 -o $B/occ_calc occ_calc.cu > $R/occ/build_calc.log 2>&1
     for r in 16 24 32 40 48 64 72 96 128 168 255; do
       nvcc -O3 -arch=sm_90 -maxrregcount=$r -DREGS=$r -Xptxas -v -o $B/occ_rt_$r occ_rt.cu > $R/occ/build_rt_$r.log 2>&1 &
+    done
+    for r in 128 152 168 200 232 255; do
+      nvcc -O3 -arch=sm_90 -maxrregcount=$r -DREGS=$r -DNLIVE=200 -Xptxas -v -o $B/occ_rt_n200_$r occ_rt.cu > $R/occ/build_rt_n200_$r.log 2>&1 &
     done; wait ) &
   OCCBUILD=$!
 fi
@@ -77,6 +80,15 @@ if want ncu_cuda; then
       log "ncu $n full list failed (rc $rc); minimal list"
       timeout 60 ncu --clock-control none --metrics "$MIN" --csv --page raw --print-units base $B/$n > $d/ncu.csv 2> $d/ncu.err
     fi
+  done
+fi
+if want ncu_repeat; then
+  # Run-to-run spread of the counters (arbitration): matmul twice more.
+  for i in 2 3; do
+    d=$R/cuda/matmul
+    timeout 90 ncu --clock-control none --metrics "$MET" --csv --page raw --print-units base $B/matmul > $d/ncu.r$i.csv 2> $d/ncu.r$i.err
+    d=$R/cuda/matmul_one_block
+    timeout 90 ncu --clock-control none --metrics "$MET" --csv --page raw --print-units base $B/matmul_one_block > $d/ncu.r$i.csv 2> $d/ncu.r$i.err
   done
 fi
 if want triton; then
@@ -99,6 +111,10 @@ if want occ; then
   for r in 16 24 32 40 48 64 72 96 128 168 255; do
     [ "$(rem)" -gt 20 ] || break
     [ -x $B/occ_rt_$r ] && timeout 60 $B/occ_rt_$r >> $R/occ/occupancy_runtime.jsonl 2>> $R/occ/rt.err
+  done
+  for r in 128 152 168 200 232 255; do
+    [ "$(rem)" -gt 20 ] || break
+    [ -x $B/occ_rt_n200_$r ] && timeout 60 $B/occ_rt_n200_$r >> $R/occ/occupancy_runtime.jsonl 2>> $R/occ/rt.err
   done
   wc -l $R/occ/occupancy_runtime.jsonl
 fi
