@@ -669,6 +669,30 @@ pub enum Error {
         limit: usize,
     },
 
+    /// A block whose thread count (`blockDim.x * blockDim.y * blockDim.z`,
+    /// computed without overflow) is zero or more than a block can have.
+    #[error("a block of {} x {} x {} = {threads} threads is not possible on compute capability {capability}: expected 1 to {limit}", dim[0], dim[1], dim[2])]
+    BlockShape {
+        /// The block's dimensions, x, y, z.
+        dim: [u32; 3],
+        /// Their product.
+        threads: u64,
+        /// The most a block of the capability can have.
+        limit: u32,
+        /// The capability.
+        capability: ComputeCapability,
+    },
+
+    /// A block whose size no source gave holds more events than
+    /// [`Racecheck::MAX_HELD`](crate::Racecheck::MAX_HELD) before its end.
+    #[error("a block of unknown size (no thread count for it or its kernel) has {events} events before its end: at most {limit} are held")]
+    BlockUnsized {
+        /// Events so far.
+        events: usize,
+        /// The most held.
+        limit: usize,
+    },
+
     /// A constant-memory load that reads past the 64 KB constant bank.
     #[error("lane {lane} reads constant bytes {address:#x} to {end:#x}, past the end of the {limit}-byte constant bank")]
     OutsideConstantBank {

@@ -67,7 +67,9 @@
 //!   [`STATIC_SHARED_LIMIT`].
 //! - **Races and barriers in a thread block**: [`Block`], [`BlockReport`],
 //!   [`Hazard`], [`HazardAccess`], [`HazardKind`], [`Severity`], [`AccessKind`],
-//!   [`BarrierError`], [`SyncOp`], [`BARRIERS`].
+//!   [`BarrierError`], [`SyncOp`], [`BARRIERS`]; over a kernel's blocks, from
+//!   any source of `kernel` events: [`Racecheck`], [`KernelRaces`],
+//!   [`HazardFinding`], [`BarrierFinding`].
 //! - **Errors**: [`Error`], one enum for the whole crate.
 //! - **Modules**: `kernel` (a kernel's shared-memory events: sources and consumers), `corpus` (hardware corpora, feature `corpus`) and `strategy`
 //!   (proptest strategies, feature `proptest`).
@@ -225,8 +227,8 @@ pub use arena::{
 };
 pub use bank::{Bank, BankConfig, BankIter, BankSet, BankWidth, Broadcast, SharedMemConfig};
 pub use block::{
-    AccessKind, BarrierError, Block, BlockReport, Hazard, HazardAccess, HazardKind, Severity,
-    SyncOp, BARRIERS,
+    AccessKind, BarrierError, BarrierFinding, Block, BlockReport, Hazard, HazardAccess,
+    HazardFinding, HazardKind, KernelRaces, Racecheck, Severity, SyncOp, BARRIERS,
 };
 pub use capability::{Architecture, ComputeCapability};
 pub use constant::{ConstantLoad, CONSTANT_BANK_SIZE};

@@ -12,11 +12,13 @@
 //! model answers for every order the hardware could run the warps in, not just
 //! one: two accesses race when no barrier both threads passed separates them.
 
+mod consumer;
 mod report;
 mod shadow;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
+pub use consumer::{BarrierFinding, HazardFinding, KernelRaces, Racecheck};
 pub use report::{
     AccessKind, BarrierError, BlockReport, Hazard, HazardAccess, HazardKind, Severity,
 };

@@ -1,0 +1,533 @@
+//! [`Block`] as a [`Consumer`] of a kernel's events: any source (an Accel-Sim
+//! trace, PTX) is checked for races and barrier errors block by block, and what
+//! is found is gathered per kernel.
+
+use std::collections::BTreeMap;
+
+use super::{BarrierError, Block, BlockReport, Hazard, HazardKind, Severity, SyncOp};
+use crate::kernel::{BlockInfo, Consumer, Event, KernelInfo, Site};
+use crate::{ComputeCapability, Error, LaneSet, WarpRequest};
+
+/// The capability a kernel is checked on when neither the caller nor the
+/// source names one (a modelling choice: the newest the crate knows well).
+const DEFAULT_CAPABILITY: ComputeCapability = ComputeCapability::Sm90;
+
+/// An event of a block whose size is not known yet, held until its end.
+#[derive(Debug, Clone, Copy)]
+enum Held {
+    Access(Site, WarpRequest),
+    Sync(Site, LaneSet, HeldSync),
+}
+
+/// A synchronisation as held: a block barrier's count is only known once the
+/// block's size is.
+#[derive(Debug, Clone, Copy)]
+enum HeldSync {
+    Barrier { id: u32, threads: Option<u32> },
+    Op(SyncOp),
+}
+
+/// The block being checked.
+#[derive(Debug)]
+enum Current {
+    /// No block is open.
+    None,
+    /// A block of known size, checked event by event.
+    Running { id: [u32; 3], block: Block },
+    /// A block whose size neither the block nor its kernel gives: its events
+    /// are held (at most [`Racecheck::MAX_HELD`]) and it is sized at its end
+    /// by its highest warp.
+    Holding {
+        id: [u32; 3],
+        events: Vec<(u32, Held)>,
+        warps: u32,
+    },
+}
+
+/// One hazard of a kernel: a pair of instructions, over all the kernel's blocks.
+///
+/// # Example
+///
+/// See [`Racecheck`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct HazardFinding {
+    example: Hazard,
+    block: [u32; 3],
+    blocks: u64,
+    bytes: u64,
+}
+
+impl HazardFinding {
+    /// The hazard as found in the lowest block (z, then y, then x) that has it.
+    pub const fn example(&self) -> &Hazard {
+        &self.example
+    }
+
+    /// The block of the example.
+    pub const fn block(&self) -> [u32; 3] {
+        self.block
+    }
+
+    /// How many blocks have the hazard.
+    pub const fn blocks(&self) -> u64 {
+        self.blocks
+    }
+
+    /// The bytes it covers, summed over the blocks.
+    pub const fn bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
+/// One barrier error of a kernel, over all the kernel's blocks.
+///
+/// # Example
+///
+/// See [`Racecheck`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct BarrierFinding {
+    error: BarrierError,
+    block: [u32; 3],
+    blocks: u64,
+}
+
+impl BarrierFinding {
+    /// The error as found in the lowest block that has it.
+    pub const fn error(&self) -> &BarrierError {
+        &self.error
+    }
+
+    /// The block of the example.
+    pub const fn block(&self) -> [u32; 3] {
+        self.block
+    }
+
+    /// How many blocks have it.
+    pub const fn blocks(&self) -> u64 {
+        self.blocks
+    }
+}
+
+/// What [`Racecheck`] found in one kernel.
+///
+/// # Example
+///
+/// See [`Racecheck`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KernelRaces {
+    name: String,
+    capability: Option<ComputeCapability>,
+    blocks: u64,
+    requests: u64,
+    hazards: BTreeMap<(Severity, HazardKind, u64, u64), HazardFinding>,
+    barrier_errors: BTreeMap<String, BarrierFinding>,
+    not_checked: BTreeMap<String, u64>,
+}
+
+impl KernelRaces {
+    /// The kernel's name, as the source gave it.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The capability it was checked on.
+    pub fn capability(&self) -> ComputeCapability {
+        self.capability.unwrap_or(DEFAULT_CAPABILITY)
+    }
+
+    /// Blocks checked.
+    pub const fn blocks(&self) -> u64 {
+        self.blocks
+    }
+
+    /// Shared-memory warp requests checked, over all blocks.
+    pub const fn requests(&self) -> u64 {
+        self.requests
+    }
+
+    /// The hazards, by severity, kind and pair of sites.
+    pub fn hazards(&self) -> impl ExactSizeIterator<Item = &HazardFinding> {
+        self.hazards.values()
+    }
+
+    /// The barrier errors, by message.
+    pub fn barrier_errors(&self) -> impl ExactSizeIterator<Item = &BarrierFinding> {
+        self.barrier_errors.values()
+    }
+
+    /// The warp instructions that touch shared memory in a way the model does
+    /// not check ([`Event::Unmodelled`]), by name, with how many were executed:
+    /// never dropped silently.
+    pub fn not_checked(&self) -> impl ExactSizeIterator<Item = (&str, u64)> {
+        self.not_checked.iter().map(|(name, &n)| (name.as_str(), n))
+    }
+
+    /// Whether nothing was found: no hazard and no barrier error (instructions
+    /// not checked do not count).
+    pub fn is_clean(&self) -> bool {
+        self.hazards.is_empty() && self.barrier_errors.is_empty()
+    }
+
+    /// Adds one block's report.
+    fn merge(&mut self, block: [u32; 3], report: &BlockReport) {
+        // Blocks compared z, then y, then x: the lowest is the example.
+        let lower = |a: [u32; 3], b: [u32; 3]| [a[2], a[1], a[0]] < [b[2], b[1], b[0]];
+        for hazard in report.hazards() {
+            let key = (
+                hazard.severity(),
+                hazard.kind(),
+                hazard.first().site(),
+                hazard.second().site(),
+            );
+            let entry = self.hazards.entry(key).or_insert_with(|| HazardFinding {
+                example: hazard.clone(),
+                block,
+                blocks: 0,
+                bytes: 0,
+            });
+            entry.blocks += 1;
+            entry.bytes += u64::from(hazard.bytes());
+            if lower(block, entry.block) {
+                entry.block = block;
+                entry.example = hazard.clone();
+            }
+        }
+        for error in report.barrier_errors() {
+            let entry = self
+                .barrier_errors
+                .entry(error.to_string())
+                .or_insert_with(|| BarrierFinding {
+                    error: error.clone(),
+                    block,
+                    blocks: 0,
+                });
+            entry.blocks += 1;
+            if lower(block, entry.block) {
+                entry.block = block;
+                entry.error = error.clone();
+            }
+        }
+    }
+}
+
+/// Checks every block a source gives with a [`Block`], and gathers what it
+/// finds per kernel: [`Block`] as a [`Consumer`].
+///
+/// Events map to the block model as follows: [`Event::Access`] is an access at
+/// the site's PC; [`Event::Barrier`] barrier 0 without a count is
+/// `__syncthreads()`, any other a named barrier of its count (the whole block
+/// when it has none); `bar.arrive` is taken as `bar.sync` (a modelling choice:
+/// an arrival that does not wait orders less than the model then assumes);
+/// [`Event::SyncWarp`] is `__syncwarp`; [`Event::Fence`] a fence.
+/// [`Event::Unmodelled`] and the `cp.async` group events are counted by name in
+/// [`KernelRaces::not_checked`], never dropped.
+///
+/// A block's size is its [`BlockInfo::threads`], else its kernel's
+/// [`KernelInfo::block_dim`]. When neither is known the block's events are
+/// held until [`end_block`](Consumer::end_block) (at most
+/// [`MAX_HELD`](Self::MAX_HELD)) and the block is taken to have as many warps
+/// as its highest warp number says.
+///
+/// # Memory
+///
+/// One block at a time: the block model's state (see [`Block`]) and, for a
+/// block of unknown size, at most [`MAX_HELD`](Self::MAX_HELD) held events;
+/// per kernel, one entry per distinct pair of racing instructions, per distinct
+/// barrier error and per name not checked.
+///
+/// # Example: a source's events, checked
+///
+/// ```
+/// use smem_model::kernel::{BarrierKind, BlockInfo, Consumer, Event, KernelInfo, Site};
+/// use smem_model::{ComputeCapability, HazardKind, LaneSet, Op, Racecheck, WarpRequest};
+///
+/// // __shared__ int s[64]; s[t] = t; [__syncthreads();] x = s[63 - t];
+/// let run = |barrier: bool| -> Result<_, smem_model::Error> {
+///     let mut check = Racecheck::new();
+///     check.begin_kernel(&KernelInfo::named("reverse").with_block_dim([64, 1, 1]))?;
+///     check.begin_block(&BlockInfo::new([0, 0, 0], None))?;
+///     for warp in 0..2 {
+///         let store = WarpRequest::from_fn(Op::Store, 4, |l| Some(4 * (32 * warp + l.get())))?;
+///         check.event(warp, &Event::Access { site: Site::pc(0x10), request: store })?;
+///         if barrier {
+///             let sync = BarrierKind::Sync;
+///             let bar = Event::Barrier { site: Site::pc(0x20), lanes: LaneSet::FULL, id: 0, threads: None, kind: sync };
+///             check.event(warp, &bar)?;
+///         }
+///         let load = WarpRequest::from_fn(Op::Load, 4, |l| Some(4 * (63 - 32 * warp - l.get())))?;
+///         check.event(warp, &Event::Access { site: Site::pc(0x30), request: load })?;
+///     }
+///     check.end_block()?;
+///     check.end_kernel()?;
+///     Ok(check.into_kernels())
+/// };
+/// assert!(run(true)?[0].is_clean());
+/// let racy = run(false)?;
+/// let finding = racy[0].hazards().next().unwrap();
+/// assert_eq!(finding.example().kind(), HazardKind::ReadWrite);
+/// assert_eq!((finding.blocks(), finding.bytes()), (1, 256));
+/// # Ok::<(), smem_model::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Racecheck {
+    forced: Option<ComputeCapability>,
+    kernels: Vec<KernelRaces>,
+    /// The open kernel's capability and block size.
+    capability: ComputeCapability,
+    block_dim: Option<[u32; 3]>,
+    current: Current,
+}
+
+impl Default for Racecheck {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Racecheck {
+    /// The most events held for a block whose size is not known (the same
+    /// bound as [`Block::MAX_PENDING`]).
+    pub const MAX_HELD: usize = Block::MAX_PENDING;
+
+    /// A checker that takes each kernel's capability from its source
+    /// ([`KernelInfo::capability`]), sm_90 where the source has none.
+    pub const fn new() -> Self {
+        Racecheck {
+            forced: None,
+            kernels: Vec::new(),
+            capability: DEFAULT_CAPABILITY,
+            block_dim: None,
+            current: Current::None,
+        }
+    }
+
+    /// A checker that checks every kernel on `capability`, whatever the source
+    /// says.
+    #[must_use]
+    pub const fn with_capability(mut self, capability: ComputeCapability) -> Self {
+        self.forced = Some(capability);
+        self
+    }
+
+    /// The kernels begun so far, with what was found in them.
+    pub fn kernels(&self) -> &[KernelRaces] {
+        &self.kernels
+    }
+
+    /// The kernels, with what was found in them.
+    pub fn into_kernels(self) -> Vec<KernelRaces> {
+        self.kernels
+    }
+
+    fn kernel(&mut self) -> &mut KernelRaces {
+        if self.kernels.is_empty() {
+            // Events before any begin_kernel: an unnamed kernel.
+            self.kernels.push(KernelRaces {
+                capability: Some(self.capability),
+                ..KernelRaces::default()
+            });
+        }
+        let last = self.kernels.len() - 1;
+        &mut self.kernels[last]
+    }
+
+    /// The most warps a block of the current capability has.
+    fn max_warps(&self) -> u32 {
+        if self.capability.major() == 1 {
+            16
+        } else {
+            32
+        }
+    }
+
+    /// The block's size from its kernel's dimensions.
+    fn kernel_threads(&self) -> Result<Option<u32>, Error> {
+        let Some(dim) = self.block_dim else {
+            return Ok(None);
+        };
+        let threads = dim.iter().map(|&d| u64::from(d)).product::<u64>();
+        let limit = 32 * self.max_warps();
+        match u32::try_from(threads) {
+            Ok(t) if (1..=limit).contains(&t) => Ok(Some(t)),
+            _ => Err(Error::BlockShape {
+                dim,
+                threads,
+                limit,
+                capability: self.capability,
+            }),
+        }
+    }
+
+    /// Ends the open block, if any, and merges its report.
+    fn close(&mut self) -> Result<(), Error> {
+        let (id, block) = match core::mem::replace(&mut self.current, Current::None) {
+            Current::None => return Ok(()),
+            Current::Running { id, block } => (id, block),
+            Current::Holding { id, events, warps } => {
+                let mut block = Block::new(self.capability, 32 * warps.max(1))?;
+                for (warp, held) in events {
+                    run(&mut block, warp, held)?;
+                }
+                (id, block)
+            }
+        };
+        let report = block.finish();
+        let kernel = self.kernel();
+        kernel.blocks += 1;
+        kernel.merge(id, &report);
+        Ok(())
+    }
+}
+
+/// Gives one event to the block model.
+fn run(block: &mut Block, warp: u32, held: Held) -> Result<(), Error> {
+    match held {
+        Held::Access(site, request) => block.access(warp, site.pc, &request),
+        Held::Sync(site, lanes, HeldSync::Op(op)) => block.sync(warp, site.pc, lanes, op),
+        Held::Sync(site, lanes, HeldSync::Barrier { id, threads }) => {
+            let op = match (id, threads) {
+                (0, None) => SyncOp::Threads,
+                (id, threads) => SyncOp::Named {
+                    id,
+                    threads: threads.unwrap_or(32 * block.warps()),
+                },
+            };
+            block.sync(warp, site.pc, lanes, op)
+        }
+    }
+}
+
+/// Holds an event of a block of unknown size.
+fn hold(
+    events: &mut Vec<(u32, Held)>,
+    warps: &mut u32,
+    (warp, held): (u32, Held),
+    max_warps: u32,
+    capability: ComputeCapability,
+) -> Result<(), Error> {
+    if warp >= max_warps {
+        // Named by its thread count where that fits a u32.
+        return Err(match warp.checked_add(1).and_then(|w| w.checked_mul(32)) {
+            Some(threads) => Error::BlockThreads {
+                threads,
+                limit: 32 * max_warps,
+                capability,
+            },
+            None => Error::WarpOutOfRange {
+                warp,
+                warps: max_warps,
+            },
+        });
+    }
+    if events.len() >= Racecheck::MAX_HELD {
+        return Err(Error::BlockUnsized {
+            events: events.len() + 1,
+            limit: Racecheck::MAX_HELD,
+        });
+    }
+    *warps = (*warps).max(warp + 1);
+    events.push((warp, held));
+    Ok(())
+}
+
+impl Consumer for Racecheck {
+    fn begin_kernel(&mut self, kernel: &KernelInfo<'_>) -> Result<(), Error> {
+        self.close()?;
+        self.capability = self
+            .forced
+            .or(kernel.capability)
+            .unwrap_or(DEFAULT_CAPABILITY);
+        self.block_dim = kernel.block_dim;
+        self.kernels.push(KernelRaces {
+            name: kernel.name.to_owned(),
+            capability: Some(self.capability),
+            ..KernelRaces::default()
+        });
+        Ok(())
+    }
+
+    fn begin_block(&mut self, info: &BlockInfo) -> Result<(), Error> {
+        self.close()?;
+        let threads = match info.threads {
+            Some(threads) => Some(threads),
+            None => self.kernel_threads()?,
+        };
+        self.current = match threads {
+            Some(threads) => Current::Running {
+                id: info.id,
+                block: Block::new(self.capability, threads)?,
+            },
+            None => Current::Holding {
+                id: info.id,
+                events: Vec::new(),
+                warps: 0,
+            },
+        };
+        Ok(())
+    }
+
+    fn event(&mut self, warp: u32, event: &Event<'_>) -> Result<(), Error> {
+        let held = match *event {
+            Event::Access { site, request } => {
+                self.kernel().requests += 1;
+                Held::Access(site, request)
+            }
+            Event::Barrier {
+                site,
+                lanes,
+                id,
+                threads,
+                kind: _,
+            } => Held::Sync(site, lanes, HeldSync::Barrier { id, threads }),
+            Event::SyncWarp { site, lanes, mask } => {
+                Held::Sync(site, lanes, HeldSync::Op(SyncOp::Warp(mask)))
+            }
+            Event::Fence { site, lanes } => Held::Sync(site, lanes, HeldSync::Op(SyncOp::Fence)),
+            Event::CpAsyncCommit { .. } => return self.not_checked("cp.async.commit_group"),
+            Event::CpAsyncWait { .. } => return self.not_checked("cp.async.wait_group"),
+            Event::CpAsyncArrive { .. } => return self.not_checked("cp.async.mbarrier.arrive"),
+            Event::Unmodelled { name, .. } => return self.not_checked(name),
+        };
+        let (max_warps, capability) = (self.max_warps(), self.capability);
+        match &mut self.current {
+            Current::Running { block, .. } => run(block, warp, held),
+            Current::Holding { events, warps, .. } => {
+                hold(events, warps, (warp, held), max_warps, capability)
+            }
+            Current::None => {
+                // Events outside any block: one block of unknown size.
+                let (mut events, mut warps) = (Vec::new(), 0);
+                hold(&mut events, &mut warps, (warp, held), max_warps, capability)?;
+                self.current = Current::Holding {
+                    id: [0; 3],
+                    events,
+                    warps,
+                };
+                Ok(())
+            }
+        }
+    }
+
+    fn end_block(&mut self) -> Result<(), Error> {
+        self.close()
+    }
+
+    fn end_kernel(&mut self) -> Result<(), Error> {
+        self.close()
+    }
+}
+
+impl Racecheck {
+    fn not_checked(&mut self, name: &str) -> Result<(), Error> {
+        let kernel = self.kernel();
+        match kernel.not_checked.get_mut(name) {
+            Some(n) => *n += 1,
+            None => {
+                kernel.not_checked.insert(name.to_owned(), 1);
+            }
+        }
+        Ok(())
+    }
+}

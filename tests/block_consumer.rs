@@ -1,0 +1,178 @@
+//! `Racecheck`: the block model as a consumer of a kernel's events, fed the
+//! way a source (trace, PTX) feeds it (DESIGN.md section 7).
+
+use smem_model::kernel::{BarrierKind, BlockInfo, Consumer, Event, KernelInfo, Site};
+use smem_model::{
+    ComputeCapability, Error, HazardKind, LaneSet, Op, Racecheck, Severity, WarpRequest,
+};
+
+fn access(site: u64, op: Op, f: impl Fn(u32) -> Option<u32>) -> Event<'static> {
+    Event::Access {
+        site: Site::pc(site),
+        request: WarpRequest::from_fn(op, 4, |l| f(l.get())).unwrap(),
+    }
+}
+
+fn syncthreads(site: u64) -> Event<'static> {
+    Event::Barrier {
+        site: Site::pc(site),
+        lanes: LaneSet::FULL,
+        id: 0,
+        threads: None,
+        kind: BarrierKind::Sync,
+    }
+}
+
+/// The reverse kernel of 64 threads, one block, with or without its barrier.
+fn reverse(check: &mut Racecheck, block: [u32; 3], barrier: bool) -> Result<(), Error> {
+    check.begin_block(&BlockInfo::new(block, None))?;
+    for warp in 0..2 {
+        check.event(
+            warp,
+            &access(0x10, Op::Store, |l| Some(4 * (32 * warp + l))),
+        )?;
+        if barrier {
+            check.event(warp, &syncthreads(0x20))?;
+        }
+        check.event(
+            warp,
+            &access(0x30, Op::Load, |l| Some(4 * (63 - 32 * warp - l))),
+        )?;
+    }
+    check.end_block()
+}
+
+#[test]
+fn blocks_of_a_kernel_are_merged_by_pair_of_sites_with_the_lowest_block_as_example() {
+    let mut check = Racecheck::new();
+    check
+        .begin_kernel(&KernelInfo::named("reverse").with_block_dim([64, 1, 1]))
+        .unwrap();
+    reverse(&mut check, [1, 0, 0], false).unwrap();
+    reverse(&mut check, [0, 1, 0], true).unwrap();
+    reverse(&mut check, [0, 0, 1], false).unwrap();
+    reverse(&mut check, [2, 0, 0], false).unwrap();
+    check.end_kernel().unwrap();
+    let kernels = check.into_kernels();
+    assert_eq!(kernels.len(), 1);
+    let kernel = &kernels[0];
+    assert_eq!(kernel.name(), "reverse");
+    assert_eq!(kernel.capability(), ComputeCapability::Sm90);
+    assert_eq!((kernel.blocks(), kernel.requests()), (4, 16));
+    let findings: Vec<_> = kernel.hazards().collect();
+    assert_eq!(findings.len(), 1);
+    let finding = findings[0];
+    assert_eq!(finding.example().kind(), HazardKind::ReadWrite);
+    assert_eq!(finding.example().severity(), Severity::Error);
+    // Three racy blocks of 256 bytes each; the lowest (z, y, x) is (1,0,0).
+    assert_eq!((finding.blocks(), finding.bytes()), (3, 768));
+    assert_eq!(finding.block(), [1, 0, 0]);
+    assert!(!kernel.is_clean());
+}
+
+#[test]
+fn a_block_of_unknown_size_is_sized_by_its_highest_warp() {
+    // No thread count anywhere: the block's events are held to its end.
+    let mut check = Racecheck::new();
+    check.begin_kernel(&KernelInfo::named("k")).unwrap();
+    reverse(&mut check, [0, 0, 0], true).unwrap();
+    check.end_kernel().unwrap();
+    // With 2 warps, the barrier completes: clean. (Sized 1024 threads, it
+    // would be a barrier error: warps 2 to 31 never reach it.)
+    assert!(check.kernels()[0].is_clean());
+    assert_eq!(check.kernels()[0].blocks(), 1);
+}
+
+#[test]
+fn unmodelled_and_cp_async_group_events_are_counted_by_name() {
+    let mut check = Racecheck::new().with_capability(ComputeCapability::Sm80);
+    check
+        .begin_kernel(&KernelInfo::named("tma").with_capability(ComputeCapability::Sm90))
+        .unwrap();
+    check
+        .begin_block(&BlockInfo::new([0, 0, 0], Some(32)))
+        .unwrap();
+    let site = Site::pc(0x40);
+    let lanes = LaneSet::FULL;
+    for _ in 0..2 {
+        let tma = Event::Unmodelled {
+            site,
+            lanes,
+            name: "UTMALDG",
+        };
+        check.event(0, &tma).unwrap();
+    }
+    check
+        .event(0, &Event::CpAsyncCommit { site, lanes })
+        .unwrap();
+    check.end_block().unwrap();
+    check.end_kernel().unwrap();
+    let kernel = &check.kernels()[0];
+    // The capability asked for wins over the source's.
+    assert_eq!(kernel.capability(), ComputeCapability::Sm80);
+    let not_checked: Vec<_> = kernel.not_checked().collect();
+    assert_eq!(not_checked, [("UTMALDG", 2), ("cp.async.commit_group", 1)]);
+    assert!(kernel.is_clean());
+}
+
+#[test]
+fn impossible_block_sizes_are_errors_naming_the_value() {
+    // -block dim = (65536,65536,1): the product overflows u32.
+    let mut check = Racecheck::new();
+    check
+        .begin_kernel(&KernelInfo::named("k").with_block_dim([65536, 65536, 1]))
+        .unwrap();
+    let err = check
+        .begin_block(&BlockInfo::new([0, 0, 0], None))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "a block of 65536 x 65536 x 1 = 4294967296 threads is not possible on compute \
+         capability 9.0: expected 1 to 1024"
+    );
+    // A block of unknown size with warp 40, then warp u32::MAX.
+    let mut check = Racecheck::new();
+    check.begin_kernel(&KernelInfo::named("k")).unwrap();
+    check.begin_block(&BlockInfo::new([0, 0, 0], None)).unwrap();
+    let fence = Event::Fence {
+        site: Site::pc(0),
+        lanes: LaneSet::FULL,
+    };
+    assert_eq!(
+        check.event(40, &fence).unwrap_err().to_string(),
+        "a block of 1312 threads is not possible on compute capability 9.0: expected 1 to 1024"
+    );
+    assert_eq!(
+        check.event(u32::MAX, &fence).unwrap_err().to_string(),
+        "warp 4294967295 does not exist: the block has 32 warps, numbered from 0"
+    );
+    // A block of known size: its warps only.
+    check
+        .begin_block(&BlockInfo::new([1, 0, 0], Some(64)))
+        .unwrap();
+    assert_eq!(
+        check.event(1 << 27, &fence),
+        Err(Error::WarpOutOfRange {
+            warp: 1 << 27,
+            warps: 2
+        })
+    );
+}
+
+#[test]
+fn a_block_of_unknown_size_holds_a_bounded_number_of_events() {
+    let mut check = Racecheck::new();
+    check.begin_block(&BlockInfo::new([0, 0, 0], None)).unwrap();
+    let fence = Event::Fence {
+        site: Site::pc(0),
+        lanes: LaneSet::FULL,
+    };
+    for _ in 0..Racecheck::MAX_HELD {
+        check.event(0, &fence).unwrap();
+    }
+    assert_eq!(
+        check.event(0, &fence).unwrap_err().to_string(),
+        "a block of unknown size (no thread count for it or its kernel) has 262145 events \
+         before its end: at most 262144 are held"
+    );
+}
