@@ -2,7 +2,7 @@
 """Turns the raw output of tools/device/run.sh (unpacked results.tar.gz) into
 tests/data/ptx/<fixture>/ and tests/data/device/.
 
-    python3 tools/device/collect.py RESULTS_DIR REPO_ROOT JOB_DIR
+    [ONLY='fixture ...'] python3 tools/device/collect.py RESULTS_DIR REPO_ROOT JOB_DIR
 
 Per CUDA fixture: the source, kernel.ptx, kernel.sass (cuobjdump -sass),
 kernel.lines.sass (nvdisasm with line info), build.log (nvcc/ptxas -v),
@@ -214,25 +214,17 @@ def triton_fixtures(ENV):
     return res
 
 
-def main():
-    ENV = env()
-    os.makedirs(PTX, exist_ok=True)
-    shutil.copy(os.path.join(SRC, "cuda", "fx.h"), os.path.join(PTX, "fx.h"))
-    shutil.copy(os.path.join(SRC, "triton", "triton_fixtures.py"), os.path.join(PTX, "triton_fixtures.py"))
-    shutil.copy(os.path.join(RES, "metrics.txt"), os.path.join(PTX, "metrics.txt"))
-    shutil.copy(os.path.join(RES, "env.txt"), os.path.join(PTX, "env.txt"))
-    table = []
-    names = sorted(os.listdir(os.path.join(RES, "cuda")))
-    for n in names:
-        launch, out = cuda_fixture(n, ENV, None)
-        table.append((n, launch, out))
-    for n, (launch, out) in triton_fixtures(ENV).items():
-        table.append((n, launch, out))
-    # The summary the README quotes.
-    lines = ["| fixture | kernel | grid | block | dyn. shared | LDS | STS | ATOMS | LDSM | LDGSTS | wavefronts ld / st / atom | conflicts ld / st | ideal share |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+def summarize():
+    """The table of every fixture folder in tests/data/ptx (from its own files)."""
+    lines = ["| fixture | GPU | kernel | grid | block | dyn. shared | LDS | STS | ATOMS | LDSM | STSM | LDGSTS | wavefronts ld / st / atom | conflicts ld / st | ideal share |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     summary = {}
-    for n, launch, out in table:
+    for n in sorted(os.listdir(PTX)):
+        d = os.path.join(PTX, n)
+        if not os.path.isfile(os.path.join(d, "ncu.json")):
+            continue
+        launch = json.load(open(os.path.join(d, "launch.json")))
+        out = json.load(open(os.path.join(d, "ncu.json")))
         k = out.get("key", {})
         g = lambda s: k.get(s, "-")
         wl, ws, wa = g("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"), g("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"), g("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum")
@@ -242,13 +234,33 @@ def main():
             share = f"{100 * (tot - cl - cs) / tot:.0f}%" if tot else "-"
         except TypeError:
             share = "-"
-        lines.append(f"| `{n}` | `{launch['kernel']}` | {'x'.join(map(str, launch['grid']))} | {'x'.join(map(str, launch['block']))} | {launch['dynamic_shared']} | "
+        gpu = (out.get("gpu") or "?").replace("NVIDIA ", "").replace(" 80GB HBM3", "")
+        lines.append(f"| `{n}` | {gpu} | `{launch['kernel']}` | {'x'.join(map(str, launch['grid']))} | {'x'.join(map(str, launch['block']))} | {launch['dynamic_shared']} | "
                      f"{g('smsp__sass_inst_executed_op_shared_ld.sum')} | {g('smsp__sass_inst_executed_op_shared_st.sum')} | {g('smsp__sass_inst_executed_op_shared_atom.sum')} | "
-                     f"{g('smsp__sass_inst_executed_op_ldsm.sum')} | {g('smsp__sass_inst_executed_op_ldgsts.sum')} | {wl} / {ws} / {wa} | {cl} / {cs} | {share} |")
-        summary[n] = {"kernel": launch["kernel"], "key": k}
+                     f"{g('smsp__sass_inst_executed_op_ldsm.sum')} | {g('smsp__sass_inst_executed_op_shared_stsm.sum')} | {g('smsp__sass_inst_executed_op_ldgsts.sum')} | {wl} / {ws} / {wa} | {cl} / {cs} | {share} |")
+        summary[n] = {"kernel": launch["kernel"], "gpu": out.get("gpu"), "key": k}
     open(os.path.join(PTX, "summary.md"), "w").write("\n".join(lines) + "\n")
     json.dump(summary, open(os.path.join(PTX, "summary.json"), "w"), indent=1)
     print("\n".join(lines))
+
+
+def main():
+    """Collect the CUDA fixtures named in $ONLY (all if unset) and, unless
+    $ONLY is set, the Triton ones; then rebuild the summary."""
+    ENV = env()
+    os.makedirs(PTX, exist_ok=True)
+    only = os.environ.get("ONLY", "").split()
+    if not only:
+        shutil.copy(os.path.join(SRC, "cuda", "fx.h"), os.path.join(PTX, "fx.h"))
+        shutil.copy(os.path.join(SRC, "triton", "triton_fixtures.py"), os.path.join(PTX, "triton_fixtures.py"))
+        shutil.copy(os.path.join(RES, "metrics.txt"), os.path.join(PTX, "metrics.txt"))
+        shutil.copy(os.path.join(RES, "env.txt"), os.path.join(PTX, "env.txt"))
+    for n in sorted(os.listdir(os.path.join(RES, "cuda"))):
+        if not only or n in only:
+            cuda_fixture(n, ENV, None)
+    if not only:
+        triton_fixtures(ENV)
+    summarize()
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ J=$(cd "$(dirname "$0")" && pwd)
 R=/tmp/fxres
 B=/tmp/fxbuild
 mkdir -p $R/cuda $R/triton $R/logs $R/occ $B
-STAGES=${STAGES:-probe cuda ncu_cuda ncu_repeat triton ncu_triton occ sanitize}
+STAGES=${STAGES:-probe cuda ncu_cuda ncu_repeat triton ncu_triton occ sanitize timing}
 DEADLINE=${DEADLINE:-545}
 FIXTURES=${FIXTURES:-$(cd $J/cuda && ls *.cu | sed 's/\.cu$//' | tr '\n' ' ')}
 export PATH=/usr/local/cuda/bin:$PATH
@@ -130,5 +130,27 @@ if want sanitize; then
   export -f san_one
   echo $FIXTURES | tr ' ' '\n' | grep . | timeout $(( $(rem) - 5 )) xargs -P 8 -I{} bash -c 'san_one {}'
   grep -h "SUMMARY" $R/cuda/*/racecheck.txt $R/cuda/*/synccheck.txt | sort | uniq -c
+fi
+if want timing; then
+  # How long ncu takes to profile each launch (issue 22 item 6): the plain run,
+  # ncu with the 9 shared-memory counters, and ncu with the section that shows
+  # bank conflicts. Wall seconds, one run each.
+  KEYM=smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum,smsp__sass_inst_executed_op_shared_atom.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum
+  now() { date +%s.%N; }
+  for n in $FIXTURES; do
+    [ "$(rem)" -gt 30 ] || break
+    a=$(now); timeout 60 $B/$n > /dev/null 2>&1; b=$(now)
+    timeout 90 ncu --clock-control none --metrics $KEYM $B/$n > /dev/null 2>&1; c=$(now)
+    timeout 90 ncu --clock-control none --section MemoryWorkloadAnalysis_Tables $B/$n > $R/cuda/$n/ncu_mwa.txt 2>&1; d=$(now)
+    echo "{\"fixture\": \"$n\", \"run_s\": $(awk "BEGIN{print $b - $a}"), \"ncu_counters_s\": $(awk "BEGIN{print $c - $b}"), \"ncu_section_s\": $(awk "BEGIN{print $d - $c}")}" >> $R/timing.jsonl
+  done
+  export TRITON_CACHE_DIR=/tmp/tcache
+  for n in triton_softmax triton_layer_norm triton_matmul triton_matmul_w2 triton_transpose triton_colsum; do
+    [ "$(rem)" -gt 40 ] || break
+    a=$(now); (cd $J/triton && timeout 60 python3 triton_fixtures.py - $n > /dev/null 2>&1); b=$(now)
+    (cd $J/triton && timeout 90 ncu --clock-control none --metrics $KEYM -k regex:^fx_ python3 triton_fixtures.py - $n > /dev/null 2>&1); c=$(now)
+    echo "{\"fixture\": \"$n\", \"run_s\": $(awk "BEGIN{print $b - $a}"), \"ncu_counters_s\": $(awk "BEGIN{print $c - $b}")}" >> $R/timing.jsonl
+  done
+  cat $R/timing.jsonl | tail -40
 fi
 log done
