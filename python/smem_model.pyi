@@ -1,18 +1,26 @@
 """Shared-memory bank conflicts and wavefronts per CUDA compute capability.
 
-Every function takes the arch (`"sm_90"`, `"8.6"`, `"compute_75"`, `"H100"`),
-the op (SASS `"LDS"`, `"STS"`, `"ATOMS.CAS"`, `"RED.ADD"`, `"LDSM.x4"`,
-`"STSM.x2"`, `"LDGSTS"` or PTX-like `"load"`, `"store"`, `"atom.add.u64"`,
-`"red.add.f32"`, `"ldmatrix.x4"`, `"stmatrix.x2"`, `"cp.async.cg"`, in any
-case; a bare `"atomic"` is an atomic add), the access width in bytes (1, 2,
-4, 8 or 16), and 32 addresses: byte offsets into the shared window, `None`
-for an inactive lane. With `base=`, the addresses are generic ones,
-translated into the 4 GiB shared window that starts there. `bank_bytes=8`
-selects Kepler's eight-byte bank mode (no effect elsewhere). Bad input
-raises `ValueError` with the model's message.
+Every function takes the arch (`"sm_90"`, `"8.6"`, `"compute_75"`, a GPU as
+`torch.cuda.get_device_name()` names it, `"NVIDIA H100 80GB HBM3"`, or the
+`(major, minor)` pair `torch.cuda.get_device_capability()` gives), the op
+(SASS `"LDS"`, `"STS"`, `"ATOMS.CAS"`, `"RED.ADD"`, `"LDSM.x4"`, `"STSM.x2"`,
+`"LDGSTS"` or PTX-like `"load"`, `"store"`, `"atom.add.u64"`, `"red.add.f32"`,
+`"ldmatrix.x4"`, `"stmatrix.x2"`, `"cp.async.cg"`, in any case; a bare
+`"atomic"` is an atomic add), the access width in bytes (1, 2, 4, 8 or 16),
+and 32 addresses: byte offsets into the shared window, `None` for an inactive
+lane. With `base=`, the addresses are generic ones, translated into the 4 GiB
+shared window that starts there. `bank_bytes=8` selects Kepler's eight-byte
+bank mode (no effect elsewhere).
+
+Bad input raises `ValueError` with the model's message (an integer out of
+range names its argument), or `TypeError` for a value of the wrong type;
+messages quote at most 64 characters of what was given, and a sequence's
+length is checked before any of it is read.
 """
 
-from typing import List, Optional, Sequence, final
+from typing import List, Optional, Sequence, Tuple, Union, final
+
+_Arch = Union[str, Tuple[int, int]]
 
 __all__ = [
     "__version__",
@@ -121,7 +129,7 @@ class Partition:
     def __len__(self) -> int: ...
 
 def wavefronts(
-    arch: str,
+    arch: _Arch,
     op: str,
     width: int,
     addresses: Sequence[Optional[int]],
@@ -133,7 +141,7 @@ def wavefronts(
     wavefronts counter for it."""
 
 def cost(
-    arch: str,
+    arch: _Arch,
     op: str,
     width: int,
     addresses: Sequence[Optional[int]],
@@ -144,7 +152,7 @@ def cost(
     """Wavefronts, ideal wavefronts, bank conflicts and ways of one warp instruction."""
 
 def partition(
-    arch: str,
+    arch: _Arch,
     op: str,
     width: int,
     addresses: Sequence[Optional[int]],
@@ -155,7 +163,7 @@ def partition(
     """The transactions of one warp instruction, in the order served."""
 
 def timing(
-    arch: str,
+    arch: _Arch,
     op: str,
     width: int,
     addresses: Sequence[Optional[int]],

@@ -522,6 +522,7 @@ impl ComputeCapability {
                 "RTX 3070",
                 "RTX 3060",
                 "A10",
+                "A10G",
                 "A40",
                 "RTX A6000",
                 "GA102",
@@ -800,7 +801,12 @@ impl FromStr for ComputeCapability {
     ///   and the architecture-specific and family forms `"sm_90a"`, `"sm_100f"`;
     /// - a GPU or chip from [`names`](Self::names): `"H100"`, `"A100"`,
     ///   `"RTX 4090"`, `"GeForce RTX 4090"`, `"GA102"`, `"Jetson Orin"`, ...
-    ///   (an `NVIDIA`, `GeForce` or `Tesla` in front is ignored);
+    ///   (an `NVIDIA`, `GeForce` or `Tesla` in front is ignored), also as the
+    ///   driver names a board (`nvidia-smi`, `torch.cuda.get_device_name()`,
+    ///   `cudaDeviceProp::name`): up to four trailing words of memory and form
+    ///   factor are dropped, so `"NVIDIA H100 80GB HBM3"`,
+    ///   `"NVIDIA A100-SXM4-80GB"`, `"Tesla V100-SXM2-16GB"`, `"NVIDIA H100 PCIe"`
+    ///   and `"NVIDIA H100 80GB HBM3 MIG 1g.10gb"` parse;
     /// - an architecture name (`"hopper"`, `"ampere"`, `"ada lovelace"`), which
     ///   means its first capability (see [`Architecture::first`]): `"ampere"` is
     ///   8.0, the A100, not 8.6, an RTX 30. The shared-memory rules of one
@@ -829,25 +835,70 @@ impl FromStr for ComputeCapability {
     /// # Ok::<(), smem_model::Error>(())
     /// ```
     fn from_str(text: &str) -> Result<Self, Error> {
-        let unknown = || Error::UnknownCapability {
+        if let Some(cc) = parse_exact(text) {
+            return Ok(cc);
+        }
+        // A board as the driver names it: the product, then words of memory
+        // and form factor. Four words at most, so a long text costs at most
+        // five passes over it.
+        let mut product = text.trim_end();
+        for _ in 0..4 {
+            let Some(cut) = product.rfind([' ', '-', '_']) else {
+                break;
+            };
+            if !board_suffix(&product[cut + 1..]) {
+                break;
+            }
+            product = product[..cut].trim_end_matches([' ', '-', '_']);
+            if let Some(cc) = parse_exact(product) {
+                return Ok(cc);
+            }
+        }
+        Err(Error::UnknownCapability {
             given: text.to_owned(),
-        };
-        let key = normalize(text);
-        if let Some(cc) = parse_version(&key) {
-            return Ok(cc);
-        }
-        if let Some(cc) = Self::ALL
-            .into_iter()
-            .find(|cc| cc.names().iter().any(|name| normalize(name) == key))
-        {
-            return Ok(cc);
-        }
-        Architecture::ALL
-            .into_iter()
-            .find(|arch| arch.spellings().iter().any(|name| *name == key))
-            .map(Architecture::first)
-            .ok_or_else(unknown)
+        })
     }
+}
+
+/// A version, a product from [`ComputeCapability::names`] or an
+/// architecture, exactly (after [`normalize`]).
+fn parse_exact(text: &str) -> Option<ComputeCapability> {
+    let key = normalize(text);
+    if let Some(cc) = parse_version(&key) {
+        return Some(cc);
+    }
+    if let Some(cc) = ComputeCapability::ALL
+        .into_iter()
+        .find(|cc| cc.names().iter().any(|name| normalize(name) == key))
+    {
+        return Some(cc);
+    }
+    Architecture::ALL
+        .into_iter()
+        .find(|arch| arch.spellings().iter().any(|name| *name == key))
+        .map(Architecture::first)
+}
+
+/// A word the driver puts after a product's name in a board's name, which
+/// says nothing of its shared memory: memory size (`80GB`), memory type
+/// (`HBM3`, `HBM2e`), form factor (`SXM4`, `PCIe`, `NVL`), a MIG slice
+/// (`MIG`, `1g.10gb`), `Generation` (`RTX 6000 Ada Generation`). Source: the
+/// names `nvidia-smi` and `cudaGetDeviceProperties` report, e.g.
+/// "NVIDIA H100 80GB HBM3" (the device used for this crate's measurements),
+/// "NVIDIA A100-SXM4-80GB", "Tesla V100-SXM2-16GB".
+fn board_suffix(word: &str) -> bool {
+    let word = word.to_ascii_lowercase();
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let gigabytes = |s: &str| s.strip_suffix("gb").is_some_and(digits);
+    matches!(word.as_str(), "pcie" | "nvl" | "sxm" | "mig" | "generation")
+        || word.strip_prefix("sxm").is_some_and(digits)
+        || gigabytes(&word)
+        || word
+            .strip_prefix("hbm")
+            .is_some_and(|rest| rest.is_empty() || digits(rest.trim_end_matches('e')))
+        || word
+            .split_once("g.")
+            .is_some_and(|(slices, memory)| digits(slices) && gigabytes(memory))
 }
 
 /// `text` lowercased, without spaces, `-` and `_`, and without a leading
@@ -1051,6 +1102,49 @@ mod tests {
             ("Jetson Orin", ComputeCapability::Sm87),
         ] {
             assert_eq!(text.parse::<ComputeCapability>(), Ok(cc), "{text}");
+        }
+    }
+
+    /// Boards as `torch.cuda.get_device_name()` and `nvidia-smi` name them.
+    #[test]
+    fn boards_as_the_driver_names_them() {
+        for (text, cc) in [
+            ("NVIDIA H100 80GB HBM3", ComputeCapability::Sm90),
+            ("NVIDIA H100 PCIe", ComputeCapability::Sm90),
+            ("NVIDIA H100 NVL", ComputeCapability::Sm90),
+            ("NVIDIA H100 80GB HBM3 MIG 1g.10gb", ComputeCapability::Sm90),
+            ("NVIDIA H200", ComputeCapability::Sm90),
+            ("NVIDIA GH200 480GB", ComputeCapability::Sm90),
+            ("NVIDIA A100-SXM4-80GB", ComputeCapability::Sm80),
+            ("NVIDIA A100-SXM4-40GB", ComputeCapability::Sm80),
+            ("NVIDIA A100-PCIE-40GB", ComputeCapability::Sm80),
+            ("NVIDIA A100 80GB PCIe", ComputeCapability::Sm80),
+            ("NVIDIA A10G", ComputeCapability::Sm86),
+            ("Tesla V100-SXM2-16GB", ComputeCapability::Sm70),
+            ("Tesla P100-PCIE-16GB", ComputeCapability::Sm60),
+            ("Tesla T4", ComputeCapability::Sm75),
+            ("NVIDIA L40S", ComputeCapability::Sm89),
+            ("NVIDIA RTX 6000 Ada Generation", ComputeCapability::Sm89),
+            ("NVIDIA GeForce RTX 4090", ComputeCapability::Sm89),
+            ("NVIDIA B200", ComputeCapability::Sm100),
+        ] {
+            assert_eq!(text.parse::<ComputeCapability>(), Ok(cc), "{text}");
+        }
+        // Only those words are dropped: a product is never guessed from a prefix.
+        for bad in [
+            "NVIDIA H1000 80GB",
+            "NVIDIA H100X",
+            "NVIDIA H100 80GB Turbo",
+            "80GB HBM3",
+            "NVIDIA H100 80GB 80GB 80GB 80GB 80GB",
+        ] {
+            assert_eq!(
+                bad.parse::<ComputeCapability>(),
+                Err(Error::UnknownCapability {
+                    given: bad.to_owned()
+                }),
+                "{bad}"
+            );
         }
     }
 

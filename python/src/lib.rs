@@ -7,31 +7,15 @@
 //! addresses from Python objects, and then costs what the Rust call does; bad
 //! input raises `ValueError` with the crate's message.
 
+mod args;
+
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyAny;
 
-use smem_model::{BankConfig, ComputeCapability, Error, LaneSet, Op, WarpRequest, WARP_SIZE};
+use smem_model::{ComputeCapability, LaneSet, WarpRequest, WARP_SIZE};
 
-fn value_error(error: Error) -> PyErr {
-    PyValueError::new_err(error.to_string())
-}
-
-/// The configuration for `arch` (e.g. `"sm_90"`, `"8.6"`), with Kepler's
-/// eight-byte mode when `bank_bytes` is 8.
-fn config(arch: &str, bank_bytes: u32) -> PyResult<BankConfig> {
-    let capability: ComputeCapability = arch.parse().map_err(value_error)?;
-    let mode = match bank_bytes {
-        4 => smem_model::SharedMemConfig::FourByte,
-        8 => smem_model::SharedMemConfig::EightByte,
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "bank width of {bank_bytes} bytes: expected 4 or 8"
-            )))
-        }
-    };
-    Ok(BankConfig::new(capability).with_shared_mem_config(mode))
-}
+use args::{config, value_error};
 
 /// The request from 32 addresses (`None` for an inactive lane): shared
 /// offsets, or generic addresses translated from `base`.
@@ -41,22 +25,15 @@ fn request(
     addresses: &Bound<'_, PyAny>,
     base: Option<u64>,
 ) -> PyResult<WarpRequest> {
-    let op: Op = op.parse().map_err(value_error)?;
-    let items: Vec<Option<Bound<'_, PyAny>>> = addresses.extract()?;
-    if items.len() != WARP_SIZE {
-        return Err(value_error(Error::LaneCount { given: items.len() }));
-    }
+    let op = args::op(op)?;
+    let lanes = args::lanes(addresses)?;
     let mut mask = 0u32;
     let mut generic = [0u64; WARP_SIZE];
-    for (lane, item) in items.iter().enumerate() {
-        let Some(item) = item else { continue };
-        let address: u64 = item.extract().map_err(|_| {
-            PyValueError::new_err(format!(
-                "lane {lane}: address {item} is not an integer from 0 to 2^64 - 1"
-            ))
-        })?;
-        mask |= 1 << lane;
-        generic[lane] = address;
+    for (lane, address) in lanes.iter().enumerate() {
+        if let Some(address) = address {
+            mask |= 1 << lane;
+            generic[lane] = *address;
+        }
     }
     let mask = LaneSet::from_bits(mask);
     match base {
@@ -84,12 +61,12 @@ fn request(
 #[pyfunction]
 #[pyo3(signature = (arch, op, width, addresses, *, base=None, bank_bytes=4))]
 fn wavefronts(
-    arch: &str,
+    #[pyo3(from_py_with = args::arch)] arch: ComputeCapability,
     op: &str,
-    width: u32,
+    #[pyo3(from_py_with = args::width)] width: u32,
     addresses: &Bound<'_, PyAny>,
-    base: Option<u64>,
-    bank_bytes: u32,
+    #[pyo3(from_py_with = args::base)] base: Option<u64>,
+    #[pyo3(from_py_with = args::bank_bytes)] bank_bytes: u32,
 ) -> PyResult<u32> {
     let config = config(arch, bank_bytes)?;
     let request = request(op, width, addresses, base)?;
@@ -124,12 +101,12 @@ impl Cost {
 #[pyfunction]
 #[pyo3(signature = (arch, op, width, addresses, *, base=None, bank_bytes=4))]
 fn cost(
-    arch: &str,
+    #[pyo3(from_py_with = args::arch)] arch: ComputeCapability,
     op: &str,
-    width: u32,
+    #[pyo3(from_py_with = args::width)] width: u32,
     addresses: &Bound<'_, PyAny>,
-    base: Option<u64>,
-    bank_bytes: u32,
+    #[pyo3(from_py_with = args::base)] base: Option<u64>,
+    #[pyo3(from_py_with = args::bank_bytes)] bank_bytes: u32,
 ) -> PyResult<Cost> {
     let config = config(arch, bank_bytes)?;
     let request = request(op, width, addresses, base)?;
@@ -184,13 +161,13 @@ impl Timing {
 #[pyo3(signature = (arch, op, width, addresses, *, warps=1, base=None, bank_bytes=4))]
 #[allow(clippy::too_many_arguments)]
 fn timing(
-    arch: &str,
+    #[pyo3(from_py_with = args::arch)] arch: ComputeCapability,
     op: &str,
-    width: u32,
+    #[pyo3(from_py_with = args::width)] width: u32,
     addresses: &Bound<'_, PyAny>,
-    warps: u32,
-    base: Option<u64>,
-    bank_bytes: u32,
+    #[pyo3(from_py_with = args::warps)] warps: u32,
+    #[pyo3(from_py_with = args::base)] base: Option<u64>,
+    #[pyo3(from_py_with = args::bank_bytes)] bank_bytes: u32,
 ) -> PyResult<Timing> {
     let config = config(arch, bank_bytes)?;
     let request = request(op, width, addresses, base)?;
@@ -274,12 +251,12 @@ impl Partition {
 #[pyo3(signature = (arch, op, width, addresses, *, base=None, bank_bytes=4))]
 fn partition(
     py: Python<'_>,
-    arch: &str,
+    #[pyo3(from_py_with = args::arch)] arch: ComputeCapability,
     op: &str,
-    width: u32,
+    #[pyo3(from_py_with = args::width)] width: u32,
     addresses: &Bound<'_, PyAny>,
-    base: Option<u64>,
-    bank_bytes: u32,
+    #[pyo3(from_py_with = args::base)] base: Option<u64>,
+    #[pyo3(from_py_with = args::bank_bytes)] bank_bytes: u32,
 ) -> PyResult<Partition> {
     let config = config(arch, bank_bytes)?;
     let request = request(op, width, addresses, base)?;
@@ -312,16 +289,22 @@ fn partition(
 
 /// Shared-memory bank conflicts and wavefronts per CUDA compute capability.
 ///
-/// Every function takes the arch (`"sm_90"`, `"8.6"`, `"compute_75"`, `"H100"`),
-/// the op (SASS `"LDS"`, `"STS"`, `"ATOMS.CAS"`, `"RED.ADD"`, `"LDSM.x4"`,
-/// `"STSM.x2"`, `"LDGSTS"` or PTX-like `"load"`, `"store"`, `"atom.add.u64"`,
-/// `"red.add.f32"`, `"ldmatrix.x4"`, `"stmatrix.x2"`, `"cp.async.cg"`, in any
-/// case; a bare `"atomic"` is an atomic add), the access width in bytes (1, 2,
-/// 4, 8 or 16), and 32 addresses: byte offsets into the shared window, `None`
-/// for an inactive lane. With `base=`, the addresses are generic ones,
-/// translated into the 4 GiB shared window that starts there. `bank_bytes=8`
-/// selects Kepler's eight-byte bank mode (no effect elsewhere). Bad input
-/// raises `ValueError` with the model's message.
+/// Every function takes the arch (`"sm_90"`, `"8.6"`, `"compute_75"`, a GPU as
+/// `torch.cuda.get_device_name()` names it, `"NVIDIA H100 80GB HBM3"`, or the
+/// `(major, minor)` pair `torch.cuda.get_device_capability()` gives), the op
+/// (SASS `"LDS"`, `"STS"`, `"ATOMS.CAS"`, `"RED.ADD"`, `"LDSM.x4"`, `"STSM.x2"`,
+/// `"LDGSTS"` or PTX-like `"load"`, `"store"`, `"atom.add.u64"`, `"red.add.f32"`,
+/// `"ldmatrix.x4"`, `"stmatrix.x2"`, `"cp.async.cg"`, in any case; a bare
+/// `"atomic"` is an atomic add), the access width in bytes (1, 2, 4, 8 or 16),
+/// and 32 addresses: byte offsets into the shared window, `None` for an inactive
+/// lane. With `base=`, the addresses are generic ones, translated into the 4 GiB
+/// shared window that starts there. `bank_bytes=8` selects Kepler's eight-byte
+/// bank mode (no effect elsewhere).
+///
+/// Bad input raises `ValueError` with the model's message (an integer out of
+/// range names its argument), or `TypeError` for a value of the wrong type;
+/// messages quote at most 64 characters of what was given, and a sequence's
+/// length is checked before any of it is read.
 #[pymodule]
 #[pyo3(name = "smem_model")]
 fn smem_model_py(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -181,3 +181,128 @@ def test_runtime_docstrings_are_the_stubs():
         assert inspect.getdoc(obj) == doc, name
         names.append(name)
     assert {"wavefronts", "Cost.ways", "Timing.throughput_cycles_per_instruction"} <= set(names)
+
+
+# Issue 23, item 10: bad input never takes the interpreter down, and says what was wrong.
+
+
+class HugeLen:
+    """A sequence that claims more items than any memory holds."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        raise AssertionError("an item was read before the length was checked")
+
+
+@pytest.mark.parametrize("n", [2**28, 2**40, 2**62, 2**63 - 1])
+def test_a_huge_sequence_is_refused_by_its_length(n):
+    for addresses in (range(n), HugeLen(n)):
+        with pytest.raises(ValueError) as e:
+            smem_model.wavefronts("sm_90", "LDS", 4, addresses)
+        assert str(e.value) == f"a warp has 32 lanes, but {n} addresses were given"
+
+
+def test_a_length_past_ssize_t_is_a_value_error():
+    with pytest.raises(ValueError) as e:
+        smem_model.cost("sm_90", "LDS", 4, range(2**64))
+    assert str(e.value) == "a warp has 32 lanes, but more than 2^63 - 1 addresses were given"
+
+
+def test_a_large_array_is_refused_before_it_is_copied():
+    np = pytest.importorskip("numpy")
+    # 2^28 lanes of uint32 is 1 GiB; a view of one element broadcast costs nothing.
+    huge = np.broadcast_to(np.zeros(1, dtype=np.uint32), (2**28,))
+    with pytest.raises(ValueError, match="^a warp has 32 lanes, but 268435456 addresses were given$"):
+        smem_model.wavefronts("sm_90", "LDS", 4, huge)
+
+
+def test_addresses_that_are_not_a_sequence_are_a_type_error():
+    for bad, name in [(iter(range(32)), "range_iterator"), (7, "int"), ("x" * 32, "str")]:
+        with pytest.raises(TypeError) as e:
+            smem_model.wavefronts("sm_90", "LDS", 4, bad)
+        assert str(e.value) == f"addresses: expected a sequence of 32 integers or None, got {name}"
+
+
+def test_numpy_scalars_and_tuples_are_addresses():
+    np = pytest.importorskip("numpy")
+    assert smem_model.wavefronts("sm_90", "LDS", 4, np.arange(32, dtype=np.int64) * 8) == 2
+    assert smem_model.wavefronts("sm_90", "LDS", 4, tuple(strided(8))) == 2
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"width": -1}, "width: -1 is not an integer from 0 to 2^32 - 1"),
+        ({"width": 2**32}, "width: 4294967296 is not an integer from 0 to 2^32 - 1"),
+        ({"bank_bytes": -8}, "bank_bytes: -8 is not an integer from 0 to 2^32 - 1"),
+        ({"base": -1}, "base: -1 is not an integer from 0 to 2^64 - 1"),
+        ({"base": 2**64}, "base: 18446744073709551616 is not an integer from 0 to 2^64 - 1"),
+        ({"arch": (9, -1)}, "arch[1]: -1 is not an integer from 0 to 2^32 - 1"),
+        (
+            {"width": 10**100},
+            "width: 1000000000000000000000000000000000000000000000000000000000000000… "
+            "is not an integer from 0 to 2^32 - 1",
+        ),
+        ({"width": 10**5000}, "width: an integer of 16610 bits is not an integer from 0 to 2^32 - 1"),
+    ],
+)
+def test_out_of_range_integers_are_value_errors_naming_the_argument(kwargs, message):
+    args = {"arch": "sm_90", "op": "LDS", "width": 4, "addresses": strided(4)}
+    args.update(kwargs)
+    arch, op, width, addresses = (args.pop(k) for k in ("arch", "op", "width", "addresses"))
+    with pytest.raises(ValueError) as e:
+        smem_model.wavefronts(arch, op, width, addresses, **args)
+    assert str(e.value) == message
+    if "base" not in kwargs and "bank_bytes" not in kwargs:
+        with pytest.raises(ValueError) as e:
+            smem_model.timing(arch, op, width, addresses, warps=width if "width" in kwargs else 16)
+        assert str(e.value) == message
+    with pytest.raises(ValueError) as e:
+        smem_model.timing("sm_90", "LDS", 4, strided(4), warps=-1)
+    assert str(e.value) == "warps: -1 is not an integer from 0 to 2^32 - 1"
+
+
+def test_non_integers_are_type_errors_naming_the_argument():
+    with pytest.raises(TypeError) as e:
+        smem_model.wavefronts("sm_90", "LDS", 4.0, strided(4))
+    assert str(e.value) == "width: expected an integer, got float"
+    with pytest.raises(TypeError) as e:
+        smem_model.wavefronts("sm_90", "LDS", 4, strided(4), base="0")
+    assert str(e.value) == "base: expected an integer, got str"
+    with pytest.raises(TypeError) as e:
+        smem_model.wavefronts(9.0, "LDS", 4, strided(4))
+    assert str(e.value).startswith('arch: expected a name such as "sm_90" or "NVIDIA H100')
+    assert str(e.value).endswith("(major, minor) pair such as (9, 0); got 9.0")
+
+
+def test_error_texts_quote_a_bounded_prefix():
+    for arch, op in [("sm_" + "9" * 10_000_000, "LDS"), ("sm_90", "L" * 10_000_000)]:
+        with pytest.raises(ValueError) as e:
+            smem_model.wavefronts(arch, op, 4, strided(4))
+        assert len(str(e.value)) < 1000, len(str(e.value))
+        assert ("9" * 61 + '…"') in str(e.value) or ("L" * 64 + '…"') in str(e.value)
+    with pytest.raises(ValueError) as e:
+        smem_model.wavefronts("sm_90", "atom." + "x" * 10_000, 4, strided(4))
+    assert len(str(e.value)) < 1000
+    big = "a" * 1_000_000
+    with pytest.raises(ValueError) as e:
+        smem_model.wavefronts("sm_90", "LDS", 4, [big] + strided(4)[1:])
+    assert str(e.value) == "lane 0: address '" + "a" * 63 + "… is not an integer from 0 to 2^64 - 1"
+
+
+def test_arch_as_torch_gives_it():
+    # torch.cuda.get_device_capability() -> (9, 0)
+    assert smem_model.wavefronts((9, 0), "LDS", 4, strided(8)) == 2
+    assert smem_model.wavefronts((8, 6), "LDS", 4, strided(8)) == 2
+    with pytest.raises(ValueError, match=r'^unknown compute capability "\(9, 1\)"'):
+        smem_model.wavefronts((9, 1), "LDS", 4, strided(8))
+    # torch.cuda.get_device_name() -> "NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB"
+    assert smem_model.cost("NVIDIA H100 80GB HBM3", "LDS", 4, strided(8)).ways == 2
+    assert smem_model.wavefronts("NVIDIA A100-SXM4-80GB", "STS", 4, strided(8)) == 2
+    with pytest.raises(ValueError, match='^unknown compute capability "NVIDIA H1000 80GB"'):
+        smem_model.wavefronts("NVIDIA H1000 80GB", "LDS", 4, strided(8))
