@@ -705,6 +705,64 @@ pub enum Error {
         /// The bank size in bytes (65536).
         limit: u32,
     },
+
+    /// A kernel argument that is not `NAME=VALUE` or `INDEX=VALUE`.
+    #[error("kernel argument {given:?} is not NAME=VALUE or INDEX=VALUE")]
+    KernelArgSyntax {
+        /// The text given.
+        given: String,
+    },
+
+    /// A kernel argument for a parameter the kernel does not have.
+    #[error("the kernel has no parameter {given}: its parameters are {params}")]
+    UnknownKernelParam {
+        /// The name or index given.
+        given: String,
+        /// The kernel's parameters, `index: name` in order.
+        params: String,
+    },
+
+    /// A kernel argument whose value does not read as its parameter's type or
+    /// does not fit it.
+    #[error("value {value} of kernel parameter {name} does not read as {kind}")]
+    KernelArgValue {
+        /// The parameter.
+        name: String,
+        /// The value given.
+        value: String,
+        /// The parameter's type.
+        kind: String,
+    },
+
+    /// A scalar kernel parameter without a value: it may decide the kernel's
+    /// shared accesses, so it is never guessed.
+    #[error(
+        "kernel parameter {index} ({name}, {kind}) has no value: scalar parameters must be given"
+    )]
+    UnsetKernelParam {
+        /// The parameter.
+        name: String,
+        /// Its 0-based position.
+        index: usize,
+        /// Its type.
+        kind: String,
+    },
+
+    /// A launch with a zero dimension or a block of more than 1024 threads.
+    #[error("launch of grid {}x{}x{} and block {}x{}x{}: every dimension must be at least 1 and a block at most 1024 threads", grid[0], grid[1], grid[2], block[0], block[1], block[2])]
+    LaunchDims {
+        /// Blocks in x, y, z.
+        grid: [u32; 3],
+        /// Threads per block in x, y, z.
+        block: [u32; 3],
+    },
+
+    /// Grid or block dimensions that are not `X[,Y[,Z]]`.
+    #[error("dimensions {given:?} are not X[,Y[,Z]] of positive integers")]
+    DimsSyntax {
+        /// The text given.
+        given: String,
+    },
 }
 
 /// The widths of `op` for a message: "4 or 8", "4, 8 or 16".

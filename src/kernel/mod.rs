@@ -64,6 +64,9 @@
 //! # Ok::<(), Error>(())
 //! ```
 
+#[cfg(feature = "ptx")]
+pub mod ptx;
+
 use crate::{ComputeCapability, Error, LaneSet, WarpRequest};
 
 /// Where an event comes from in the kernel: the instruction's address and,

@@ -1,0 +1,535 @@
+//! A launch of a PTX kernel: its grid, block, dynamic shared memory and
+//! arguments, and how the arguments bind to the kernel's parameters.
+//!
+//! Arguments are given as the user types them (`n=1024`, `2=0x10`,
+//! `scale=0.5`) by the parameter's name or its 0-based index, and bound to
+//! the kernel's parameters ([`ParamDecl`]) once the kernel is known: integers
+//! in decimal or `0x` hex, floats for `.f32`/`.f64` parameters. A pointer
+//! parameter left unset gets a distinct fake global address (its loads are
+//! unknown to the interpreter anyway; the address only has to be known so
+//! that address arithmetic on it stays known). A scalar left unset is an
+//! error naming it: its value may decide the kernel's shared accesses, and
+//! guessing it would make a number up.
+
+use std::fmt;
+
+use crate::Error;
+
+/// The first fake global address given to an unset pointer parameter; the
+/// next ones are [`FAKE_POINTER_STRIDE`] apart. Chosen in the range of
+/// addresses `cudaMalloc` returns on Linux (0x7f.. 0000 0000), far from 0 and
+/// from the shared window of generic addresses.
+pub const FAKE_POINTER_BASE: u64 = 0x7f00_0000_0000;
+
+/// How far apart the fake addresses of unset pointer parameters are: 4 GiB,
+/// so no offset a kernel adds to one reaches another.
+pub const FAKE_POINTER_STRIDE: u64 = 1 << 32;
+
+/// The most threads of a block (every compute capability since 2.0; CUDA C++
+/// Programming Guide, "Compute Capabilities", table of technical
+/// specifications).
+pub const MAX_BLOCK_THREADS: u32 = 1024;
+
+/// What a kernel parameter holds, as far as binding an argument goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ParamKind {
+    /// An integer of `bits` bits (`.u32`, `.s64`, `.b16`, ...), signed or not.
+    Int {
+        /// 8, 16, 32 or 64.
+        bits: u32,
+        /// Whether it is `.s*`.
+        signed: bool,
+    },
+    /// A float of `bits` bits (`.f16`, `.f32`, `.f64`).
+    Float {
+        /// 16, 32 or 64.
+        bits: u32,
+    },
+    /// A 64-bit pointer (a `.u64` parameter the kernel uses as an address, or
+    /// one declared `.ptr`).
+    Pointer,
+    /// An aggregate of `bytes` bytes (`.param .align 8 .b8 p[24]`: a struct
+    /// passed by value); an argument gives its bytes as one little-endian
+    /// integer.
+    Bytes {
+        /// Its size.
+        bytes: u32,
+    },
+}
+
+impl ParamKind {
+    /// Its size in bytes.
+    pub const fn bytes(self) -> u32 {
+        match self {
+            ParamKind::Int { bits, .. } | ParamKind::Float { bits } => bits / 8,
+            ParamKind::Pointer => 8,
+            ParamKind::Bytes { bytes } => bytes,
+        }
+    }
+}
+
+impl fmt::Display for ParamKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            ParamKind::Int { bits, signed } => {
+                write!(f, ".{}{bits}", if signed { 's' } else { 'u' })
+            }
+            ParamKind::Float { bits } => write!(f, ".f{bits}"),
+            ParamKind::Pointer => f.write_str("pointer"),
+            ParamKind::Bytes { bytes } => write!(f, ".b8[{bytes}]"),
+        }
+    }
+}
+
+/// A kernel parameter, as binding sees it: its name and kind, in declaration
+/// order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ParamDecl<'a> {
+    /// The parameter's name in the PTX (`_Z9transposePfPKfi_param_2`).
+    pub name: &'a str,
+    /// What it holds.
+    pub kind: ParamKind,
+}
+
+/// Which parameter an argument is for.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ArgKey {
+    /// By the parameter's name in the PTX.
+    Name(String),
+    /// By its 0-based position.
+    Index(usize),
+}
+
+impl fmt::Display for ArgKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ArgKey::Name(name) => f.write_str(name),
+            ArgKey::Index(index) => write!(f, "{index}"),
+        }
+    }
+}
+
+/// One argument as given: `KEY=VALUE`, the value kept as text until the
+/// parameter's kind is known.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::kernel::ptx::{Arg, ArgKey};
+///
+/// let arg: Arg = "2=0x400".parse()?;
+/// assert_eq!(arg.key, ArgKey::Index(2));
+/// let arg: Arg = "n=1024".parse()?;
+/// assert_eq!(arg.key, ArgKey::Name("n".into()));
+/// assert!("1024".parse::<Arg>().is_err());
+/// # Ok::<(), smem_model::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Arg {
+    /// The parameter.
+    pub key: ArgKey,
+    /// The value, as given.
+    pub value: String,
+}
+
+impl core::str::FromStr for Arg {
+    type Err = Error;
+
+    /// Reads `NAME=VALUE` or `INDEX=VALUE`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::KernelArgSyntax`] when there is no `=` or nothing before or
+    /// after it.
+    fn from_str(s: &str) -> Result<Self, Error> {
+        let syntax = || Error::KernelArgSyntax {
+            given: s.to_owned(),
+        };
+        let (key, value) = s.split_once('=').ok_or_else(syntax)?;
+        let (key, value) = (key.trim(), value.trim());
+        if key.is_empty() || value.is_empty() {
+            return Err(syntax());
+        }
+        let key = match key.parse::<usize>() {
+            Ok(index) => ArgKey::Index(index),
+            Err(_) => ArgKey::Name(key.to_owned()),
+        };
+        Ok(Arg {
+            key,
+            value: value.to_owned(),
+        })
+    }
+}
+
+/// A launch: grid and block dimensions, dynamic shared memory and the
+/// arguments given.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::kernel::ptx::{KernelLaunch, ParamDecl, ParamKind};
+///
+/// let launch = KernelLaunch::new([200, 1, 1], [32, 32, 1])?
+///     .with_dynamic_shared(4096)
+///     .with_arg("2=64".parse()?);
+/// let params = [
+///     ParamDecl { name: "out", kind: ParamKind::Pointer },
+///     ParamDecl { name: "in", kind: ParamKind::Pointer },
+///     ParamDecl { name: "n", kind: ParamKind::Int { bits: 32, signed: true } },
+/// ];
+/// let bound = launch.bind(&params)?;
+/// assert_eq!(bound[2], 64);
+/// // The unset pointers get distinct fake global addresses.
+/// assert_ne!(bound[0], bound[1]);
+/// assert_eq!(launch.threads_per_block(), 1024);
+/// # Ok::<(), smem_model::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KernelLaunch {
+    grid: [u32; 3],
+    block: [u32; 3],
+    dynamic_shared: u32,
+    args: Vec<Arg>,
+}
+
+impl KernelLaunch {
+    /// A launch of `grid` blocks of `block` threads (x, y, z), no dynamic
+    /// shared memory, no arguments.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::LaunchDims`] when a dimension is 0, or the block has more
+    /// than [`MAX_BLOCK_THREADS`] threads.
+    pub fn new(grid: [u32; 3], block: [u32; 3]) -> Result<Self, Error> {
+        let threads = block.iter().try_fold(1u32, |n, &d| n.checked_mul(d));
+        if grid.contains(&0) || block.contains(&0) || threads.is_none_or(|t| t > MAX_BLOCK_THREADS)
+        {
+            return Err(Error::LaunchDims { grid, block });
+        }
+        Ok(KernelLaunch {
+            grid,
+            block,
+            dynamic_shared: 0,
+            args: Vec::new(),
+        })
+    }
+
+    /// The same launch with `bytes` of dynamic shared memory (the third
+    /// launch parameter, `<<<grid, block, bytes>>>`).
+    #[must_use]
+    pub fn with_dynamic_shared(mut self, bytes: u32) -> Self {
+        self.dynamic_shared = bytes;
+        self
+    }
+
+    /// The same launch with one more argument (a later one for the same
+    /// parameter replaces an earlier one).
+    #[must_use]
+    pub fn with_arg(mut self, arg: Arg) -> Self {
+        self.args.push(arg);
+        self
+    }
+
+    /// The grid (blocks in x, y, z).
+    pub const fn grid(&self) -> [u32; 3] {
+        self.grid
+    }
+
+    /// The block (threads in x, y, z).
+    pub const fn block(&self) -> [u32; 3] {
+        self.block
+    }
+
+    /// Threads per block.
+    pub const fn threads_per_block(&self) -> u32 {
+        self.block[0] * self.block[1] * self.block[2]
+    }
+
+    /// Blocks in the grid.
+    pub const fn blocks(&self) -> u64 {
+        self.grid[0] as u64 * self.grid[1] as u64 * self.grid[2] as u64
+    }
+
+    /// Dynamic shared memory, in bytes.
+    pub const fn dynamic_shared(&self) -> u32 {
+        self.dynamic_shared
+    }
+
+    /// The arguments as given.
+    pub fn args(&self) -> &[Arg] {
+        &self.args
+    }
+
+    /// The value of each parameter, in order, as its bytes read as one
+    /// little-endian integer (a float as its bits; an aggregate's bytes
+    /// beyond 16 are zero): the given argument, or a fake address for an
+    /// unset pointer ([`FAKE_POINTER_BASE`] plus [`FAKE_POINTER_STRIDE`] times
+    /// its index).
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::UnknownKernelParam`]: an argument names no parameter, or
+    ///   its index is past the last.
+    /// - [`Error::KernelArgValue`]: a value that does not read as the
+    ///   parameter's kind or does not fit it.
+    /// - [`Error::UnsetKernelParam`]: a scalar or aggregate parameter without
+    ///   an argument.
+    pub fn bind(&self, params: &[ParamDecl<'_>]) -> Result<Vec<u128>, Error> {
+        let mut values: Vec<Option<u128>> = vec![None; params.len()];
+        for arg in &self.args {
+            let index = match &arg.key {
+                ArgKey::Index(i) if *i < params.len() => *i,
+                ArgKey::Name(name) => params
+                    .iter()
+                    .position(|p| p.name == name)
+                    .ok_or_else(|| unknown_param(&arg.key, params))?,
+                ArgKey::Index(_) => return Err(unknown_param(&arg.key, params)),
+            };
+            values[index] = Some(parse_value(&params[index], &arg.value)?);
+        }
+        params
+            .iter()
+            .zip(values)
+            .enumerate()
+            .map(|(i, (param, value))| match (value, param.kind) {
+                (Some(v), _) => Ok(v),
+                (None, ParamKind::Pointer) => Ok(u128::from(
+                    FAKE_POINTER_BASE + FAKE_POINTER_STRIDE * i as u64,
+                )),
+                (None, kind) => Err(Error::UnsetKernelParam {
+                    name: param.name.to_owned(),
+                    index: i,
+                    kind: kind.to_string(),
+                }),
+            })
+            .collect()
+    }
+}
+
+fn unknown_param(key: &ArgKey, params: &[ParamDecl<'_>]) -> Error {
+    Error::UnknownKernelParam {
+        given: key.to_string(),
+        params: params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| format!("{i}: {}", p.name))
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
+/// Reads `text` as a value of `param`'s kind: a decimal integer (with a sign
+/// for signed ones), `0x` hex (the bits, for any kind), or a float for float
+/// parameters.
+fn parse_value(param: &ParamDecl<'_>, text: &str) -> Result<u128, Error> {
+    let bad = || Error::KernelArgValue {
+        name: param.name.to_owned(),
+        value: text.to_owned(),
+        kind: param.kind.to_string(),
+    };
+    let bits = 8 * param.kind.bytes().min(16);
+    let fits = |v: u128| bits >= 128 || v >> bits == 0;
+    if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        let v = u128::from_str_radix(&hex.replace('_', ""), 16).map_err(|_| bad())?;
+        return if fits(v) { Ok(v) } else { Err(bad()) };
+    }
+    match param.kind {
+        ParamKind::Float { bits: 16 } => Err(bad()),
+        ParamKind::Float { bits: 32 } => {
+            let v: f32 = text.parse().map_err(|_| bad())?;
+            Ok(u128::from(v.to_bits()))
+        }
+        ParamKind::Float { .. } => {
+            let v: f64 = text.parse().map_err(|_| bad())?;
+            Ok(u128::from(v.to_bits()))
+        }
+        ParamKind::Int { bits, signed } => {
+            let v: i128 = text.parse().map_err(|_| bad())?;
+            let (lo, hi) = if signed {
+                (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+            } else {
+                (0, (1i128 << bits) - 1)
+            };
+            if v < lo || v > hi {
+                return Err(bad());
+            }
+            Ok((v as u128) & ((1u128 << bits) - 1))
+        }
+        ParamKind::Pointer | ParamKind::Bytes { .. } => {
+            let v: u128 = text.parse().map_err(|_| bad())?;
+            if fits(v) {
+                Ok(v)
+            } else {
+                Err(bad())
+            }
+        }
+    }
+}
+
+/// Reads grid or block dimensions `X[,Y[,Z]]` (missing ones are 1).
+///
+/// # Errors
+///
+/// [`Error::DimsSyntax`] when there are more than three, or one is not a
+/// number.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::kernel::ptx::parse_dims;
+///
+/// assert_eq!(parse_dims("32,32")?, [32, 32, 1]);
+/// assert_eq!(parse_dims("200")?, [200, 1, 1]);
+/// assert!(parse_dims("1,2,3,4").is_err());
+/// # Ok::<(), smem_model::Error>(())
+/// ```
+pub fn parse_dims(text: &str) -> Result<[u32; 3], Error> {
+    let bad = || Error::DimsSyntax {
+        given: text.to_owned(),
+    };
+    let mut dims = [1u32; 3];
+    let parts: Vec<&str> = text.split([',', 'x']).collect();
+    if parts.len() > 3 {
+        return Err(bad());
+    }
+    for (d, part) in dims.iter_mut().zip(parts) {
+        *d = part.trim().parse().map_err(|_| bad())?;
+    }
+    Ok(dims)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params() -> [ParamDecl<'static>; 4] {
+        [
+            ParamDecl {
+                name: "out",
+                kind: ParamKind::Pointer,
+            },
+            ParamDecl {
+                name: "n",
+                kind: ParamKind::Int {
+                    bits: 32,
+                    signed: true,
+                },
+            },
+            ParamDecl {
+                name: "scale",
+                kind: ParamKind::Float { bits: 32 },
+            },
+            ParamDecl {
+                name: "in",
+                kind: ParamKind::Pointer,
+            },
+        ]
+    }
+
+    fn launch(args: &[&str]) -> KernelLaunch {
+        args.iter()
+            .fold(KernelLaunch::new([1, 1, 1], [32, 1, 1]).unwrap(), |l, a| {
+                l.with_arg(a.parse().unwrap())
+            })
+    }
+
+    #[test]
+    fn arguments_bind_by_name_or_index_in_every_notation() {
+        let bound = launch(&["n=-3", "2=0.5", "3=0x1000"])
+            .bind(&params())
+            .unwrap();
+        assert_eq!(
+            bound,
+            [
+                u128::from(FAKE_POINTER_BASE),
+                0xffff_fffd,
+                0x3f00_0000,
+                0x1000
+            ]
+        );
+        let bound = launch(&["1=0x7fffffff", "scale=0x3f800000"])
+            .bind(&params())
+            .unwrap();
+        assert_eq!(bound[1], 0x7fff_ffff);
+        assert_eq!(bound[2], u128::from(1.0f32.to_bits()));
+        assert_eq!(
+            bound[3],
+            u128::from(FAKE_POINTER_BASE + 3 * FAKE_POINTER_STRIDE)
+        );
+    }
+
+    #[test]
+    fn errors_name_the_parameter() {
+        let err = launch(&["scale=1"]).bind(&params()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "kernel parameter 1 (n, .s32) has no value: scalar parameters must be given"
+        );
+        let err = launch(&["n=1", "scale=1", "m=2"])
+            .bind(&params())
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the kernel has no parameter m: its parameters are 0: out, 1: n, 2: scale, 3: in"
+        );
+        let err = launch(&["n=1", "scale=1", "4=2"])
+            .bind(&params())
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("the kernel has no parameter 4:"),
+            "{err}"
+        );
+        let err = launch(&["n=2147483648", "scale=1"])
+            .bind(&params())
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "value 2147483648 of kernel parameter n does not read as .s32"
+        );
+        let err = launch(&["n=1", "scale=x"]).bind(&params()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "value x of kernel parameter scale does not read as .f32"
+        );
+        assert_eq!(
+            "n".parse::<Arg>().unwrap_err().to_string(),
+            "kernel argument \"n\" is not NAME=VALUE or INDEX=VALUE"
+        );
+        assert_eq!(
+            KernelLaunch::new([1, 1, 1], [1024, 2, 1])
+                .unwrap_err()
+                .to_string(),
+            "launch of grid 1x1x1 and block 1024x2x1: every dimension must be at least 1 and a \
+             block at most 1024 threads"
+        );
+        assert!(KernelLaunch::new([0, 1, 1], [32, 1, 1]).is_err());
+        assert!(KernelLaunch::new([1, 1, 1], [u32::MAX, u32::MAX, 1]).is_err());
+        assert_eq!(
+            parse_dims("a,b").unwrap_err().to_string(),
+            "dimensions \"a,b\" are not X[,Y[,Z]] of positive integers"
+        );
+    }
+
+    #[test]
+    fn unsigned_and_aggregate_values_fit_their_size() {
+        let p = [
+            ParamDecl {
+                name: "u",
+                kind: ParamKind::Int {
+                    bits: 8,
+                    signed: false,
+                },
+            },
+            ParamDecl {
+                name: "s",
+                kind: ParamKind::Bytes { bytes: 2 },
+            },
+        ];
+        let l = |args: &[&str]| launch(args).bind(&p);
+        assert_eq!(l(&["u=255", "s=0xffff"]).unwrap(), [255, 0xffff]);
+        assert!(l(&["u=256", "s=1"]).is_err());
+        assert!(l(&["u=-1", "s=1"]).is_err());
+        assert!(l(&["u=1", "s=0x10000"]).is_err());
+    }
+}
