@@ -255,12 +255,143 @@ def main():
         shutil.copy(os.path.join(SRC, "triton", "triton_fixtures.py"), os.path.join(PTX, "triton_fixtures.py"))
         shutil.copy(os.path.join(RES, "metrics.txt"), os.path.join(PTX, "metrics.txt"))
         shutil.copy(os.path.join(RES, "env.txt"), os.path.join(PTX, "env.txt"))
+    if os.environ.get("SOURCE_ONLY"):
+        source_files(ENV)
+        return
     for n in sorted(os.listdir(os.path.join(RES, "cuda"))):
         if not only or n in only:
             cuda_fixture(n, ENV, None)
     if not only:
         triton_fixtures(ENV)
     summarize()
+
+
+def source_files(ENV):
+    """ncu_source.json in every fixture folder, from a run's source stage."""
+    for n in sorted(os.listdir(os.path.join(RES, "cuda"))):
+        raw = os.path.join(RES, "cuda", n)
+        if os.path.exists(os.path.join(raw, "source_sass.csv")) and os.path.isdir(os.path.join(PTX, n)):
+            o = source_view(os.path.join(raw, "source_sass.csv"), os.path.join(raw, "source_cuda_sass.csv"), ENV,
+                            f"ncu --clock-control none --section SourceCounters -o src ./{n}; "
+                            "ncu -i src.ncu-rep --page source --csv --print-source sass (and cuda,sass)")
+            json.dump(o, open(os.path.join(PTX, n, "ncu_source.json"), "w"), indent=1)
+    tsrc = os.path.join(RES, "triton", "source_sass.csv")
+    if os.path.exists(tsrc):
+        o = source_view(tsrc, None, ENV, "TRITON_CACHE_DIR=/tmp/tcache ncu --clock-control none --section SourceCounters "
+                        "-k regex:^fx_ -o src python3 triton_fixtures.py -; ncu -i src.ncu-rep --page source --csv --print-source sass")
+        for n in sorted(os.listdir(PTX)):
+            lj = os.path.join(PTX, n, "launch.json")
+            if n.startswith("triton_") and os.path.exists(lj):
+                k = json.load(open(lj))["kernel"]
+                if k in o["kernels"]:
+                    one = {x: o[x] for x in o if x != "kernels"}
+                    one["kernels"] = {k: o["kernels"][k]}
+                    json.dump(one, open(os.path.join(PTX, n, "ncu_source.json"), "w"), indent=1)
+
+
+
+
+SRC_COLS = {
+    "Instructions Executed": "executed",
+    "Predicated-On Thread Instructions Executed": "threads_pred_on",
+    "Address Space": "space",
+    "Access Operation": "op",
+    "Access Size": "size",
+    "L1 Conflicts Shared N-Way": "n_way",
+    "L1 Wavefronts Shared": "wavefronts",
+    "L1 Wavefronts Shared Ideal": "ideal",
+    "L1 Wavefronts Shared Excessive": "excessive",
+}
+
+
+def _src_row(hdr, row):
+    e = {}
+    for h, v in zip(hdr, row):
+        if h in SRC_COLS and v not in ("-", ""):
+            e[SRC_COLS[h]] = num(v)
+    return e
+
+
+def parse_source_sass(path):
+    """ncu --page source --print-source sass: {kernel: [instruction rows]}."""
+    out, kernel, hdr = {}, None, None
+    for row in csv.reader(open(path, errors="replace")):
+        if not row:
+            continue
+        if row[0] == "Kernel Name":
+            kernel, hdr = row[1], None
+            out[kernel] = []
+        elif row[0] == "Address":
+            hdr = row
+        elif hdr and kernel is not None and row[0].startswith("0x"):
+            e = {"address": int(row[0], 16), "sass": row[1].strip()}
+            e.update(_src_row(hdr, row))
+            out[kernel].append(e)
+    return out
+
+
+def parse_source_cuda_sass(path):
+    """ncu --page source --print-source cuda,sass: per CUDA line, and the
+    line each SASS address sits under."""
+    lines, addr_line, hdr, cur, fname = [], {}, None, None, None
+    for row in csv.reader(open(path, errors="replace")):
+        if not row:
+            continue
+        if row[0] in ("File Path", "File Name"):
+            fname = os.path.basename(row[1])
+        elif row[0] == "Line No":
+            hdr = row
+        elif hdr and row[0].isdigit():
+            cur = int(row[0])
+            e = {"file": fname, "line": cur, "source": row[1].strip()}
+            e.update(_src_row(hdr, row))
+            lines.append(e)
+        elif hdr and row[0] == "" and len(row) > 2 and row[2].startswith("0x"):
+            addr_line[int(row[2], 16)] = cur
+    return lines, addr_line
+
+
+def source_view(sass_csv, cuda_csv, ENV, command):
+    """ncu_source.json: the shared-memory instructions with their counters
+    (address as the offset cuobjdump prints), totals, and per CUDA line."""
+    kernels = parse_source_sass(sass_csv)
+    lines, addr_line = parse_source_cuda_sass(cuda_csv) if cuda_csv and os.path.exists(cuda_csv) else ([], {})
+    res = {}
+    for k, rows in kernels.items():
+        if not rows:
+            continue
+        base = min(r["address"] for r in rows)
+        inst, tot = [], {}
+        for r in rows:
+            if not (r.get("space") == "Shared" or r.get("wavefronts")):
+                continue
+            e = {"offset": f"0x{r['address'] - base:04x}", "sass": r["sass"]}
+            if r["address"] in addr_line:
+                e["line"] = addr_line[r["address"]]
+            e.update({x: r[x] for x in ("executed", "threads_pred_on", "op", "size", "n_way", "wavefronts", "ideal", "excessive") if x in r})
+            inst.append(e)
+            op = str(r.get("op", "?")).lower()
+            for x in ("executed", "wavefronts", "ideal", "excessive"):
+                tot.setdefault(op, {}).setdefault(x, 0)
+                tot[op][x] += r.get(x, 0) if isinstance(r.get(x, 0), (int, float)) else 0
+        # Per CUDA line: the shared instructions under it, summed (ncu's own
+        # line rows are not used: a line whose text holds quotes breaks its CSV).
+        text = {l["line"]: l["source"] for l in lines}
+        by_line = {}
+        for e in inst:
+            if "line" not in e:
+                continue
+            b = by_line.setdefault(e["line"], {"line": e["line"], "source": text.get(e["line"], ""), "instructions": 0,
+                                               "executed": 0, "wavefronts": 0, "ideal": 0, "excessive": 0})
+            b["instructions"] += 1
+            for x in ("executed", "wavefronts", "ideal", "excessive"):
+                b[x] += e.get(x, 0) if isinstance(e.get(x, 0), (int, float)) else 0
+        shared_lines = sorted(by_line.values(), key=lambda b: b["line"])
+        res[k] = {"instructions": inst, "totals_by_access_operation": tot, "lines": shared_lines}
+    out = dict(ENV)
+    out["command"] = command
+    out["kernels"] = res
+    return out
 
 
 if __name__ == "__main__":

@@ -131,6 +131,27 @@ if want sanitize; then
   echo $FIXTURES | tr ' ' '\n' | grep . | timeout $(( $(rem) - 5 )) xargs -P 8 -I{} bash -c 'san_one {}'
   grep -h "SUMMARY" $R/cuda/*/racecheck.txt $R/cuda/*/synccheck.txt | sort | uniq -c
 fi
+if want source; then
+  # Per-instruction counters (ncu's source page: SASS with CUDA lines), for
+  # the model's per-instruction / per-line tallies.
+  for n in $FIXTURES; do
+    [ "$(rem)" -gt 30 ] || break
+    d=$R/cuda/$n
+    timeout 90 ncu --clock-control none --section SourceCounters -f -o $d/src $B/$n > $d/src.log 2>&1
+    timeout 60 ncu -i $d/src.ncu-rep --page source --csv --print-source cuda,sass > $d/source_cuda_sass.csv 2>> $d/src.log
+    timeout 60 ncu -i $d/src.ncu-rep --page source --csv --print-source sass > $d/source_sass.csv 2>> $d/src.log
+    timeout 60 ncu -i $d/src.ncu-rep --page source --csv --print-source cuda > $d/source_cuda.csv 2>> $d/src.log
+    rm -f $d/src.ncu-rep
+  done
+  export TRITON_CACHE_DIR=/tmp/tcache
+  if [ "$(rem)" -gt 60 ]; then
+    (cd $J/triton && timeout 120 ncu --clock-control none --section SourceCounters -k regex:^fx_ -f -o $R/triton/src python3 triton_fixtures.py - > $R/triton/src.log 2>&1
+     timeout 60 ncu -i $R/triton/src.ncu-rep --page source --csv --print-source sass > $R/triton/source_sass.csv 2>> $R/triton/src.log
+     timeout 60 ncu -i $R/triton/src.ncu-rep --page source --csv --print-source ptx > $R/triton/source_ptx.csv 2>> $R/triton/src.log
+     rm -f $R/triton/src.ncu-rep)
+  fi
+  ls -la $R/cuda/matmul/ | grep source; head -c 1500 $R/cuda/matmul/source_sass.csv; tail -3 $R/cuda/matmul/src.log
+fi
 if want timing; then
   # How long ncu takes to profile each launch (issue 22 item 6): the plain run,
   # ncu with the 9 shared-memory counters, and ncu with the section that shows
