@@ -363,7 +363,10 @@ def source_view(sass_csv, cuda_csv, ENV, command):
         base = min(r["address"] for r in rows)
         inst, tot = [], {}
         for r in rows:
-            if not (r.get("space") == "Shared" or r.get("wavefronts")):
+            # Shared by address space, by wavefronts, or by opcode: a warp
+            # predicated off in every lane leaves the space blank.
+            if not ("Shared" in str(r.get("space", "")) or r.get("wavefronts")
+                    or re.search(r"\b(LDS|STS|ATOMS|LDSM|STSM|LDGSTS)(\.|\b)", r["sass"])):
                 continue
             e = {"offset": f"0x{r['address'] - base:04x}", "sass": r["sass"]}
             if r["address"] in addr_line:
