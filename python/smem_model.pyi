@@ -18,7 +18,10 @@ messages quote at most 64 characters of what was given, and a sequence's
 length is checked before any of it is read.
 """
 
-from typing import List, Optional, Sequence, Tuple, Union, final
+from typing import Any, List, Optional, Sequence, Tuple, Union, final
+
+import numpy as np
+import numpy.typing as npt
 
 _Arch = Union[str, Tuple[int, int]]
 
@@ -33,10 +36,14 @@ __all__ = [
     "Cost",
     "Transaction",
     "Partition",
+    "wavefronts_batch",
+    "cost_batch",
+    "COST_FIELDS",
 ]
 
 __version__: str
 WARP_SIZE: int
+COST_FIELDS: Tuple[str, str, str, str]
 
 @final
 class Cost:
@@ -174,3 +181,33 @@ def timing(
 ) -> Timing:
     """The cycles of one warp instruction on sm_90 with `warps` warps of one SM
     running it; `ValueError` on other capabilities (not measured)."""
+
+def wavefronts_batch(
+    arch: _Arch,
+    op: str,
+    width: int,
+    addresses: npt.NDArray[np.integer[Any]],
+    masks: Union[None, int, npt.NDArray[np.uint32]] = None,
+    *,
+    base: Optional[int] = None,
+    bank_bytes: int = 4,
+) -> npt.NDArray[np.uint32]:
+    """The wavefronts of each of N warp instructions of one op and width:
+    `addresses` an N x 32 array (uint32 offsets, or int64/uint64/int32), one
+    row a request; `masks` None (every lane active), one int for every row,
+    or N uint32 masks, bit i for lane i (an inactive lane's address is not
+    read). Returns N uint32. A bad row raises `ValueError` naming the row."""
+
+def cost_batch(
+    arch: _Arch,
+    op: str,
+    width: int,
+    addresses: npt.NDArray[np.integer[Any]],
+    masks: Union[None, int, npt.NDArray[np.uint32]] = None,
+    *,
+    base: Optional[int] = None,
+    bank_bytes: int = 4,
+) -> npt.NDArray[np.uint32]:
+    """The costs of N warp instructions, as `wavefronts_batch` takes them:
+    an N x 4 uint32 array whose columns are `COST_FIELDS` (wavefronts, ideal
+    wavefronts, bank conflicts, ways)."""

@@ -56,7 +56,7 @@ pub fn describe(value: &Bound<'_, PyAny>) -> String {
     }
 }
 
-fn type_name(value: &Bound<'_, PyAny>) -> String {
+pub fn type_name(value: &Bound<'_, PyAny>) -> String {
     value
         .get_type()
         .name()

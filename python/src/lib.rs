@@ -8,6 +8,7 @@
 //! input raises `ValueError` with the crate's message.
 
 mod args;
+mod batch;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -314,6 +315,12 @@ fn smem_model_py(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cost, m)?)?;
     m.add_function(wrap_pyfunction!(partition, m)?)?;
     m.add_function(wrap_pyfunction!(timing, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::wavefronts_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::cost_batch, m)?)?;
+    m.add(
+        "COST_FIELDS",
+        pyo3::types::PyTuple::new(m.py(), batch::COST_FIELDS)?,
+    )?;
     m.add_class::<Timing>()?;
     m.add_class::<Cost>()?;
     m.add_class::<Transaction>()?;
