@@ -507,6 +507,20 @@ pub enum Error {
         vector: u32,
     },
 
+    /// A tile that is not a whole number of `ldmatrix`/`stmatrix` matrices:
+    /// each is 8 rows of 16 bytes.
+    #[error("a tile of {rows} rows and {cols} columns is not a whole number of ldmatrix matrices of 8 rows and {matrix_cols} columns (16 bytes of {element_bytes}-byte elements)")]
+    MatrixTile {
+        /// The tile's rows.
+        rows: u32,
+        /// The tile's columns.
+        cols: u32,
+        /// Columns of one matrix: `16 / element_bytes`.
+        matrix_cols: u32,
+        /// The element size in bytes.
+        element_bytes: u32,
+    },
+
     /// An entry of a `row,bank` list that is not two numbers.
     #[error("entry {entry} of the bank list, {text:?}, is not a pair of numbers `row,bank`")]
     BankListSyntax {

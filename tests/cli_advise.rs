@@ -12,12 +12,28 @@ fn a_column_of_a_32x32_float_tile() {
     let out = stdout(&output);
     assert!(
         out.starts_with(
-            "1 accesses on 32x32 of 4-byte elements, pitch 32 (compute capability 9.0)\n"
+            "1 access on 32x32 of 4-byte elements, pitch 32 (compute capability 9.0)\n\
+             layouts tried, one line per outcome, best first:\n"
         ),
         "{out}"
     );
+    // One line per outcome, each fix with its index: the 16 odd paddings that
+    // also work are counted, not listed one by one.
     assert!(
-        out.contains("\n  1. Swizzle<5,0,5>: 1 wavefronts (ideal 1), 0 extra bytes\n"),
+        out.contains(
+            "\n  1. 1 wavefront (ideal 1), conflict-free, 17 layouts: Swizzle<5,0,5>, \
+             index row * 32 + (col ^ (row % 32)), 0 extra bytes; also 1 element of padding \
+             per row, index row * 33 + col, 128 extra bytes; and 15 more layouts\n"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("3 elements of padding"), "{out}");
+    assert!(
+        out.contains(
+            "\n  6. 32 wavefronts (ideal 1), 2 layouts: as given, index row * 32 + col, \
+             0 extra bytes; also 32 elements of padding per row, index row * 64 + col, \
+             4096 extra bytes\n"
+        ),
         "{out}"
     );
     assert!(out.contains(
@@ -25,10 +41,101 @@ fn a_column_of_a_32x32_float_tile() {
     ));
     assert!(
         out.ends_with(
-            "as given: as given (32 wavefronts, ideal 1, 0 extra bytes)\n\
-         best: Swizzle<5,0,5> (1 wavefronts, ideal 1, 0 extra bytes)\n"
+            "as given: as given, index row * 32 + col: 32 wavefronts (ideal 1), 0 extra bytes\n\
+             best: Swizzle<5,0,5>, index row * 32 + (col ^ (row % 32)): 1 wavefront (ideal 1), \
+             0 extra bytes\n"
         ),
         "{out}"
+    );
+}
+
+/// On sm_90 a TMA mode is named with the XOR swizzle it applies, which is
+/// what a kernel filling the tile with cp.async or STS must compute.
+#[test]
+fn tma_modes_come_with_their_xor_swizzle() {
+    let output = support::smem(
+        "advise",
+        &["--tile", "64x64", "--element", "half", "ldmatrix"],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let out = stdout(&output);
+    assert!(
+        out.starts_with("16 accesses on 64x64 of 2-byte elements"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "\n  1. 64 wavefronts (ideal 64), conflict-free, 5 layouts: TMA 128B swizzle = \
+             Swizzle<3,3,3>, index row * 64 + (col ^ ((row % 8) * 8)), 0 extra bytes; also 8 \
+             elements of padding per row, index row * 72 + col, 1024 extra bytes; and 3 more \
+             layouts\n"
+        ),
+        "{out}"
+    );
+    assert!(out.contains(
+        "\nTMA modes are the layouts a TMA load writes (cp.async.bulk.tensor with that \
+         CUtensorMapSwizzle); a kernel that fills the tile with cp.async or st.shared gets the \
+         same layout by storing at the swizzle's index\n"
+    ));
+    // The 16 ldmatrix.x4 conflict in four alike ways: one line each.
+    assert!(out.contains(
+        "\n  accesses 0, 4, 8, 12 (LDSM.x4): lanes 0-7 meet in bank 0 (8 distinct words, 8 wavefronts)\n"
+    ), "{out}");
+    // Before Hopper there is no TMA: no mode, no note.
+    let output = support::smem(
+        "advise",
+        &[
+            "--tile",
+            "64x64",
+            "--element",
+            "half",
+            "--arch",
+            "sm_80",
+            "ldmatrix",
+        ],
+    );
+    let out = stdout(&output);
+    assert!(!out.contains("TMA"), "{out}");
+    assert!(
+        out.contains(": Swizzle<3,3,3>, index row * 64 + (col ^ ((row % 8) * 8))"),
+        "{out}"
+    );
+}
+
+/// `ldmatrix` on tiles other than 64 columns: each matrix read once, odd
+/// edges by .x2, and a tile that is not whole matrices refused by name.
+#[test]
+fn ldmatrix_on_any_tile() {
+    for (tile, accesses, as_given) in [
+        // Rows of 64 bytes: rows r and r + 2 of a matrix share banks, 4-way.
+        ("32x32", 4, 64),
+        ("64x32", 8, 128),
+        // The whole 64x128 tile, not its top-left 64x64.
+        ("64x128", 32, 1024),
+        // Rows of 32 bytes, 2-way; the last 8 rows by one ldmatrix.x2.
+        ("24x16", 2, 12),
+    ] {
+        let report = support::json("advise", &["--tile", tile, "--element", "half", "ldmatrix"]);
+        assert_eq!(report["original"]["wavefronts"], as_given, "{tile}");
+        assert_eq!(report["best"]["conflict_free"], true, "{tile}");
+        let shown = stdout(&support::smem(
+            "advise",
+            &["--tile", tile, "--element", "half", "ldmatrix"],
+        ));
+        assert!(
+            shown.starts_with(&format!("{accesses} accesses on {tile} ")),
+            "{shown}"
+        );
+    }
+    let output = support::smem(
+        "advise",
+        &["--tile", "20x32", "--element", "half", "ldmatrix"],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        stderr(&output),
+        "error: a tile of 20 rows and 32 columns is not a whole number of ldmatrix matrices of \
+         8 rows and 8 columns (16 bytes of 2-byte elements)\n"
     );
 }
 
@@ -49,6 +156,16 @@ fn ldmatrix_of_a_half_tile_in_json() {
     assert_eq!(conflicts.len(), 16);
     assert_eq!(conflicts[0]["op"], "LDSM.x4");
     assert_eq!(conflicts[0]["ways"], 8);
+    assert_eq!(report["best"]["name"], "TMA 128B swizzle = Swizzle<3,3,3>");
+    assert_eq!(
+        report["best"]["index"],
+        "row * 64 + (col ^ ((row % 8) * 8))"
+    );
+    let outcomes = report["outcomes"].as_array().unwrap();
+    assert_eq!(outcomes.len(), 4);
+    assert_eq!(outcomes[0]["wavefronts"], 64);
+    assert_eq!(outcomes[0]["fixes"][0], "TMA 128B swizzle");
+    assert_eq!(outcomes[3]["fixes"][0], "as given");
 }
 
 #[test]

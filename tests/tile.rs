@@ -1047,27 +1047,265 @@ fn advice_report() {
         lines[0],
         "64 accesses on 32x32 of 4-byte elements, pitch 32 (compute capability 9.0)"
     );
-    assert_eq!(
-        lines[1],
-        "  1. Swizzle<5,0,5>: 64 wavefronts (ideal 64), 0 extra bytes"
-    );
+    assert_eq!(lines[1], "layouts tried, one line per outcome, best first:");
+    // One line per outcome: the odd paddings that also work are counted, not listed.
     assert_eq!(
         lines[2],
-        "  2. 1 element of padding per row: 64 wavefronts (ideal 64), 128 extra bytes"
+        "  1. 64 wavefronts (ideal 64), conflict-free, 17 layouts: Swizzle<5,0,5>, \
+         index row * 32 + (col ^ (row % 32)), 0 extra bytes; also 1 element of padding per \
+         row, index row * 33 + col, 128 extra bytes; and 15 more layouts"
     );
-    assert!(report.contains("why the layout as given conflicts:\n  access 1 (STS): lanes 0-31 meet in bank 0 (32 distinct words, 32 wavefronts)"));
-    assert_eq!(lines[9], "     and 37 more");
-    assert!(report.ends_with("\n  and 24 more"));
+    assert!(lines[3].starts_with("  2. 96 wavefronts (ideal 64), 10 layouts: Swizzle<4,0,5>"));
+    // The TMA mode with its XOR swizzle, and what a cp.async kernel does with it.
+    assert!(lines[4].starts_with(
+        "  3. 160 wavefronts (ideal 64), 7 layouts: TMA 128B swizzle = Swizzle<3,2,3>, \
+         index row * 32 + (col ^ ((row % 8) * 4)), 0 extra bytes"
+    ));
+    assert!(report.contains("\nTMA modes are the layouts a TMA load writes"));
+    let outcomes = advice.outcomes().count();
+    assert_eq!(outcomes, 6);
+    assert_eq!(
+        advice.outcomes().map(<[_]>::len).sum::<usize>(),
+        advice.candidates().len()
+    );
+    // The 32 column writes conflict alike, each in its own bank: one line each.
+    assert!(report.contains(
+        "why the layout as given conflicts:\n  access 1 (STS): lanes 0-31 meet in bank 0 \
+         (32 distinct words, 32 wavefronts)"
+    ));
+    assert!(report.ends_with("\n  and 24 more lines"), "{report}");
     let free = float_tile()
         .advise(sm90(), &[TileAccess::row(Op::Load, 0, 0, 1)])
         .unwrap();
-    assert!(free
-        .to_string()
-        .ends_with("the layout as given is conflict-free"));
+    let text = free.to_string();
+    assert!(text.starts_with("1 access on "), "{text}");
+    assert!(
+        text.contains("\n  1. 1 wavefront (ideal 1), conflict-free, "),
+        "{text}"
+    );
+    assert!(text.ends_with("the layout as given is conflict-free"));
     assert!(free.best().is_conflict_free());
     assert_eq!(free.best().fix(), Fix::AsGiven);
 }
 
+/// Accesses that conflict alike (same op, bank, lanes, words) share a line.
+#[test]
+fn alike_conflicts_share_a_line() {
+    let tile = TileLayout::new(64, 128, 2).unwrap();
+    let advice = tile
+        .advise(sm90(), &TileAccess::ldmatrix_tile(64, 128, 2).unwrap())
+        .unwrap();
+    assert_eq!(advice.conflicts().len(), 32);
+    let report = advice.to_string();
+    assert!(
+        report.contains(
+            "\n  accesses 0, 4, 8, 12, 16, 20, 24, 28 (LDSM.x4): lanes 0-7 meet in bank 0 \
+         (8 distinct words, 8 wavefronts)\n  accesses 1, 5, 9,"
+        ),
+        "{report}"
+    );
+}
+
+/// `ldmatrix` over any tile: every matrix read once, `.x2`/`.x1` at odd edges,
+/// and tiles that are not whole matrices refused.
+#[test]
+fn ldmatrix_reads_every_matrix_of_any_tile_once() {
+    for (rows, cols, element) in [
+        (32, 32, 2),
+        (64, 32, 2),
+        (64, 128, 2),
+        (16, 64, 2),
+        (24, 40, 2),
+        (8, 8, 2),
+        (32, 16, 4),
+        (16, 48, 1),
+    ] {
+        let all = TileAccess::ldmatrix_tile(rows, cols, element).unwrap();
+        let w = 16 / element;
+        let mut seen = std::collections::BTreeSet::new();
+        for access in &all {
+            for (lane, (row, col)) in access.elements() {
+                // Lanes 8m..8m+7 give the rows of matrix m.
+                assert!(
+                    seen.insert((row, col)),
+                    "({row}, {col}) read twice, lane {lane}"
+                );
+                assert_eq!(col % w, 0);
+            }
+        }
+        let expected: std::collections::BTreeSet<_> = (0..rows)
+            .flat_map(|r| (0..cols).step_by(w as usize).map(move |c| (r, c)))
+            .collect();
+        assert_eq!(seen, expected, "{rows}x{cols} of {element}-byte elements");
+        // Every access is a request on the plain tile.
+        let tile = TileLayout::new(rows, cols, element).unwrap();
+        assert!(all.iter().all(|a| tile.request(a).is_ok()));
+    }
+    let x = |n| Op::LdMatrix(Matrices::from_count(n).unwrap());
+    let ops: Vec<Op> = TileAccess::ldmatrix_tile(24, 24, 2)
+        .unwrap()
+        .iter()
+        .map(TileAccess::op)
+        .collect();
+    assert_eq!(ops, [x(4), x(2), x(2), x(1)]);
+    for (rows, cols, element) in [(20, 16, 2), (16, 12, 2), (0, 16, 2), (16, 2, 4)] {
+        let err = TileAccess::ldmatrix_tile(rows, cols, element).unwrap_err();
+        assert_eq!(
+            err,
+            Error::MatrixTile {
+                rows,
+                cols,
+                matrix_cols: 16 / element,
+                element_bytes: element
+            }
+        );
+    }
+    assert_eq!(
+        TileAccess::ldmatrix_tile(16, 16, 2 * 3).unwrap_err(),
+        Error::InvalidWidth { width: 6 }
+    );
+    assert_eq!(
+        TileAccess::ldmatrix_tile(20, 16, 2)
+            .unwrap_err()
+            .to_string(),
+        "a tile of 20 rows and 16 columns is not a whole number of ldmatrix matrices of 8 rows \
+         and 8 columns (16 bytes of 2-byte elements)"
+    );
+}
+
+/// A C expression over `row`, `col` and `i` with `* / % + >> ^` and
+/// parentheses, at C's precedence: enough for `index_formula`'s output.
+fn smem_eval(text: &str, row: u32, col: u32, i: u32) -> u32 {
+    fn tokens(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let chars: Vec<char> = text.chars().collect();
+        let mut k = 0;
+        while k < chars.len() {
+            let c = chars[k];
+            if c.is_whitespace() {
+                k += 1;
+            } else if c.is_ascii_alphanumeric() {
+                let start = k;
+                while k < chars.len() && chars[k].is_ascii_alphanumeric() {
+                    k += 1;
+                }
+                out.push(chars[start..k].iter().collect());
+            } else if c == '>' {
+                out.push(">>".to_owned());
+                k += 2;
+            } else {
+                out.push(c.to_string());
+                k += 1;
+            }
+        }
+        out
+    }
+    // Binary operators by precedence level, loosest first.
+    const LEVELS: [&[&str]; 4] = [&["^"], &[">>"], &["+"], &["*", "/", "%"]];
+    fn parse(t: &[String], pos: &mut usize, level: usize, vars: (u32, u32, u32)) -> u32 {
+        if level == LEVELS.len() {
+            let token = &t[*pos];
+            *pos += 1;
+            return match token.as_str() {
+                "(" => {
+                    let v = parse(t, pos, 0, vars);
+                    assert_eq!(t[*pos], ")");
+                    *pos += 1;
+                    v
+                }
+                "row" => vars.0,
+                "col" => vars.1,
+                "i" => vars.2,
+                n => n.parse().unwrap(),
+            };
+        }
+        let mut v = parse(t, pos, level + 1, vars);
+        while *pos < t.len() && LEVELS[level].contains(&t[*pos].as_str()) {
+            let op = t[*pos].clone();
+            *pos += 1;
+            let w = parse(t, pos, level + 1, vars);
+            v = match op.as_str() {
+                "^" => v ^ w,
+                ">>" => v >> w,
+                "+" => v + w,
+                "*" => v * w,
+                "/" => v / w,
+                _ => v % w,
+            };
+        }
+        v
+    }
+    let t = tokens(text);
+    let mut pos = 0;
+    let v = parse(&t, &mut pos, 0, (row, col, i));
+    assert_eq!(pos, t.len(), "{text}");
+    v
+}
+
+/// The index formula printed beside each fix, checked against the layout's
+/// own offsets by evaluating it.
+#[test]
+fn index_formulas_match_the_offsets() {
+    fn eval(formula: &str, row: u32, col: u32) -> u32 {
+        // The two shapes index_formula writes, evaluated by hand.
+        let (expr, i) = match formula.split_once(", i = ") {
+            Some((expr, linear)) => (expr, Some(linear)),
+            None => (formula, None),
+        };
+        let value = |text: &str, i: u32| smem_eval(text, row, col, i);
+        match i {
+            Some(linear) => {
+                let i = value(linear, 0);
+                value(expr, i)
+            }
+            None => value(expr, 0),
+        }
+    }
+    let mut layouts = vec![
+        TileLayout::new(32, 32, 4).unwrap().with_padding(1).unwrap(),
+        TileLayout::new(32, 32, 4)
+            .unwrap()
+            .with_swizzle(xor_rows())
+            .unwrap(),
+    ];
+    for mode in TmaSwizzle::ALL {
+        for (rows, cols, element) in [
+            (64, 64, 2),
+            (64, 32, 2),
+            (32, 16, 4),
+            (16, 8, 16),
+            (64, 16, 2),
+        ] {
+            if let Ok(t) = TileLayout::new(rows, cols, element)
+                .unwrap()
+                .with_tma_swizzle(mode)
+            {
+                layouts.push(t);
+            }
+        }
+    }
+    for (b, m, s) in [(3, 3, 4), (2, 0, 6), (3, 4, 3), (1, 1, 1)] {
+        if let Ok(t) = TileLayout::new(64, 64, 2)
+            .unwrap()
+            .with_swizzle(Swizzle::new(b, m, s).unwrap())
+        {
+            layouts.push(t);
+        }
+    }
+    for layout in layouts {
+        let formula = layout.index_formula();
+        for row in 0..layout.rows() {
+            for col in 0..layout.cols() {
+                let index = layout.offset(row, col).unwrap() / layout.element_bytes();
+                assert_eq!(
+                    eval(&formula, row, col),
+                    index,
+                    "{layout}: {formula} at ({row}, {col})"
+                );
+            }
+        }
+    }
+}
 #[test]
 fn public_tile_types_are_send_sync_and_copy() {
     fn send_sync<T: Send + Sync>() {}

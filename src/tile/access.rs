@@ -270,6 +270,80 @@ impl TileAccess {
         TileAccess::matrix(Op::StMatrix(matrices), origin)
     }
 
+    /// The `ldmatrix` accesses that read every matrix of a `rows x cols` tile
+    /// of `element_bytes`-byte elements once, as the `mma` fragments are read:
+    /// `ldmatrix.x4` of each block of 16 rows and two matrices' columns, its
+    /// matrices at `(r, c)`, `(r + 8, c)`, `(r, c + w)` and `(r + 8, c + w)`
+    /// (the A fragment of `mma.m16n8k16`, `w = 16 / element_bytes` columns);
+    /// where 8 rows or `w` columns are left over at the edge, `.x2` of the two
+    /// matrices there, or `.x1` of the corner one. Blocks in row-major order.
+    ///
+    /// A matrix is 8 rows of 16 bytes (PTX ISA, `ldmatrix`): 8 halves, 4
+    /// floats (tf32), 16 bytes (int8).
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidWidth`](crate::Error::InvalidWidth) unless
+    ///   `element_bytes` is 1, 2, 4, 8 or 16.
+    /// - [`Error::MatrixTile`](crate::Error::MatrixTile) unless `rows` is a
+    ///   positive multiple of 8 and `cols` of `16 / element_bytes`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Error, Lane, Matrices, Op, TileAccess};
+    ///
+    /// // half tile[32][32]: four 16x16 blocks, one ldmatrix.x4 each.
+    /// let all = TileAccess::ldmatrix_tile(32, 32, 2)?;
+    /// assert_eq!(all.len(), 4);
+    /// assert!(all.iter().all(|a| a.op() == Op::LdMatrix(Matrices::X4)));
+    /// // The second block is rows 0-15 of columns 16-31: lane 8 starts row 8.
+    /// assert_eq!(all[1].element(Lane::new(8)?), Some((8, 16)));
+    /// // 24 rows: the last 8 are read by ldmatrix.x2.
+    /// let odd = TileAccess::ldmatrix_tile(24, 16, 2)?;
+    /// assert_eq!(odd.len(), 2);
+    /// assert_eq!(odd[1].op(), Op::LdMatrix(Matrices::X2));
+    /// assert_eq!(
+    ///     TileAccess::ldmatrix_tile(20, 16, 2),
+    ///     Err(Error::MatrixTile { rows: 20, cols: 16, matrix_cols: 8, element_bytes: 2 })
+    /// );
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn ldmatrix_tile(
+        rows: u32,
+        cols: u32,
+        element_bytes: u32,
+    ) -> Result<Vec<TileAccess>, crate::Error> {
+        crate::AccessWidth::from_bytes(element_bytes)?;
+        let w = 16 / element_bytes;
+        if rows == 0 || cols == 0 || !rows.is_multiple_of(8) || !cols.is_multiple_of(w) {
+            return Err(crate::Error::MatrixTile {
+                rows,
+                cols,
+                matrix_cols: w,
+                element_bytes,
+            });
+        }
+        let mut all = Vec::new();
+        for r in (0..rows).step_by(16) {
+            let tall = rows - r >= 16;
+            for c in (0..cols).step_by(2 * w as usize) {
+                let wide = cols - c >= 2 * w;
+                let origins: &[(u32, u32)] = match (tall, wide) {
+                    (true, true) => &[(r, c), (r + 8, c), (r, c + w), (r + 8, c + w)],
+                    (true, false) => &[(r, c), (r + 8, c)],
+                    (false, true) => &[(r, c), (r, c + w)],
+                    (false, false) => &[(r, c)],
+                };
+                let Some(matrices) = Matrices::from_count(origins.len() as u32) else {
+                    continue;
+                };
+                all.push(TileAccess::ldmatrix(matrices, |m| origins[m as usize]));
+            }
+        }
+        Ok(all)
+    }
+
     fn matrix(op: Op, mut origin: impl FnMut(u32) -> (u32, u32)) -> Self {
         let mut origins = [(0, 0); 4];
         let count = match op {

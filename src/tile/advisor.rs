@@ -208,17 +208,60 @@ impl Candidate {
     }
 }
 
+impl Candidate {
+    /// The fix's name, with the XOR swizzle a TMA mode stands for on this
+    /// tile's elements: `TMA 128B swizzle = Swizzle<3,3,3>`. A kernel that
+    /// fills shared memory with `cp.async` or `st.shared` gets the layout of a
+    /// TMA mode by storing at that swizzle's index.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Fix, TileAccess, TileLayout, TmaSwizzle};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// let advice = TileLayout::new(64, 64, 2)?.advise(sm90, &TileAccess::ldmatrix_tile(64, 64, 2)?)?;
+    /// assert_eq!(advice.best().fix(), Fix::Tma(TmaSwizzle::B128));
+    /// assert_eq!(advice.best().name(), "TMA 128B swizzle = Swizzle<3,3,3>");
+    /// assert_eq!(advice.original().name(), "as given");
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn name(&self) -> String {
+        match (self.fix, self.layout.swizzle()) {
+            (Fix::Tma(mode), Some(swizzle)) => format!("{mode} = {swizzle}"),
+            (fix, _) => fix.to_string(),
+        }
+    }
+}
+
 impl fmt::Display for Candidate {
-    /// Writes e.g. `Swizzle<5,0,5>: 64 wavefronts (ideal 64), 0 extra bytes`.
+    /// Writes e.g. `Swizzle<5,0,5>, index row * 32 + (col ^ (row % 32)): 1
+    /// wavefront (ideal 1), 0 extra bytes`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{}: {} wavefronts (ideal {}), {} extra bytes",
-            self.fix,
-            self.wavefronts,
+            "{}, index {}: {} (ideal {}), {}",
+            self.name(),
+            self.layout.index_formula(),
+            Counted(self.wavefronts, "wavefront"),
             self.ideal,
-            self.extra_bytes()
+            Counted(self.extra_bytes(), "extra byte")
         )
+    }
+}
+
+/// `1 wavefront`, `2 wavefronts`, `2 accesses`: a count with its noun,
+/// plural unless 1.
+pub(crate) struct Counted<N>(pub(crate) N, pub(crate) &'static str);
+
+impl<N: fmt::Display + PartialEq + From<u8>> fmt::Display for Counted<N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let plural = match (self.0 == N::from(1), self.1.ends_with('s')) {
+            (true, _) => "",
+            (false, true) => "es",
+            (false, false) => "s",
+        };
+        write!(f, "{} {}{plural}", self.0, self.1)
     }
 }
 
@@ -439,21 +482,28 @@ impl BankConflict {
     }
 }
 
-impl fmt::Display for BankConflict {
-    /// Writes e.g. `access 1 (STS): lanes 0-31 meet in bank 3 (32 distinct
-    /// words, 32 wavefronts)`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl BankConflict {
+    /// Everything after `access N `: `(STS): lanes 0-31 meet in bank 3 ...`.
+    fn reason(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "access {} ({}): lanes {} meet in bank {} ({} distinct word{}, {} wavefronts)",
-            self.access,
+            "({}): lanes {} meet in bank {} ({} distinct word{}, {})",
             self.op,
             self.lanes,
             self.bank,
             self.words,
             if self.words == 1 { "" } else { "s" },
-            self.ways
+            Counted(self.ways, "wavefront")
         )
+    }
+}
+
+impl fmt::Display for BankConflict {
+    /// Writes e.g. `access 1 (STS): lanes 0-31 meet in bank 3 (32 distinct
+    /// words, 32 wavefronts)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "access {} ", self.access)?;
+        self.reason(f)
     }
 }
 
@@ -562,6 +612,31 @@ impl Advice {
         &self.candidates
     }
 
+    /// The candidates grouped by outcome: one slice for each distinct total of
+    /// wavefronts, best first, each slice ranked as
+    /// [`candidates`](Self::candidates) ranks them (fewest extra bytes first).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Fix, Op, TileAccess, TileLayout};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // float tile[32][32], read down column 0.
+    /// let advice = TileLayout::new(32, 32, 4)?.advise(sm90, &[TileAccess::column(Op::Load, 0, 0, 1)])?;
+    /// let outcomes: Vec<_> = advice.outcomes().collect();
+    /// // Conflict-free: the XOR swizzle first, then every odd padding among others.
+    /// assert_eq!(outcomes[0][0].fix(), advice.best().fix());
+    /// assert!(outcomes[0].iter().all(|c| c.wavefronts() == 1));
+    /// assert!(outcomes[0].iter().any(|c| c.fix() == Fix::Padding { elements: 3 }));
+    /// assert_eq!(outcomes.iter().map(|o| o.len()).sum::<usize>(), advice.candidates().len());
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn outcomes(&self) -> impl Iterator<Item = &[Candidate]> + '_ {
+        self.candidates
+            .chunk_by(|a, b| (a.wavefronts, a.ideal) == (b.wavefronts, b.ideal))
+    }
+
     /// Why the original conflicts: one entry for each access that takes more
     /// than its ideal wavefronts, in access order.
     ///
@@ -585,35 +660,120 @@ impl Advice {
     }
 }
 
-/// Candidates and conflicts shown by `Display` before "and N more".
+/// Outcomes and conflicts shown by `Display` before "and N more".
 const SHOWN: usize = 8;
 
+/// The kind of a fix, for "also" in an outcome's line.
+fn kind(fix: Fix) -> u8 {
+    match fix {
+        Fix::AsGiven => 0,
+        Fix::Padding { .. } => 1,
+        Fix::Swizzle(_) => 2,
+        Fix::Tma(_) => 3,
+    }
+}
+
+/// One outcome's line: its cost, the layout with the fewest extra bytes, the
+/// cheapest of another kind, and how many more. True when it names a TMA mode.
+fn outcome_line(f: &mut fmt::Formatter<'_>, outcome: &[Candidate]) -> Result<bool, fmt::Error> {
+    let Some(first) = outcome.first() else {
+        return Ok(false);
+    };
+    let mut tma = matches!(first.fix, Fix::Tma(_));
+    write!(
+        f,
+        "{} (ideal {}){}, {}: {}, index {}, {}",
+        Counted(first.wavefronts, "wavefront"),
+        first.ideal,
+        if first.is_conflict_free() {
+            ", conflict-free"
+        } else {
+            ""
+        },
+        Counted(outcome.len(), "layout"),
+        first.name(),
+        first.layout.index_formula(),
+        Counted(first.extra_bytes(), "extra byte")
+    )?;
+    let mut shown = 1;
+    if let Some(other) = outcome.iter().find(|c| kind(c.fix) != kind(first.fix)) {
+        write!(
+            f,
+            "; also {}, index {}, {}",
+            other.name(),
+            other.layout.index_formula(),
+            Counted(other.extra_bytes(), "extra byte")
+        )?;
+        shown += 1;
+        tma |= matches!(other.fix, Fix::Tma(_));
+    }
+    if outcome.len() > shown {
+        write!(f, "; and {}", Counted(outcome.len() - shown, "more layout"))?;
+    }
+    Ok(tma)
+}
+
 impl fmt::Display for Advice {
-    /// A short report: the tile, the first 8 candidates of the ranking, and
-    /// why the original conflicts (the first 8 conflicting accesses).
+    /// A short report: the tile; one line per outcome of the layouts tried
+    /// (best first: its wavefronts, the layout with the fewest extra bytes
+    /// and its index formula, the cheapest layout of another kind, how many
+    /// more), at most 8; and why the original conflicts (the first 8
+    /// conflicting accesses).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "{} accesses on {} (compute capability {})",
-            self.accesses,
+            "{} on {} (compute capability {})",
+            Counted(self.accesses, "access"),
             self.original.layout,
             self.config.capability()
         )?;
-        for (rank, candidate) in self.candidates.iter().take(SHOWN).enumerate() {
-            writeln!(f, "{:>3}. {candidate}", rank + 1)?;
+        writeln!(f, "layouts tried, one line per outcome, best first:")?;
+        let outcomes: Vec<&[Candidate]> = self.outcomes().collect();
+        let mut tma = false;
+        for (rank, outcome) in outcomes.iter().take(SHOWN).enumerate() {
+            write!(f, "{:>3}. ", rank + 1)?;
+            tma |= outcome_line(f, outcome)?;
+            writeln!(f)?;
         }
-        if self.candidates.len() > SHOWN {
-            writeln!(f, "     and {} more", self.candidates.len() - SHOWN)?;
+        if outcomes.len() > SHOWN {
+            writeln!(
+                f,
+                "     and {}",
+                Counted(outcomes.len() - SHOWN, "more outcome")
+            )?;
+        }
+        if tma {
+            writeln!(
+                f,
+                "TMA modes are the layouts a TMA load writes (cp.async.bulk.tensor with that \
+                 CUtensorMapSwizzle); a kernel that fills the tile with cp.async or st.shared \
+                 gets the same layout by storing at the swizzle's index"
+            )?;
         }
         if self.conflicts.is_empty() {
             write!(f, "the layout as given is conflict-free")
         } else {
             write!(f, "why the layout as given conflicts:")?;
-            for conflict in self.conflicts.iter().take(SHOWN) {
-                write!(f, "\n  {conflict}")?;
+            // Accesses that conflict alike share a line.
+            let mut groups: Vec<(BankConflict, Vec<usize>)> = Vec::new();
+            for conflict in &self.conflicts {
+                let alike = |c: &BankConflict| BankConflict { access: 0, ..*c };
+                match groups.iter_mut().find(|(g, _)| alike(g) == alike(conflict)) {
+                    Some((_, accesses)) => accesses.push(conflict.access),
+                    None => groups.push((*conflict, vec![conflict.access])),
+                }
             }
-            if self.conflicts.len() > SHOWN {
-                write!(f, "\n  and {} more", self.conflicts.len() - SHOWN)?;
+            for (conflict, accesses) in groups.iter().take(SHOWN) {
+                if let [_] = accesses.as_slice() {
+                    write!(f, "\n  {conflict}")?;
+                } else {
+                    let list: Vec<String> = accesses.iter().map(usize::to_string).collect();
+                    write!(f, "\n  accesses {} ", list.join(", "))?;
+                    conflict.reason(f)?;
+                }
+            }
+            if groups.len() > SHOWN {
+                write!(f, "\n  and {}", Counted(groups.len() - SHOWN, "more line"))?;
             }
             Ok(())
         }

@@ -460,6 +460,68 @@ impl TileLayout {
         self.rows as u64 * self.pitch as u64 * self.element.bytes() as u64
     }
 
+    /// The element index of `(row, col)` as a C expression in `row` and
+    /// `col`: the address is `base + element_bytes * index`.
+    ///
+    /// A padded tile gives `row * pitch + col`. A swizzled tile whose pitch is
+    /// `2^c` elements and whose swizzle only XORs row bits into column bits
+    /// (`M + B <= c <= M + S`) gives `row * pitch + (col ^ X)`, with `X` the
+    /// row bits moved into the column: `((row / 2^(M + S - c)) % 2^B) * 2^M`,
+    /// the constant factors left out where they are 1. Any other swizzle is
+    /// written as CuTe's `Swizzle::apply` on `i = row * pitch + col`:
+    /// `i ^ (((i >> (M + S)) % 2^B) * 2^M)`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Swizzle, TileLayout, TmaSwizzle};
+    ///
+    /// let float = TileLayout::new(32, 32, 4)?;
+    /// assert_eq!(float.index_formula(), "row * 32 + col");
+    /// assert_eq!(float.with_padding(1)?.index_formula(), "row * 33 + col");
+    /// assert_eq!(
+    ///     float.with_swizzle(Swizzle::new(5, 0, 5)?)?.index_formula(),
+    ///     "row * 32 + (col ^ (row % 32))"
+    /// );
+    /// // The 128-byte TMA swizzle on a 64-column half tile.
+    /// let half = TileLayout::new(64, 64, 2)?.with_tma_swizzle(TmaSwizzle::B128)?;
+    /// assert_eq!(half.index_formula(), "row * 64 + (col ^ ((row % 8) * 8))");
+    /// // Rows of 64 bytes under the 64-byte mode: a phase every two rows.
+    /// let narrow = TileLayout::new(64, 32, 2)?.with_tma_swizzle(TmaSwizzle::B64)?;
+    /// assert_eq!(narrow.index_formula(), "row * 32 + (col ^ ((row / 2 % 4) * 8))");
+    /// // Rows of 64 bytes under the 128-byte mode: the XOR reaches the row.
+    /// let wide = TileLayout::new(64, 32, 2)?.with_tma_swizzle(TmaSwizzle::B128)?;
+    /// assert_eq!(wide.index_formula(), "i ^ (((i >> 6) % 8) * 8), i = row * 32 + col");
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn index_formula(&self) -> String {
+        let linear = format!("row * {} + col", self.pitch);
+        let Some(swizzle) = self.swizzle else {
+            return linear;
+        };
+        let (bits, base, shift) = (swizzle.bits(), swizzle.base(), swizzle.shift());
+        let scaled = |term: String| {
+            if base == 0 {
+                term
+            } else {
+                format!("({term}) * {}", 1u64 << base)
+            }
+        };
+        let c = self.pitch.trailing_zeros();
+        if self.pitch.is_power_of_two() && base + bits <= c && c <= base + shift {
+            let k = base + shift - c;
+            let row = if k == 0 {
+                "row".to_owned()
+            } else {
+                format!("row / {}", 1u64 << k)
+            };
+            let x = scaled(format!("{row} % {}", 1u64 << bits));
+            return format!("row * {} + (col ^ ({x}))", self.pitch);
+        }
+        let x = scaled(format!("(i >> {}) % {}", base + shift, 1u64 << bits));
+        format!("i ^ ({x}), i = {linear}")
+    }
+
     /// Bytes of storage that hold no element: the padding.
     ///
     /// # Example

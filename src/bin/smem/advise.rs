@@ -7,9 +7,7 @@ use std::process::ExitCode;
 
 use clap::ValueEnum;
 use serde::Serialize;
-use smem_model::{
-    Advice, BankConfig, Candidate, ComputeCapability, Matrices, Op, TileAccess, TileLayout,
-};
+use smem_model::{Advice, BankConfig, Candidate, ComputeCapability, Op, TileAccess, TileLayout};
 
 use crate::analyze::expr::type_size;
 use crate::output::{emit, fail};
@@ -33,7 +31,14 @@ Accesses (each by one warp, lane l):
   diagonal              (l, l*V)
   transpose             reads (0, l) and writes (l, 0): one warp's in-tile transpose
   matmul                As[ty][0] and Bs[0][tx] of the tiled product, ROWS x ROWS threads
-  ldmatrix              ldmatrix.x4 of every 16x16 block (mma fragments)")]
+  ldmatrix              every 8-row, 16-byte matrix once: ldmatrix.x4 of each 16-row block of
+                        two matrices' columns (mma fragments), .x2/.x1 at odd edges
+
+Each line of the answer is one outcome (a number of wavefronts): the layout with the fewest
+extra bytes and its element index as C (address = base + element size * index), the cheapest
+layout of another kind, and how many more do as well. On sm_90 and later the TMA swizzle modes
+are shown with the XOR swizzle they apply: a kernel that fills the tile with cp.async or STS
+uses that index.")]
 pub struct Args {
     /// The tile: ROWSxCOLS elements, e.g. 32x32.
     #[arg(long, value_name = "ROWSxCOLS", value_parser = parse_tile)]
@@ -100,8 +105,13 @@ fn parse_element(text: &str) -> Result<u32, String> {
 }
 
 /// The tile accesses a pattern stands for, on a `rows x cols` tile.
-fn accesses(pattern: Pattern, rows: u32, vector: u32) -> Vec<TileAccess> {
-    match pattern {
+fn accesses(
+    pattern: Pattern,
+    (rows, cols): (u32, u32),
+    element: u32,
+    vector: u32,
+) -> Result<Vec<TileAccess>, smem_model::Error> {
+    Ok(match pattern {
         Pattern::Row => vec![TileAccess::row(Op::Load, 0, 0, vector)],
         Pattern::StoreRow => vec![TileAccess::row(Op::Store, 0, 0, vector)],
         Pattern::Column => vec![TileAccess::column(Op::Load, 0, 0, vector)],
@@ -112,18 +122,8 @@ fn accesses(pattern: Pattern, rows: u32, vector: u32) -> Vec<TileAccess> {
             TileAccess::matmul_a(rows, 0, 0),
             TileAccess::matmul_b(rows, 0, 0),
         ],
-        Pattern::Ldmatrix => {
-            let mut all = Vec::new();
-            for r in (0..rows.min(64)).step_by(16) {
-                for c in (0..64).step_by(16) {
-                    all.push(TileAccess::ldmatrix(Matrices::X4, |m| {
-                        (r + 8 * (m % 2), c + 8 * (m / 2))
-                    }));
-                }
-            }
-            all
-        }
-    }
+        Pattern::Ldmatrix => TileAccess::ldmatrix_tile(rows, cols, element)?,
+    })
 }
 
 /// One candidate layout in `--json`.
@@ -131,6 +131,10 @@ fn accesses(pattern: Pattern, rows: u32, vector: u32) -> Vec<TileAccess> {
 struct CandidateJson {
     /// What it changes: `as given`, `1 element of padding per row`, `TMA 128B swizzle`, ...
     fix: String,
+    /// The fix with the XOR swizzle a TMA mode stands for: `TMA 128B swizzle = Swizzle<3,3,3>`.
+    name: String,
+    /// The element index of (row, col), a C expression: `row * 33 + col`.
+    index: String,
     wavefronts: u32,
     ideal_wavefronts: u32,
     bank_conflicts: u32,
@@ -142,6 +146,8 @@ impl CandidateJson {
     fn new(candidate: &Candidate) -> CandidateJson {
         CandidateJson {
             fix: candidate.fix().to_string(),
+            name: candidate.name(),
+            index: candidate.layout().index_formula(),
             wavefronts: candidate.wavefronts(),
             ideal_wavefronts: candidate.ideal_wavefronts(),
             bank_conflicts: candidate.bank_conflicts(),
@@ -165,6 +171,16 @@ struct ConflictJson {
     reason: String,
 }
 
+/// One outcome in `--json`: the layouts that take the same wavefronts.
+#[derive(Debug, Serialize)]
+struct OutcomeJson {
+    wavefronts: u32,
+    ideal_wavefronts: u32,
+    conflict_free: bool,
+    /// The layouts' `fix`es, fewest extra bytes first.
+    fixes: Vec<String>,
+}
+
 /// What `--json` prints.
 #[derive(Debug, Serialize)]
 struct AdviceJson {
@@ -178,6 +194,8 @@ struct AdviceJson {
     best: CandidateJson,
     /// Every layout tried, best first.
     candidates: Vec<CandidateJson>,
+    /// One entry per distinct outcome, best first.
+    outcomes: Vec<OutcomeJson>,
     /// Why the layout as given conflicts, one entry per conflicting access.
     conflicts: Vec<ConflictJson>,
 }
@@ -197,6 +215,18 @@ fn json(args: &Args, advice: &Advice) -> AdviceJson {
         original: CandidateJson::new(advice.original()),
         best: CandidateJson::new(advice.best()),
         candidates: advice.candidates().iter().map(CandidateJson::new).collect(),
+        outcomes: advice
+            .outcomes()
+            .filter_map(|outcome| {
+                let first = outcome.first()?;
+                Some(OutcomeJson {
+                    wavefronts: first.wavefronts(),
+                    ideal_wavefronts: first.ideal_wavefronts(),
+                    conflict_free: first.is_conflict_free(),
+                    fixes: outcome.iter().map(|c| c.fix().to_string()).collect(),
+                })
+            })
+            .collect(),
         conflicts: advice
             .conflicts()
             .iter()
@@ -226,11 +256,10 @@ pub fn run(args: &Args) -> ExitCode {
 fn advise(args: &Args) -> Result<(), ExitCode> {
     let (rows, cols) = args.tile;
     let layout = TileLayout::new(rows, cols, args.element).map_err(fail)?;
-    let all: Vec<TileAccess> = args
-        .accesses
-        .iter()
-        .flat_map(|&p| accesses(p, rows, args.vector))
-        .collect();
+    let mut all: Vec<TileAccess> = Vec::new();
+    for &pattern in &args.accesses {
+        all.extend(accesses(pattern, args.tile, args.element, args.vector).map_err(fail)?);
+    }
     let advice = layout
         .advise(BankConfig::new(args.arch), &all)
         .map_err(fail)?;
@@ -242,13 +271,7 @@ fn advise(args: &Args) -> Result<(), ExitCode> {
             text.push('\n');
         }
         for (label, candidate) in [("as given", advice.original()), ("best", advice.best())] {
-            text.push_str(&format!(
-                "{label}: {} ({} wavefronts, ideal {}, {} extra bytes)\n",
-                candidate.fix(),
-                candidate.wavefronts(),
-                candidate.ideal_wavefronts(),
-                candidate.extra_bytes()
-            ));
+            text.push_str(&format!("{label}: {candidate}\n"));
         }
         text
     };
