@@ -777,6 +777,34 @@ pub enum Error {
         /// The text given.
         given: String,
     },
+
+    /// A trace line that cannot be read, or a trace file that cannot (feature
+    /// `trace`, [`kernel::accelsim`](crate::kernel::accelsim)). `line` is 0
+    /// when the file could not be opened or read at all; `whole_file` says
+    /// that the rest of the file is not read.
+    #[error("{}", trace_message(source_name, *line, *whole_file, reason))]
+    Trace {
+        /// The file (`<stdin>` for standard input).
+        source_name: String,
+        /// The line, from 1; 0 for the file itself.
+        line: u64,
+        /// Whether the rest of the file is skipped.
+        whole_file: bool,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// The message of [`Error::Trace`]: `FILE:LINE: reason`, `cannot read FILE:
+/// reason` for a file that cannot be read, `FILE: reason` for one that stops.
+fn trace_message(name: &str, line: u64, whole_file: bool, reason: &str) -> String {
+    if line == 0 {
+        format!("cannot read {name}: {reason}")
+    } else if whole_file {
+        format!("{name}: {reason}")
+    } else {
+        format!("{name}:{line}: {reason}")
+    }
 }
 
 /// The widths of `op` for a message: "4 or 8", "4, 8 or 16".

@@ -194,6 +194,9 @@
 //!   arena handles (`Array`) and arenas do not serialise.
 //! - `corpus`: reading hardware corpora (the `corpus` module); implies `serde`, pulls `serde_json`.
 //! - `proptest`: the `strategy` module, proptest strategies for downstream property tests.
+//! - `trace`: reading Accel-Sim / NVBit traces into kernel events
+//!   (`kernel::accelsim`); pulls memchr and liblzma (xz, built from its C
+//!   sources).
 //! - `cli`: the `smem` command-line tool and its dependencies; a library user
 //!   needs none of them.
 

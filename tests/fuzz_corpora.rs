@@ -4,7 +4,7 @@
 //! Each target `T` has its seeds in `fuzz/corpus/T/seed-*` and its minimised
 //! crashes, once fixed, in `fuzz/artifacts/T/`; a file in either that panics
 //! fails this test with its path. CONTRIBUTING.md says how to run the fuzzers.
-#![cfg(feature = "corpus")]
+#![cfg(all(feature = "corpus", feature = "trace"))]
 
 use std::fs;
 use std::path::Path;

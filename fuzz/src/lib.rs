@@ -5,9 +5,9 @@
 //! `tests/fuzz_corpora.rs` (it includes this file with `#[path]`), which replays
 //! every seed and every committed crash on stable Rust, as an ordinary test.
 //!
-//! The two parsers of the `smem` binary are compiled in from their files: they
-//! are self-contained (only `std`, `smallvec` and `smem_model` imports) for
-//! this.
+//! The expression parser of the `smem` binary is compiled in from its file
+//! (it is self-contained: only `std`, `smallvec` and `smem_model` imports);
+//! the trace reader is the library's (feature `trace`).
 
 #![allow(clippy::missing_panics_doc)]
 
@@ -22,10 +22,8 @@ use smem_model::{
 #[path = "../../src/bin/smem/analyze/expr.rs"]
 pub mod expr;
 
-/// The Accel-Sim trace-line parser of `smem trace`.
-#[allow(dead_code)]
-#[path = "../../src/bin/smem/trace/accelsim.rs"]
-pub mod accelsim;
+/// The Accel-Sim trace-line parser of the library.
+use smem_model::kernel::accelsim::line as accelsim;
 
 /// Bytes read front to back; past the end, every read is 0, so that every
 /// input, however short, means something.
@@ -355,5 +353,21 @@ pub fn trace_line(data: &[u8]) {
             Ok(_) => {}
             Err(message) => assert!(!message.is_empty()),
         }
+    }
+    // The whole reader, into events and a tally: every line it cannot read
+    // is an error naming its place, never a panic.
+    let mut tally = smem_model::kernel::tally::Tally::default();
+    let trace = smem_model::kernel::accelsim::Trace::from_reader(
+        "fuzz.traceg",
+        std::io::Cursor::new(data.to_vec()),
+    );
+    let mut trace = trace;
+    let summary = trace.read_with(&mut tally, |err| {
+        assert!(err.to_string().starts_with("fuzz.traceg"), "{err}");
+        Ok(())
+    });
+    if let Ok(summary) = summary {
+        assert!(summary.lines >= summary.instructions);
+        assert!(tally.totals().requests <= summary.instructions);
     }
 }

@@ -64,10 +64,13 @@
 //! # Ok::<(), Error>(())
 //! ```
 
+#[cfg(feature = "trace")]
+pub mod accelsim;
 #[cfg(feature = "ptx")]
 pub mod ptx;
+pub mod tally;
 
-use crate::{ComputeCapability, Error, LaneSet, WarpRequest};
+use crate::{ComputeCapability, ConstantLoad, Error, LaneSet, WarpRequest};
 
 /// Where an event comes from in the kernel: the instruction's address and,
 /// where the source knows it, its source line.
@@ -174,6 +177,19 @@ pub enum Event<'a> {
         /// The request (op, width, lanes, shared addresses).
         request: WarpRequest,
     },
+    /// One round of a compare-and-swap loop by which the compiler emulates an
+    /// atomic the hardware lacks (SASS `ATOMS.CAST.SPIN` for a float or 64-bit
+    /// shared `atomicAdd`): `request` is the emulated atomic's (op, width) over
+    /// the lanes still pending and their words. It writes as that atomic does;
+    /// its cost is the round's
+    /// ([`BankConfig::cas_round_cost`](crate::BankConfig::cas_round_cost)),
+    /// not the whole loop's.
+    CasRound {
+        /// Where it comes from.
+        site: Site,
+        /// The emulated atomic, over the pending lanes.
+        request: WarpRequest,
+    },
     /// A barrier: `bar.sync`, `bar.arrive`, `bar.red` with its id and, where the
     /// instruction gives one, its expected thread count (none: every thread of
     /// the block).
@@ -234,6 +250,21 @@ pub enum Event<'a> {
         /// The lanes that execute it.
         lanes: LaneSet,
     },
+    /// A constant-memory load (`ld.const`, SASS `LDC`, `ULDC`): not shared
+    /// memory and never part of a shared-memory count, but a source reports it
+    /// so that a tally can count constant-cache requests apart. `load` is the
+    /// lanes' offsets in the constant bank where the source knows them
+    /// (Accel-Sim's tracer records none for constant memory: `None`).
+    ConstantLoad {
+        /// Where it comes from.
+        site: Site,
+        /// The lanes that execute it.
+        lanes: LaneSet,
+        /// Bytes a lane reads.
+        width: u32,
+        /// The load, where its addresses are known.
+        load: Option<ConstantLoad>,
+    },
     /// An instruction that touches shared memory in a way the model does not
     /// model (TMA copies, `wgmma` operands, `mbarrier`, distributed shared
     /// memory, an address the source cannot compute, ...), named by the source
@@ -254,12 +285,14 @@ impl Event<'_> {
     pub const fn site(&self) -> Site {
         match *self {
             Event::Access { site, .. }
+            | Event::CasRound { site, .. }
             | Event::Barrier { site, .. }
             | Event::SyncWarp { site, .. }
             | Event::Fence { site, .. }
             | Event::CpAsyncCommit { site, .. }
             | Event::CpAsyncWait { site, .. }
             | Event::CpAsyncArrive { site, .. }
+            | Event::ConstantLoad { site, .. }
             | Event::Unmodelled { site, .. } => site,
         }
     }
@@ -267,13 +300,16 @@ impl Event<'_> {
     /// The lanes that execute the instruction.
     pub const fn lanes(&self) -> LaneSet {
         match *self {
-            Event::Access { ref request, .. } => request.active(),
+            Event::Access { ref request, .. } | Event::CasRound { ref request, .. } => {
+                request.active()
+            }
             Event::Barrier { lanes, .. }
             | Event::SyncWarp { lanes, .. }
             | Event::Fence { lanes, .. }
             | Event::CpAsyncCommit { lanes, .. }
             | Event::CpAsyncWait { lanes, .. }
             | Event::CpAsyncArrive { lanes, .. }
+            | Event::ConstantLoad { lanes, .. }
             | Event::Unmodelled { lanes, .. } => lanes,
         }
     }
@@ -364,6 +400,55 @@ impl BlockInfo {
     }
 }
 
+/// Where in a source's input the events that follow were read: which input
+/// (file), which line, and the instruction as the source spells it. Sources
+/// that read text pass it to [`Consumer::place`] before an instruction's
+/// events, so that a consumer can say where it found something (the
+/// tally's "first seen", racecheck's messages).
+///
+/// # Example
+///
+/// ```
+/// use smem_model::kernel::Place;
+///
+/// let place = Place::new(0, 42, "LDS.U.128");
+/// assert_eq!((place.input, place.line, place.instruction), (0, 42, "LDS.U.128"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Place<'a> {
+    /// The input, as an index the source defines (for a trace, the order in
+    /// which its files are read, kernel lists' files in their place).
+    pub input: u32,
+    /// The line in that input, from 1.
+    pub line: u64,
+    /// The instruction as the source writes it (`LDS.U.128`,
+    /// `ld.shared.v4.f32`).
+    pub instruction: &'a str,
+    /// The name of the instruction's source file, where the source gives
+    /// one by name (the [`Site`]'s file is an index).
+    pub source_file: Option<&'a str>,
+}
+
+impl<'a> Place<'a> {
+    /// A place by input, line and instruction text.
+    pub const fn new(input: u32, line: u64, instruction: &'a str) -> Self {
+        Place {
+            input,
+            line,
+            instruction,
+            source_file: None,
+        }
+    }
+
+    /// The same place with the name of the instruction's source file.
+    #[must_use]
+    pub const fn with_source_file(mut self, file: &'a str) -> Self {
+        self.source_file = Some(file);
+        self
+    }
+}
+
 /// What takes a kernel's events: a source calls `begin_kernel`, then for each
 /// block `begin_block`, that block's events through `event`, and `end_block`;
 /// then `end_kernel`.
@@ -394,6 +479,13 @@ pub trait Consumer {
     fn begin_block(&mut self, block: &BlockInfo) -> Result<(), Error> {
         let _ = block;
         Ok(())
+    }
+
+    /// The events that follow, up to the next call, were read at `place`.
+    /// Sources that read text call it before each instruction's events; the
+    /// default ignores it.
+    fn place(&mut self, place: &Place<'_>) {
+        let _ = place;
     }
 
     /// Warp `warp` (0-based within the block: threads `32 * warp` to

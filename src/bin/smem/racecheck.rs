@@ -35,12 +35,6 @@
 //! 2. Warps with different numbers of barriers, or barriers reached from
 //! different instructions or by part of a warp, are barrier errors (status 1).
 
-// The parser is self-contained so that it can be included here as well as in
-// `smem trace` (and the fuzz target), without either depending on the other.
-#[allow(dead_code, clippy::duplicate_mod)]
-#[path = "trace/accelsim.rs"]
-mod accelsim;
-
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;
 use std::fs::File;
@@ -49,7 +43,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::mpsc;
 
-use accelsim::{Class, Context, Header, Kernel, Line};
+use smem_model::kernel::accelsim::line::{self as accelsim, Class, Context, Header, Kernel, Line};
 use smem_model::{
     BarrierError, Block, BlockReport, ComputeCapability, Error, LaneSet, Op, SyncOp, WarpRequest,
 };
@@ -501,7 +495,8 @@ impl Reader<'_> {
                     Class::Unmodelled { .. } => None,
                     // Constant memory is read only: no hazard.
                     Class::Constant { .. } => None,
-                    Class::Other => {
+                    // Barriers, fences and the rest: by their opcode.
+                    _ => {
                         let text = std::str::from_utf8(bytes).unwrap_or("");
                         let operands = immediates(text, instruction.opcode);
                         sync_of(instruction.opcode, &operands, instruction.mask).map(|op| {

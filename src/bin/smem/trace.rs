@@ -7,7 +7,7 @@
 //!   optional `label` names the instruction;
 //! - the Accel-Sim / NVBit trace format (`kernel-N.traceg` and the raw
 //!   `kernel-N.trace`), of which the shared-memory instructions are read: see
-//!   `trace/accelsim.rs` for the format and its source; constant loads (`LDC`,
+//!   `smem_model::kernel::accelsim::line` for the format and its source; constant loads (`LDC`,
 //!   `ULDC`) are counted apart, with their constant-cache requests where the
 //!   line gives addresses (`smem_model::ConstantLoad`);
 //! - Accel-Sim's kernel list (`kernelslist.g`): the kernel files it names are
@@ -46,8 +46,6 @@
 //! is 1 when any line or file could not be read, 0 otherwise. A failure inside
 //! a worker thread (a bug) is an `error:` line and exit status 1.
 
-mod accelsim;
-mod reader;
 mod tally;
 
 use std::cell::{Cell, RefCell};
@@ -65,8 +63,8 @@ use serde::Serialize;
 use smem_model::corpus::Record;
 use smem_model::{BankConfig, ComputeCapability, ConstantLoad, LaneSet, Op, WarpRequest};
 
-use accelsim::{Class, Line as TraceLine};
-use reader::{Chunk, Format, Input, KernelState, Location, Reader};
+use smem_model::kernel::accelsim::input::{Chunk, Format, Input, KernelState, Location, Reader};
+use smem_model::kernel::accelsim::line::{self as accelsim, Class, Line as TraceLine};
 use tally::{Counts, Entry, Errors, Key, Tally, Totals};
 
 use crate::output::{emit, fail, plural, styled, warn, HEADING, NOTE};
@@ -329,7 +327,8 @@ fn analyse(chunk: &Chunk, counts: &mut Counts, settings: &Settings) -> Errors {
                                     }
                                 }
                             }
-                            Class::Other => counts.other_instructions += 1,
+                            // Synchronisation and the rest: no request.
+                            _ => counts.other_instructions += 1,
                         },
                         // Headers (the reader follows them) and the structure
                         // of the .traceg form: nothing to analyse.
@@ -556,7 +555,7 @@ fn work(
     settings: &Settings,
     top: usize,
 ) {
-    let place = Cell::new(Location { file: 0, line: 0 });
+    let place = Cell::new(Location { input: 0, line: 0 });
     let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
         let mut counts = Box::new(Counts::new(top));
         loop {
@@ -567,7 +566,7 @@ fn work(
                 .and_then(|jobs| jobs.recv().map_err(drop));
             let Ok((index, chunk)) = job else { break };
             place.set(Location {
-                file: chunk.file,
+                input: chunk.file,
                 line: chunk.first_line,
             });
             let errors = analyse(&chunk, &mut counts, settings);
@@ -641,7 +640,7 @@ impl Merger<'_> {
             Message::Failed { message, at } => {
                 let name = reader
                     .inputs
-                    .get(at.file as usize)
+                    .get(at.input as usize)
                     .map_or("?", |i| i.name.as_str());
                 Err(Stop::Failed(format!(
                     "internal error: a worker thread failed on the lines of {name} from line {}: \
@@ -691,25 +690,9 @@ fn send(
 }
 
 fn trace(args: &Args, threads: usize) -> ExitCode {
-    let inputs: Vec<Input> = args
-        .files
-        .iter()
-        .map(|path| {
-            let stdin = path.as_os_str() == "-";
-            Input {
-                path: (!stdin).then(|| path.clone()),
-                name: if stdin {
-                    "<stdin>".to_owned()
-                } else {
-                    path.display().to_string()
-                },
-                format: None,
-                listed: false,
-            }
-        })
-        .collect();
-    let progress = progress_bar(args, &inputs);
-    let mut reader = Reader::new(inputs, progress.clone());
+    let inputs: Vec<Input> = args.files.iter().map(Input::path).collect();
+    let mut reader = Reader::new(inputs);
+    let progress = progress_bar(args, &reader);
     let started = Instant::now();
     let mut reading = Duration::ZERO;
     let settings = Settings {
@@ -755,6 +738,7 @@ fn trace(args: &Args, threads: usize) -> ExitCode {
             let at = Instant::now();
             let chunk = reader.next_chunk();
             reading += at.elapsed();
+            show_progress(&progress, &reader);
             let Some(chunk) = chunk else { break };
             send(
                 &work_sender,
@@ -828,7 +812,7 @@ fn timings(tally: &Tally, wall: Duration, reading: Duration, threads: usize) -> 
 }
 
 fn describe_error(inputs: &[Input], error: &tally::LineError) -> String {
-    let name = &inputs[error.at.file as usize].name;
+    let name = &inputs[error.at.input as usize].name;
     if error.at.line == 0 {
         format!("cannot read {name}: {}", error.reason)
     } else if error.file_level {
@@ -838,19 +822,13 @@ fn describe_error(inputs: &[Input], error: &tally::LineError) -> String {
     }
 }
 
-fn progress_bar(args: &Args, inputs: &[Input]) -> ProgressBar {
+fn progress_bar(args: &Args, reader: &Reader) -> ProgressBar {
     if args.no_progress {
         return ProgressBar::hidden();
     }
-    let mut total = Some(0u64);
-    for input in inputs {
-        let size = input
-            .path
-            .as_ref()
-            .and_then(|path| std::fs::metadata(path).ok())
-            .map(|m| m.len());
-        total = total.zip(size).map(|(a, b)| a + b);
-    }
+    // Known only when every input is a file.
+    let files = reader.inputs.iter().all(|input| input.file().is_some());
+    let total = files.then(|| reader.progress().total());
     if total.is_some_and(|total| total < 1 << 20) {
         return ProgressBar::hidden();
     }
@@ -864,6 +842,18 @@ fn progress_bar(args: &Args, inputs: &[Input]) -> ProgressBar {
         bar.set_style(style);
     }
     bar
+}
+
+/// Moves the bar to where the reader is (kernel lists add to the total).
+fn show_progress(bar: &ProgressBar, reader: &Reader) {
+    if bar.is_hidden() {
+        return;
+    }
+    let progress = reader.progress();
+    if bar.length().is_some() {
+        bar.set_length(progress.total());
+    }
+    bar.set_position(progress.read());
 }
 
 /// The Nsight Compute metrics (`ncu --metrics`) that count, per kernel, what
@@ -1032,7 +1022,7 @@ fn format_name(format: Option<Format>) -> Option<&'static str> {
 }
 
 fn first_seen(inputs: &[Input], at: Location) -> String {
-    format!("{}:{}", inputs[at.file as usize].name, at.line)
+    format!("{}:{}", inputs[at.input as usize].name, at.line)
 }
 
 fn source_text(source: &Option<tally::SourceLine>) -> Option<String> {

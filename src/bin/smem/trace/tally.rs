@@ -16,7 +16,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use smem_model::{AccessWidth, ComputeCapability, Cost, Op};
 
-use super::reader::Location;
+use smem_model::kernel::accelsim::input::Location;
 
 /// Errors printed in full; the rest are counted.
 pub(super) const SHOWN_ERRORS: usize = 20;

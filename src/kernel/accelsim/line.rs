@@ -1,16 +1,16 @@
-//! The Accel-Sim / NVBit trace format: a one-pass byte parser of its lines.
+//! One line of an Accel-Sim / NVBit trace: a one-pass byte parser.
 //!
-//! Self-contained (only `std` and `smem_model` imports), so that other tools
-//! include it with `#[path = ".../trace/accelsim.rs"] mod accelsim;`: the fuzz
-//! target of the trace-line parser, and `smem racecheck`, which groups the
-//! instructions by thread block and warp. The API is three functions:
+//! The API is three functions:
 //!
 //! - [`line()`]: one line (without its line end) into a [`Line`]: a header, a
 //!   thread-block or warp marker, an [`Instruction`], ...;
 //! - [`header`]: a header line `-key = value` into a [`Header`], which
 //!   [`Kernel::apply`] folds into the [`Context`] the instruction lines need;
 //! - [`classify`]: an opcode into its [`Class`], the one table that says which
-//!   SASS instructions access shared memory and how.
+//!   SASS instructions access shared memory or synchronise, and how.
+//!
+//! Most users want whole traces as events instead:
+//! [`Trace`](super::Trace) reads files and kernel lists with this parser.
 //!
 //! Source: the Accel-Sim framework (github.com/accel-sim/accel-sim-framework),
 //! `util/tracer_nvbit/tracer_tool/tracer_tool.cu` (the writer, tracer versions
@@ -58,7 +58,8 @@
 //! suffix (none: one matrix). NVBit reports shared addresses as generic
 //! addresses: when the header gives a shared base address, it is subtracted.
 
-use smem_model::{Matrices, Op, WARP_SIZE};
+use crate::kernel::BarrierKind;
+use crate::{AtomicKind, Matrices, Op, WARP_SIZE};
 
 /// The message of a line that is neither a header, a marker nor an
 /// instruction (how a file that is not a trace at all is told apart).
@@ -76,9 +77,6 @@ pub struct Context {
 }
 
 /// What the header says about the kernel whose instructions follow.
-// `smem trace` interns names its own way; `smem racecheck` and the fuzz
-// target use this.
-#[allow(dead_code)]
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Kernel {
     /// `-kernel name` (mangled, as the trace gives it).
@@ -89,7 +87,6 @@ pub struct Kernel {
     pub context: Context,
 }
 
-#[allow(dead_code)]
 impl Kernel {
     /// Folds a header into the kernel; headers that matter nothing here are
     /// ignored, as Accel-Sim does.
@@ -126,6 +123,9 @@ pub enum Header<'a> {
 }
 
 /// One line of a trace.
+// An instruction is some 200 bytes, built where it is returned: boxing it
+// would cost an allocation a line.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Line<'a> {
     /// Empty, or whitespace only.
@@ -160,6 +160,7 @@ pub struct SourceLine<'a> {
 
 /// What an opcode does to shared memory ([`classify`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Class {
     /// A shared-memory access the model predicts: its op and the bytes each
     /// lane accesses.
@@ -171,7 +172,7 @@ pub enum Class {
     },
     /// One round of nvcc's compare-and-swap loop (`ATOMS.CAST.SPIN`,
     /// `ATOMS.CAST.SPIN.64`): the try of the lanes still pending, costed by
-    /// [`BankConfig::cas_round_cost`](smem_model::BankConfig::cas_round_cost)
+    /// [`BankConfig::cas_round_cost`](crate::BankConfig::cas_round_cost)
     /// under the emulated atomic `op` (`atom.add.f32` at 4 bytes, `atom.add.u64`
     /// at 8: the kinds measured; the SASS does not say which was emulated, and
     /// a round costs the same for each). The round's `LDS` is a trace
@@ -204,6 +205,31 @@ pub enum Class {
         /// Whether the line gave the active lanes' addresses.
         addressed: bool,
     },
+    /// A barrier (`BAR.SYNC`, `BAR.ARV`, `BAR.RED`, `BAR` alone: PTX `bar`,
+    /// `barrier`): its id and thread count are the line's immediates
+    /// ([`Instruction::barrier`]).
+    Barrier {
+        /// Sync, arrive or reduce.
+        kind: BarrierKind,
+    },
+    /// `WARPSYNC` (`__syncwarp(mask)`): its mask is the line's immediate
+    /// ([`Instruction::immediates`]).
+    SyncWarp,
+    /// `NOP`. On sm_90, nvcc compiles a `__syncwarp()` in converged code to a
+    /// `NOP` (seen in the SASS of tools/racecheck/cases.cu, CUDA 13.0), so a
+    /// source reports it as a `__syncwarp` of its active lanes: a modelling
+    /// choice, without which every warp-synchronous kernel written correctly
+    /// would race.
+    Nop,
+    /// A memory fence (`MEMBAR`: `membar`, `fence`, `__threadfence*()`).
+    Fence,
+    /// `LDGDEPBAR`: `cp.async.commit_group`.
+    CpAsyncCommit,
+    /// `DEPBAR` (`DEPBAR.LE SB0, N`): `cp.async.wait_group N` (the line's
+    /// immediate; none: 0, `cp.async.wait_all`).
+    CpAsyncWait,
+    /// `ARRIVES.LDGSTSBAR`: `cp.async.mbarrier.arrive`.
+    CpAsyncArrive,
     /// Any other instruction: not a shared-memory request.
     Other,
 }
@@ -232,6 +258,65 @@ pub struct Instruction<'a> {
     /// trace gives it. Empty (all 0) for other instructions, whose addresses
     /// are not read.
     pub addresses: [u32; WARP_SIZE],
+    /// The rest of the line after the opcode (`SRC_NUM [srcs] MEM_WIDTH
+    /// ...`), read only on demand ([`Instruction::immediates`]).
+    pub operands: &'a [u8],
+}
+
+impl Instruction<'_> {
+    /// The numbers after the operand list, `SRC_NUM [srcs] MEM_WIDTH
+    /// [IMMEDIATES]`, hexadecimal (`0x40`) or decimal, each may end in `,`;
+    /// at most 4, up to the first token that is not such a number (`-1` is
+    /// not: a `WARPSYNC` with it has no mask read, which reads as all lanes).
+    /// Read on demand: only synchronising instructions need them.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::kernel::accelsim::line::{self, Context, Line};
+    ///
+    /// let Ok(Line::Instruction(bar)) = line::line(b"0290 ffffffff 0 BAR.SYNC 0 0 0x1, 0x40", &Context::default()) else {
+    ///     panic!("an instruction");
+    /// };
+    /// assert_eq!(bar.immediates(), vec![1, 0x40]);
+    /// assert_eq!(bar.barrier(), (1, Some(64)));
+    /// ```
+    pub fn immediates(&self) -> Vec<u64> {
+        let mut tokens = self
+            .operands
+            .split(|&b| is_space(b))
+            .filter(|t| !t.is_empty());
+        let number = |t: &[u8]| {
+            let t = t.strip_suffix(b",").unwrap_or(t);
+            match t {
+                [b'0', b'x' | b'X', ..] => hex(t),
+                _ => decimal(t).filter(|_| !t.starts_with(b"+")),
+            }
+        };
+        let Some(srcs) = tokens.next().and_then(number) else {
+            return Vec::new();
+        };
+        // The source registers, then MEM_WIDTH (0 for these instructions).
+        let skip = usize::try_from(srcs)
+            .unwrap_or(usize::MAX)
+            .saturating_add(1);
+        tokens.skip(skip).map_while(number).take(4).collect()
+    }
+
+    /// A barrier's id and thread count, from its immediates: none or `0`,
+    /// barrier 0 for the whole block; one, that barrier for the whole block;
+    /// two, the barrier and its count (both 0: barrier 0 for the whole
+    /// block). An id or count past `u32::MAX` reads as `u32::MAX`, which no
+    /// consumer accepts.
+    pub fn barrier(&self) -> (u32, Option<u32>) {
+        let narrow = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
+        match self.immediates()[..] {
+            [] | [0] => (0, None),
+            [id] => (narrow(id), None),
+            [0, 0, ..] => (0, None),
+            [id, count, ..] => (narrow(id), Some(narrow(count))),
+        }
+    }
 }
 
 /// Reads one line (without its `\n`; a trailing `\r` is whitespace).
@@ -362,16 +447,16 @@ pub fn classify(opcode: &str) -> Result<Class, String> {
             if has("CAST") {
                 return Ok(match bits() {
                     Some(64) => Class::CasRound {
-                        op: Op::Atomic(smem_model::AtomicKind::Add),
+                        op: Op::Atomic(AtomicKind::Add),
                         width: 8,
                     },
                     _ => Class::CasRound {
-                        op: Op::Atomic(smem_model::AtomicKind::AddF32),
+                        op: Op::Atomic(AtomicKind::AddF32),
                         width: 4,
                     },
                 });
             }
-            let kind = atomic_kind(modifiers, smem_model::AtomicKind::Add);
+            let kind = atomic_kind(modifiers, AtomicKind::Add);
             let bits = bits().unwrap_or(32);
             if bits != 32 && bits != 64 {
                 return Err(format!(
@@ -388,7 +473,8 @@ pub fn classify(opcode: &str) -> Result<Class, String> {
         // `.E.BYPASS.LTC128B.128`, ...).
         "LDGSTS" => return Ok(Class::Unmodelled { name: "LDGSTS" }),
         // TMA and bulk copies to and from shared memory.
-        "UTMALDG" | "UTMASTG" | "UTMAPF" | "UTMAREDG" | "UBLKCP" | "UBLKRED" | "UBLKPF" => {
+        "UTMALDG" | "UTMASTG" | "UTMAPF" | "UTMAREDG" | "UTMACCTL" | "UBLKCP" | "UBLKRED"
+        | "UBLKPF" => {
             return Ok(Class::Unmodelled {
                 name: "TMA (UTMALDG, UTMASTG, UBLKCP, ...)",
             })
@@ -397,6 +483,31 @@ pub fn classify(opcode: &str) -> Result<Class, String> {
         "HGMMA" | "IGMMA" | "QGMMA" | "BGMMA" => {
             return Ok(Class::Unmodelled {
                 name: "GMMA (wgmma operands)",
+            })
+        }
+        // Synchronisation.
+        "BAR" => {
+            return Ok(Class::Barrier {
+                kind: if has("ARV") {
+                    BarrierKind::Arrive
+                } else if has("RED") {
+                    BarrierKind::Reduce
+                } else {
+                    BarrierKind::Sync
+                },
+            })
+        }
+        "WARPSYNC" => return Ok(Class::SyncWarp),
+        "NOP" => return Ok(Class::Nop),
+        "MEMBAR" => return Ok(Class::Fence),
+        "LDGDEPBAR" => return Ok(Class::CpAsyncCommit),
+        "DEPBAR" => return Ok(Class::CpAsyncWait),
+        "ARRIVES" => return Ok(Class::CpAsyncArrive),
+        // mbarrier operations (`SYNCS.ARRIVE.TRANS64`, `SYNCS.PHASECHK`, ...)
+        // read and write their barrier word in shared memory.
+        "SYNCS" => {
+            return Ok(Class::Unmodelled {
+                name: "SYNCS (mbarrier)",
             })
         }
         // Constant-memory loads (`ld.const`; ULDC into a uniform register):
@@ -419,7 +530,7 @@ fn generic_op(opcode: &str) -> Option<(Op, u32)> {
     let (base, modifiers) = opcode.split_once('.').unwrap_or((opcode, ""));
     let has = |name: &str| modifiers.split('.').any(|m| m == name);
     let bits = access_bits(modifiers).unwrap_or(32);
-    use smem_model::AtomicKind as K;
+    use AtomicKind as K;
     let kind = || {
         atomic_kind(
             modifiers,
@@ -454,8 +565,8 @@ fn access_bits(modifiers: &str) -> Option<u32> {
 
 /// The operation an atomic's modifiers name (`ATOMS.CAS.64`, `ATOM.E.MIN.S32`,
 /// `RED.E.ADD.F32.FTZ.RN`), `otherwise` when they name none of these.
-fn atomic_kind(modifiers: &str, otherwise: smem_model::AtomicKind) -> smem_model::AtomicKind {
-    use smem_model::AtomicKind as K;
+fn atomic_kind(modifiers: &str, otherwise: AtomicKind) -> AtomicKind {
+    use AtomicKind as K;
     [
         ("CAS", K::Cas),
         ("EXCH", K::Exch),
@@ -784,6 +895,7 @@ fn swar_hex(line: &[u8], digits: usize) -> Option<(usize, u64)> {
 /// CPU has (it is part of the architecture's baseline, so no detection at run
 /// time is needed: the module exists only where the compiler may assume it).
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[allow(unsafe_code)]
 mod sse2 {
     use std::arch::x86_64::{
         __m128i, _mm_add_epi8, _mm_and_si128, _mm_cmpeq_epi8, _mm_cvtsi128_si64, _mm_loadu_si128,
@@ -1045,6 +1157,7 @@ fn plain_start<'a>(tokens: &mut Tokens<'a>) -> Option<Start<'a>> {
 fn opcode_text(opcode: &[u8]) -> Result<&str, String> {
     if opcode.is_ascii() {
         // SAFETY: ASCII bytes are valid UTF-8.
+        #[allow(unsafe_code)]
         return Ok(unsafe { std::str::from_utf8_unchecked(opcode) });
     }
     std::str::from_utf8(opcode).map_err(|_| "the opcode is not UTF-8 text".to_owned())
@@ -1124,6 +1237,7 @@ fn instruction<'a>(text: &'a [u8], context: &Context) -> Result<Line<'a>, String
         opcode,
         class,
         addresses: [0; WARP_SIZE],
+        operands: text.get(tokens.at..).unwrap_or_default(),
     });
     if let (Class::Constant { width, .. }, Line::Instruction(instruction)) = (class, &mut line) {
         // Addresses only where the line has them (Accel-Sim's tracer writes
@@ -1381,10 +1495,7 @@ mod tests {
     fn shared(i: &Instruction<'_>) -> Option<(Op, u32)> {
         match i.class {
             Class::Shared { op, width } => Some((op, width)),
-            Class::CasRound { .. }
-            | Class::Unmodelled { .. }
-            | Class::Constant { .. }
-            | Class::Other => None,
+            _ => None,
         }
     }
 
@@ -1501,14 +1612,10 @@ mod tests {
             ("LDS.U8", Op::Load, 1),
             ("STS.S16", Op::Store, 2),
             ("ATOMS.ADD", Op::ATOMIC_ADD, 4),
-            (
-                "ATOMS.POPC.INC.32",
-                Op::Atomic(smem_model::AtomicKind::Inc),
-                4,
-            ),
-            ("ATOMS.CAS.64", Op::Atomic(smem_model::AtomicKind::Cas), 8),
-            ("ATOMS.EXCH", Op::Atomic(smem_model::AtomicKind::Exch), 4),
-            ("ATOMS.MIN.S32", Op::Atomic(smem_model::AtomicKind::Min), 4),
+            ("ATOMS.POPC.INC.32", Op::Atomic(AtomicKind::Inc), 4),
+            ("ATOMS.CAS.64", Op::Atomic(AtomicKind::Cas), 8),
+            ("ATOMS.EXCH", Op::Atomic(AtomicKind::Exch), 4),
+            ("ATOMS.MIN.S32", Op::Atomic(AtomicKind::Min), 4),
             ("LDSM.16.MT88.4", Op::LdMatrix(Matrices::X4), 16),
             ("LDSM.16.M88", Op::LdMatrix(Matrices::X1), 16),
             ("LDSM.16.MT88.2", Op::LdMatrix(Matrices::X2), 16),
@@ -1566,14 +1673,14 @@ mod tests {
         assert_eq!(
             classify("ATOMS.CAST.SPIN.64"),
             Ok(Class::CasRound {
-                op: Op::Atomic(smem_model::AtomicKind::Add),
+                op: Op::Atomic(AtomicKind::Add),
                 width: 8
             })
         );
         assert_eq!(
             classify("ATOMS.CAST.SPIN"),
             Ok(Class::CasRound {
-                op: Op::Atomic(smem_model::AtomicKind::AddF32),
+                op: Op::Atomic(AtomicKind::AddF32),
                 width: 4
             })
         );

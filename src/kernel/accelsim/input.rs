@@ -1,30 +1,31 @@
-//! Reading the inputs of `smem trace` into chunks: blocks of whole lines of
-//! one file, read with one copy into recycled buffers and handed to the
-//! workers as they are.
+//! Reading a trace's files into chunks: blocks of whole lines of one file,
+//! read with one copy into recycled buffers, numbered, their format told,
+//! their kernel headers followed.
 //!
-//! The reader does only what must be done in input order: it numbers lines,
-//! enforces the maximum line length, tells each file's format by its first
-//! line, follows trace headers (which name the kernel of the instructions after
-//! them; names are interned once, as small integers) and kernel lists
-//! (`kernelslist.g`, whose kernel files are read in its place). It decompresses
-//! `.xz` input (told by its magic bytes, whatever the name). Splitting the
-//! lines, classifying and parsing them is the workers' (`Chunk::lines`).
+//! The [`Reader`] does only what must be done in input order: it numbers
+//! lines, enforces the maximum line length, tells each file's format by its
+//! first line, follows trace headers (which name the kernel of the
+//! instructions after them; names are interned once, as small integers) and
+//! kernel lists (`kernelslist.g`, whose kernel files are read in its place). It
+//! decompresses `.xz` input (told by its magic bytes, whatever the name).
+//! Splitting the lines, classifying and parsing them is left to whoever takes
+//! the chunks ([`Chunk::lines`]), on any thread: [`Trace`](super::Trace) reads
+//! them in order into events, `smem trace` on several threads.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use indicatif::ProgressBar;
-use rustc_hash::FxHashMap;
-
-use super::accelsim::{self, Header};
+use super::line::{self as accelsim, Header};
 
 /// Bytes a chunk is read in: large enough that a chunk is worth sending to a
 /// thread and that reads are few, small enough that the queued chunks stay a
 /// few megabytes. A chunk holds whole lines; its buffer grows (and is then
 /// not recycled) only for a line longer than that.
-pub(super) const CHUNK_BYTES: usize = 512 * 1024;
+pub const CHUNK_BYTES: usize = 512 * 1024;
 
 /// The longest line read, in bytes (without its line end): 1 MiB. The longest
 /// Accel-Sim line (32 addresses) is under 1 KB and a corpus record under
@@ -32,95 +33,170 @@ pub(super) const CHUNK_BYTES: usize = 512 * 1024;
 /// error naming the file, the line and this limit, reported as soon as the
 /// limit is passed, and the rest of that file is not read: memory stays
 /// bounded on any input (`smem trace /dev/zero` ends at once).
-pub(super) const MAX_LINE_BYTES: usize = 1 << 20;
+pub const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// The most kernel files one kernel list may name.
-pub(super) const MAX_LISTED: usize = 1_000_000;
+pub const MAX_LISTED: usize = 1_000_000;
 
 /// The magic bytes of an xz stream.
 const XZ_MAGIC: &[u8; 6] = b"\xfd7zXZ\0";
 
-/// A file to read and the format found in it.
-#[derive(Debug)]
-pub(super) struct Input {
-    pub(super) path: Option<PathBuf>,
-    pub(super) name: String,
-    pub(super) format: Option<Format>,
-    /// Named by a kernel list (which must then not be another list).
-    pub(super) listed: bool,
+/// Where an input's bytes come from.
+pub enum Origin {
+    /// A file (or a directory, refused when opened).
+    Path(PathBuf),
+    /// Standard input.
+    Stdin,
+    /// Any reader, taken when the input is opened.
+    Reader(Option<Box<dyn Read + Send>>),
 }
 
+impl std::fmt::Debug for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Origin::Path(path) => f.debug_tuple("Path").field(path).finish(),
+            Origin::Stdin => f.write_str("Stdin"),
+            Origin::Reader(_) => f.write_str("Reader"),
+        }
+    }
+}
+
+/// A file to read and the format found in it.
+#[derive(Debug)]
+pub struct Input {
+    /// Where its bytes come from.
+    pub origin: Origin,
+    /// Its name in messages: the path as given, `<stdin>`.
+    pub name: String,
+    /// Its format, once its first line that is not blank was read.
+    pub format: Option<Format>,
+    /// Named by a kernel list (which must then not be another list).
+    pub listed: bool,
+}
+
+impl Input {
+    /// A file; `-` is standard input.
+    pub fn path(path: impl Into<PathBuf>) -> Input {
+        let path = path.into();
+        if path.as_os_str() == "-" {
+            return Input::stdin();
+        }
+        Input {
+            name: path.display().to_string(),
+            origin: Origin::Path(path),
+            format: None,
+            listed: false,
+        }
+    }
+
+    /// Standard input, named `<stdin>`.
+    pub fn stdin() -> Input {
+        Input {
+            origin: Origin::Stdin,
+            name: "<stdin>".to_owned(),
+            format: None,
+            listed: false,
+        }
+    }
+
+    /// Any reader, named `name` in messages.
+    pub fn reader(name: impl Into<String>, reader: impl Read + Send + 'static) -> Input {
+        Input {
+            origin: Origin::Reader(Some(Box::new(reader))),
+            name: name.into(),
+            format: None,
+            listed: false,
+        }
+    }
+
+    /// The file's path, if it is one.
+    pub fn file(&self) -> Option<&Path> {
+        match &self.origin {
+            Origin::Path(path) => Some(path),
+            _ => None,
+        }
+    }
+}
+
+/// The format of an input, told by its first line that is not blank.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Format {
+pub enum Format {
+    /// Corpus records, one JSON object a line (`smem_model::corpus`): passed
+    /// on as lines, not read here.
     Corpus,
+    /// An Accel-Sim / NVBit trace (`.traceg`, raw `.trace`).
     AccelSim,
     /// Accel-Sim's `kernelslist.g`: the kernel files it names are read.
     KernelList,
 }
 
-/// A file (index in the inputs) and line (from 1; 0 for the file itself),
-/// ordered as the input is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(super) struct Location {
-    pub(super) file: u32,
-    pub(super) line: u64,
-}
+pub use crate::kernel::tally::Location;
 
 /// An error found while reading, at its place in the input: a file that
 /// could not be opened or read on (`file_level`), or a line that could not be read.
 #[derive(Debug, Clone)]
-pub(super) struct ReadError {
-    pub(super) at: Location,
-    pub(super) reason: String,
-    pub(super) file_level: bool,
+pub struct ReadError {
+    /// Where: the input, and the line (0: the file could not be opened).
+    pub at: Location,
+    /// What.
+    pub reason: String,
+    /// Whether the rest of the file is not read.
+    pub file_level: bool,
 }
 
 /// What the headers say about the kernel of the instructions that follow:
 /// small and `Copy`, the name an index into the reader's interned names.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(super) struct KernelState {
-    pub(super) name: u32,
-    pub(super) binary_version: Option<u32>,
-    pub(super) context: accelsim::Context,
+pub struct KernelState {
+    /// The kernel's name, as an index for [`Reader::name`] (0: no name).
+    pub name: u32,
+    /// `-binary version`, e.g. 86 for sm_86.
+    pub binary_version: Option<u32>,
+    /// What instruction lines need to be read.
+    pub context: accelsim::Context,
 }
 
 /// Whole lines of one file, read together and analysed by one thread.
 #[derive(Debug, Default)]
-pub(super) struct Chunk {
+pub struct Chunk {
     /// The lines are `buf[..len]`, each ending in a newline but perhaps the
     /// file's last. The rest of the buffer is stale bytes of earlier chunks
     /// (buffers are recycled, never cleared).
-    pub(super) buf: Vec<u8>,
-    pub(super) len: usize,
-    pub(super) file: u32,
+    pub buf: Vec<u8>,
+    /// The length of the lines in `buf`.
+    pub len: usize,
+    /// The input the lines are of.
+    pub file: u32,
     /// The number of the first line.
-    pub(super) first_line: u64,
+    pub first_line: u64,
     /// The file's format, known from line `format_from` of the chunk on
     /// (earlier lines are blank or unreadable).
-    pub(super) format: Option<Format>,
-    pub(super) format_from: u64,
+    pub format: Option<Format>,
+    /// The index of the chunk's line from which `format` holds.
+    pub format_from: u64,
     /// The kernel of trace instructions from each line on (an index into the
     /// chunk's lines, in order; the first at 0).
-    pub(super) kernels: Vec<(u64, KernelState)>,
+    pub kernels: Vec<(u64, KernelState)>,
     /// Errors found while reading, after the chunk's lines.
-    pub(super) errors: Vec<ReadError>,
+    pub errors: Vec<ReadError>,
 }
 
 /// One line of a chunk.
-pub(super) struct Line<'a> {
-    pub(super) at: Location,
+pub struct Line<'a> {
+    /// Its input and number.
+    pub at: Location,
     /// The line without its `\n` (a `\r` before it is left to the parsers,
     /// which read it as whitespace).
-    pub(super) bytes: &'a [u8],
+    pub bytes: &'a [u8],
     /// The format, where known.
-    pub(super) format: Option<Format>,
+    pub format: Option<Format>,
     /// The kernel of a trace instruction on this line.
-    pub(super) kernel: KernelState,
+    pub kernel: KernelState,
 }
 
 impl Chunk {
     /// The chunk's lines, in order.
-    pub(super) fn lines(&self) -> Lines<'_> {
+    pub fn lines(&self) -> Lines<'_> {
         Lines {
             chunk: self,
             start: 0,
@@ -136,7 +212,7 @@ impl Chunk {
 
     fn error(at: Location, reason: String, file_level: bool) -> Chunk {
         Chunk {
-            file: at.file,
+            file: at.input,
             errors: vec![ReadError {
                 at,
                 reason,
@@ -148,7 +224,7 @@ impl Chunk {
 }
 
 /// The lines of a chunk ([`Chunk::lines`]).
-pub(super) struct Lines<'a> {
+pub struct Lines<'a> {
     chunk: &'a Chunk,
     /// Where the next line starts, and its index in the chunk.
     start: usize,
@@ -193,7 +269,7 @@ impl<'a> Iterator for Lines<'a> {
         }
         let line = Line {
             at: Location {
-                file: chunk.file,
+                input: chunk.file,
                 line: chunk.first_line + index,
             },
             bytes: &chunk.buf[self.start..end],
@@ -268,6 +344,7 @@ fn block_newlines_scalar(bytes: &[u8]) -> u64 {
 /// (part of the architecture's baseline: the module exists only where the
 /// compiler may assume it).
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[allow(unsafe_code)]
 mod sse2 {
     use std::arch::x86_64::{
         __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
@@ -275,7 +352,7 @@ mod sse2 {
 
     /// A bit for each newline of `block` (bit i for byte i).
     #[inline(always)]
-    pub(super) fn newlines(block: &[u8; 64]) -> u64 {
+    pub fn newlines(block: &[u8; 64]) -> u64 {
         // SAFETY: the intrinsics need SSE2, which this module's cfg says the
         // compiler may assume on every CPU the program runs on; the loads
         // read the 64 bytes of `block`, 16 at a time, at any alignment.
@@ -305,41 +382,90 @@ struct Open {
 }
 
 /// Reads the inputs into chunks.
-pub(super) struct Reader {
-    pub(super) inputs: Vec<Input>,
+pub struct Reader {
+    /// The inputs, kernel lists' files inserted after each list as it ends.
+    pub inputs: Vec<Input>,
     next_file: usize,
     open: Option<Open>,
-    progress: ProgressBar,
+    progress: Progress,
     /// Buffers the workers are done with.
     pool: Vec<Vec<u8>>,
     /// Kernel names, interned: each name is stored once, however many headers
     /// and instructions name it.
-    names: FxHashMap<Arc<str>, u32>,
+    names: HashMap<Arc<str>, u32>,
     name_list: Vec<Arc<str>>,
 }
 
+/// How far reading has gone, for a progress bar: shared with the reader,
+/// read from any thread.
+#[derive(Debug, Clone, Default)]
+pub struct Progress {
+    read: Arc<AtomicU64>,
+    total: Arc<AtomicU64>,
+}
+
+impl Progress {
+    /// Bytes read from the files so far (compressed bytes, for `.xz`).
+    pub fn read(&self) -> u64 {
+        self.read.load(Ordering::Relaxed)
+    }
+
+    /// The sizes of the files known so far (those given, and those of kernel
+    /// lists read); standard input and other readers count 0.
+    pub fn total(&self) -> u64 {
+        self.total.load(Ordering::Relaxed)
+    }
+}
+
+/// A reader that counts its bytes into [`Progress::read`].
+struct Counted<R> {
+    inner: R,
+    read: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
 impl Reader {
-    /// A reader of `inputs`, counting bytes on `progress`.
-    pub(super) fn new(inputs: Vec<Input>, progress: ProgressBar) -> Reader {
+    /// A reader of `inputs`.
+    pub fn new(inputs: Vec<Input>) -> Reader {
         let empty: Arc<str> = Arc::from("");
+        let progress = Progress::default();
+        let known: u64 = inputs
+            .iter()
+            .filter_map(|input| input.file())
+            .filter_map(|path| std::fs::metadata(path).ok())
+            .map(|meta| meta.len())
+            .sum();
+        progress.total.store(known, Ordering::Relaxed);
         Reader {
             inputs,
             next_file: 0,
             open: None,
             progress,
             pool: Vec::new(),
-            names: FxHashMap::from_iter([(Arc::clone(&empty), 0)]),
+            names: HashMap::from_iter([(Arc::clone(&empty), 0)]),
             name_list: vec![empty],
         }
     }
 
+    /// How far reading has gone (a handle that stays current).
+    pub fn progress(&self) -> Progress {
+        self.progress.clone()
+    }
+
     /// The kernel name of an interned id.
-    pub(super) fn name(&self, id: u32) -> &str {
+    pub fn name(&self, id: u32) -> &str {
         self.name_list.get(id as usize).map_or("", |n| n)
     }
 
     /// Takes back a chunk's buffer for a later chunk.
-    pub(super) fn recycle(&mut self, buf: Vec<u8>) {
+    pub fn recycle(&mut self, buf: Vec<u8>) {
         if buf.len() == CHUNK_BYTES && self.pool.len() < 64 {
             self.pool.push(buf);
         }
@@ -347,13 +473,13 @@ impl Reader {
 
     /// The next chunk (perhaps holding only an error); `None` at the end of
     /// the last input.
-    pub(super) fn next_chunk(&mut self) -> Option<Chunk> {
+    pub fn next_chunk(&mut self) -> Option<Chunk> {
         loop {
             let Some(open) = &mut self.open else {
-                let input = self.inputs.get(self.next_file)?;
+                let input = self.inputs.get_mut(self.next_file)?;
                 let index = self.next_file as u32;
                 self.next_file += 1;
-                match open_input(input, &self.progress) {
+                match open_input(input, &self.progress.read) {
                     Ok(reader) => {
                         self.open = Some(Open {
                             index,
@@ -367,7 +493,7 @@ impl Reader {
                     }
                     Err(err) => {
                         let at = Location {
-                            file: index,
+                            input: index,
                             line: 0,
                         };
                         return Some(Chunk::error(at, err.to_string(), true));
@@ -401,7 +527,7 @@ impl Reader {
                         // One line fills the buffer: read on, or stop at the limit.
                         if len > MAX_LINE_BYTES {
                             let at = Location {
-                                file: open.index,
+                                input: open.index,
                                 line: open.line + 1,
                             };
                             self.recycle(buf);
@@ -564,7 +690,7 @@ impl Reader {
         if let Some((reason, file_level)) = stop {
             chunk.errors.push(ReadError {
                 at: Location {
-                    file: open.index,
+                    input: open.index,
                     line: open.line + 1,
                 },
                 reason,
@@ -574,7 +700,7 @@ impl Reader {
         } else if let Some(err) = failure {
             chunk.errors.push(ReadError {
                 at: Location {
-                    file: open.index,
+                    input: open.index,
                     line: open.line + 1,
                 },
                 reason: format!("cannot read: {err}"),
@@ -598,8 +724,7 @@ impl Reader {
             return;
         }
         let folder = input
-            .path
-            .as_deref()
+            .file()
             .and_then(Path::parent)
             .map(Path::to_path_buf)
             .unwrap_or_default();
@@ -617,11 +742,11 @@ impl Reader {
                     }
                 }
                 if let Ok(meta) = std::fs::metadata(&path) {
-                    self.progress.inc_length(meta.len());
+                    self.progress.total.fetch_add(meta.len(), Ordering::Relaxed);
                 }
                 Input {
                     name: path.display().to_string(),
-                    path: Some(path),
+                    origin: Origin::Path(path),
                     format: None,
                     listed: true,
                 }
@@ -647,7 +772,7 @@ fn header_start(text: &[u8], dash: usize) -> Option<usize> {
 fn apply(
     mut kernel: KernelState,
     header: &Header<'_>,
-    names: &mut FxHashMap<Arc<str>, u32>,
+    names: &mut HashMap<Arc<str>, u32>,
     name_list: &mut Vec<Arc<str>>,
 ) -> KernelState {
     match *header {
@@ -719,17 +844,22 @@ fn fill(reader: &mut dyn Read, buf: &mut [u8], mut len: usize) -> (usize, Option
     (len, None)
 }
 
-/// Opens a file (or stdin), counting its bytes on the progress bar and
-/// decompressing it when it is xz (by its magic bytes). Directories are
-/// refused up front: on Linux they open and fail only on the first read.
-pub(super) fn open_input(
-    input: &Input,
-    progress: &ProgressBar,
-) -> io::Result<Box<dyn Read + Send>> {
-    let raw: Box<dyn Read + Send> = match &input.path {
-        None => Box::new(io::stdin()),
-        Some(path) => {
-            let file = File::open(path)?;
+/// Opens an input, counting its bytes into `read` and decompressing it when
+/// it is xz (by its magic bytes). Directories are refused up front: on Linux
+/// they open and fail only on the first read.
+///
+/// # Errors
+///
+/// The file's: it cannot be opened or read, it is a directory (with a hint
+/// when the directory holds a `kernelslist.g`), or a reader was taken already.
+fn open_input(input: &mut Input, read: &Arc<AtomicU64>) -> io::Result<Box<dyn Read + Send>> {
+    let raw: Box<dyn Read + Send> = match &mut input.origin {
+        Origin::Stdin => Box::new(io::stdin()),
+        Origin::Reader(reader) => reader
+            .take()
+            .ok_or_else(|| io::Error::other("the reader was read already"))?,
+        Origin::Path(path) => {
+            let file = File::open(&*path)?;
             if file.metadata()?.is_dir() {
                 let hint = if path.join("kernelslist.g").exists() {
                     format!(
@@ -744,7 +874,10 @@ pub(super) fn open_input(
             Box::new(file)
         }
     };
-    let mut raw = progress.wrap_read(raw);
+    let mut raw = Counted {
+        inner: raw,
+        read: Arc::clone(read),
+    };
     let mut magic = [0u8; 6];
     let (got, failure) = fill(&mut raw, &mut magic, 0);
     if let Some(err) = failure {

@@ -1,0 +1,46 @@
+//! Accel-Sim / NVBit traces as a source of [`Event`](super::Event)s (feature
+//! `trace`).
+//!
+//! A [`Trace`] reads a trace's files (a kernel's `kernel-N.traceg`, the raw
+//! `kernel-N.trace`, Accel-Sim's `kernelslist.g` and the files it lists, any
+//! of them xz-compressed, standard input or any [`Read`](std::io::Read)) and
+//! drives a [`Consumer`](super::Consumer): each kernel, each of its thread
+//! blocks, and each warp's shared-memory events in program order.
+//!
+//! # Example: a simulator reads a trace
+//!
+//! ```no_run
+//! use smem_model::kernel::{accelsim::Trace, tally::Tally};
+//!
+//! let mut tally = Tally::default();
+//! Trace::open("traces/kernelslist.g").read(&mut tally)?;
+//! println!("{} wavefronts", tally.totals().wavefronts);
+//! # Ok::<(), smem_model::Error>(())
+//! ```
+//!
+//! Any [`Consumer`](super::Consumer) takes the events: the
+//! [`Tally`](super::tally::Tally) above (what `smem trace` prints), a
+//! [`Block`](crate::Block) (races, as `smem racecheck`), a simulator's own.
+//!
+//! # What becomes which event
+//!
+//! | SASS in the trace | event |
+//! |---|---|
+//! | `LDS`, `STS`, `ATOMS`, `LDSM`, `STSM`; `LD`, `ST`, `ATOM`, `RED` in the shared window | [`Event::Access`](super::Event::Access) (also with mask 0: no lane) |
+//! | `ATOMS.CAST.SPIN` (one round of nvcc's compare-and-swap loop) | [`Event::CasRound`](super::Event::CasRound) |
+//! | `BAR.SYNC`, `BAR.ARV`, `BAR.RED` with their immediates (id, count) | [`Event::Barrier`](super::Event::Barrier) |
+//! | `WARPSYNC` (its mask), `NOP` (its active lanes: [`line::Class::Nop`]) | [`Event::SyncWarp`](super::Event::SyncWarp) |
+//! | `MEMBAR` | [`Event::Fence`](super::Event::Fence) |
+//! | `LDGDEPBAR`, `DEPBAR` (its immediate), `ARRIVES.LDGSTSBAR` | [`Event::CpAsyncCommit`](super::Event::CpAsyncCommit), [`Event::CpAsyncWait`](super::Event::CpAsyncWait), [`Event::CpAsyncArrive`](super::Event::CpAsyncArrive) |
+//! | `LDC`, `ULDC` | [`Event::ConstantLoad`](super::Event::ConstantLoad) |
+//! | `LDGSTS` (the trace holds its global addresses, not the shared ones), TMA (`UTMALDG`, ...), GMMA operands, `SYNCS` (mbarrier) | [`Event::Unmodelled`](super::Event::Unmodelled), named |
+//! | anything else | none (counted in [`Summary::other_instructions`]) |
+//!
+//! The line format and its source are in [`line`](mod@line); reading files into
+//! chunks of lines, for readers on several threads, in [`input`].
+
+pub mod input;
+pub mod line;
+mod trace;
+
+pub use trace::{Summary, Trace};

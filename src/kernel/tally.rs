@@ -1,0 +1,659 @@
+//! The kernel tally: a [`Consumer`] that predicts every shared-memory
+//! request of a kernel's events and sums them, in total, per op and per
+//! instruction (what `smem trace` prints).
+//!
+//! Every figure is a sum, a minimum or a maximum, and the ranking of
+//! instructions breaks ties by first appearance in the input, so tallies of
+//! parts of an input, [merged](Tally::merge), equal the tally of the whole,
+//! whatever the parts: `smem trace` tallies chunks of lines on several
+//! threads and merges them, and `smem trace --merge` merges the totals of
+//! runs over different files.
+//!
+//! # Example
+//!
+//! ```
+//! use smem_model::kernel::tally::Tally;
+//! use smem_model::kernel::{BlockInfo, Consumer, Event, KernelInfo, Site};
+//! use smem_model::{ComputeCapability, Op, WarpRequest};
+//!
+//! let mut tally = Tally::default();
+//! tally.begin_kernel(&KernelInfo::named("transpose").with_capability(ComputeCapability::Sm90))?;
+//! tally.begin_block(&BlockInfo::new([0, 0, 0], Some(32)))?;
+//! // s[32 * lane]: every lane in bank 0, a 32-way conflict.
+//! let column = WarpRequest::from_fn(Op::Load, 4, |lane| Some(128 * lane.get()))?;
+//! tally.event(0, &Event::Access { site: Site::pc(0x40), request: column })?;
+//! tally.end_block()?;
+//! tally.end_kernel()?;
+//! assert_eq!(tally.totals().wavefronts, 32);
+//! assert_eq!(tally.totals().bank_conflicts, 31);
+//! # Ok::<(), smem_model::Error>(())
+//! ```
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, HashMap};
+
+use super::{Consumer, Event, KernelInfo, Place};
+use crate::{AccessWidth, BankConfig, ComputeCapability, Cost, Error, Op, WarpRequest};
+
+/// The capability of a kernel whose source names none.
+pub const DEFAULT_CAPABILITY: ComputeCapability = ComputeCapability::Sm90;
+
+/// Errors kept with their text ([`Tally::errors`]); the rest are counted.
+pub const KEPT_ERRORS: usize = 20;
+
+/// Sums over requests.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::kernel::tally::Totals;
+/// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+///
+/// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+/// let mut totals = Totals::default();
+/// totals.add(sm90.cost(&WarpRequest::from_fn(Op::Load, 4, |lane| Some(8 * lane.get()))?)?);
+/// assert_eq!((totals.requests, totals.wavefronts, totals.bank_conflicts, totals.worst_ways), (1, 2, 1, 2));
+/// # Ok::<(), smem_model::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Totals {
+    /// Requests (warp instructions with at least one active lane).
+    pub requests: u64,
+    /// Wavefronts.
+    pub wavefronts: u64,
+    /// Wavefronts without bank conflicts.
+    pub ideal_wavefronts: u64,
+    /// Bank conflicts: wavefronts less ideal wavefronts.
+    pub bank_conflicts: u64,
+    /// Requests with at least one bank conflict.
+    pub conflicted_requests: u64,
+    /// The worst request's ways (the busiest phase's steps).
+    pub worst_ways: u32,
+}
+
+impl Totals {
+    /// Adds one request's cost.
+    pub fn add(&mut self, cost: Cost) {
+        self.requests += 1;
+        self.wavefronts += u64::from(cost.wavefronts());
+        self.ideal_wavefronts += u64::from(cost.ideal_wavefronts());
+        self.bank_conflicts += u64::from(cost.bank_conflicts());
+        self.conflicted_requests += u64::from(cost.bank_conflicts() > 0);
+        self.worst_ways = self.worst_ways.max(cost.ways());
+    }
+
+    /// Adds another's sums (the worst ways: the larger).
+    pub fn merge(&mut self, other: &Totals) {
+        self.requests += other.requests;
+        self.wavefronts += other.wavefronts;
+        self.ideal_wavefronts += other.ideal_wavefronts;
+        self.bank_conflicts += other.bank_conflicts;
+        self.conflicted_requests += other.conflicted_requests;
+        self.worst_ways = self.worst_ways.max(other.worst_ways);
+    }
+}
+
+/// A place in the input: which input (file) and line, ordered as the input
+/// is. Line 0 is the input itself.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Location {
+    /// The input's index.
+    pub input: u32,
+    /// The line, from 1.
+    pub line: u64,
+}
+
+/// What identifies an instruction of the ranking.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Key {
+    /// A kernel's instruction: the kernel (an index into
+    /// [`Tally::kernel_name`]) and PC. Two kernels of one name are one.
+    Code {
+        /// The kernel.
+        kernel: u32,
+        /// The instruction's address.
+        pc: u64,
+    },
+    /// Requests counted under this label ([`Tally::add_request`]).
+    Label(Box<str>),
+    /// A request counted without a label: an instruction of its own.
+    Record(Location),
+}
+
+/// A source line: the file where the source names one, and the line.
+pub type SourceLine = (Option<Box<str>>, u32);
+
+/// One instruction: a kernel's PC, a label or an unlabelled request.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Entry {
+    /// What it is.
+    pub key: Key,
+    /// The instruction as its source writes it (`LDS.U.128`); empty for
+    /// requests added by [`Tally::add_request`].
+    pub instruction: Box<str>,
+    /// Its op and width.
+    pub op: (Op, AccessWidth),
+    /// Where it was first seen.
+    pub first: Location,
+    /// Its source line, where known.
+    pub source: Option<SourceLine>,
+    /// Its requests' sums.
+    pub totals: Totals,
+}
+
+impl Entry {
+    /// The ranking: most bank conflicts first, then first appearance.
+    pub fn rank(&self) -> (Reverse<u64>, Location) {
+        (Reverse(self.totals.bank_conflicts), self.first)
+    }
+
+    fn merge(&mut self, other: Entry) {
+        self.totals.merge(&other.totals);
+        if other.first < self.first {
+            self.first = other.first;
+            self.instruction = other.instruction;
+            self.op = other.op;
+            self.source = other.source;
+        }
+    }
+}
+
+/// A request the model refused (an op the capability lacks, an address past
+/// the window), where it was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TallyError {
+    /// Where.
+    pub at: Location,
+    /// What: the instruction, then the model's message.
+    pub reason: String,
+}
+
+/// Constant-memory loads (`LDC`, `ULDC`: `ld.const`), counted apart from
+/// the shared-memory totals.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ConstantCounts {
+    /// Loads whose addresses are known.
+    pub loads: u64,
+    /// Their serialised constant-cache requests (one per distinct address;
+    /// per half-warp on 1.x).
+    pub requests: u64,
+    /// Loads whose addresses are not known (Accel-Sim's tracer records none
+    /// for constant memory): issued, but no cost can be given.
+    pub without_addresses: u64,
+}
+
+impl ConstantCounts {
+    fn merge(&mut self, other: &ConstantCounts) {
+        self.loads += other.loads;
+        self.requests += other.requests;
+        self.without_addresses += other.without_addresses;
+    }
+}
+
+/// Entries of the direct-mapped cache in front of the instruction table.
+const RECENT: usize = 64;
+
+/// The kernel tally (see the [module docs](self)).
+///
+/// Fully predicated-off instructions (an access with no active lane) are
+/// counted apart ([`predicated_off`](Tally::predicated_off)), not as
+/// requests. Each request costs no allocation: instructions are found by
+/// integer key (a direct-mapped cache in front of a hash table), and a new
+/// instruction's entry is the only allocation.
+#[derive(Debug, Clone)]
+pub struct Tally {
+    capability: Option<ComputeCapability>,
+    top: usize,
+    totals: Totals,
+    archs: Vec<ComputeCapability>,
+    by_op: Vec<((Op, AccessWidth), Totals)>,
+    /// The kernel being read: its name's index and configuration.
+    kernel: u32,
+    config: BankConfig,
+    kernel_names: Vec<Box<str>>,
+    kernel_ids: HashMap<Box<str>, u32>,
+    /// Where the next events were read, and their instruction's text.
+    at: Location,
+    instruction: String,
+    source_file: Option<Box<str>>,
+    codes: HashMap<(u32, u64), u32>,
+    recent: [(u32, u64, u32); RECENT],
+    labels: HashMap<Box<str>, u32>,
+    entries: Vec<Entry>,
+    /// The best `top` requests without a label.
+    unnamed: Vec<Entry>,
+    other_instructions: u64,
+    unmodelled: BTreeMap<Box<str>, u64>,
+    predicated_off: u64,
+    constant: ConstantCounts,
+    errors: Vec<TallyError>,
+    error_count: u64,
+}
+
+impl Default for Tally {
+    fn default() -> Tally {
+        Tally::new()
+    }
+}
+
+impl Tally {
+    /// A tally that predicts each kernel on its own capability
+    /// ([`KernelInfo::capability`], [`DEFAULT_CAPABILITY`] where none) and
+    /// keeps the best 10 unlabelled requests.
+    pub fn new() -> Tally {
+        Tally {
+            capability: None,
+            top: 10,
+            totals: Totals::default(),
+            archs: Vec::new(),
+            by_op: Vec::new(),
+            kernel: 0,
+            config: BankConfig::new(DEFAULT_CAPABILITY),
+            kernel_names: vec![Box::from("")],
+            kernel_ids: HashMap::from_iter([(Box::from(""), 0)]),
+            at: Location::default(),
+            instruction: String::new(),
+            source_file: None,
+            codes: HashMap::new(),
+            recent: [(u32::MAX, 0, 0); RECENT],
+            labels: HashMap::new(),
+            entries: Vec::new(),
+            unnamed: Vec::new(),
+            other_instructions: 0,
+            unmodelled: BTreeMap::new(),
+            predicated_off: 0,
+            constant: ConstantCounts::default(),
+            errors: Vec::new(),
+            error_count: 0,
+        }
+    }
+
+    /// The same tally predicting every request on `capability`.
+    #[must_use]
+    pub fn with_capability(mut self, capability: ComputeCapability) -> Tally {
+        self.capability = Some(capability);
+        self.config = BankConfig::new(capability);
+        self
+    }
+
+    /// The same tally keeping the best `top` unlabelled requests (a label or
+    /// a kernel's PC is always kept).
+    #[must_use]
+    pub fn with_top(mut self, top: usize) -> Tally {
+        self.top = top;
+        self
+    }
+
+    /// The sums over every request.
+    pub fn totals(&self) -> Totals {
+        self.totals
+    }
+
+    /// The sums per op and width, in the order first seen (requests added
+    /// by [`add_request`](Tally::add_request) first).
+    pub fn by_op(&self) -> Vec<((Op, AccessWidth), Totals)> {
+        let mut by_op = self.by_op.clone();
+        for entry in &self.entries {
+            if let Key::Code { .. } = entry.key {
+                match by_op.iter_mut().find(|(known, _)| *known == entry.op) {
+                    Some((_, totals)) => totals.merge(&entry.totals),
+                    None => by_op.push((entry.op, entry.totals)),
+                }
+            }
+        }
+        by_op
+    }
+
+    /// The capabilities predicted on, in the order first used.
+    pub fn capabilities(&self) -> &[ComputeCapability] {
+        &self.archs
+    }
+
+    /// Every instruction counted: kernels' PCs, labels, and the best
+    /// unlabelled requests.
+    pub fn entries(&self) -> impl Iterator<Item = &Entry> {
+        self.entries.iter().chain(&self.unnamed)
+    }
+
+    /// The name of a kernel of [`Key::Code`] (empty for a kernel without
+    /// one).
+    pub fn kernel_name(&self, kernel: u32) -> &str {
+        self.kernel_names.get(kernel as usize).map_or("", |n| n)
+    }
+
+    /// Instructions that are not shared-memory requests, as a source counted
+    /// them ([`add_other_instructions`](Tally::add_other_instructions)).
+    pub fn other_instructions(&self) -> u64 {
+        self.other_instructions
+    }
+
+    /// Adds instructions that are not shared-memory requests (a source's
+    /// count: no event tells them).
+    pub fn add_other_instructions(&mut self, count: u64) {
+        self.other_instructions += count;
+    }
+
+    /// Instructions that touch shared memory in a way the model does not
+    /// model, by name ([`Event::Unmodelled`]).
+    pub fn unmodelled(&self) -> &BTreeMap<Box<str>, u64> {
+        &self.unmodelled
+    }
+
+    /// Shared-memory instructions with no active lane: issued, no request.
+    pub fn predicated_off(&self) -> u64 {
+        self.predicated_off
+    }
+
+    /// Constant-memory loads.
+    pub fn constant(&self) -> ConstantCounts {
+        self.constant
+    }
+
+    /// The first [`KEPT_ERRORS`] requests the model refused since the last
+    /// [`take_errors`](Tally::take_errors), in the order met.
+    pub fn errors(&self) -> &[TallyError] {
+        &self.errors
+    }
+
+    /// How many requests the model refused in all (kept or not).
+    pub fn error_count(&self) -> u64 {
+        self.error_count
+    }
+
+    /// Takes the errors kept so far (the count stays), so that a reader can
+    /// print them as it goes and more are kept.
+    pub fn take_errors(&mut self) -> Vec<TallyError> {
+        std::mem::take(&mut self.errors)
+    }
+
+    fn error(&mut self, reason: String) {
+        self.error_count += 1;
+        if self.errors.len() < KEPT_ERRORS {
+            self.errors.push(TallyError {
+                at: self.at,
+                reason,
+            });
+        }
+    }
+
+    fn arch(&mut self, capability: ComputeCapability) {
+        if !self.archs.contains(&capability) {
+            self.archs.push(capability);
+        }
+    }
+
+    fn intern(&mut self, name: &str) -> u32 {
+        match self.kernel_ids.get(name) {
+            Some(&id) => id,
+            None => {
+                let id = self.kernel_names.len() as u32;
+                self.kernel_names.push(name.into());
+                self.kernel_ids.insert(name.into(), id);
+                id
+            }
+        }
+    }
+
+    /// Counts one request of the current kernel at `pc`.
+    fn add_code(&mut self, pc: u64, line: Option<u32>, op: (Op, AccessWidth), cost: Cost) {
+        self.totals.add(cost);
+        let capability = self.config.capability();
+        self.arch(capability);
+        let kernel = self.kernel;
+        let slot = (pc >> 4) as usize % RECENT;
+        let (known, known_pc, index) = self.recent[slot];
+        let index = if (known, known_pc) == (kernel, pc) {
+            index
+        } else {
+            let next = self.entries.len() as u32;
+            let index = *self.codes.entry((kernel, pc)).or_insert(next);
+            if index == next {
+                self.entries.push(Entry {
+                    key: Key::Code { kernel, pc },
+                    instruction: self.instruction.as_str().into(),
+                    op,
+                    first: self.at,
+                    source: line.map(|line| (self.source_file.clone(), line)),
+                    totals: Totals::default(),
+                });
+            }
+            self.recent[slot] = (kernel, pc, index);
+            index
+        };
+        self.entries[index as usize].totals.add(cost);
+    }
+
+    /// Counts one request that is not a kernel's instruction (a corpus
+    /// record): under `label` (one entry a label), or as an instruction of
+    /// its own, read at `at`, predicted on `config`.
+    pub fn add_request(
+        &mut self,
+        at: Location,
+        label: Option<&str>,
+        config: BankConfig,
+        request: &WarpRequest,
+    ) {
+        self.at = at;
+        let cost = match config.cost(request) {
+            Ok(cost) => cost,
+            Err(err) => return self.error(err.to_string()),
+        };
+        let op = (request.op(), request.width());
+        self.totals.add(cost);
+        self.arch(config.capability());
+        match self.by_op.iter_mut().find(|(known, _)| *known == op) {
+            Some((_, totals)) => totals.add(cost),
+            None => {
+                let mut totals = Totals::default();
+                totals.add(cost);
+                self.by_op.push((op, totals));
+            }
+        }
+        let mut totals = Totals::default();
+        totals.add(cost);
+        match label {
+            Some(label) => {
+                let next = self.entries.len() as u32;
+                let index = match self.labels.get(label) {
+                    Some(&index) => index,
+                    None => {
+                        self.labels.insert(label.into(), next);
+                        self.entries.push(Entry {
+                            key: Key::Label(label.into()),
+                            instruction: Box::from(""),
+                            op,
+                            first: at,
+                            source: None,
+                            totals: Totals::default(),
+                        });
+                        next
+                    }
+                };
+                self.entries[index as usize].totals.add(cost);
+            }
+            None => {
+                let top = self.top;
+                let rank = (Reverse(totals.bank_conflicts), at);
+                // Entries are built only for requests that make the ranking.
+                if top > 0 && (self.unnamed.len() < top || rank < self.unnamed[top - 1].rank()) {
+                    let entry = Entry {
+                        key: Key::Record(at),
+                        instruction: Box::from(""),
+                        op,
+                        first: at,
+                        source: None,
+                        totals,
+                    };
+                    keep_best(&mut self.unnamed, entry, top);
+                }
+            }
+        }
+    }
+
+    /// Adds another tally's counts: the result is the tally of both inputs
+    /// (kernels matched by name, instructions by kernel and PC or label).
+    /// Locations must index the same inputs in both (as the parts of one
+    /// reading do).
+    pub fn merge(&mut self, other: Tally) {
+        self.totals.merge(&other.totals);
+        for cc in &other.archs {
+            self.arch(*cc);
+        }
+        for (op, totals) in &other.by_op {
+            match self.by_op.iter_mut().find(|(known, _)| known == op) {
+                Some((_, known)) => known.merge(totals),
+                None => self.by_op.push((*op, *totals)),
+            }
+        }
+        let kernels: Vec<u32> = other
+            .kernel_names
+            .iter()
+            .map(|name| self.intern(name))
+            .collect();
+        for mut entry in other.entries {
+            let index = match &mut entry.key {
+                Key::Code { kernel, pc } => {
+                    *kernel = kernels[*kernel as usize];
+                    self.codes.get(&(*kernel, *pc)).copied()
+                }
+                Key::Label(label) => self.labels.get(label).copied(),
+                Key::Record(_) => None,
+            };
+            match index {
+                Some(at) => self.entries[at as usize].merge(entry),
+                None => {
+                    let next = self.entries.len() as u32;
+                    match &entry.key {
+                        Key::Code { kernel, pc } => {
+                            self.codes.insert((*kernel, *pc), next);
+                        }
+                        Key::Label(label) => {
+                            self.labels.insert(label.clone(), next);
+                        }
+                        Key::Record(_) => {}
+                    }
+                    self.entries.push(entry);
+                }
+            }
+        }
+        self.recent = [(u32::MAX, 0, 0); RECENT];
+        for entry in other.unnamed {
+            keep_best(&mut self.unnamed, entry, self.top);
+        }
+        self.other_instructions += other.other_instructions;
+        for (name, count) in other.unmodelled {
+            *self.unmodelled.entry(name).or_default() += count;
+        }
+        self.predicated_off += other.predicated_off;
+        self.constant.merge(&other.constant);
+        self.error_count += other.error_count;
+        for error in other.errors {
+            if self.errors.len() < KEPT_ERRORS {
+                self.errors.push(error);
+            }
+        }
+        self.errors.sort_by_key(|e| e.at);
+    }
+
+    /// The `top` instructions with the most bank conflicts, ties broken by
+    /// first appearance.
+    pub fn ranking(&self, top: usize) -> Vec<&Entry> {
+        let mut all: Vec<&Entry> = self.entries().collect();
+        // The best `top` first (linear), then only those sorted: a trace can
+        // have hundreds of thousands of instructions.
+        if all.len() > top {
+            if top > 0 {
+                all.select_nth_unstable_by_key(top - 1, |e| e.rank());
+            }
+            all.truncate(top);
+        }
+        all.sort_by_key(|e| e.rank());
+        all
+    }
+}
+
+/// Inserts `entry` into `best`, keeping the `top` best ranked.
+fn keep_best(best: &mut Vec<Entry>, entry: Entry, top: usize) {
+    if top == 0 {
+        return;
+    }
+    let at = best.partition_point(|i| i.rank() < entry.rank());
+    if at < top {
+        best.insert(at, entry);
+        best.truncate(top);
+    }
+}
+
+impl Consumer for Tally {
+    fn begin_kernel(&mut self, kernel: &KernelInfo<'_>) -> Result<(), Error> {
+        self.kernel = self.intern(kernel.name);
+        let capability = self
+            .capability
+            .or(kernel.capability)
+            .unwrap_or(DEFAULT_CAPABILITY);
+        if self.config.capability() != capability {
+            self.config = BankConfig::new(capability);
+        }
+        Ok(())
+    }
+
+    fn place(&mut self, place: &Place<'_>) {
+        self.at = Location {
+            input: place.input,
+            line: place.line,
+        };
+        self.instruction.clear();
+        self.instruction.push_str(place.instruction);
+        if self.source_file.as_deref() != place.source_file {
+            self.source_file = place.source_file.map(Box::from);
+        }
+    }
+
+    /// Predicts and counts an access or a compare-and-swap round; counts the
+    /// rest by kind. A request the model refuses is kept as an error
+    /// ([`Tally::errors`]), not returned: the tally goes on.
+    fn event(&mut self, _warp: u32, event: &Event<'_>) -> Result<(), Error> {
+        match *event {
+            Event::Access { site, ref request } | Event::CasRound { site, ref request } => {
+                if request.active().is_empty() {
+                    self.predicated_off += 1;
+                    return Ok(());
+                }
+                let cost = if matches!(event, Event::CasRound { .. }) {
+                    self.config.cas_round_cost(request)
+                } else {
+                    self.config.cost(request)
+                };
+                match cost {
+                    Ok(cost) => {
+                        self.add_code(site.pc, site.line, (request.op(), request.width()), cost)
+                    }
+                    Err(err) => {
+                        let reason = format!("{}: {err}", self.instruction);
+                        self.error(reason);
+                    }
+                }
+            }
+            Event::Unmodelled { name, .. } => match self.unmodelled.get_mut(name) {
+                Some(count) => *count += 1,
+                None => {
+                    self.unmodelled.insert(name.into(), 1);
+                }
+            },
+            Event::ConstantLoad { load, .. } => match load {
+                Some(load) => {
+                    self.constant.loads += 1;
+                    self.constant.requests += u64::from(load.requests(self.config.capability()));
+                }
+                None => self.constant.without_addresses += 1,
+            },
+            // Synchronisation costs no wavefront.
+            _ => {}
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,333 @@
+//! `kernel::accelsim::Trace`: Accel-Sim traces read into a consumer's events,
+//! kernel by kernel, block by block, each warp in program order.
+#![cfg(feature = "trace")]
+
+use std::path::Path;
+
+use smem_model::kernel::accelsim::Trace;
+use smem_model::kernel::tally::Tally;
+use smem_model::kernel::{BarrierKind, BlockInfo, Consumer, Event, KernelInfo, Place};
+use smem_model::{ComputeCapability, Error, Op};
+
+/// Every call, as text: what a source told its consumer.
+#[derive(Default)]
+struct Record {
+    calls: Vec<String>,
+    line: u64,
+}
+
+impl Consumer for Record {
+    fn begin_kernel(&mut self, kernel: &KernelInfo<'_>) -> Result<(), Error> {
+        self.calls.push(format!(
+            "kernel {} {:?} {:?}",
+            kernel.name,
+            kernel.capability.map(|cc| cc.sm_name()),
+            kernel.block_dim
+        ));
+        Ok(())
+    }
+
+    fn begin_block(&mut self, block: &BlockInfo) -> Result<(), Error> {
+        self.calls
+            .push(format!("block {:?} {:?}", block.id, block.threads));
+        Ok(())
+    }
+
+    fn place(&mut self, place: &Place<'_>) {
+        self.line = place.line;
+    }
+
+    fn event(&mut self, warp: u32, event: &Event<'_>) -> Result<(), Error> {
+        let lanes = event.lanes().bits();
+        let text = match *event {
+            Event::Access { site, request } => format!(
+                "{:#x} {} {}B lanes {lanes:x} lane0 {:#x}",
+                site.pc,
+                request.op(),
+                request.width().bytes(),
+                request.to_array()[0].unwrap_or(0)
+            ),
+            Event::CasRound { request, .. } => format!("cas round {}", request.op()),
+            Event::Barrier {
+                id, threads, kind, ..
+            } => format!("barrier {id} {threads:?} {kind:?}"),
+            Event::SyncWarp { mask, .. } => format!("syncwarp {:x} lanes {lanes:x}", mask.bits()),
+            Event::Fence { .. } => "fence".to_owned(),
+            Event::CpAsyncCommit { .. } => "commit".to_owned(),
+            Event::CpAsyncWait { pending, .. } => format!("wait {pending}"),
+            Event::CpAsyncArrive { .. } => "arrive".to_owned(),
+            Event::ConstantLoad { width, load, .. } => format!("const {width} {}", load.is_some()),
+            Event::Unmodelled { name, .. } => format!("unmodelled {name}"),
+            _ => "?".to_owned(),
+        };
+        self.calls.push(format!("{}: w{warp} {text}", self.line));
+        Ok(())
+    }
+
+    fn end_block(&mut self) -> Result<(), Error> {
+        self.calls.push("end block".to_owned());
+        Ok(())
+    }
+
+    fn end_kernel(&mut self) -> Result<(), Error> {
+        self.calls.push("end kernel".to_owned());
+        Ok(())
+    }
+}
+
+fn events(text: &str) -> Result<Vec<String>, Error> {
+    let mut record = Record::default();
+    Trace::from_reader("t.traceg", std::io::Cursor::new(text.as_bytes().to_vec()))
+        .read(&mut record)?;
+    Ok(record.calls)
+}
+
+fn data(path: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(path)
+}
+
+/// Every kind of event from one `.traceg` block, with its line, in order.
+#[test]
+fn every_event_kind() {
+    let trace = "\
+-kernel name = k
+-block dim = (64,1,1)
+-binary version = 80
+-shmem base_addr = 0x7000000000
+#BEGIN_TB
+thread block = 1,2,0
+warp = 1
+0010 ffffffff 0 STS.128 2 R1 R2 16 1 0x7000000400 16 0
+0020 00000000 0 LDS 1 R2 4 1 0x7000000400 4 0
+0030 ffffffff 0 BAR.SYNC.DEFER_BLOCKING 0 0 0x0
+0040 ffffffff 0 BAR.SYNC 0 0 0x1, 0x40
+0050 ffffffff 0 BAR.ARV 0 0 0x2, 0x40
+0060 0000ffff 0 WARPSYNC 0 0 0xffff
+0070 0000000f 0 NOP 0 0
+0080 ffffffff 0 MEMBAR.SC.CTA 0 0
+0090 ffffffff 0 LDGSTS.E.BYPASS.LTC128B.128 2 R4 R12 16 1 0x7f0000000000 16 0
+00a0 ffffffff 0 LDGDEPBAR 0 0 0
+00b0 ffffffff 0 DEPBAR.LE 0 0 3
+00c0 ffffffff 1 R3 LDC 0 0 0
+00d0 ffffffff 0 UTMALDG.2D 2 R4 R12 0
+00e0 ffffffff 0 SYNCS.ARRIVE.TRANS64 2 R4 R12 0
+00f0 ffffffff 0 ARRIVES.LDGSTSBAR.64 1 R4 0
+0100 ffffffff 1 R5 IMAD 2 R1 R2 0 0
+#END_TB
+";
+    assert_eq!(
+        events(trace).unwrap(),
+        [
+            "kernel k Some(\"sm_80\") Some([64, 1, 1])",
+            "block [1, 2, 0] Some(64)",
+            "8: w1 0x10 STS 16B lanes ffffffff lane0 0x400",
+            "9: w1 0x20 LDS 4B lanes 0 lane0 0x0",
+            "10: w1 barrier 0 None Sync",
+            "11: w1 barrier 1 Some(64) Sync",
+            "12: w1 barrier 2 Some(64) Arrive",
+            "13: w1 syncwarp ffff lanes ffff",
+            "14: w1 syncwarp f lanes f",
+            "15: w1 fence",
+            "16: w1 unmodelled LDGSTS",
+            "17: w1 commit",
+            "18: w1 wait 3",
+            "19: w1 const 4 false",
+            "20: w1 unmodelled TMA (UTMALDG, UTMASTG, UBLKCP, ...)",
+            "21: w1 unmodelled SYNCS (mbarrier)",
+            "22: w1 arrive",
+            "end block",
+            "end kernel",
+        ]
+    );
+    let _ = BarrierKind::Sync;
+}
+
+/// The raw form: blocks gathered from the ids on each line, each ending
+/// when all its threads exited (with `-block dim`), warps in order.
+#[test]
+fn raw_blocks_are_gathered() {
+    let trace = "\
+-kernel name = raw
+-block dim = (64,1,1)
+0 0 0 1 0010 ffffffff 0 STS 2 R1 R2 4 1 0x100 4 0
+1 0 0 0 0010 ffffffff 0 STS 2 R1 R2 4 1 0x200 4 0
+0 0 0 0 0010 ffffffff 0 STS 2 R1 R2 4 1 0x0 4 0
+0 0 0 0 0020 ffffffff 0 EXIT 0 0 0
+0 0 0 1 0020 ffffffff 0 EXIT 0 0 0
+1 0 0 0 0020 ffffffff 0 LDS 1 R2 4 1 0x200 4 0
+";
+    assert_eq!(
+        events(trace).unwrap(),
+        [
+            "kernel raw None Some([64, 1, 1])",
+            "block [0, 0, 0] Some(64)",
+            "5: w0 0x10 STS 4B lanes ffffffff lane0 0x0",
+            "3: w1 0x10 STS 4B lanes ffffffff lane0 0x100",
+            "end block",
+            // Never exited: ended with its kernel.
+            "block [1, 0, 0] Some(64)",
+            "4: w0 0x10 STS 4B lanes ffffffff lane0 0x200",
+            "8: w0 0x20 LDS 4B lanes ffffffff lane0 0x200",
+            "end block",
+            "end kernel",
+        ]
+    );
+}
+
+/// A kernel list, its `.xz` file found beside the name it lists, and the
+/// tally of it equal to the sum of the tallies of its files.
+#[test]
+fn kernel_lists_and_xz_files() {
+    let mut list = Tally::default();
+    let summary = Trace::open(data("traces/kernels/kernelslist.g"))
+        .read(&mut list)
+        .unwrap();
+    assert_eq!(summary.kernels, 2);
+    let mut parts = Tally::default();
+    Trace::files([
+        data("traces/kernels/kernel-1.traceg.xz"),
+        data("traces/kernels/kernel-2.traceg"),
+    ])
+    .read(&mut parts)
+    .unwrap();
+    assert_eq!(list.totals(), parts.totals());
+    // kernel-1 is transpose.traceg, compressed.
+    let mut plain = Tally::default();
+    Trace::open(data("traces/transpose.traceg"))
+        .read(&mut plain)
+        .unwrap();
+    let mut xz = Tally::default();
+    Trace::open(data("traces/kernels/kernel-1.traceg.xz"))
+        .read(&mut xz)
+        .unwrap();
+    assert_eq!(plain.totals(), xz.totals());
+    assert!(plain.totals().requests > 0);
+}
+
+/// The raw and post-processed forms of one kernel tally alike (on one
+/// capability: their headers name different ones).
+#[test]
+fn raw_and_traceg_forms_agree() {
+    let mut raw = Tally::default().with_capability(ComputeCapability::Sm90);
+    Trace::open(data("traces/transpose.trace"))
+        .read(&mut raw)
+        .unwrap();
+    let mut traceg = Tally::default().with_capability(ComputeCapability::Sm90);
+    Trace::open(data("traces/transpose.traceg"))
+        .read(&mut traceg)
+        .unwrap();
+    assert_eq!(raw.totals(), traceg.totals());
+}
+
+/// Bad lines stop `read` with the message `smem trace` prints; `read_with`
+/// goes on past them.
+#[test]
+fn bad_input_is_located() {
+    let err = events("0010 ffffffff 0 LDS 1 R2 4 9 0x0 4\n").unwrap_err();
+    // (parse errors come before structure)
+    assert_eq!(
+        err.to_string(),
+        "t.traceg:1: LDS: unknown address mode `9`: expected 0 (list), 1 (base and stride) or 2 (base and deltas)"
+    );
+    let err = events("hello\n").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "t.traceg: line 1: neither a corpus record (a JSON object) nor an Accel-Sim trace line"
+    );
+    let missing = data("traces/no-such-file.traceg");
+    let err = Trace::open(&missing)
+        .read(&mut Record::default())
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "cannot read {}: No such file or directory (os error 2)",
+            missing.display()
+        )
+    );
+    let err = events("#BEGIN_TB\nthread block = 0,0,0\n#BEGIN_TB\n").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "t.traceg:3: #BEGIN_TB inside thread block (0,0,0) begun at line 1"
+    );
+    let err = events("0010 ffffffff 0 LDS 1 R2 4 1 0x0 4\n").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "t.traceg:1: an instruction outside a thread block and warp (no #BEGIN_TB, `warp = N`, nor block and warp on the line)"
+    );
+    let err = events("{\"arch\": \"sm_90\"}\n").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "t.traceg: corpus records (JSON lines), not an Accel-Sim trace: smem_model::corpus reads them"
+    );
+    // Going on: both bad lines reported, the good one read.
+    let mut seen = Vec::new();
+    let mut tally = Tally::default();
+    let summary = Trace::from_reader(
+        "t.traceg",
+        &b"#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\n0010 ffffffff 0 LDS 1 R2 4 9\n\
+           0020 ffffffff 0 LDS 1 R2 4 1 0x0 4\n0030 ffffffff 0 LDS 1 R2 4 1 0x2 4\n#END_TB\n"[..],
+    )
+    .read_with(&mut tally, |err| {
+        seen.push(err.to_string());
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(
+        seen,
+        [
+            "t.traceg:4: LDS: unknown address mode `9`: expected 0 (list), 1 (base and stride) or 2 (base and deltas)",
+            "t.traceg:6: LDS: misaligned address: lane 0 accesses 4 bytes at 0x2, which is not a multiple of 4",
+        ]
+    );
+    assert_eq!((summary.errors, tally.totals().requests), (2, 1));
+}
+
+/// A block size past 32 bits and warp ids whose threads cannot be numbered
+/// in 32 bits are errors naming the value, not overflows.
+#[test]
+fn block_sizes_and_warp_ids_past_32_bits() {
+    let err = events("-block dim = (65536,65536,2)\n").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "t.traceg:1: `-block dim = (65536,65536,2)` is 8589934592 threads, more than fit 32 bits"
+    );
+    let err = events("-block dim = 7\n").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "t.traceg:1: expected `-block dim = (X,Y,Z)`, found `7`"
+    );
+    let err = events("#BEGIN_TB\nthread block = 0,0,0\nwarp = 4294967295\n").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "t.traceg:3: warp 4294967295 is past the last warp id, 134217727: a block's threads (32 a warp) are numbered in 32 bits"
+    );
+    let err = events("0 0 0 134217728 0010 ffffffff 0 STS 2 R1 R2 4 1 0x0 4 0\n").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "t.traceg:1: warp 134217728 is past the last warp id, 134217727: a block's threads (32 a warp) are numbered in 32 bits"
+    );
+}
+
+/// The tally through the source: a column read of 32 words in one bank.
+#[test]
+fn a_tally_through_the_source() {
+    let trace =
+        "-kernel name = k\n-binary version = 90\n#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\n\
+                 0010 ffffffff 0 LDS 1 R2 4 1 0x0 128 0\n#END_TB\n";
+    let mut tally = Tally::default();
+    Trace::from_reader("t.traceg", trace.as_bytes())
+        .read(&mut tally)
+        .unwrap();
+    let totals = tally.totals();
+    assert_eq!(
+        (totals.requests, totals.wavefronts, totals.bank_conflicts),
+        (1, 32, 31)
+    );
+    let top = tally.ranking(1);
+    assert_eq!(&*top[0].instruction, "LDS");
+    assert_eq!(top[0].first.line, 6);
+    assert_eq!(top[0].op.0, Op::Load);
+}
