@@ -470,10 +470,13 @@ impl Consumer for Racecheck {
 
     fn event(&mut self, warp: u32, event: &Event<'_>) -> Result<(), Error> {
         let held = match *event {
-            Event::Access { site, request } => {
+            // A compare-and-swap round writes as the atomic it emulates.
+            Event::Access { site, request } | Event::CasRound { site, request } => {
                 self.kernel().requests += 1;
                 Held::Access(site, request)
             }
+            // Constant memory is only read: no hazard.
+            Event::ConstantLoad { .. } => return Ok(()),
             Event::Barrier {
                 site,
                 lanes,
