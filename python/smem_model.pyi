@@ -39,6 +39,18 @@ __all__ = [
     "wavefronts_batch",
     "cost_batch",
     "COST_FIELDS",
+    "Swizzle",
+    "TileAccess",
+    "TileLayout",
+    "Candidate",
+    "Advice",
+    "advise",
+    "Block",
+    "BlockReport",
+    "Hazard",
+    "HazardAccess",
+    "Occupancy",
+    "occupancy",
 ]
 
 __version__: str
@@ -211,3 +223,290 @@ def cost_batch(
     """The costs of N warp instructions, as `wavefronts_batch` takes them:
     an N x 4 uint32 array whose columns are `COST_FIELDS` (wavefronts, ideal
     wavefronts, bank conflicts, ways)."""
+
+@final
+class Swizzle:
+    """An XOR swizzle of byte or element offsets, CuTe's `Swizzle<B, M, S>`:
+    `bits` bits (B) from bit `base + shift` (M + S) are XORed into the bits
+    from `base` (M) up."""
+
+    def __new__(cls, bits: int, base: int, shift: int) -> Swizzle: ...
+    def apply(self, offset: int) -> int:
+        """The offset `offset` moves to."""
+    @property
+    def bits(self) -> int:
+        """The number of bits XORed (B)."""
+    @property
+    def base(self) -> int:
+        """The lowest bit changed (M)."""
+    @property
+    def shift(self) -> int:
+        """How far above the changed bits the bits XORed into them are (S)."""
+    def __eq__(self, value: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class TileAccess:
+    """The elements of a tile one warp instruction touches: lane `l` at
+    `elements[l]`, a `(row, col)` pair or `None`, `vector` elements each."""
+
+    def __new__(
+        cls,
+        elements: Sequence[Optional[Tuple[int, int]]],
+        *,
+        vector: int = 1,
+        op: str = "load",
+    ) -> TileAccess: ...
+    @staticmethod
+    def row(row: int, col: int = 0, *, vector: int = 1, op: str = "load") -> TileAccess:
+        """Along a row: lane l at `(row, col + l * vector)`."""
+    @staticmethod
+    def column(col: int, row: int = 0, *, vector: int = 1, op: str = "load") -> TileAccess:
+        """Down a column: lane l at `(row + l, col)`."""
+    @staticmethod
+    def diagonal(row: int = 0, col: int = 0, *, vector: int = 1, op: str = "load") -> TileAccess:
+        """Along the diagonal: lane l at `(row + l, col + l * vector)`."""
+    @staticmethod
+    def transposed_copy(index: int) -> Tuple[TileAccess, TileAccess]:
+        """Step `index` of an in-place transpose of a 32 x 32 tile: row `index`
+        read, column `index` written."""
+    @property
+    def elements(self) -> List[Optional[Tuple[int, int]]]:
+        """The `(row, col)` of each lane, `None` where a lane is inactive."""
+
+_Accesses = Sequence[Union[TileAccess, Tuple[TileAccess, ...]]]
+
+@final
+class TileLayout:
+    """A tile's layout in shared memory: `rows` x `cols` elements of
+    `element_bytes`, with padding after each row, an XOR swizzle, a TMA mode,
+    and the tile's base address."""
+
+    def __new__(
+        cls,
+        rows: int,
+        cols: int,
+        element_bytes: int,
+        *,
+        padding: int = 0,
+        swizzle: Optional[Swizzle] = None,
+        tma_swizzle: Union[None, int, str] = None,
+        base: int = 0,
+    ) -> TileLayout: ...
+    def offset(self, row: int, col: int) -> int:
+        """The byte offset of element `(row, col)` from the tile's start."""
+    def address(self, row: int, col: int) -> int:
+        """The shared address of element `(row, col)`: the base plus its offset."""
+    def wavefronts(self, arch: _Arch, accesses: _Accesses) -> List[int]:
+        """The wavefronts of each access on `arch`, in order."""
+    @property
+    def rows(self) -> int:
+        """Rows."""
+    @property
+    def cols(self) -> int:
+        """Columns."""
+    @property
+    def pitch(self) -> int:
+        """Elements from one row's start to the next's: columns plus padding."""
+    @property
+    def padding(self) -> int:
+        """Elements of padding after each row."""
+    @property
+    def element_bytes(self) -> int:
+        """Bytes per element."""
+    @property
+    def swizzle(self) -> Optional[Swizzle]:
+        """The XOR swizzle of element offsets, if any (a TMA mode is one too)."""
+    @property
+    def base(self) -> int:
+        """The tile's first byte in shared memory."""
+    @property
+    def bytes(self) -> int:
+        """Bytes the tile occupies, padding included."""
+    @property
+    def extra_bytes(self) -> int:
+        """Bytes beyond the packed tile (the padding)."""
+
+@final
+class Candidate:
+    """One layout the advisor tried, with what the accesses cost under it."""
+
+    @property
+    def fix(self) -> str:
+        """The fix, as the advisor prints it (`"as given"`, `"1 element of
+        padding per row"`, `"Swizzle<5,0,5>"`, `"TMA 128B swizzle"`)."""
+    @property
+    def layout(self) -> TileLayout:
+        """The layout with the fix applied."""
+    @property
+    def wavefronts(self) -> int:
+        """The accesses' wavefronts under it."""
+    @property
+    def ideal_wavefronts(self) -> int:
+        """Their wavefronts without bank conflicts."""
+    @property
+    def bank_conflicts(self) -> int:
+        """`wavefronts - ideal_wavefronts`."""
+    @property
+    def is_conflict_free(self) -> bool:
+        """Whether no access conflicts."""
+    @property
+    def extra_bytes(self) -> int:
+        """Bytes it costs beyond the packed tile."""
+
+@final
+class Advice:
+    """The advisor's answer: the layout as given, the layouts it tried (best
+    first), and why the given one conflicts; `str()` prints it as `smem
+    advise` does."""
+
+    @property
+    def original(self) -> Candidate:
+        """The layout as given."""
+    @property
+    def best(self) -> Candidate:
+        """The best layout tried."""
+    @property
+    def candidates(self) -> List[Candidate]:
+        """Every layout tried, best first."""
+    @property
+    def conflicts(self) -> List[str]:
+        """Why the layout as given conflicts, one line each."""
+
+def advise(arch: _Arch, layout: TileLayout, accesses: _Accesses) -> Advice:
+    """Ranks paddings and swizzles of `layout` for `accesses` on `arch`: the
+    advisor of `smem advise`."""
+
+@final
+class Block:
+    """A thread block of `threads` threads (warps of 32) on `arch`, fed its warps'
+    shared accesses and barriers in program order per warp; `finish()` says
+    which pairs of accesses race and which barriers are misused."""
+
+    def __new__(cls, arch: _Arch, threads: int) -> Block: ...
+    def access(
+        self,
+        warp: int,
+        op: str,
+        width: int,
+        addresses: Sequence[Optional[int]],
+        *,
+        site: int = 0,
+        base: Optional[int] = None,
+    ) -> None:
+        """Warp `warp` executes a shared-memory instruction (as `wavefronts` takes
+        it) at `site`, a number naming the place in the program."""
+    def syncthreads(self, *, site: int = 0) -> None:
+        """Every warp executes `__syncthreads()` at `site`, all lanes together."""
+    def barrier(self, warp: int, *, lanes: int = 0xFFFFFFFF, site: int = 0) -> None:
+        """The lanes `lanes` (a 32-bit mask) of warp `warp` reach `__syncthreads()`
+        at `site`: the barrier in divergent code."""
+    def named_barrier(
+        self, warp: int, id: int, threads: int, *, lanes: int = 0xFFFFFFFF, site: int = 0
+    ) -> None:
+        """Warp `warp` executes `bar.sync id, threads` at `site`."""
+    def syncwarp(self, warp: int, mask: int = 0xFFFFFFFF, *, site: int = 0) -> None:
+        """Warp `warp` executes `__syncwarp(mask)` at `site`."""
+    def fence(self, warp: int, *, site: int = 0) -> None:
+        """Warp `warp` executes `__threadfence_block()` at `site` (orders, never
+        synchronises)."""
+    def finish(self) -> BlockReport:
+        """The races and barrier errors found; the block takes no more events."""
+    @property
+    def warps(self) -> int:
+        """The block's warps."""
+
+@final
+class HazardAccess:
+    """One side of a race: where, which thread, what kind of access."""
+
+    @property
+    def site(self) -> int:
+        """The site (as given to `Block.access`)."""
+    @property
+    def warp(self) -> int:
+        """The warp."""
+    @property
+    def lane(self) -> int:
+        """The lane in its warp."""
+    @property
+    def thread(self) -> int:
+        """The thread in the block: `32 * warp + lane`."""
+    @property
+    def access(self) -> str:
+        """`"read"`, `"write"` or `"atomic"`, as the report prints it."""
+
+@final
+class Hazard:
+    """Two accesses of different threads to the same bytes with no barrier
+    between them, at least one a write."""
+
+    @property
+    def kind(self) -> str:
+        """The kind of race, as the report prints it."""
+    @property
+    def severity(self) -> str:
+        """`"error"` or `"warning"`, as the report prints it."""
+    @property
+    def first(self) -> HazardAccess:
+        """The earlier access."""
+    @property
+    def second(self) -> HazardAccess:
+        """The later access."""
+    @property
+    def address(self) -> int:
+        """The first byte both touch."""
+    @property
+    def bytes(self) -> int:
+        """The bytes both touch."""
+    @property
+    def text(self) -> str:
+        """The line the report prints for it."""
+
+@final
+class BlockReport:
+    """What `Block.finish()` found."""
+
+    @property
+    def hazards(self) -> List[Hazard]:
+        """The races, in the order found."""
+    @property
+    def barrier_errors(self) -> List[str]:
+        """The barrier errors, one line each, in the order found."""
+    @property
+    def is_clean(self) -> bool:
+        """Whether nothing was found."""
+    @property
+    def text(self) -> str:
+        """The report as `smem racecheck` prints it."""
+
+@final
+class Occupancy:
+    """Blocks per SM as far as shared memory decides."""
+
+    @property
+    def blocks_per_sm(self) -> int:
+        """Blocks one SM runs at once."""
+    @property
+    def allocated_per_block(self) -> int:
+        """Shared bytes allocated a block: its static and dynamic bytes, the
+        reserved 1 KB (8.0 on), rounded up to the allocation unit."""
+    @property
+    def carveout(self) -> int:
+        """The carveout (shared memory per SM) the driver picks, in bytes."""
+    @property
+    def limit(self) -> str:
+        """What bounds the blocks, as `smem occupancy` prints it."""
+
+def occupancy(
+    arch: _Arch,
+    static_bytes: int = 0,
+    dynamic_bytes: int = 0,
+    *,
+    opt_in: Optional[int] = None,
+    carveout: Optional[int] = None,
+) -> Occupancy:
+    """The occupancy of a launch with `static_bytes` of `__shared__` arrays and
+    `dynamic_bytes` given at launch; `opt_in` the
+    `cudaFuncAttributeMaxDynamicSharedMemorySize` set, `carveout` the
+    `cudaFuncAttributePreferredSharedMemoryCarveout` percentage."""

@@ -5,6 +5,9 @@ Run it as a script to see the numbers: python examples/typed.py
 
 from typing import List, Optional
 
+import numpy as np
+import numpy.typing as npt
+
 import smem_model
 
 
@@ -26,6 +29,24 @@ def main() -> None:
         "sm_90", "STS", 4, [0x7F00_0000_0000 + a for a in range(0, 128, 4)], base=0x7F00_0000_0000
     )
     print(waves, conflicts, len(partition), lanes[0][:4], classification, throughput, generic)
+
+    # A batch: 64 requests of s[2 * lane], half of the lanes active in each.
+    rows = np.tile(np.arange(32, dtype=np.uint32) * 8, (64, 1))
+    batch: npt.NDArray[np.uint32] = smem_model.wavefronts_batch((9, 0), "LDS", 4, rows, 0xFFFF)
+    costs = smem_model.cost_batch("NVIDIA H100 80GB HBM3", "LDS", 4, rows)
+    print(int(batch.sum()), dict(zip(smem_model.COST_FIELDS, costs[0].tolist())))
+
+    # A tile, its advisor, occupancy and a race.
+    accesses = [smem_model.TileAccess.transposed_copy(i) for i in range(32)]
+    advice: smem_model.Advice = smem_model.advise("sm_90", smem_model.TileLayout(32, 32, 4), accesses)
+    fix: str = advice.best.fix
+    swizzle: Optional[smem_model.Swizzle] = advice.best.layout.swizzle
+    blocks: int = smem_model.occupancy("sm_90", 0, 48 * 1024).blocks_per_sm
+    block = smem_model.Block("sm_90", 64)
+    block.access(0, "STS", 4, strided(4), site=1)
+    block.access(1, "LDS", 4, strided(4), site=2)
+    report: smem_model.BlockReport = block.finish()
+    print(fix, swizzle, blocks, [h.kind for h in report.hazards])
 
 
 if __name__ == "__main__":

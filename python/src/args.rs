@@ -124,19 +124,65 @@ pub fn arch(value: &Bound<'_, PyAny>) -> PyResult<ComputeCapability> {
     capability(value)
 }
 
-/// `width=` (`from_py_with`).
-pub fn width(value: &Bound<'_, PyAny>) -> PyResult<u32> {
-    u32_arg(value, "width")
+/// `from_py_with` readers of `u32` arguments, each naming its argument in
+/// its errors.
+macro_rules! u32_args {
+    ($($f:ident => $name:literal),* $(,)?) => {
+        $(
+            #[doc = concat!("`", $name, "=` (`from_py_with`).")]
+            pub fn $f(value: &Bound<'_, PyAny>) -> PyResult<u32> {
+                u32_arg(value, $name)
+            }
+        )*
+    };
 }
 
-/// `bank_bytes=` (`from_py_with`).
-pub fn bank_bytes(value: &Bound<'_, PyAny>) -> PyResult<u32> {
-    u32_arg(value, "bank_bytes")
+u32_args!(
+    width => "width",
+    bank_bytes => "bank_bytes",
+    warps => "warps",
+    bits => "bits",
+    base_bit => "base",
+    shift => "shift",
+    offset => "offset",
+    vector => "vector",
+    row => "row",
+    col => "col",
+    index => "index",
+    rows => "rows",
+    cols => "cols",
+    element_bytes => "element_bytes",
+    padding => "padding",
+    tile_base => "base",
+    threads => "threads",
+    warp => "warp",
+    mask => "mask",
+    lanes_mask => "lanes",
+    barrier_id => "id",
+    static_bytes => "static_bytes",
+    dynamic_bytes => "dynamic_bytes",
+);
+
+/// `site=` (`from_py_with`): any 64-bit number the caller names a place by.
+pub fn site(value: &Bound<'_, PyAny>) -> PyResult<u64> {
+    u64_arg(value, "site")
 }
 
-/// `warps=` (`from_py_with`).
-pub fn warps(value: &Bound<'_, PyAny>) -> PyResult<u32> {
-    u32_arg(value, "warps")
+/// `opt_in=`, `carveout=` (`from_py_with`): `None` or a `u32`.
+pub fn opt_in(value: &Bound<'_, PyAny>) -> PyResult<Option<u32>> {
+    optional_u32(value, "opt_in")
+}
+
+/// `carveout=` (`from_py_with`).
+pub fn carveout(value: &Bound<'_, PyAny>) -> PyResult<Option<u32>> {
+    optional_u32(value, "carveout")
+}
+
+fn optional_u32(value: &Bound<'_, PyAny>, name: &str) -> PyResult<Option<u32>> {
+    if value.is_none() {
+        return Ok(None);
+    }
+    u32_arg(value, name).map(Some)
 }
 
 /// `base=` (`from_py_with`): `None` or an address.
@@ -165,6 +211,40 @@ pub fn config(capability: ComputeCapability, bank_bytes: u32) -> PyResult<BankCo
 /// The op from its name.
 pub fn op(op: &str) -> PyResult<Op> {
     op.parse().map_err(value_error)
+}
+
+/// The length of a sequence argument, without reading it: a length past
+/// `ssize_t` is a `ValueError`, an object without one a `TypeError`.
+pub fn sequence_len(value: &Bound<'_, PyAny>, name: &str) -> PyResult<usize> {
+    if value.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err(format!(
+            "{name}: expected a sequence, got str"
+        )));
+    }
+    match value.len() {
+        Ok(len) => Ok(len),
+        Err(e) if e.is_instance_of::<PyOverflowError>(value.py()) => Err(PyValueError::new_err(
+            format!("{name}: more than 2^63 - 1 items were given"),
+        )),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "{name}: expected a sequence, got {}",
+            type_name(value)
+        ))),
+    }
+}
+
+/// A sequence of one item per lane, its length checked before it is read.
+pub fn lanes_sequence<'a, 'py>(
+    value: &'a Bound<'py, PyAny>,
+    name: &str,
+) -> PyResult<&'a Bound<'py, PyAny>> {
+    let len = sequence_len(value, name)?;
+    if len != WARP_SIZE {
+        return Err(PyValueError::new_err(format!(
+            "{name}: a warp has 32 lanes, but {len} items were given"
+        )));
+    }
+    Ok(value)
 }
 
 /// The 32 addresses of a warp (`None` for an inactive lane) from a sequence

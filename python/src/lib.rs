@@ -9,6 +9,8 @@
 
 mod args;
 mod batch;
+mod block;
+mod tile;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -325,5 +327,17 @@ fn smem_model_py(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Cost>()?;
     m.add_class::<Transaction>()?;
     m.add_class::<Partition>()?;
+    m.add_class::<tile::PySwizzle>()?;
+    m.add_class::<tile::PyTileAccess>()?;
+    m.add_class::<tile::PyTileLayout>()?;
+    m.add_class::<tile::PyCandidate>()?;
+    m.add_class::<tile::PyAdvice>()?;
+    m.add_function(wrap_pyfunction!(tile::advise, m)?)?;
+    m.add_class::<block::PyBlock>()?;
+    m.add_class::<block::PyBlockReport>()?;
+    m.add_class::<block::PyHazard>()?;
+    m.add_class::<block::PyHazardAccess>()?;
+    m.add_class::<block::PyOccupancy>()?;
+    m.add_function(wrap_pyfunction!(block::occupancy, m)?)?;
     Ok(())
 }
