@@ -793,6 +793,22 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+
+    /// PTX text that does not read as PTX
+    /// ([`kernel::ptx::parse`](crate::kernel::ptx::parse)): what was expected
+    /// at a line and column, and the start of what was found there.
+    #[error("PTX line {line}, column {column}: expected {expected}, found {found}")]
+    PtxSyntax {
+        /// The line, counting from 1.
+        line: usize,
+        /// The column in characters, counting from 1.
+        column: usize,
+        /// What the reader expected there.
+        expected: String,
+        /// The text found, quoted and cut to its first 32 characters, or
+        /// "end of input".
+        found: String,
+    },
 }
 
 /// The message of [`Error::Trace`]: `FILE:LINE: reason`, `cannot read FILE:

@@ -4,7 +4,7 @@
 //! Each target `T` has its seeds in `fuzz/corpus/T/seed-*` and its minimised
 //! crashes, once fixed, in `fuzz/artifacts/T/`; a file in either that panics
 //! fails this test with its path. CONTRIBUTING.md says how to run the fuzzers.
-#![cfg(all(feature = "corpus", feature = "trace"))]
+#![cfg(all(feature = "corpus", feature = "trace", feature = "ptx"))]
 
 use std::fs;
 use std::path::Path;
@@ -57,4 +57,9 @@ fn expr_corpus() {
 #[test]
 fn trace_line_corpus() {
     assert!(replay("trace_line", targets::trace_line) >= 10);
+}
+
+#[test]
+fn ptx_corpus() {
+    assert!(replay("ptx", targets::ptx) >= 10);
 }

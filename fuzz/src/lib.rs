@@ -12,6 +12,7 @@
 #![allow(clippy::missing_panics_doc)]
 
 use smem_model::corpus::{self, Record};
+use smem_model::kernel::ptx::{self, Operand};
 use smem_model::{
     AccessWidth, BankConfig, Classification, ComputeCapability, ConstantLoad, Lane, LaneSet, Op,
     SharedMemConfig, StoreOrder, WarpRequest, WARP_SIZE,
@@ -369,5 +370,80 @@ pub fn trace_line(data: &[u8]) {
     if let Ok(summary) = summary {
         assert!(summary.lines >= summary.instructions);
         assert!(tally.totals().requests <= summary.instructions);
+    }
+}
+
+/// Target `ptx`: the bytes (made UTF-8, lossily) as a PTX module. A module
+/// that reads holds only what it promises: every register an operand or
+/// guard names is one of its function's, every label and branch target is
+/// inside the function, lines are lines of the text. A text that does not
+/// read is a `PtxSyntax` error whose line and column are in the text and
+/// whose quote of it is short.
+pub fn ptx(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let lines = text.split('\n').count();
+    let result = ptx::parse(&text);
+    match result {
+        Ok(module) => {
+            for function in &module.functions {
+                let mut next = 0;
+                for decl in &function.registers {
+                    assert_eq!(decl.first.0, next, "registers are numbered densely");
+                    next += decl.count.unwrap_or(1);
+                }
+                assert_eq!(next, function.register_count);
+                let count = function.instructions.len() as u32;
+                for label in &function.labels {
+                    assert!(label.target <= count);
+                }
+                for instruction in &function.instructions {
+                    assert!(!instruction.opcode().is_empty());
+                    assert!(instruction.line >= 1 && instruction.line as usize <= lines);
+                    if let Some(guard) = instruction.guard {
+                        assert!(function.register(guard.reg).is_some());
+                    }
+                    for operand in &instruction.operands {
+                        ptx_operand(function, count, operand);
+                    }
+                }
+            }
+        }
+        Err(smem_model::Error::PtxSyntax {
+            line,
+            column,
+            expected,
+            found,
+        }) => {
+            assert!(line >= 1 && line <= lines, "line {line} of {lines}");
+            let line_text = text.split('\n').nth(line - 1).unwrap_or("");
+            assert!(column >= 1 && column <= line_text.chars().count() + 1);
+            assert!(!expected.is_empty());
+            // 32 characters, the quotes and "...".
+            assert!(found.chars().count() <= 32 + 2 + 3, "{found}");
+        }
+        Err(other) => panic!("a PTX text fails with PtxSyntax only, not {other:?}"),
+    }
+}
+
+fn ptx_operand(function: &ptx::Function<'_>, count: u32, operand: &Operand<'_>) {
+    match operand {
+        Operand::Reg { id, .. } => assert!(function.register(*id).is_some()),
+        Operand::RegPair(a, b) => {
+            assert!(function.register(*a).is_some() && function.register(*b).is_some());
+        }
+        Operand::Label(target) => assert!(*target <= count),
+        Operand::Address(address) => {
+            if let ptx::AddressBase::Reg(id) = address.base {
+                assert!(function.register(id).is_some());
+            }
+        }
+        Operand::Vector(items) | Operand::List(items) => {
+            for item in items {
+                assert!(!matches!(item, Operand::Vector(_) | Operand::List(_)));
+                ptx_operand(function, count, item);
+            }
+        }
+        Operand::Opaque(text) => assert!(text.starts_with('[') && text.ends_with(']')),
+        _ => {}
     }
 }

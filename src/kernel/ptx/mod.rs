@@ -1,13 +1,165 @@
-//! Kernels from their PTX (feature `ptx`).
+//! PTX, read: the syntax tree of a module as nvcc (10.2 to 13.x), Triton
+//! (3.x, through LLVM's NVPTX back end) and CUTLASS emit it, PTX ISA up to
+//! 9.x (feature `ptx`).
 //!
-//! [`ops`] holds the exact integer semantics of PTX instructions over values
-//! that may be unknown; [`KernelLaunch`] a launch's grid, block, dynamic
-//! shared memory and arguments.
+//! [`parse`] reads a whole `.ptx` file into a [`Module`]: its `.version`,
+//! `.target` and `.address_size`, its `.file` table, its module-scope
+//! variables (`.shared`, `.global`, `.const`, with alignment, array
+//! dimensions and initialisers; `.extern .shared .b8 smem[]` is the dynamic
+//! shared memory) and its [`Function`]s (`.entry` kernels and `.func`s, with
+//! return parameters, parameters, `.ptr` attributes and tuning directives
+//! such as `.reqntid`). A function's body becomes a flat list of
+//! [`Instruction`]s: nested blocks `{ ... }` (call sequences, inline
+//! assembly) only scope names, so they are flattened, and every name is
+//! resolved as PTX scopes it:
+//!
+//! - a register is a [`RegId`], numbered densely per function in declaration
+//!   order (`%r<623>` takes 623 consecutive numbers), so an interpreter keeps
+//!   a thread's registers in a vector of [`Function::register_count`];
+//!   [`Function::register`] gives its name and type back;
+//! - a special register (`%tid.x`) is an [`Operand::Special`];
+//! - a label of the block or an enclosing one is an [`Operand::Label`]
+//!   holding the index of the instruction it stands before;
+//! - any other name (a variable, a parameter, a function) is an
+//!   [`Operand::Symbol`], as written.
+//!
+//! An instruction keeps its opcode with all its modifiers as written
+//! ([`Instruction::mnemonic`], `ld.shared.v4.f32`), with
+//! [`Instruction::opcode`] (`ld`), [`Instruction::modifiers`] and
+//! [`Instruction::has`] to match on it. The reader knows nothing of what an
+//! opcode means: every well-formed instruction reads, those an interpreter
+//! does not know included. Operands keep the structure an interpreter needs
+//! (registers, immediates with their bits, `[base+offset]` addresses,
+//! `{...}` vectors, `(...)` call lists, `%p|%q` pairs); an address of another
+//! shape (`[tex, {%f1, %f2}]`, TMA's `[%rd1, {%r1, %r2}]`) is an
+//! [`Operand::Opaque`] holding its text.
+//!
+//! Each instruction carries its PTX line and the `.loc` (file, line, column)
+//! in force before it. `.section`s (DWARF) are skipped whole; comments
+//! (`//`, `/* */`) anywhere.
+//!
+//! Beside the reader, [`ops`] holds the exact integer semantics of PTX
+//! instructions over values that may be unknown, and [`KernelLaunch`] a
+//! launch's grid, block, dynamic shared memory and arguments.
+//!
+//! Text that is not PTX is an [`Error::PtxSyntax`](crate::Error::PtxSyntax)
+//! with the line and column (from 1) of the offending token, what was
+//! expected there, and at most 32 characters of the text found.
+//!
+//! # Why a reader of our own
+//!
+//! The crates that read PTX were weighed: `ptx-90-parser` is deprecated,
+//! `singe-ptx` is alpha, and ZLUDA's parser is not published on its own.
+//! What this crate needs is small (the declarations, and each instruction as
+//! opcode plus operands; the meaning of opcodes belongs to the interpreter),
+//! the library takes no heavy dependency, and the reader must borrow from
+//! its input and never fail on an instruction it does not know. So this is a
+//! hand-written lexer and recursive-descent parser of about a thousand lines,
+//! tested on every file of a corpus of public PTX (nvcc 10.2-13.1, Triton,
+//! CUTLASS).
+//!
+//! # Example
+//!
+//! ```
+//! use smem_model::kernel::ptx::{self, AddressBase, Immediate, Operand, Special};
+//!
+//! let text = r#"
+//! .version 8.7
+//! .target sm_90
+//! .address_size 64
+//!
+//! .visible .entry reverse(.param .u64 .ptr .global .align 4 reverse_param_0)
+//! .reqntid 64
+//! {
+//!     .reg .b32 %r<4>;
+//!     .reg .b64 %rd<2>;
+//!     .shared .align 4 .b8 s[256];
+//!     .loc 1 7 5
+//!     mov.u32 %r1, %tid.x;
+//!     shl.b32 %r2, %r1, 2;
+//!     mov.u32 %r3, s;
+//!     st.shared.u32 [%r3+4], %r1;
+//!     bar.sync 0;
+//!     ret;
+//! }
+//! "#;
+//! let module = ptx::parse(text)?;
+//! assert_eq!((module.version.major, module.version.minor), (8, 7));
+//! let kernel = module.function("reverse").unwrap();
+//! assert_eq!(kernel.tuning(".reqntid"), Some(&[64][..]));
+//! assert_eq!(kernel.register_count, 6);
+//! assert_eq!(kernel.variable("s").unwrap().size(), Some(256));
+//!
+//! let mov = &kernel.instructions[0];
+//! assert_eq!(mov.operands[1], Operand::Special(Special::Tid, Some(0)));
+//! assert_eq!(mov.loc.map(|loc| loc.line), Some(7));
+//!
+//! let st = &kernel.instructions[3];
+//! assert_eq!((st.opcode(), st.has("shared")), ("st", true));
+//! let Operand::Address(address) = &st.operands[0] else { panic!() };
+//! assert!(matches!(address.base, AddressBase::Reg(_)));
+//! assert_eq!(address.offset, 4);
+//! assert_eq!(kernel.instructions[1].operands[2], Operand::Imm(Immediate::Int(2)));
+//! # Ok::<(), smem_model::Error>(())
+//! ```
+//!
+//! Malformed text:
+//!
+//! ```
+//! use smem_model::kernel::ptx;
+//!
+//! let err = ptx::parse(".version 8.0\n.entry k() {\n  add.s32 %r1, %r2, 1;\n}\n").unwrap_err();
+//! assert_eq!(
+//!     err.to_string(),
+//!     "PTX line 3, column 11: expected a declared register or a special register, \
+//!      found `%r1, %r2, 1;`"
+//! );
+//! ```
 
+mod ast;
 mod launch;
+mod lex;
 pub mod ops;
+mod parse;
+#[cfg(test)]
+mod tests;
+
+pub use ast::{
+    Address, AddressBase, Component, Function, FunctionKind, Guard, Immediate, Instruction, Label,
+    Linkage, Loc, Module, Operand, Pointer, RegId, Register, RegisterDecl, SourceFile, Special,
+    StateSpace, Tuning, Type, Variable, Version,
+};
 
 pub use launch::{
     parse_dims, Arg, ArgKey, KernelLaunch, ParamDecl, ParamKind, FAKE_POINTER_BASE,
     FAKE_POINTER_STRIDE, MAX_BLOCK_THREADS,
 };
+
+use crate::Error;
+
+/// The most registers one function may declare (4,194,304, all its blocks
+/// together): more is "not modelled", so that a short text cannot make an
+/// interpreter allocate without bound.
+pub const MAX_REGISTERS: u32 = 1 << 22;
+
+/// Reads a PTX module.
+///
+/// # Errors
+///
+/// [`Error::PtxSyntax`] where the text is not PTX: a token that cannot start
+/// what must come next (with its line, column and what was expected), an
+/// unterminated comment or string, a register used but not declared in
+/// scope, a number past 64 bits, more than [`MAX_REGISTERS`] registers in a
+/// function.
+///
+/// # Example
+///
+/// ```
+/// let module = smem_model::kernel::ptx::parse(".version 7.0\n.target sm_75\n")?;
+/// assert_eq!(module.target, ["sm_75"]);
+/// assert!(module.functions.is_empty());
+/// # Ok::<(), smem_model::Error>(())
+/// ```
+pub fn parse(text: &str) -> Result<Module<'_>, Error> {
+    parse::module(text)
+}
