@@ -42,7 +42,7 @@
 //! instructions over values that may be unknown, and [`KernelLaunch`] a
 //! launch's grid, block, dynamic shared memory and arguments.
 //!
-//! Text that is not PTX is an [`Error::PtxSyntax`](crate::Error::PtxSyntax)
+//! Text that is not PTX is an [`Error::PtxSyntax`]
 //! with the line and column (from 1) of the offending token, what was
 //! expected there, and at most 32 characters of the text found.
 //!
