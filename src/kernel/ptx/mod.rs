@@ -46,6 +46,55 @@
 //! with the line and column (from 1) of the offending token, what was
 //! expected there, and at most 32 characters of the text found.
 //!
+//! # Reading the tree as an interpreter
+//!
+//! - **Control**: run [`Function::instructions`] by index; a branch's
+//!   [`Operand::Label`] is the index to go to ([`Function::labels`] lists
+//!   them by name). A [`Guard`] names a predicate register and whether it is
+//!   negated (`@!%p`).
+//! - **Registers**: a thread's registers fit a vector of
+//!   [`Function::register_count`] values indexed by [`RegId::index`];
+//!   [`Function::register`] gives a register's name and type (for messages).
+//!   `%tid.x` and the other special registers are [`Operand::Special`] with a
+//!   component, `WARP_SZ` included.
+//! - **Names**: `ld.param.u32 %r1, [k_param_2]` has an
+//!   [`Address`] whose [`AddressBase::Symbol`] is the parameter
+//!   ([`Function::param`] gives its index and type); `mov.u32 %r1, smem;` has
+//!   [`Operand::Symbol`] (a variable of the function or the module:
+//!   [`Function::variable`], [`Module::variable`], with its state space,
+//!   alignment and size). A call is `call[.uni] (returns), callee, (args)`:
+//!   [`Operand::List`], [`Operand::Symbol`] (or a register for an indirect
+//!   call), [`Operand::List`], then the prototype's name if any.
+//! - **Sites**: an event's [`Site`](crate::kernel::Site) is the instruction's
+//!   index as `pc`, with [`Loc`]'s file and line where `.loc` gave them.
+//!
+//! ```
+//! use smem_model::kernel::ptx::{self, Operand};
+//!
+//! let text = ".version 8.0\n.target sm_80\n.entry k()\n{\n\
+//!     .reg .b32 %r<3>;\n .shared .align 4 .b8 s[128];\n\
+//!     mov.u32 %r1, s;\n st.shared.v2.u32 [%r1+8], {%r1, %r2};\n\
+//!     ld.volatile.shared.u32 %r2, [s+4];\n ret;\n}\n";
+//! let module = ptx::parse(text)?;
+//! let k = &module.functions[0];
+//! // The shared accesses, with their vector length.
+//! let shared: Vec<(usize, &str, u32)> = k
+//!     .instructions
+//!     .iter()
+//!     .enumerate()
+//!     .filter(|(_, i)| matches!(i.opcode(), "ld" | "st") && i.has("shared"))
+//!     .map(|(pc, i)| {
+//!         let lanes = if i.has("v4") { 4 } else if i.has("v2") { 2 } else { 1 };
+//!         (pc, i.opcode(), lanes)
+//!     })
+//!     .collect();
+//! assert_eq!(shared, [(1, "st", 2), (2, "ld", 1)]);
+//! // `mov.u32 %r1, s` takes the address of a shared variable of the function.
+//! let Operand::Symbol { name, .. } = k.instructions[0].operands[1] else { panic!() };
+//! assert_eq!(k.variable(name).unwrap().size(), Some(128));
+//! # Ok::<(), smem_model::Error>(())
+//! ```
+//!
 //! # Why a reader of our own
 //!
 //! The crates that read PTX were weighed: `ptx-90-parser` is deprecated,
