@@ -43,4 +43,4 @@ pub mod input;
 pub mod line;
 mod trace;
 
-pub use trace::{Summary, Trace};
+pub use trace::{read_chunk, Summary, Trace};

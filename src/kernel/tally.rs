@@ -325,8 +325,9 @@ impl Tally {
         self.kernel_names.get(kernel as usize).map_or("", |n| n)
     }
 
-    /// Instructions that are not shared-memory requests, as a source counted
-    /// them ([`add_other_instructions`](Tally::add_other_instructions)).
+    /// Instructions that are not shared-memory requests: the
+    /// synchronisation events (barriers, fences, cp.async groups), and what a
+    /// source counted ([`add_other_instructions`](Tally::add_other_instructions)).
     pub fn other_instructions(&self) -> u64 {
         self.other_instructions
     }
@@ -651,8 +652,9 @@ impl Consumer for Tally {
                 }
                 None => self.constant.without_addresses += 1,
             },
-            // Synchronisation costs no wavefront.
-            _ => {}
+            // Synchronisation costs no wavefront: an instruction that is not
+            // a shared-memory request.
+            _ => self.other_instructions += 1,
         }
         Ok(())
     }

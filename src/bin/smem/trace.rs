@@ -25,18 +25,20 @@
 //!
 //! # Streaming, threads, determinism
 //!
-//! The main thread reads the input (`reader.rs`) in chunks of whole lines,
-//! numbering the lines, telling each file's format, following trace headers
-//! and kernel lists, which is all that must happen in input order.
-//! `--threads` workers take the chunks from a queue, split, parse, predict and
-//! count their lines into counts of their own (`tally.rs`), and send back the
-//! chunk's errors and buffer; the main thread prints the errors in input order
-//! and merges the workers' counts once, at the end. Memory holds the queued
-//! chunks and those being analysed (512 KB each), one entry per distinct
-//! instruction a worker, each kernel name once, and the best `--top`
-//! unlabelled records, whatever the input's length. Every figure is a sum or a
-//! maximum, and the instruction ranking breaks ties by first appearance, so the
-//! output is the same whatever the number of threads.
+//! The main thread reads the input in chunks of whole lines
+//! (`smem_model::kernel::accelsim::input::Reader`), numbering the lines,
+//! telling each file's format, following trace headers and kernel lists,
+//! which is all that must happen in input order. `--threads` workers take the
+//! chunks from a queue and read them into events of a tally of their own
+//! (`kernel::accelsim::read_chunk` into a `kernel::tally::Tally`; corpus
+//! records straight into the tally), and send back the chunk's errors and
+//! buffer; the main thread prints the errors in input order and merges the
+//! workers' tallies once, at the end. Memory holds the queued chunks and
+//! those being analysed (512 KB each), one entry per distinct instruction a
+//! worker, each kernel name once, and the best `--top` unlabelled records,
+//! whatever the input's length. Every figure is a sum or a maximum, and the
+//! instruction ranking breaks ties by first appearance, so the output is the
+//! same whatever the number of threads.
 //!
 //! # Bad input
 //!
@@ -46,7 +48,7 @@
 //! is 1 when any line or file could not be read, 0 otherwise. A failure inside
 //! a worker thread (a bug) is an `error:` line and exit status 1.
 
-mod tally;
+mod errors;
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
@@ -61,11 +63,13 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 use smem_model::corpus::Record;
-use smem_model::{BankConfig, ComputeCapability, ConstantLoad, LaneSet, Op, WarpRequest};
+use smem_model::kernel::accelsim::read_chunk;
+use smem_model::kernel::tally::{Entry, Key, Tally, Totals};
+use smem_model::kernel::{Consumer, Event, KernelInfo, Place};
+use smem_model::{BankConfig, ComputeCapability, Op};
 
-use smem_model::kernel::accelsim::input::{Chunk, Format, Input, KernelState, Location, Reader};
-use smem_model::kernel::accelsim::line::{self as accelsim, Class, Line as TraceLine};
-use tally::{Counts, Entry, Errors, Key, Tally, Totals};
+use errors::{Errors, LineError, Timings};
+use smem_model::kernel::accelsim::input::{Chunk, Format, Input, Location, Reader};
 
 use crate::output::{emit, fail, plural, styled, warn, HEADING, NOTE};
 use crate::table::{Align, Table};
@@ -142,52 +146,8 @@ pub struct Args {
 /// bound, and each thread holds up to two chunks of the queue.
 pub const MAX_THREADS: usize = 64;
 
-/// The capability used for trace instructions whose header names none.
-const DEFAULT_ARCH: ComputeCapability = ComputeCapability::Sm90;
-
 /// The name worker threads carry (the panic hook tells them by it).
 const WORKER: &str = "smem-trace-worker";
-
-/// What names a parsed request's instruction.
-enum Source<'a> {
-    /// A corpus record, with its label if it has one.
-    Record(Option<String>),
-    /// A trace instruction.
-    Code {
-        kernel: u32,
-        pc: u64,
-        opcode: &'a str,
-        line: Option<accelsim::SourceLine<'a>>,
-    },
-}
-
-/// One line of a chunk, parsed: a request to predict.
-struct Parsed<'a> {
-    at: Location,
-    config: BankConfig,
-    request: WarpRequest,
-    source: Source<'a>,
-}
-
-/// Lines parsed before they are analysed: the parsed requests stay in cache.
-const PARSED_LINES: usize = 512;
-
-/// The capability of a trace instruction.
-fn trace_arch(kernel: &KernelState, arch: Option<ComputeCapability>) -> ComputeCapability {
-    arch.or_else(|| {
-        kernel
-            .binary_version
-            .and_then(|v| ComputeCapability::new(v / 10, v % 10))
-    })
-    .unwrap_or(DEFAULT_ARCH)
-}
-
-/// A request from a mask and the active lanes' addresses (inactive lanes'
-/// are ignored).
-fn request(op: Op, width: u32, mask: u32, addresses: &[u32; 32]) -> Result<WarpRequest, String> {
-    WarpRequest::from_offsets(op, width, LaneSet::from_bits(mask), addresses)
-        .map_err(|e| e.to_string())
-}
 
 /// What a worker knows besides the chunk.
 struct Settings {
@@ -199,262 +159,123 @@ struct Settings {
     panic_at: Option<u64>,
 }
 
-/// Analyses one chunk into the worker's counts: reads its lines into
-/// requests, predicts and counts them. With `--timings`, some hundreds of
-/// lines are read, then counted, timing the two apart. Returns the chunk's
-/// errors.
-fn analyse(chunk: &Chunk, counts: &mut Counts, settings: &Settings) -> Errors {
-    let arch = settings.arch;
-    // With --timings, lines are parsed some hundreds at a time and then
-    // counted, to time the two apart; otherwise each is counted as it is read.
-    let timed = settings.timed;
-    let mut errors = Errors::default();
-    let mut parsed: Vec<Parsed<'_>> = Vec::with_capacity(if timed { PARSED_LINES } else { 0 });
-    let mut lines = chunk.lines();
-    // The capability of the last binary version seen: kernels change rarely.
-    let mut config_of = (
-        None,
-        BankConfig::new(trace_arch(&KernelState::default(), arch)),
-    );
-    let mut more = true;
-    while more {
-        let started = Instant::now();
-        parsed.clear();
-        for _ in 0..PARSED_LINES {
-            let Some(line) = lines.next() else {
-                more = false;
-                break;
-            };
-            if settings.panic_at == Some(line.at.line) {
-                panic!(
-                    "SMEM_TRACE_PANIC_AT_LINE: a deliberate failure at line {}",
-                    line.at.line
-                );
-            }
-            match line.format {
-                Some(Format::AccelSim) => {
-                    let kernel = line.kernel;
-                    // By reference: an instruction is some 200 bytes.
-                    match &accelsim::line(line.bytes, &kernel.context) {
-                        Ok(TraceLine::Instruction(i)) => match i.class {
-                            // Fully predicated off: no lane accesses shared
-                            // memory, so no request; counted on its own line.
-                            Class::Shared { .. } if i.mask == 0 => counts.predicated_off += 1,
-                            Class::Shared { op, width } => {
-                                if config_of.0 != Some(kernel.binary_version) {
-                                    let cc = trace_arch(&kernel, arch);
-                                    config_of = (Some(kernel.binary_version), BankConfig::new(cc));
-                                }
-                                let config = config_of.1;
-                                let source = Source::Code {
-                                    kernel: kernel.name,
-                                    pc: i.pc,
-                                    opcode: i.opcode,
-                                    line: i.source,
-                                };
-                                // The error turned into text only when there is one.
-                                let mask = LaneSet::from_bits(i.mask);
-                                match &WarpRequest::from_offsets(op, width, mask, &i.addresses) {
-                                    Ok(request) if !timed => count_request(
-                                        line.at,
-                                        config,
-                                        request,
-                                        &source,
-                                        counts,
-                                        &mut errors,
-                                    ),
-                                    Ok(request) => parsed.push(Parsed {
-                                        at: line.at,
-                                        config,
-                                        request: *request,
-                                        source,
-                                    }),
-                                    Err(err) => {
-                                        errors.push(line.at, format!("{}: {err}", i.opcode), false)
-                                    }
-                                }
-                            }
-                            Class::CasRound { .. } if i.mask == 0 => counts.predicated_off += 1,
-                            // One round of a CAS loop: costed at once, as the
-                            // round it is (never deferred to `count`, which
-                            // would cost a whole loop).
-                            Class::CasRound { op, width } => {
-                                let config = BankConfig::new(trace_arch(&kernel, arch));
-                                let cost = request(op, width, i.mask, &i.addresses).and_then(|r| {
-                                    match config.cas_round_cost(&r) {
-                                        Ok(cost) => Ok((r.width(), cost)),
-                                        Err(e) => Err(e.to_string()),
-                                    }
-                                });
-                                match cost {
-                                    Ok((width, cost)) => counts.add_code(
-                                        line.at,
-                                        kernel.name,
-                                        i.pc,
-                                        i.opcode,
-                                        i.source.map(|s| (s.file, s.line)),
-                                        config.capability(),
-                                        (op, width),
-                                        cost,
-                                    ),
-                                    Err(err) => {
-                                        errors.push(line.at, format!("{}: {err}", i.opcode), false)
-                                    }
-                                }
-                            }
-                            Class::Unmodelled { name } => {
-                                *counts.unmodelled.entry(name).or_default() += 1;
-                            }
-                            // Constant memory: its own count, never in the
-                            // shared-memory totals.
-                            Class::Constant { width, addressed } => {
-                                if !addressed {
-                                    counts.constant.without_addresses += 1;
-                                    continue;
-                                }
-                                let cc = trace_arch(&kernel, arch);
-                                let load =
-                                    request(Op::Load, width, i.mask, &i.addresses).and_then(|r| {
-                                        ConstantLoad::from_request(&r).map_err(|e| e.to_string())
-                                    });
-                                match load {
-                                    Ok(load) => {
-                                        counts.constant.loads += 1;
-                                        counts.constant.requests += u64::from(load.requests(cc));
-                                    }
-                                    Err(err) => {
-                                        errors.push(line.at, format!("{}: {err}", i.opcode), false)
-                                    }
-                                }
-                            }
-                            // Synchronisation and the rest: no request.
-                            _ => counts.other_instructions += 1,
-                        },
-                        // Headers (the reader follows them) and the structure
-                        // of the .traceg form: nothing to analyse.
-                        Ok(_) => {}
-                        Err(reason) => errors.push(line.at, reason.clone(), false),
-                    }
-                }
-                Some(Format::Corpus) => {
-                    let Ok(text) = std::str::from_utf8(line.bytes) else {
-                        let reason = "cannot read: stream did not contain valid UTF-8";
-                        errors.push(line.at, reason.to_owned(), false);
-                        continue;
-                    };
-                    let text = text.trim();
-                    if text.is_empty() {
-                        continue;
-                    }
-                    match corpus_line(text, arch) {
-                        Ok((label, config, request)) => {
-                            let line = Parsed {
-                                at: line.at,
-                                config,
-                                request,
-                                source: Source::Record(label),
-                            };
-                            if timed {
-                                parsed.push(line);
-                            } else {
-                                count(&line, counts, &mut errors);
-                            }
-                        }
-                        Err(reason) => errors.push(line.at, reason, false),
-                    }
-                }
-                // The reader follows kernel lists itself.
-                Some(Format::KernelList) => {}
-                // Blank or unreadable lines only come before the format is known.
-                None => {
-                    if std::str::from_utf8(line.bytes).is_err() {
-                        let reason = "cannot read: stream did not contain valid UTF-8";
-                        errors.push(line.at, reason.to_owned(), false);
-                    }
-                }
-            }
-        }
-        let analysis_started = Instant::now();
-        for line in &parsed {
-            count(line, counts, &mut errors);
-        }
-        let finished = Instant::now();
-        counts.timings.parse += analysis_started - started;
-        counts.timings.analysis += finished - analysis_started;
+/// A worker's tally and times.
+struct Worker {
+    tally: Tally,
+    timings: Timings,
+}
+
+/// A consumer that times another's handling of the events (`--timings`):
+/// the rest of a chunk's time is reading its lines.
+struct Timed<'a> {
+    inner: &'a mut Tally,
+    analysis: Duration,
+}
+
+impl Consumer for Timed<'_> {
+    fn begin_kernel(&mut self, kernel: &KernelInfo<'_>) -> Result<(), smem_model::Error> {
+        self.inner.begin_kernel(kernel)
     }
+
+    fn place(&mut self, place: &Place<'_>) {
+        self.inner.place(place);
+    }
+
+    fn event(&mut self, warp: u32, event: &Event<'_>) -> Result<(), smem_model::Error> {
+        let started = Instant::now();
+        let result = self.inner.event(warp, event);
+        self.analysis += started.elapsed();
+        result
+    }
+}
+
+/// Analyses one chunk into the worker's tally: an Accel-Sim chunk through
+/// the library's reader, a corpus chunk record by record. Returns the
+/// chunk's errors, in input order.
+fn analyse(chunk: &Chunk, worker: &mut Worker, settings: &Settings) -> Errors {
+    let started = Instant::now();
+    if let Some(line) = settings.panic_at {
+        let lines = chunk.lines().count() as u64;
+        if (chunk.first_line..chunk.first_line + lines).contains(&line) {
+            panic!("SMEM_TRACE_PANIC_AT_LINE: a deliberate failure at line {line}");
+        }
+    }
+    let tally = &mut worker.tally;
+    let refused = tally.error_count();
+    let mut found: Vec<(Location, String)> = Vec::new();
+    if chunk.format == Some(Format::Corpus) {
+        for line in chunk.lines() {
+            if let Err(reason) = corpus_line(&line, settings.arch, tally) {
+                found.push((line.at, reason));
+            }
+        }
+    } else {
+        let mut on_error = |at, reason| found.push((at, reason));
+        let summary = if settings.timed {
+            let mut timed = Timed {
+                inner: tally,
+                analysis: Duration::ZERO,
+            };
+            let summary = read_chunk(chunk, &mut timed, &mut on_error);
+            worker.timings.analysis += timed.analysis;
+            summary
+        } else {
+            read_chunk(chunk, tally, &mut on_error)
+        };
+        // The tally returns no error of its own.
+        if let Ok(summary) = summary {
+            worker
+                .tally
+                .add_other_instructions(summary.other_instructions);
+        }
+    }
+    let tally = &mut worker.tally;
+    let kept = tally.take_errors();
+    let dropped = tally.error_count() - refused - kept.len() as u64;
+    found.extend(kept.into_iter().map(|e| (e.at, e.reason)));
+    found.sort_by_key(|(at, _)| *at);
+    let mut errors = Errors::default();
+    for (at, reason) in found {
+        errors.push(at, reason, false);
+    }
+    errors.lines += dropped;
     // The reader's errors come after the chunk's lines.
     for error in &chunk.errors {
         errors.push(error.at, error.reason.clone(), error.file_level);
     }
+    if settings.timed {
+        worker.timings.parse += started.elapsed().saturating_sub(worker.timings.analysis);
+    }
     errors
 }
 
-/// Predicts one parsed request and counts it.
-#[inline]
-fn count(line: &Parsed<'_>, counts: &mut Counts, errors: &mut Errors) {
-    count_request(
-        line.at,
-        line.config,
-        &line.request,
-        &line.source,
-        counts,
-        errors,
-    );
-}
-
-/// Predicts one request and counts it.
-#[inline]
-fn count_request(
-    at: Location,
-    config: BankConfig,
-    request: &WarpRequest,
-    source: &Source<'_>,
-    counts: &mut Counts,
-    errors: &mut Errors,
-) {
-    let capability = config.capability();
-    let op = (request.op(), request.width());
-    match config.cost(request) {
-        Ok(cost) => match source {
-            Source::Code {
-                kernel,
-                pc,
-                opcode,
-                line,
-            } => counts.add_code(
-                at,
-                *kernel,
-                *pc,
-                opcode,
-                line.map(|s| (s.file, s.line)),
-                capability,
-                op,
-                cost,
-            ),
-            Source::Record(label) => counts.add_record(at, label.as_deref(), capability, op, cost),
-        },
-        Err(err) => {
-            let reason = match source {
-                Source::Code { opcode, .. } => format!("{opcode}: {err}"),
-                Source::Record(_) => err.to_string(),
-            };
-            errors.push(at, reason, false);
-        }
-    }
-}
-
-/// A corpus record's label, configuration and request.
+/// Reads one line of a corpus into the tally.
 fn corpus_line(
-    text: &str,
+    line: &smem_model::kernel::accelsim::input::Line<'_>,
     arch: Option<ComputeCapability>,
-) -> Result<(Option<String>, BankConfig, WarpRequest), String> {
+    tally: &mut Tally,
+) -> Result<(), String> {
+    let Ok(text) = std::str::from_utf8(line.bytes) else {
+        return Err("cannot read: stream did not contain valid UTF-8".to_owned());
+    };
+    let text = text.trim();
+    // Blank lines, and lines before the format was known (blank ones).
+    if text.is_empty() || line.format.is_none() {
+        return Ok(());
+    }
     let record = Record::from_json(text).map_err(|e| e.to_string())?;
     let cc = match arch {
         Some(cc) => cc,
         None => record.capability().map_err(|e| e.to_string())?,
     };
     let request = record.request(cc).map_err(|e| e.to_string())?;
-    Ok((record.label, BankConfig::new(cc), request))
+    tally.add_request(
+        line.at,
+        record.label.as_deref(),
+        BankConfig::new(cc),
+        &request,
+    );
+    Ok(())
 }
 
 /// A kernel name short enough for a table cell.
@@ -517,7 +338,7 @@ enum Message {
     /// A worker failed (a bug): what it said, and where it was.
     Failed { message: String, at: Location },
     /// A worker's counts, once the input has ended.
-    Done(Box<Counts>),
+    Done(Box<Worker>),
 }
 
 thread_local! {
@@ -557,7 +378,14 @@ fn work(
 ) {
     let place = Cell::new(Location { input: 0, line: 0 });
     let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        let mut counts = Box::new(Counts::new(top));
+        let mut tally = Tally::default().with_top(top);
+        if let Some(arch) = settings.arch {
+            tally = tally.with_capability(arch);
+        }
+        let mut worker = Box::new(Worker {
+            tally,
+            timings: Timings::default(),
+        });
         loop {
             // The lock is held only to take a chunk, not to analyse it.
             let job = jobs
@@ -569,7 +397,7 @@ fn work(
                 input: chunk.file,
                 line: chunk.first_line,
             });
-            let errors = analyse(&chunk, &mut counts, settings);
+            let errors = analyse(&chunk, &mut worker, settings);
             let message = Message::Chunk {
                 index,
                 errors,
@@ -579,7 +407,7 @@ fn work(
                 return;
             }
         }
-        let _ = done.send(Message::Done(counts));
+        let _ = done.send(Message::Done(worker));
     }));
     if result.is_err() {
         let message = PANIC
@@ -608,7 +436,7 @@ struct Merger<'a> {
     waiting: BTreeMap<u64, Errors>,
     next: u64,
     errors: Errors,
-    counts: Vec<Counts>,
+    counts: Vec<Worker>,
 }
 
 impl Merger<'_> {
@@ -622,7 +450,7 @@ impl Merger<'_> {
                     self.errors.lines += part.lines;
                     self.errors.files += part.files;
                     for error in part.shown {
-                        if self.errors.shown.len() == tally::SHOWN_ERRORS {
+                        if self.errors.shown.len() == errors::SHOWN_ERRORS {
                             break;
                         }
                         // Errors go out as soon as they are known, in input
@@ -764,38 +592,88 @@ fn trace(args: &Args, threads: usize) -> ExitCode {
         Err(Stop::Strict) => return ExitCode::FAILURE,
         Err(Stop::Failed(message)) => return fail(message),
     }
-    let mut tally = Tally::merge(std::mem::take(&mut merger.counts), args.top);
-    tally.errors = std::mem::take(&mut merger.errors);
-    if args.timings {
-        eprint!("{}", timings(&tally, started.elapsed(), reading, threads));
+    let mut workers = std::mem::take(&mut merger.counts).into_iter();
+    let (mut tally, mut time) = match workers.next() {
+        Some(worker) => (worker.tally, worker.timings),
+        None => (Tally::default(), Timings::default()),
+    };
+    for worker in workers {
+        tally.merge(worker.tally);
+        time.parse += worker.timings.parse;
+        time.analysis += worker.timings.analysis;
     }
-    let hidden = tally.errors.lines + tally.errors.files - tally.errors.shown.len() as u64;
+    let errors = std::mem::take(&mut merger.errors);
+    if args.timings {
+        eprint!(
+            "{}",
+            timings(&tally, time, started.elapsed(), reading, threads)
+        );
+    }
+    let hidden = errors.lines + errors.files - errors.shown.len() as u64;
     if hidden > 0 {
         let noun = if hidden == 1 { "error" } else { "errors" };
         warn(format_args!("{hidden} more {noun} not shown"));
     }
+    let report = Report {
+        tally: &tally,
+        errors: &errors,
+    };
     let text = if args.json {
-        match serde_json::to_string_pretty(&json_report(args, &reader, &tally)) {
+        match serde_json::to_string_pretty(&json_report(args, &reader, &report)) {
             Ok(json) => json + "\n",
             Err(err) => return fail(err),
         }
     } else {
-        text_report(args, &reader, &tally)
+        text_report(args, &reader, &report)
     };
     if let Err(code) = emit(&text) {
         return code;
     }
-    if tally.errors.lines > 0 || tally.errors.files > 0 {
+    if errors.lines > 0 || errors.files > 0 {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
     }
 }
 
+/// What the reports print: the tally, and the errors met.
+struct Report<'a> {
+    tally: &'a Tally,
+    errors: &'a Errors,
+}
+
+impl Report<'_> {
+    /// The capabilities predicted on, by name.
+    fn archs(&self) -> std::collections::BTreeSet<&'static str> {
+        self.tally
+            .capabilities()
+            .iter()
+            .map(|cc| cc.sm_name())
+            .collect()
+    }
+
+    /// Totals per op, by its name (`LDS.128`, ...).
+    fn by_op(&self) -> BTreeMap<String, Totals> {
+        let mut out: BTreeMap<String, Totals> = BTreeMap::new();
+        for ((op, width), totals) in self.tally.by_op() {
+            out.entry(crate::analyze::op_name(op, width))
+                .or_default()
+                .merge(&totals);
+        }
+        out
+    }
+}
+
 /// What `--timings` prints.
-fn timings(tally: &Tally, wall: Duration, reading: Duration, threads: usize) -> String {
-    let tally::Timings { parse, analysis } = tally.timings;
-    let requests = tally.totals.requests;
+fn timings(
+    tally: &Tally,
+    time: Timings,
+    wall: Duration,
+    reading: Duration,
+    threads: usize,
+) -> String {
+    let Timings { parse, analysis } = time;
+    let requests = tally.totals().requests;
     let rate = requests as f64 / analysis.as_secs_f64().max(f64::MIN_POSITIVE) / 1e6;
     format!(
         "timings: {requests} requests in {:.2} s on {} {}\n\
@@ -811,7 +689,7 @@ fn timings(tally: &Tally, wall: Duration, reading: Duration, threads: usize) -> 
     )
 }
 
-fn describe_error(inputs: &[Input], error: &tally::LineError) -> String {
+fn describe_error(inputs: &[Input], error: &LineError) -> String {
     let name = &inputs[error.at.input as usize].name;
     if error.at.line == 0 {
         format!("cannot read {name}: {}", error.reason)
@@ -915,11 +793,11 @@ struct MetricJson {
 }
 
 /// The predicted value of each metric, in a stable order.
-fn metrics(tally: &Tally) -> Vec<MetricJson> {
+fn metrics(tally: &Report<'_>) -> Vec<MetricJson> {
     let mut out: Vec<MetricJson> = Vec::new();
-    let mut ops: Vec<_> = tally.by_model_op.iter().collect();
+    let mut ops: Vec<_> = tally.tally.by_op().into_iter().collect();
     ops.sort_by_key(|((op, width), _)| crate::analyze::op_name(*op, *width));
-    for ((op, width), totals) in ops {
+    for ((op, width), totals) in &ops {
         let name = crate::analyze::op_name(*op, *width);
         let values = [
             ("requests", totals.requests),
@@ -988,7 +866,7 @@ struct ReportJson {
     totals: Totals,
     other_instructions: u64,
     /// Instructions touching shared memory that are not modelled, by family.
-    not_modelled: BTreeMap<&'static str, u64>,
+    not_modelled: BTreeMap<String, u64>,
     /// Shared-memory instructions with mask 0.
     predicated_off: u64,
     /// Constant-memory loads (LDC, ULDC) whose lines give addresses.
@@ -1025,7 +903,7 @@ fn first_seen(inputs: &[Input], at: Location) -> String {
     format!("{}:{}", inputs[at.input as usize].name, at.line)
 }
 
-fn source_text(source: &Option<tally::SourceLine>) -> Option<String> {
+fn source_text(source: &Option<smem_model::kernel::tally::SourceLine>) -> Option<String> {
     source.as_ref().map(|(file, line)| match file {
         Some(file) => format!("{file}:{line}"),
         None => line.to_string(),
@@ -1034,26 +912,26 @@ fn source_text(source: &Option<tally::SourceLine>) -> Option<String> {
 
 /// An entry's name as the reports show it: a trace instruction as kernel
 /// (shortened), PC and opcode; a record by its label.
-fn entry_name(reader: &Reader, entry: &Entry, demangled: bool) -> String {
+fn entry_name(tally: &Tally, entry: &Entry, demangled: bool) -> String {
     match &entry.key {
         Key::Code { kernel, pc } => {
-            let name = reader.name(*kernel);
+            let name = tally.kernel_name(*kernel);
             let name = if demangled {
                 demangle(name, true)
             } else {
                 name.to_owned()
             };
-            format!("{} {pc:#06x} {}", short(&name), entry.opcode)
+            format!("{} {pc:#06x} {}", short(&name), entry.instruction)
         }
         Key::Label(label) => label.to_string(),
-        Key::Record(_) => "(no label)".to_owned(),
+        _ => "(no label)".to_owned(),
     }
 }
 
 /// A source line of `--by-line`: the instructions of one kernel on one line.
 struct LineRow {
     kernel: u32,
-    source: Option<tally::SourceLine>,
+    source: Option<smem_model::kernel::tally::SourceLine>,
     ops: Vec<String>,
     instructions: usize,
     first: Location,
@@ -1061,10 +939,11 @@ struct LineRow {
 }
 
 /// The trace instructions grouped by kernel and source line, ranked.
-fn by_line(tally: &Tally, top: usize) -> Vec<LineRow> {
+fn by_line(tally: &Report<'_>, top: usize) -> Vec<LineRow> {
     let mut rows: Vec<LineRow> = Vec::new();
-    let mut index: BTreeMap<(u32, Option<tally::SourceLine>), usize> = BTreeMap::new();
-    for entry in &tally.entries {
+    let mut index: BTreeMap<(u32, Option<smem_model::kernel::tally::SourceLine>), usize> =
+        BTreeMap::new();
+    for entry in tally.tally.entries() {
         let Key::Code { kernel, .. } = entry.key else {
             continue;
         };
@@ -1100,7 +979,7 @@ fn by_line(tally: &Tally, top: usize) -> Vec<LineRow> {
     rows
 }
 
-fn json_report(args: &Args, reader: &Reader, tally: &Tally) -> ReportJson {
+fn json_report(args: &Args, reader: &Reader, tally: &Report<'_>) -> ReportJson {
     ReportJson {
         schema: "smem-trace/1",
         files: reader
@@ -1111,30 +990,37 @@ fn json_report(args: &Args, reader: &Reader, tally: &Tally) -> ReportJson {
                 format: format_name(input.format),
             })
             .collect(),
-        archs: tally.archs.iter().copied().collect(),
-        totals: tally.totals,
-        other_instructions: tally.other_instructions,
-        not_modelled: tally.unmodelled.clone(),
-        predicated_off: tally.predicated_off,
-        constant_loads: tally.constant.loads,
-        constant_requests: tally.constant.requests,
-        constant_loads_without_addresses: tally.constant.without_addresses,
+        archs: tally.archs().into_iter().collect(),
+        totals: tally.tally.totals(),
+        other_instructions: tally.tally.other_instructions(),
+        not_modelled: tally
+            .tally
+            .unmodelled()
+            .iter()
+            .map(|(name, count)| (name.to_string(), *count))
+            .collect(),
+        predicated_off: tally.tally.predicated_off(),
+        constant_loads: tally.tally.constant().loads,
+        constant_requests: tally.tally.constant().requests,
+        constant_loads_without_addresses: tally.tally.constant().without_addresses,
         lines_not_analysed: tally.errors.lines,
         files_not_read: tally.errors.files,
-        by_op: tally.by_op.clone(),
+        by_op: tally.by_op(),
         ncu_metrics: metrics(tally),
         top: tally
+            .tally
             .ranking(args.top)
             .into_iter()
             .map(|entry| {
                 let (kernel, pc) = match entry.key {
-                    Key::Code { kernel, pc } => {
-                        (Some(demangle(reader.name(kernel), false)), Some(pc))
-                    }
+                    Key::Code { kernel, pc } => (
+                        Some(demangle(tally.tally.kernel_name(kernel), false)),
+                        Some(pc),
+                    ),
                     _ => (None, None),
                 };
                 RankedJson {
-                    instruction: entry_name(reader, entry, false),
+                    instruction: entry_name(tally.tally, entry, false),
                     op: crate::analyze::op_name(entry.op.0, entry.op.1),
                     first_seen: first_seen(&reader.inputs, entry.first),
                     kernel,
@@ -1149,7 +1035,7 @@ fn json_report(args: &Args, reader: &Reader, tally: &Tally) -> ReportJson {
                 .into_iter()
                 .map(|row| LineJson {
                     source_line: source_text(&row.source),
-                    kernel: demangle(reader.name(row.kernel), false),
+                    kernel: demangle(tally.tally.kernel_name(row.kernel), false),
                     ops: row.ops,
                     instructions: row.instructions,
                     first_seen: first_seen(&reader.inputs, row.first),
@@ -1160,7 +1046,7 @@ fn json_report(args: &Args, reader: &Reader, tally: &Tally) -> ReportJson {
     }
 }
 
-fn text_report(args: &Args, reader: &Reader, tally: &Tally) -> String {
+fn text_report(args: &Args, reader: &Reader, tally: &Report<'_>) -> String {
     let mut out = String::new();
     let count = |format| {
         reader
@@ -1180,7 +1066,7 @@ fn text_report(args: &Args, reader: &Reader, tally: &Tally) -> String {
         }
     }
     let lists = count(Format::KernelList);
-    let t = &tally.totals;
+    let t = &tally.tally.totals();
     _ = writeln!(
         out,
         "{}",
@@ -1202,7 +1088,7 @@ fn text_report(args: &Args, reader: &Reader, tally: &Tally) -> String {
             )
         )
     );
-    let archs: Vec<&str> = tally.archs.iter().copied().collect();
+    let archs: Vec<&str> = tally.archs().into_iter().collect();
     _ = writeln!(
         out,
         "predicted for: {}{}",
@@ -1216,7 +1102,7 @@ fn text_report(args: &Args, reader: &Reader, tally: &Tally) -> String {
             format!(" ({})", archs.join(", "))
         }
     );
-    if tally.predicated_off > 0 {
+    if tally.tally.predicated_off() > 0 {
         _ = writeln!(
             out,
             "{}",
@@ -1224,15 +1110,16 @@ fn text_report(args: &Args, reader: &Reader, tally: &Tally) -> String {
                 NOTE,
                 format!(
                     "({} fully predicated off (mask 0): issued, but no request; not in the table)",
-                    plural(tally.predicated_off, "shared-memory instruction")
+                    plural(tally.tally.predicated_off(), "shared-memory instruction")
                 )
             )
         );
     }
-    let unmodelled: u64 = tally.unmodelled.values().sum();
+    let unmodelled: u64 = tally.tally.unmodelled().values().sum();
     if unmodelled > 0 {
         let names: Vec<String> = tally
-            .unmodelled
+            .tally
+            .unmodelled()
             .iter()
             .map(|(name, count)| format!("{name} {count}"))
             .collect();
@@ -1244,7 +1131,7 @@ fn text_report(args: &Args, reader: &Reader, tally: &Tally) -> String {
             names.join(", ")
         );
     }
-    let constant = tally.constant;
+    let constant = tally.tally.constant();
     if constant.loads > 0 {
         _ = writeln!(
             out,
@@ -1262,7 +1149,7 @@ fn text_report(args: &Args, reader: &Reader, tally: &Tally) -> String {
             plural(constant.without_addresses, "instruction")
         );
     }
-    let other = tally.other_instructions;
+    let other = tally.tally.other_instructions();
     if other > 0 {
         _ = writeln!(
             out,
@@ -1297,10 +1184,11 @@ fn text_report(args: &Args, reader: &Reader, tally: &Tally) -> String {
             format!("{}-way", t.worst_ways),
         ]
     };
-    for (op, totals) in &tally.by_op {
+    let by_op = tally.by_op();
+    for (op, totals) in &by_op {
         table.row(row(op, totals));
     }
-    if tally.by_op.len() != 1 {
+    if by_op.len() != 1 {
         table.row(row("all", t));
     }
     out.push_str(&table.render(0));
@@ -1367,7 +1255,7 @@ fn text_report(args: &Args, reader: &Reader, tally: &Tally) -> String {
                 table.row([
                     (i + 1).to_string(),
                     source_text(&row.source).unwrap_or_else(|| "(no lineinfo)".to_owned()),
-                    short(&demangle(reader.name(row.kernel), true)),
+                    short(&demangle(tally.tally.kernel_name(row.kernel), true)),
                     row.ops.join(","),
                     first_seen(&reader.inputs, row.first),
                     t.requests.to_string(),
@@ -1389,7 +1277,7 @@ fn text_report(args: &Args, reader: &Reader, tally: &Tally) -> String {
             }
         }
     }
-    let ranking = tally.ranking(args.top);
+    let ranking = tally.tally.ranking(args.top);
     if !ranking.is_empty() && !args.by_line {
         _ = writeln!(
             out,
@@ -1416,7 +1304,7 @@ fn text_report(args: &Args, reader: &Reader, tally: &Tally) -> String {
             let t = &entry.totals;
             table.row([
                 (i + 1).to_string(),
-                entry_name(reader, entry, true),
+                entry_name(tally.tally, entry, true),
                 crate::analyze::op_name(entry.op.0, entry.op.1),
                 first_seen(&reader.inputs, entry.first),
                 t.requests.to_string(),

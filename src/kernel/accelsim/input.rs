@@ -179,6 +179,8 @@ pub struct Chunk {
     pub kernels: Vec<(u64, KernelState)>,
     /// Errors found while reading, after the chunk's lines.
     pub errors: Vec<ReadError>,
+    /// The names of the kernels in `kernels`, by their index.
+    pub names: Vec<(u32, Arc<str>)>,
 }
 
 /// One line of a chunk.
@@ -195,6 +197,14 @@ pub struct Line<'a> {
 }
 
 impl Chunk {
+    /// The name of a kernel of the chunk's lines ([`KernelState::name`]).
+    pub fn kernel_name(&self, kernel: u32) -> &str {
+        self.names
+            .iter()
+            .find(|(id, _)| *id == kernel)
+            .map_or("", |(_, name)| name)
+    }
+
     /// The chunk's lines, in order.
     pub fn lines(&self) -> Lines<'_> {
         Lines {
@@ -709,6 +719,14 @@ impl Reader {
             self.close();
         } else if at_end {
             self.close();
+        }
+        for &(_, kernel) in &chunk.kernels {
+            if !chunk.names.iter().any(|(id, _)| *id == kernel.name) {
+                let name = self.name_list.get(kernel.name as usize).cloned();
+                chunk
+                    .names
+                    .push((kernel.name, name.unwrap_or_else(|| Arc::from(""))));
+            }
         }
         chunk
     }

@@ -814,3 +814,134 @@ fn event(site: Site, instruction: &Instruction<'_>) -> Result<Option<Event<'stat
         _ => return Ok(None),
     }))
 }
+
+/// Reads the Accel-Sim lines of one chunk ([`Reader::next_chunk`]) into
+/// `consumer`'s events, in order, for readers that analyse chunks on several
+/// threads (`smem trace` does). Each kernel of the chunk is a
+/// `begin_kernel` ... `end_kernel` of its own (a kernel's lines may span
+/// chunks); blocks are not announced (a chunk may begin or end inside one),
+/// and each event's warp is the last `warp = N` of the chunk, or the one on
+/// its line (the raw form), 0 before either. So it suits consumers that sum,
+/// such as the [`Tally`](crate::kernel::tally::Tally); [`Trace`] gives whole
+/// blocks. Lines of other formats are left to the caller; lines before the
+/// file's format is known that are not UTF-8 are errors.
+///
+/// Each line that cannot be read goes to `on_error` with its place and
+/// reason (the text `smem trace` prints after `FILE:LINE: `); the chunk's
+/// reader errors ([`Chunk::errors`](super::input::Chunk::errors)) are the caller's.
+///
+/// # Errors
+///
+/// The consumer's own, unchanged.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::kernel::accelsim::{input::{Input, Reader}, read_chunk};
+/// use smem_model::kernel::tally::Tally;
+///
+/// let trace = "-kernel name = k\n0010 ffffffff 0 LDS 1 R2 4 1 0x0 128\n0020 ffffffff 0 BRA 0 0 0\n";
+/// let mut reader = Reader::new(vec![Input::reader("k.traceg", trace.as_bytes())]);
+/// let mut tally = Tally::default();
+/// while let Some(chunk) = reader.next_chunk() {
+///     let summary = read_chunk(&chunk, &mut tally, &mut |at, reason| panic!("{at:?}: {reason}"))?;
+///     tally.add_other_instructions(summary.other_instructions);
+/// }
+/// assert_eq!((tally.totals().wavefronts, tally.other_instructions()), (32, 1));
+/// # Ok::<(), smem_model::Error>(())
+/// ```
+pub fn read_chunk<C: Consumer + ?Sized>(
+    chunk: &super::input::Chunk,
+    consumer: &mut C,
+    on_error: &mut dyn FnMut(Location, String),
+) -> Result<Summary, Error> {
+    let mut summary = Summary::default();
+    let mut kernel: Option<super::input::KernelState> = None;
+    let mut warp = 0u32;
+    for line in chunk.lines() {
+        summary.lines += 1;
+        match line.format {
+            Some(Format::AccelSim) => {}
+            None => {
+                if std::str::from_utf8(line.bytes).is_err() {
+                    on_error(
+                        line.at,
+                        "cannot read: stream did not contain valid UTF-8".to_owned(),
+                    );
+                    summary.errors += 1;
+                }
+                continue;
+            }
+            Some(_) => continue,
+        }
+        if kernel != Some(line.kernel) {
+            if kernel.is_some() {
+                consumer.end_kernel()?;
+            }
+            let state = line.kernel;
+            let mut info = KernelInfo::named(chunk.kernel_name(state.name));
+            info.capability = state
+                .binary_version
+                .and_then(|v| ComputeCapability::new(v / 10, v % 10));
+            consumer.begin_kernel(&info)?;
+            summary.kernels += 1;
+            kernel = Some(state);
+        }
+        let instruction = match line::line(line.bytes, &line.kernel.context) {
+            Ok(Line::Instruction(instruction)) => instruction,
+            Ok(Line::Warp(w)) => {
+                match check_warp(w) {
+                    Ok(w) => warp = w,
+                    Err(Problem::Line { reason, .. }) => {
+                        summary.errors += 1;
+                        on_error(line.at, reason);
+                    }
+                    Err(Problem::Consumer(err)) => return Err(err),
+                }
+                continue;
+            }
+            Ok(_) => continue,
+            Err(reason) => {
+                summary.errors += 1;
+                on_error(line.at, reason);
+                continue;
+            }
+        };
+        summary.instructions += 1;
+        let warp = match instruction.block_warp {
+            Some((_, w)) => match check_warp(w) {
+                Ok(w) => w,
+                Err(Problem::Line { reason, .. }) => {
+                    summary.errors += 1;
+                    on_error(line.at, reason);
+                    continue;
+                }
+                Err(Problem::Consumer(err)) => return Err(err),
+            },
+            None => warp,
+        };
+        let mut site = Site::pc(instruction.pc);
+        if let Some(source) = instruction.source {
+            site = site.with_line(source.line);
+        }
+        match event(site, &instruction) {
+            Ok(Some(event)) => {
+                let mut place = Place::new(line.at.input, line.at.line, instruction.opcode);
+                if let Some(file) = instruction.source.and_then(|s| s.file) {
+                    place = place.with_source_file(file);
+                }
+                consumer.place(&place);
+                consumer.event(warp, &event)?;
+            }
+            Ok(None) => summary.other_instructions += 1,
+            Err(reason) => {
+                summary.errors += 1;
+                on_error(line.at, reason);
+            }
+        }
+    }
+    if kernel.is_some() {
+        consumer.end_kernel()?;
+    }
+    Ok(summary)
+}
