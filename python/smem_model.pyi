@@ -18,7 +18,8 @@ messages quote at most 64 characters of what was given, and a sequence's
 length is checked before any of it is read.
 """
 
-from typing import Any, List, Optional, Sequence, Tuple, Union, final
+import os
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union, final
 
 import numpy as np
 import numpy.typing as npt
@@ -51,6 +52,10 @@ __all__ = [
     "HazardAccess",
     "Occupancy",
     "occupancy",
+    "TraceTotals",
+    "TraceSummary",
+    "read_trace",
+    "merge_summaries",
 ]
 
 __version__: str
@@ -510,3 +515,74 @@ def occupancy(
     `dynamic_bytes` given at launch; `opt_in` the
     `cudaFuncAttributeMaxDynamicSharedMemorySize` set, `carveout` the
     `cudaFuncAttributePreferredSharedMemoryCarveout` percentage."""
+
+@final
+class TraceTotals:
+    """Sums over a trace's shared-memory requests."""
+
+    @property
+    def requests(self) -> int:
+        """Requests (warp instructions with at least one active lane)."""
+    @property
+    def wavefronts(self) -> int:
+        """Wavefronts."""
+    @property
+    def ideal_wavefronts(self) -> int:
+        """Wavefronts without bank conflicts."""
+    @property
+    def bank_conflicts(self) -> int:
+        """Bank conflicts: wavefronts less ideal wavefronts."""
+    @property
+    def conflicted_requests(self) -> int:
+        """Requests with at least one bank conflict."""
+    @property
+    def worst_ways(self) -> int:
+        """The worst request's ways (the busiest phase's steps)."""
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
+class TraceSummary:
+    """What a reading of trace files adds up to: the totals, the totals per op
+    and width, and the counts of what was read. Two summaries `merge` into
+    the summary of both readings, exactly; a summary pickles (for Dask)."""
+
+    @property
+    def totals(self) -> TraceTotals:
+        """The sums over every request."""
+    @property
+    def by_op(self) -> Dict[str, TraceTotals]:
+        """The sums per op and width, keyed `"LDS.128"`-style (op, then the
+        access width in bits)."""
+    @property
+    def counts(self) -> Dict[str, int]:
+        """Files, lines, kernels, blocks, instructions, other instructions (no
+        shared access, no barrier), predicated-off accesses, constant loads and
+        errors (lines or requests that could not be read or modelled) read."""
+    @property
+    def unmodelled(self) -> Dict[str, int]:
+        """Instructions seen but not modelled (TMA, GMMA, mbarrier, LDGSTS),
+        counted by name."""
+    def merge(self, other: TraceSummary) -> TraceSummary:
+        """The summary of both readings: every sum and count added (the library's
+        `Totals::merge`; the worst ways the larger)."""
+    def to_dict(self) -> Dict[str, Any]:
+        """The summary as plain Python data (what it pickles as)."""
+    @staticmethod
+    def from_dict(data: Dict[str, Any]) -> TraceSummary:
+        """The summary `to_dict` gave; `ValueError` naming the first field that
+        is missing or not a count."""
+    def __eq__(self, value: object, /) -> bool: ...
+    def __reduce__(self) -> Tuple[Any, Tuple[Dict[str, Any]]]: ...
+
+_Path = Union[str, "os.PathLike[str]"]
+
+def read_trace(paths: Union[_Path, Sequence[_Path]], *, arch: Optional[_Arch] = None) -> TraceSummary:
+    """Reads the Accel-Sim / NVBit trace files `paths` (one path or several: a
+    kernel's `.traceg`, a raw `.trace`, a `kernelslist.g`, any of them
+    xz-compressed), predicting each request on `arch` (default: each
+    kernel's own, from its header), and returns what they add up to (what
+    `smem trace` prints as totals). The GIL is released while reading."""
+
+def merge_summaries(summaries: Sequence[TraceSummary]) -> TraceSummary:
+    """The merge of any number of summaries (`TraceSummary.merge` in turn); an
+    empty list gives the empty summary."""

@@ -3,7 +3,8 @@
 Run it as a script to see the numbers: python examples/typed.py
 """
 
-from typing import List, Optional
+from pathlib import Path
+from typing import Dict, List, Optional
 
 import numpy as np
 import numpy.typing as npt
@@ -47,6 +48,13 @@ def main() -> None:
     block.access(1, "LDS", 4, strided(4), site=2)
     report: smem_model.BlockReport = block.finish()
     print(fix, swizzle, blocks, [h.kind for h in report.hazards])
+
+    # A trace's totals, and two readings merged.
+    trace = Path(__file__).resolve().parents[2] / "tests" / "data" / "traces" / "transpose.traceg"
+    summary: smem_model.TraceSummary = smem_model.read_trace(trace)
+    both = smem_model.merge_summaries([summary, smem_model.read_trace([str(trace)], arch="sm_80")])
+    conflicts_by_op: Dict[str, int] = {op: t.bank_conflicts for op, t in both.by_op.items()}
+    print(summary.totals.wavefronts, both.counts["files"], conflicts_by_op)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ mod args;
 mod batch;
 mod block;
 mod tile;
+mod trace;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -339,5 +340,9 @@ fn smem_model_py(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<block::PyHazardAccess>()?;
     m.add_class::<block::PyOccupancy>()?;
     m.add_function(wrap_pyfunction!(block::occupancy, m)?)?;
+    m.add_class::<trace::PyTotals>()?;
+    m.add_class::<trace::PySummary>()?;
+    m.add_function(wrap_pyfunction!(trace::read_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(trace::merge_summaries, m)?)?;
     Ok(())
 }
