@@ -1376,3 +1376,79 @@ fn compare_and_swap_rounds_have_their_addresses_checked() {
         .sum();
     assert_eq!((atoms, wavefronts), (40, 112));
 }
+
+/// Issue 21 item 4, settled on the device: ncu's
+/// `smsp__sass_inst_executed_op_shared_{ld,st}.sum` leaves out a shared
+/// instruction predicated off in every lane (it equals `_pred_on_any`), and
+/// such an instruction makes no wavefront (tests/data/device/predicated_off.json,
+/// an H200 under Nsight Compute 2025.3.1). Each launch of the three
+/// `pred_off_*` kernels is written as a trace (4 warps, each one STS, a
+/// guarded LDS, a guarded STS and one LDS, the guarded ones with mask 0 where
+/// the launch turns them off) and the predicted metrics are the measured ones.
+#[test]
+fn predicated_off_instructions_are_counted_as_ncu_counts_them() {
+    let path = format!(
+        "{}/tests/data/device/predicated_off.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let measured: Value = serde_json::from_slice(&fs::read(path).unwrap()).unwrap();
+    let mut launches = 0;
+    for (name, fixture) in measured["fixtures"].as_object().unwrap() {
+        for launch in fixture["launches"].as_array().unwrap() {
+            let arg = launch["arg"].as_u64().unwrap();
+            // Which warps run the guarded accesses: `if (arg)`, `@p` with p =
+            // arg, or `threadIdx.x < arg` (whole warps here: 0 or 64).
+            let on = |warp: u64| match name.as_str() {
+                "pred_off_tid" => 32 * warp < arg,
+                _ => arg != 0,
+            };
+            let mut text = String::from(
+                "-kernel name = k\n-binary version = 90\n-shmem base_addr = 0x7f0000000000\n\
+                 #BEGIN_TB\nthread block = 0,0,0\n",
+            );
+            for warp in 0..4 {
+                let guarded = if on(warp) { "ffffffff" } else { "00000000" };
+                let base = 0x7f0000000000u64 + 128 * warp;
+                writeln!(text, "warp = {warp}").unwrap();
+                writeln!(text, "00b0 ffffffff 0 STS 2 R5 R0 4 1 {base:#x} 4 0").unwrap();
+                writeln!(text, "0110 {guarded} 1 R6 LDS 1 R4 4 1 {base:#x} 4 0").unwrap();
+                writeln!(text, "0140 {guarded} 0 STS 2 R7 R6 4 1 {base:#x} 4 0").unwrap();
+                writeln!(text, "0170 ffffffff 1 R9 LDS 1 R5 4 1 {base:#x} 4 0").unwrap();
+            }
+            text.push_str("#END_TB\n");
+            let file = TempFile::new(&format!("{name}-{arg}.traceg"), text.as_bytes());
+            let report = json(&[file.name()]);
+            let predicted = |metric: &str| {
+                report["ncu_metrics"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|m| m["metric"] == metric)
+                    .map_or(0, |m| m["predicted"].as_u64().unwrap())
+            };
+            for metric in [
+                "smsp__sass_inst_executed_op_shared_ld.sum",
+                "smsp__sass_inst_executed_op_shared_st.sum",
+                "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+                "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+            ] {
+                assert_eq!(
+                    predicted(metric),
+                    launch["metrics"][metric].as_u64().unwrap(),
+                    "{name} arg {arg}: {metric}"
+                );
+            }
+            // The rest issue: they are counted apart, as ncu's non-SASS
+            // `smsp__inst_executed_op_shared_*` (= pred_on_any + pred_off_all).
+            let off = launch["metrics"]["smsp__inst_executed_op_shared_ld_pred_off_all.sum"]
+                .as_u64()
+                .unwrap()
+                + launch["metrics"]["smsp__inst_executed_op_shared_st_pred_off_all.sum"]
+                    .as_u64()
+                    .unwrap();
+            assert_eq!(report["predicated_off"], off, "{name} arg {arg}");
+            launches += 1;
+        }
+    }
+    assert_eq!(launches, 6);
+}

@@ -201,7 +201,10 @@ const RECENT: usize = 64;
 ///
 /// Fully predicated-off instructions (an access with no active lane) are
 /// counted apart ([`predicated_off`](Tally::predicated_off)), not as
-/// requests. Each request costs no allocation: instructions are found by
+/// requests: Nsight Compute's `smsp__sass_inst_executed_op_shared_{ld,st}`
+/// leaves them out too and they make no wavefront, while the non-SASS
+/// `smsp__inst_executed_op_shared_{ld,st}` counts them (measured on an H200:
+/// tests/data/device/predicated_off.json). Each request costs no allocation: instructions are found by
 /// integer key (a direct-mapped cache in front of a hash table), and a new
 /// instruction's entry is the only allocation.
 #[derive(Debug, Clone)]

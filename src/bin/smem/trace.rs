@@ -1109,7 +1109,8 @@ fn text_report(args: &Args, reader: &Reader, tally: &Report<'_>) -> String {
             styled(
                 NOTE,
                 format!(
-                    "({} fully predicated off (mask 0): issued, but no request; not in the table)",
+                    "({} fully predicated off (mask 0): issued, but no request; not in the table, \
+                     nor in ncu's smsp__sass_inst_executed_op_shared_*, as measured)",
                     plural(tally.tally.predicated_off(), "shared-memory instruction")
                 )
             )
