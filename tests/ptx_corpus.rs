@@ -8,6 +8,8 @@
 //! that end in `;` and are neither declarations, directives nor inside
 //! `.section`s, functions by counting `.entry`/`.func` headers with a body.
 //!
+//! The device fixtures of `tests/data/ptx/` are read here too.
+//!
 //! Run with `--nocapture` to see each file's opcodes.
 #![cfg(feature = "ptx")]
 
@@ -87,6 +89,39 @@ const EXPECTED: &[(&str, usize, usize)] = &[
     ("wawahejun__Tiny-LLM__softmax_fp16_kernel.ptx", 1, 101),
 ];
 
+/// The device fixtures (`tests/data/ptx/*/*.ptx`, nvcc 13 and Triton 3.6),
+/// as (folder/file, text).
+fn fixtures() -> Vec<(String, String)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/ptx");
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let folder = entry.unwrap().path();
+        let Ok(inner) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in inner {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|ext| ext == "ptx") {
+                let name = path.strip_prefix(&dir).unwrap().display().to_string();
+                files.push((name, std::fs::read_to_string(&path).unwrap()));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Every device fixture reads, and has a kernel.
+#[test]
+fn every_fixture_reads() {
+    let files = fixtures();
+    assert!(files.len() >= 30, "{} fixtures", files.len());
+    for (name, text) in &files {
+        let module = ptx::parse(text).unwrap_or_else(|err| panic!("{name}: {err}"));
+        assert!(module.entries().count() >= 1, "{name}");
+    }
+}
+
 #[test]
 fn every_corpus_file_reads() {
     let files = corpus();
@@ -133,7 +168,7 @@ fn every_corpus_file_reads() {
 #[test]
 fn every_name_resolves() {
     let mut unresolved = Vec::new();
-    for (name, text) in corpus() {
+    for (name, text) in corpus().into_iter().chain(fixtures()) {
         let module = ptx::parse(&text).unwrap();
         for function in &module.functions {
             for instruction in &function.instructions {
