@@ -855,7 +855,7 @@ impl FromStr for ComputeCapability {
             }
         }
         Err(Error::UnknownCapability {
-            given: text.to_owned(),
+            given: crate::error::bounded(text),
         })
     }
 }

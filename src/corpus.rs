@@ -40,6 +40,7 @@ use std::io::{BufRead, Read};
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::bounded;
 use crate::{
     AtomicKind, BankConfig, ComputeCapability, CpAsync, Error, Matrices, Op, StoreOrder,
     WarpRequest, WARP_SIZE,
@@ -433,7 +434,8 @@ impl Record {
                     None => AtomicKind::Add,
                     Some(atom) => atom.parse::<AtomicKind>().map_err(|_| {
                         bad(format!(
-                            "field `atom`: unknown atomic operation {atom:?}: expected add, add.f32, add.f64, exch, cas, min, max, inc, dec, and, or or xor"
+                            "field `atom`: unknown atomic operation {:?}: expected add, add.f32, add.f64, exch, cas, min, max, inc, dec, and, or or xor",
+                            bounded(atom)
                         ))
                     })?,
                 };
@@ -445,12 +447,16 @@ impl Record {
             }
             "ldsm" => Op::LdMatrix(matrices()?),
             "stsm" => Op::StMatrix(matrices()?),
+            // tests/data/hw-corpus/sm90-ldsm-trans.jsonl.
+            "ldsm.trans" => Op::LdMatrix(matrices()?.transposed()),
+            "stsm.trans" => Op::StMatrix(matrices()?.transposed()),
             "cp.async" => match self.cache.as_deref() {
                 Some("ca") => Op::CpAsync(CpAsync::Ca),
                 Some("cg") => Op::CpAsync(CpAsync::Cg),
                 Some(other) => {
                     return Err(bad(format!(
-                        "field `cache`: unknown cache {other:?}: expected ca or cg"
+                        "field `cache`: unknown cache {:?}: expected ca or cg",
+                        bounded(other)
                     )))
                 }
                 None => {
@@ -461,8 +467,9 @@ impl Record {
             },
             other => {
                 return Err(bad(format!(
-                "field `op`: unknown op {other:?}: expected ld, st, atom, ldsm, stsm or cp.async"
-            )))
+                    "field `op`: unknown op {:?}: expected ld, st, atom, ldsm, ldsm.trans, stsm, stsm.trans or cp.async",
+                    bounded(other)
+                )))
             }
         })
     }
@@ -494,7 +501,8 @@ impl Record {
             return match measure.as_str() {
                 "latency" | "throughput" => Ok(RecordKind::Timing),
                 other => Err(bad(format!(
-                    "field `measure`: unknown measure {other:?}: expected latency or throughput"
+                    "field `measure`: unknown measure {:?}: expected latency or throughput",
+                    bounded(other)
                 ))),
             };
         }

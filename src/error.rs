@@ -187,15 +187,33 @@ pub enum Error {
         given: usize,
     },
 
-    /// An op name that names no op (see `Op`'s `FromStr`).
+    /// An op name that names no op (see [`OpName`](crate::OpName) for the
+    /// grammar). `given` quotes at most a bounded prefix of the text.
     #[error(
-        "unknown op {given:?}: expected LDS, STS, ATOMS[.KIND], RED.KIND, LDSM.x1/.x2/.x4, STSM.x1/.x2/.x4 or LDGSTS[.BYPASS] \
-         (or load, store, atom.KIND, red.KIND, ldmatrix.xN, stmatrix.xN, cp.async.ca, cp.async.cg; \
-         KIND: add, add.f32, add.f64, exch, cas, min, max, inc, dec, and, or, xor)"
+        "unknown op {given:?}: expected LDS, STS, ATOMS[.KIND], RED.KIND, LDSM.xN[.trans], STSM.xN[.trans] or LDGSTS[.BYPASS] \
+         (sizes and modifiers as SASS writes them: LDS.U.128, ATOMS.CAS.64, LDSM.16.MT88.4, LDGSTS.E.BYPASS.128), \
+         PTX (ld.shared.v4.f32, atom.shared.cas.b64, red.shared.add.u32, ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16, \
+         cp.async.cg.shared.global) or load, store, atom.KIND, red.KIND, ldmatrix.xN, stmatrix.xN, cp.async.ca, cp.async.cg \
+         (KIND: add, add.f32, add.f64, exch, cas, min, max, inc, dec, and, or, xor; N: 1, 2, 4)"
     )]
     UnknownOp {
-        /// The text that was given.
+        /// The text that was given (a bounded prefix of it when long).
         given: String,
+    },
+
+    /// A request's access width other than the one its op's name gives
+    /// (`atom.add.u64`, `LDS.128`, `ld.shared.v2.f32`; see
+    /// [`OpName::with_width`](crate::OpName::with_width)).
+    #[error(
+        "the op's name gives {op} {named} bytes per lane, but an access width of {given} bytes was given"
+    )]
+    WidthContradicted {
+        /// The op.
+        op: Op,
+        /// The width its name gives, in bytes.
+        named: u32,
+        /// The width given, in bytes.
+        given: u32,
     },
 
     /// An active lane's generic address outside the shared window of
@@ -831,4 +849,21 @@ fn widths_text(op: Op) -> String {
         Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
         None => String::new(),
     }
+}
+
+/// The most bytes of an input an error quotes.
+const QUOTED: usize = 64;
+
+/// `text` as an error quotes it: whole when short, else its first 64 bytes
+/// (cut at a character boundary), `...` and its length, so a 10 MB name
+/// makes a short message and a small error.
+pub(crate) fn bounded(text: &str) -> String {
+    if text.len() <= QUOTED {
+        return text.to_owned();
+    }
+    let mut end = QUOTED;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... ({} bytes)", &text[..end], text.len())
 }

@@ -242,7 +242,7 @@ pub use partition::{
     Classification, Cost, IntoTransactions, Partition, Transaction, Transactions, WordAccess,
 };
 pub use request::{
-    AccessWidth, AtomicKind, CpAsync, Matrices, Op, StoreOrder, WarpRequest, WriteCollision,
+    AccessWidth, AtomicKind, CpAsync, Matrices, Op, OpName, StoreOrder, WarpRequest, WriteCollision,
 };
 pub use tile::{Advice, BankConflict, Candidate, Fix, Swizzle, TileAccess, TileLayout, TmaSwizzle};
 pub use timing::Timing;

@@ -7,10 +7,18 @@ use smallvec::SmallVec;
 use crate::lane::WARP_SIZE;
 use crate::{Error, Lane, LaneSet};
 
-/// The number of 8x8 matrices an `ldmatrix`/`stmatrix` instruction moves.
+mod op_name;
+pub use op_name::OpName;
+
+/// The 8x8 matrices an `ldmatrix`/`stmatrix` instruction moves: how many
+/// (`.x1`/`.x2`/`.x4`) and whether transposed (`.trans`).
 ///
-/// The `.x1`/`.x2`/`.x4` qualifier of the PTX instruction; it decides how many
-/// lanes give row addresses.
+/// The count decides how many lanes give row addresses. `.trans` only changes
+/// which registers receive which elements, not which rows are read: the
+/// transposed forms cost what the plain ones do (measured on sm_90, 119
+/// random requests of `ldmatrix`/`stmatrix` `.trans`, every count:
+/// tests/data/hw-corpus/sm90-ldsm-trans.jsonl), so they are variants of one
+/// type rather than ops of their own.
 ///
 /// # Example
 ///
@@ -22,6 +30,9 @@ use crate::{Error, Lane, LaneSet};
 /// assert_eq!(Matrices::X4.count(), 4);
 /// assert_eq!(op.to_string(), "LDSM.x4");
 /// assert_eq!(Matrices::X2.address_lanes().len(), 16);
+/// // ldmatrix .x4.trans: the B fragment from a row-major tile.
+/// assert_eq!(Matrices::X4.transposed(), Matrices::X4Trans);
+/// assert_eq!(Op::LdMatrix(Matrices::X4Trans).to_string(), "LDSM.x4.trans");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -32,9 +43,33 @@ pub enum Matrices {
     X2,
     /// `.x4`: four matrices; lanes 0-31 give the row addresses.
     X4,
+    /// `.x1.trans`: one matrix, transposed (SASS `.MT88`).
+    X1Trans,
+    /// `.x2.trans`: two matrices, transposed.
+    X2Trans,
+    /// `.x4.trans`: four matrices, transposed.
+    X4Trans,
 }
 
 impl Matrices {
+    /// Every form: the plain ones, then the transposed ones.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::Matrices;
+    ///
+    /// assert_eq!(Matrices::ALL.iter().filter(|m| m.is_transposed()).count(), 3);
+    /// ```
+    pub const ALL: [Matrices; 6] = [
+        Matrices::X1,
+        Matrices::X2,
+        Matrices::X4,
+        Matrices::X1Trans,
+        Matrices::X2Trans,
+        Matrices::X4Trans,
+    ];
+
     /// The number of matrices: 1, 2 or 4.
     ///
     /// # Example
@@ -43,16 +78,52 @@ impl Matrices {
     /// use smem_model::Matrices;
     ///
     /// assert_eq!(Matrices::X4.count(), 4);
+    /// assert_eq!(Matrices::X2Trans.count(), 2);
     /// ```
     pub const fn count(self) -> u32 {
         match self {
-            Matrices::X1 => 1,
-            Matrices::X2 => 2,
-            Matrices::X4 => 4,
+            Matrices::X1 | Matrices::X1Trans => 1,
+            Matrices::X2 | Matrices::X2Trans => 2,
+            Matrices::X4 | Matrices::X4Trans => 4,
         }
     }
 
-    /// The form with `count` matrices, if there is one.
+    /// Whether the form is `.trans`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::Matrices;
+    ///
+    /// assert!(Matrices::X1Trans.is_transposed());
+    /// assert!(!Matrices::X1.is_transposed());
+    /// ```
+    pub const fn is_transposed(self) -> bool {
+        match self {
+            Matrices::X1 | Matrices::X2 | Matrices::X4 => false,
+            Matrices::X1Trans | Matrices::X2Trans | Matrices::X4Trans => true,
+        }
+    }
+
+    /// The `.trans` form of the same count.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::Matrices;
+    ///
+    /// assert_eq!(Matrices::X2.transposed(), Matrices::X2Trans);
+    /// assert_eq!(Matrices::X2Trans.transposed(), Matrices::X2Trans);
+    /// ```
+    pub const fn transposed(self) -> Self {
+        match self {
+            Matrices::X1 | Matrices::X1Trans => Matrices::X1Trans,
+            Matrices::X2 | Matrices::X2Trans => Matrices::X2Trans,
+            Matrices::X4 | Matrices::X4Trans => Matrices::X4Trans,
+        }
+    }
+
+    /// The plain (not transposed) form with `count` matrices, if there is one.
     ///
     /// For reading a count from data, such as the `width` of an `ldsm` corpus
     /// record.
@@ -77,7 +148,7 @@ impl Matrices {
     /// The lanes whose addresses the instruction reads: `0..8 * count`.
     ///
     /// Lane `8m + r` gives the address of row `r` of matrix `m` (PTX ISA,
-    /// `ldmatrix`).
+    /// `ldmatrix`), with or without `.trans`.
     ///
     /// # Example
     ///
@@ -89,6 +160,15 @@ impl Matrices {
     /// ```
     pub const fn address_lanes(self) -> LaneSet {
         LaneSet::range(0, 8 * self.count())
+    }
+
+    /// `.trans` after the count in [`Op`]'s display, or nothing.
+    const fn trans_suffix(self) -> &'static str {
+        if self.is_transposed() {
+            ".trans"
+        } else {
+            ""
+        }
     }
 }
 
@@ -303,7 +383,7 @@ impl core::str::FromStr for AtomicKind {
             ("xor", _) if integer => AtomicKind::Xor,
             _ => {
                 return Err(Error::UnknownAtomic {
-                    given: text.to_owned(),
+                    given: crate::error::bounded(text),
                 })
             }
         })
@@ -391,9 +471,9 @@ impl Op {
     /// ```
     pub const ATOMIC_ADD: Op = Op::Atomic(AtomicKind::Add);
 
-    /// Every op, each atomic kind and matrix count spelled out: loads,
+    /// Every op, each atomic kind and matrix form spelled out: loads,
     /// stores, the atomics, the reductions (every kind but `exch` and `cas`),
-    /// `ldmatrix`, `stmatrix` and `cp.async`.
+    /// `ldmatrix`, `stmatrix` (plain and `.trans`) and `cp.async`.
     ///
     /// # Example
     ///
@@ -403,9 +483,9 @@ impl Op {
     /// // What a Turing GPU has: no stmatrix, no cp.async.
     /// let turing = BankConfig::new(ComputeCapability::Sm75);
     /// let ops = Op::ALL.iter().filter(|&&op| turing.check_op(op).is_ok()).count();
-    /// assert_eq!(ops, Op::ALL.len() - 5);
+    /// assert_eq!(ops, Op::ALL.len() - 8);
     /// ```
-    pub const ALL: [Op; 32] = {
+    pub const ALL: [Op; 38] = {
         use AtomicKind as K;
         [
             Op::Load,
@@ -435,9 +515,15 @@ impl Op {
             Op::LdMatrix(Matrices::X1),
             Op::LdMatrix(Matrices::X2),
             Op::LdMatrix(Matrices::X4),
+            Op::LdMatrix(Matrices::X1Trans),
+            Op::LdMatrix(Matrices::X2Trans),
+            Op::LdMatrix(Matrices::X4Trans),
             Op::StMatrix(Matrices::X1),
             Op::StMatrix(Matrices::X2),
             Op::StMatrix(Matrices::X4),
+            Op::StMatrix(Matrices::X1Trans),
+            Op::StMatrix(Matrices::X2Trans),
+            Op::StMatrix(Matrices::X4Trans),
             Op::CpAsync(CpAsync::Ca),
             Op::CpAsync(CpAsync::Cg),
         ]
@@ -627,8 +713,8 @@ impl fmt::Display for Op {
             Op::Store => f.write_str("STS"),
             Op::Atomic(kind) => write!(f, "ATOMS.{}", kind.sass()),
             Op::Reduction(kind) => write!(f, "RED.{}", kind.sass()),
-            Op::LdMatrix(m) => write!(f, "LDSM.x{}", m.count()),
-            Op::StMatrix(m) => write!(f, "STSM.x{}", m.count()),
+            Op::LdMatrix(m) => write!(f, "LDSM.x{}{}", m.count(), m.trans_suffix()),
+            Op::StMatrix(m) => write!(f, "STSM.x{}{}", m.count(), m.trans_suffix()),
             Op::CpAsync(CpAsync::Ca) => f.write_str("LDGSTS"),
             Op::CpAsync(CpAsync::Cg) => f.write_str("LDGSTS.BYPASS"),
         }
@@ -638,21 +724,21 @@ impl fmt::Display for Op {
 impl core::str::FromStr for Op {
     type Err = Error;
 
-    /// Reads an op by its SASS mnemonic (the [`Display`](fmt::Display) form:
-    /// `LDS`, `STS`, `ATOMS.CAS`, `RED.ADD`, `LDSM.x4`, `STSM.x2`, `LDGSTS`,
-    /// `LDGSTS.BYPASS`) or its PTX-like name (`load`, `store`, `atom.cas`,
-    /// `red.add.f32`, `ldmatrix.x4`, `stmatrix.x2`, `cp.async.ca`,
-    /// `cp.async.cg`, and the corpus' `ld`, `st`, `ldsm.x4`, `stsm.x2`), in any
-    /// case. An atomic without a kind (`atom`, `ATOMS`, `atomic`, `red`) is
-    /// `add`; an integer type after the kind (`atom.add.u64`) is accepted, the
-    /// width being the request's.
+    /// Reads an op by any name [`OpName`] reads: SASS (`LDS.U.128`,
+    /// `ATOMS.CAS.64`, `LDSM.16.MT88.4`, `LDGSTS.E.BYPASS.128`), PTX
+    /// (`ld.shared.v4.f32`, `ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16`,
+    /// `cp.async.cg.shared.global`) or the short names and the
+    /// [`Display`](fmt::Display) form (`LDS`, `store`, `atom.cas`,
+    /// `red.add.f32`, `ldsm.x4.trans`, `cp.async.ca`), in any case. An atomic
+    /// without a kind (`atom`, `ATOMS`, `red`) is `add`.
     ///
-    /// For bindings and tools that name ops in text; a parse costs a few
-    /// comparisons and allocates only for the error.
+    /// The width a name gives (`.128`, `.u64`) is dropped here: parse an
+    /// [`OpName`] to keep it and check a request's width against it.
     ///
     /// # Errors
     ///
-    /// [`Error::UnknownOp`] for any other text.
+    /// As [`OpName`]'s `from_str`: [`Error::UnknownOp`] for text that names no
+    /// op, and the width errors for a size the op lacks (`ATOMS.INC.64`).
     ///
     /// # Example
     ///
@@ -660,12 +746,14 @@ impl core::str::FromStr for Op {
     /// use smem_model::{AtomicKind, CpAsync, Error, Matrices, Op};
     ///
     /// assert_eq!("LDS".parse::<Op>()?, Op::Load);
+    /// assert_eq!("LDS.U.128".parse::<Op>()?, Op::Load);
     /// assert_eq!("store".parse::<Op>()?, Op::Store);
     /// assert_eq!("ldmatrix.x4".parse::<Op>()?, Op::LdMatrix(Matrices::X4));
-    /// assert_eq!("atom.cas".parse::<Op>()?, Op::Atomic(AtomicKind::Cas));
+    /// assert_eq!("LDSM.16.MT88.4".parse::<Op>()?, Op::LdMatrix(Matrices::X4Trans));
+    /// assert_eq!("atom.shared.cas.b64".parse::<Op>()?, Op::Atomic(AtomicKind::Cas));
     /// assert_eq!("red.add.f32".parse::<Op>()?, Op::Reduction(AtomicKind::AddF32));
     /// assert_eq!("atom".parse::<Op>()?, Op::ATOMIC_ADD);
-    /// assert_eq!("cp.async.cg".parse::<Op>()?, Op::CpAsync(CpAsync::Cg));
+    /// assert_eq!("cp.async.cg.shared.global".parse::<Op>()?, Op::CpAsync(CpAsync::Cg));
     /// // Every op reads back from its Display form.
     /// for op in Op::ALL {
     ///     assert_eq!(op.to_string().parse::<Op>()?, op);
@@ -674,57 +762,7 @@ impl core::str::FromStr for Op {
     /// # Ok::<(), smem_model::Error>(())
     /// ```
     fn from_str(text: &str) -> Result<Self, Error> {
-        let unknown = || Error::UnknownOp {
-            given: text.to_owned(),
-        };
-        let is = |name: &str, names: &[&str]| names.iter().any(|n| n.eq_ignore_ascii_case(name));
-        let (name, suffix) = text.split_once('.').unwrap_or((text, ""));
-        // Atomics and reductions: the kind follows, in PTX or SASS case.
-        let atomic = |suffix: &str| -> Result<AtomicKind, Error> {
-            if suffix.is_empty() {
-                return Ok(AtomicKind::Add);
-            }
-            suffix
-                .to_ascii_lowercase()
-                .parse::<AtomicKind>()
-                .map_err(|_| unknown())
-        };
-        if is(name, &["atoms", "atom", "atomic"]) {
-            return atomic(suffix).map(Op::Atomic);
-        }
-        if is(name, &["red", "reds", "reduction"]) {
-            return atomic(suffix).map(Op::Reduction);
-        }
-        if is(name, &["cp"]) || is(name, &["ldgsts"]) {
-            let cache = if is(name, &["ldgsts"]) {
-                match suffix {
-                    "" => CpAsync::Ca,
-                    _ if is(suffix, &["bypass"]) => CpAsync::Cg,
-                    _ => return Err(unknown()),
-                }
-            } else {
-                match suffix.split_once('.') {
-                    Some((a, "ca")) if is(a, &["async"]) => CpAsync::Ca,
-                    Some((a, "cg")) if is(a, &["async"]) => CpAsync::Cg,
-                    _ => return Err(unknown()),
-                }
-            };
-            return Ok(Op::CpAsync(cache));
-        }
-        let matrices = match suffix {
-            "" => None,
-            _ if is(suffix, &["x1"]) => Some(Matrices::X1),
-            _ if is(suffix, &["x2"]) => Some(Matrices::X2),
-            _ if is(suffix, &["x4"]) => Some(Matrices::X4),
-            _ => return Err(unknown()),
-        };
-        match matrices {
-            None if is(name, &["lds", "ld", "load"]) => Ok(Op::Load),
-            None if is(name, &["sts", "st", "store"]) => Ok(Op::Store),
-            Some(m) if is(name, &["ldsm", "ldmatrix"]) => Ok(Op::LdMatrix(m)),
-            Some(m) if is(name, &["stsm", "stmatrix"]) => Ok(Op::StMatrix(m)),
-            _ => Err(unknown()),
-        }
+        text.parse::<OpName>().map(OpName::op)
     }
 }
 

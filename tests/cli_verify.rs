@@ -38,7 +38,7 @@ fn good_line() -> String {
     record(4, |lane| 4 * lane, 1, 0)
 }
 
-/// The acceptance check of the issues: all 3,907 measured patterns of every
+/// The acceptance check of the issues: all 4,026 measured patterns of every
 /// kind, exit 0.
 #[test]
 fn whole_hardware_corpus_is_exact() {
@@ -50,6 +50,7 @@ fn whole_hardware_corpus_is_exact() {
         "sm90-cp-async.jsonl",
         "sm90-store-winners.jsonl",
         "sm90-timing.jsonl",
+        "sm90-ldsm-trans.jsonl",
     ]
     .map(|name| format!("{HW_CORPUS}/{name}"));
     let mut args = vec!["verify"];
@@ -57,7 +58,7 @@ fn whole_hardware_corpus_is_exact() {
     let output = smem(&args);
     assert_eq!(
         last_line(&output),
-        "exact: 3907/3907",
+        "exact: 4026/4026",
         "{}",
         stdout(&output)
     );
@@ -72,6 +73,8 @@ fn whole_hardware_corpus_is_exact() {
         &["atomics", "atom.cas", "8", "63", "63"],
         &["cp.async", "cp.async.cg", "16", "34", "34"],
         &["timing", "ld", "latency", "16", "7", "7"],
+        &["access", "ldsm.trans", "4", "23", "23"],
+        &["access", "stsm.trans", "1", "20", "20"],
     ] {
         assert!(
             out.lines()
@@ -80,7 +83,7 @@ fn whole_hardware_corpus_is_exact() {
         );
     }
     for kind in [
-        "access: 2915/2915 exact",
+        "access: 3034/3034 exact",
         "atomics: 708/708 exact",
         "cp.async: 136/136 exact",
         "winners: 85/85 exact",
@@ -125,7 +128,7 @@ fn unknown_record_kinds_name_the_field() {
         stderr(&output),
         format!(
             "error: {name}:1: field `measure`: unknown measure \"bandwidth\": expected latency or throughput\n\
-             error: {name}:2: field `op`: unknown op \"tma\": expected ld, st, atom, ldsm, stsm or cp.async\n\
+             error: {name}:2: field `op`: unknown op \"tma\": expected ld, st, atom, ldsm, ldsm.trans, stsm, stsm.trans or cp.async\n\
              error: {name}:3: field `cache`: unknown cache \"cs\": expected ca or cg\n\
              error: {name}:4: field `atom`: unknown atomic operation \"fmax\": expected add, add.f32, add.f64, exch, cas, min, max, inc, dec, and, or or xor\n"
         )
@@ -145,6 +148,7 @@ fn each_hardware_corpus_file_is_exact() {
         ("sm90-store-winners.jsonl", 85),
         ("sm90-timing.jsonl", 63),
         ("sm90-throughput-streams.jsonl", 378),
+        ("sm90-ldsm-trans.jsonl", 119),
     ] {
         let output = smem(&["verify", &format!("{HW_CORPUS}/{name}")]);
         assert_eq!(

@@ -412,3 +412,76 @@ fn public_types_are_send_and_sync() {
         "lane 40 does not exist: a warp has lanes 0 to 31"
     );
 }
+
+/// Errors quote a bounded prefix of the text they name: a 10 MB arch, op or
+/// atomic kind makes a message of a few hundred bytes, not of 10 MB.
+#[test]
+fn long_inputs_are_quoted_in_part() {
+    let long = "x".repeat(10 << 20);
+    let tail = format!("... ({} bytes)", 10 << 20);
+    let arch = long.parse::<ComputeCapability>().unwrap_err();
+    let prefix = "x".repeat(64);
+    assert_eq!(
+        arch,
+        Error::UnknownCapability {
+            given: format!("{prefix}{tail}")
+        }
+    );
+    let op = long.parse::<Op>().unwrap_err();
+    assert_eq!(
+        op,
+        Error::UnknownOp {
+            given: format!("{prefix}{tail}")
+        }
+    );
+    let kind = long.parse::<AtomicKind>().unwrap_err();
+    assert_eq!(
+        kind,
+        Error::UnknownAtomic {
+            given: format!("{prefix}{tail}")
+        }
+    );
+    for message in [arch.to_string(), op.to_string(), kind.to_string()] {
+        assert!(message.len() < 1_000, "{} bytes", message.len());
+        assert!(
+            message.contains(&format!("\"{prefix}{tail}\"")),
+            "{message}"
+        );
+    }
+    // A multi-byte character at the cut is kept whole or left out, never split.
+    let accents = "é".repeat(1_000);
+    let Error::UnknownOp { given } = accents.parse::<Op>().unwrap_err() else {
+        panic!("not UnknownOp")
+    };
+    assert_eq!(given, format!("{}... (2000 bytes)", "é".repeat(32)));
+}
+
+/// A request's width that contradicts the width its op's name gives is an
+/// error naming both.
+#[test]
+fn a_width_the_op_name_contradicts() {
+    let name: smem_model::OpName = "atom.add.u64".parse().unwrap();
+    assert_eq!(name.op(), Op::Atomic(AtomicKind::Add));
+    assert_eq!(name.width(), Some(AccessWidth::B8));
+    let err = name.with_width(4).unwrap_err();
+    assert_eq!(
+        err,
+        Error::WidthContradicted {
+            op: Op::Atomic(AtomicKind::Add),
+            named: 8,
+            given: 4
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "the op's name gives ATOMS.ADD 8 bytes per lane, but an access width of 4 bytes was given"
+    );
+    let err = "ld.shared.v2.f32"
+        .parse::<smem_model::OpName>()
+        .unwrap()
+        .with_width(16);
+    assert_eq!(
+        err.unwrap_err().to_string(),
+        "the op's name gives LDS 8 bytes per lane, but an access width of 16 bytes was given"
+    );
+}

@@ -8,7 +8,7 @@ use std::io::BufReader;
 use std::path::Path;
 
 use smem_model::corpus::{self, RecordKind, Summary};
-use smem_model::{AtomicKind, BankConfig, ComputeCapability, CpAsync, Op, WarpRequest};
+use smem_model::{AtomicKind, BankConfig, ComputeCapability, CpAsync, Matrices, Op, WarpRequest};
 
 fn check_file(name: &str) -> Summary {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -81,6 +81,49 @@ fn the_counting_path_matches_every_measurement() {
         }
     }
     assert_eq!(counted, 2915);
+}
+
+/// ldmatrix/stmatrix `.trans` (tests/data/hw-corpus/sm90-ldsm-trans.jsonl):
+/// every pattern is exact, and each costs what the same rows cost without
+/// `.trans`, which is what the measurement showed.
+#[test]
+fn transposed_matrix_patterns_are_exact_and_cost_the_plain_form() {
+    let s = check_file("sm90-ldsm-trans.jsonl");
+    assert_eq!(s.kinds(), [(RecordKind::Access, 119, 119)]);
+    let name = "sm90-ldsm-trans.jsonl";
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/hw-corpus")
+        .join(name);
+    let config = BankConfig::new(ComputeCapability::Sm90);
+    let mut forms = std::collections::BTreeSet::new();
+    for record in corpus::read(BufReader::new(File::open(&path).unwrap()), name) {
+        let record = record.unwrap();
+        let request = record.request(ComputeCapability::Sm90).unwrap();
+        let (plain, transposed) = match request.op() {
+            Op::LdMatrix(m) => (Op::LdMatrix(Matrices::from_count(m.count()).unwrap()), m),
+            Op::StMatrix(m) => (Op::StMatrix(Matrices::from_count(m.count()).unwrap()), m),
+            other => panic!("{other} in {name}"),
+        };
+        assert!(transposed.is_transposed(), "{record:?}");
+        forms.insert(request.op().to_string());
+        let untransposed = WarpRequest::from_fn(plain, 16, |lane| request.address(lane)).unwrap();
+        assert_eq!(
+            config.wavefronts(&untransposed).unwrap(),
+            record.wavefronts.unwrap(),
+            "{record:?}"
+        );
+    }
+    assert_eq!(
+        forms.into_iter().collect::<Vec<_>>(),
+        [
+            "LDSM.x1.trans",
+            "LDSM.x2.trans",
+            "LDSM.x4.trans",
+            "STSM.x1.trans",
+            "STSM.x2.trans",
+            "STSM.x4.trans"
+        ]
+    );
 }
 
 #[test]

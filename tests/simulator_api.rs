@@ -169,6 +169,10 @@ fn op_names_read_back() {
         ("ldmatrix.x2", Op::LdMatrix(Matrices::X2)),
         ("stmatrix.X4", Op::StMatrix(Matrices::X4)),
         ("ldsm.x1", Op::LdMatrix(Matrices::X1)),
+        ("ld.shared", Op::Load),
+        ("LDS.U.128", Op::Load),
+        ("LDSM.16.MT88.4", Op::LdMatrix(Matrices::X4Trans)),
+        ("stsm.x2.trans", Op::StMatrix(Matrices::X2Trans)),
     ] {
         assert_eq!(name.parse::<Op>(), Ok(op), "{name}");
     }
@@ -179,7 +183,7 @@ fn op_names_read_back() {
         "ldmatrix.x3",
         "LDG",
         "load ",
-        "ld.shared",
+        "ld.global",
     ] {
         let err = bad.parse::<Op>().unwrap_err();
         assert_eq!(
@@ -191,9 +195,11 @@ fn op_names_read_back() {
     }
     assert_eq!(
         "LDG".parse::<Op>().unwrap_err().to_string(),
-        "unknown op \"LDG\": expected LDS, STS, ATOMS[.KIND], RED.KIND, LDSM.x1/.x2/.x4, STSM.x1/.x2/.x4 or LDGSTS[.BYPASS] \
-         (or load, store, atom.KIND, red.KIND, ldmatrix.xN, stmatrix.xN, cp.async.ca, cp.async.cg; \
-         KIND: add, add.f32, add.f64, exch, cas, min, max, inc, dec, and, or, xor)"
+        "unknown op \"LDG\": expected LDS, STS, ATOMS[.KIND], RED.KIND, LDSM.xN[.trans], STSM.xN[.trans] or LDGSTS[.BYPASS] \
+         (sizes and modifiers as SASS writes them: LDS.U.128, ATOMS.CAS.64, LDSM.16.MT88.4, LDGSTS.E.BYPASS.128), \
+         PTX (ld.shared.v4.f32, atom.shared.cas.b64, red.shared.add.u32, ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16, \
+         cp.async.cg.shared.global) or load, store, atom.KIND, red.KIND, ldmatrix.xN, stmatrix.xN, cp.async.ca, cp.async.cg \
+         (KIND: add, add.f32, add.f64, exch, cas, min, max, inc, dec, and, or, xor; N: 1, 2, 4)"
     );
 }
 

@@ -45,7 +45,9 @@ use std::cell::RefCell;
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use smem_model::{BankConfig, ComputeCapability, Error, LaneSet, Op, SharedMemConfig, WarpRequest};
+use smem_model::{
+    BankConfig, ComputeCapability, Error, LaneSet, OpName, SharedMemConfig, WarpRequest,
+};
 
 /// Success.
 pub const SMEM_OK: c_int = 0;
@@ -152,7 +154,8 @@ impl From<Error> for Failure {
             | Error::NoReduction { .. } => SMEM_ERR_UNKNOWN,
             Error::InvalidWidth { .. }
             | Error::WidthMismatch { .. }
-            | Error::WidthUnavailable { .. } => SMEM_ERR_WIDTH,
+            | Error::WidthUnavailable { .. }
+            | Error::WidthContradicted { .. } => SMEM_ERR_WIDTH,
             Error::Misaligned { .. } => SMEM_ERR_MISALIGNED,
             Error::OutsideWindow { .. } | Error::OutsideGenericWindow { .. } => {
                 SMEM_ERR_OUTSIDE_WINDOW
@@ -216,10 +219,12 @@ unsafe fn request(
     active_mask: u32,
     addresses: *const u32,
 ) -> Result<WarpRequest, Failure> {
-    let op: Op = unsafe { text(op, "op") }?.parse()?;
+    let name: OpName = unsafe { text(op, "op") }?.parse()?;
+    // The width checked against the name's (`LDS.128` given 4 is an error).
+    let width = name.with_width(width)?.bytes();
     let addresses = unsafe { read(addresses.cast::<[u32; 32]>(), "addresses") }?;
     Ok(WarpRequest::from_offsets(
-        op,
+        name.op(),
         width,
         LaneSet::from_bits(active_mask),
         addresses,
@@ -400,10 +405,11 @@ pub unsafe extern "C" fn smem_wavefronts_generic(
 ) -> c_int {
     guard(|| {
         let config = unsafe { read(config, "config") }?;
-        let op: Op = unsafe { text(op, "op") }?.parse()?;
+        let name: OpName = unsafe { text(op, "op") }?.parse()?;
+        let width = name.with_width(width)?.bytes();
         let addresses = unsafe { read(addresses.cast::<[u64; 32]>(), "addresses") }?;
         let mask = LaneSet::from_bits(active_mask);
-        let request = WarpRequest::from_generic(op, width, mask, addresses, window_base)?;
+        let request = WarpRequest::from_generic(name.op(), width, mask, addresses, window_base)?;
         let out = unsafe { wavefronts.as_mut() }.ok_or_else(|| null("wavefronts"))?;
         *out = config.0.wavefronts(&request)?;
         Ok(())
@@ -668,6 +674,7 @@ mod tests {
 #[cfg(test)]
 mod bound {
     use super::*;
+    use smem_model::Op;
 
     /// `SMEM_MAX_TRANSACTIONS` is the most any request takes, and some
     /// request takes it.

@@ -215,7 +215,7 @@ impl WarpRequest {
             .map(|(entry, text)| {
                 parse_pair(text).ok_or_else(|| Error::BankListSyntax {
                     entry,
-                    text: (*text).to_string(),
+                    text: crate::error::bounded(text),
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;

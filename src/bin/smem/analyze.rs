@@ -65,13 +65,17 @@ pub struct Args {
     /// add.f64, exch, cas, min, max, inc, dec, and, or, xor; `atom` alone is add),
     /// cp.async.ca, cp.async.cg (LDGSTS, shared side), ldsm.x1, ldsm.x2, ldsm.x4
     /// (ldmatrix: lanes 8m..8m+7 give the 16-byte rows of matrix m), stsm.x1, stsm.x2,
-    /// stsm.x4 (stmatrix), ldc (a constant-memory load: one serialised request per
-    /// distinct address). SASS names (lds, sts, atoms.cas, ldgsts) are accepted too.
+    /// stsm.x4 (stmatrix; `.trans` after the count for the transposed forms), ldc (a
+    /// constant-memory load: one serialised request per distinct address). SASS and PTX
+    /// spellings are accepted too, their size giving the width: LDS.U.128, STS.64,
+    /// ATOMS.CAS.64, LDSM.16.MT88.4, LDGSTS.E.BYPASS.128, ld.shared.v4.f32,
+    /// atom.shared.add.u64, ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16.
     #[arg(long, value_name = "OP", default_value = "ld", value_parser = op_name_arg)]
     op: OpName,
 
-    /// Bytes each lane accesses: 1, 2, 4, 8 or 16. Default 4, or the op's only width
-    /// (16 for ldsm/stsm, one matrix row, and cp.async.cg); atomics take 4 or 8.
+    /// Bytes each lane accesses: 1, 2, 4, 8 or 16. Default 4, or the width the op's name
+    /// gives (LDS.128: 16), or the op's only width (16 for ldsm/stsm, one matrix row, and
+    /// cp.async.cg); atomics take 4 or 8. A width the op's name contradicts is an error.
     #[arg(long, value_name = "BYTES")]
     width: Option<u32>,
 
@@ -104,9 +108,10 @@ pub struct Args {
 /// What `--op` names: a shared-memory op, or a constant-memory load.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum OpName {
-    /// Any op the model has, read by `Op`'s parser (`ld`, `atom.cas`,
-    /// `red.add.f32`, `cp.async.cg`, `ldsm.x4`, SASS names, ...).
-    Shared(Op),
+    /// Any op the model has, read by the library's parser with the width
+    /// its name gives (`ld`, `atom.cas`, `red.add.f32`, `cp.async.cg`,
+    /// `ldsm.x4`, `LDS.U.128`, `ld.shared.v4.f32`, ...).
+    Shared(smem_model::OpName),
     /// A constant-memory load (`LDC`, `ld.const`): not shared memory.
     Ldc,
 }
@@ -114,14 +119,14 @@ enum OpName {
 impl OpName {
     fn op(self) -> Op {
         match self {
-            OpName::Shared(op) => op,
+            OpName::Shared(name) => name.op(),
             // Read through `constant::describe`, not partitioned.
             OpName::Ldc => Op::Load,
         }
     }
 }
 
-/// `--op`'s parser: `ldc`, or an op as `Op`'s `FromStr` reads it.
+/// `--op`'s parser: `ldc`, or an op as the library's `OpName` reads it.
 fn op_name_arg(text: &str) -> Result<OpName, String> {
     if ["ldc", "ld.const"]
         .iter()
@@ -129,7 +134,7 @@ fn op_name_arg(text: &str) -> Result<OpName, String> {
     {
         return Ok(OpName::Ldc);
     }
-    text.parse::<Op>()
+    text.parse::<smem_model::OpName>()
         .map(OpName::Shared)
         .map_err(|err| err.to_string())
 }
@@ -375,10 +380,12 @@ fn analyze(args: &Args) -> Result<(), ExitCode> {
 /// The partition of one case, or the failure status with the reason on stderr.
 fn partition(args: &Args, case: &Case) -> Result<Partition, ExitCode> {
     let op = args.op.op();
-    let width = args
-        .width
-        .or(op.fixed_width().map(|w| w.bytes()))
-        .unwrap_or(4);
+    // The width `--width` gives, checked against the op's name (`LDS.128`
+    // given `--width 4` is an error), else the name's, else 4.
+    let width = match args.op {
+        OpName::Shared(name) => name.width_or(args.width, 4).map_err(fail)?.bytes(),
+        OpName::Ldc => args.width.unwrap_or(4),
+    };
     let mut config = BankConfig::new(case.arch);
     match args.bank_mode.as_deref() {
         Some("8") => config = config.with_shared_mem_config(SharedMemConfig::EightByte),
