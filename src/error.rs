@@ -525,6 +525,43 @@ pub enum Error {
         vector: u32,
     },
 
+    /// Occupancy by threads and registers asked of a capability before 3.0,
+    /// where registers were allocated per block and which the CUDA 13
+    /// occupancy calculator no longer knows.
+    #[error("occupancy by threads and registers is not modelled for compute capability {capability}: the model starts at 3.0")]
+    ThreadOccupancyNotModelled {
+        /// The capability.
+        capability: ComputeCapability,
+    },
+
+    /// More registers a thread than the capability allows.
+    #[error("{registers} registers a thread exceed the {limit} a thread of compute capability {capability} may use")]
+    RegistersPerThread {
+        /// The registers given.
+        registers: u32,
+        /// [`ComputeCapability::max_registers_per_thread`].
+        limit: u32,
+        /// The capability.
+        capability: ComputeCapability,
+    },
+
+    /// A block whose registers exceed the per-block limit: the launch fails
+    /// ("too many resources requested for launch").
+    #[error("a block of {threads} threads of {registers} registers is allocated {allocated} registers, more than the {limit} a block of compute capability {capability} may hold: the launch fails")]
+    RegistersPerBlock {
+        /// Threads in the block.
+        threads: u32,
+        /// Registers a thread.
+        registers: u32,
+        /// Registers the block is allocated (warps rounded up to the register
+        /// partitions, as `cuda_occupancy.h` checks it).
+        allocated: u32,
+        /// [`ComputeCapability::max_registers_per_block`].
+        limit: u32,
+        /// The capability.
+        capability: ComputeCapability,
+    },
+
     /// A tile that is not a whole number of `ldmatrix`/`stmatrix` matrices:
     /// each is 8 rows of 16 bytes.
     #[error("a tile of {rows} rows and {cols} columns is not a whole number of ldmatrix matrices of 8 rows and {matrix_cols} columns (16 bytes of {element_bytes}-byte elements)")]

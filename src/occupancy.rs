@@ -1,9 +1,15 @@
 //! Shared-memory capacity per compute capability, launch limits, and occupancy
-//! (blocks per SM) as far as shared memory decides it.
+//! (blocks and warps per SM): shared memory, and with
+//! [`Launch::with_block`] the threads and registers of a block, the warps,
+//! blocks and barriers of an SM.
 //!
 //! The formula is the one of `cuda_occupancy.h` (CUDA 12.6 and 13.0), checked
-//! against the driver's `cudaOccupancyMaxActiveBlocksPerMultiprocessor` on an
-//! H200 for 75 sizes and carveouts (`tests/data/device/`).
+//! against the header itself for every capability it knows (3.5 to 12.1, 3,356
+//! launches, `tests/data/device/occupancy_calculator.jsonl`) and against the
+//! driver's `cudaOccupancyMaxActiveBlocksPerMultiprocessor` on an H100 and an
+//! H200 (1,376 launches each, `occupancy_runtime*.jsonl`).
+
+mod threads;
 
 use core::fmt;
 
@@ -240,6 +246,8 @@ pub struct Launch {
     static_bytes: u32,
     dynamic_bytes: u32,
     opt_in: Option<u32>,
+    #[cfg_attr(feature = "serde", serde(default))]
+    block: Option<(u32, u32)>,
 }
 
 impl Launch {
@@ -261,6 +269,7 @@ impl Launch {
             static_bytes,
             dynamic_bytes,
             opt_in: None,
+            block: None,
         }
     }
 
@@ -389,6 +398,19 @@ impl Launch {
     ///   with no opt-in. `cudaFuncSetAttribute` fails.
     /// - [`Error::LaunchTooLarge`] when static + dynamic exceeds [`limit`](Self::limit).
     ///
+    /// With a block ([`with_block`](Self::with_block)):
+    ///
+    /// - [`Error::ThreadOccupancyNotModelled`] before compute capability 3.0.
+    /// - [`Error::BlockThreads`] for no threads or more than
+    ///   [`max_threads_per_block`](ComputeCapability::max_threads_per_block).
+    /// - [`Error::RegistersPerThread`] past
+    ///   [`max_registers_per_thread`](ComputeCapability::max_registers_per_thread).
+    /// - [`Error::RegistersPerBlock`] when the block's registers, each warp's
+    ///   rounded up to the allocation unit and the warps to the register
+    ///   partitions (as `cuda_occupancy.h` checks it), exceed
+    ///   [`max_registers_per_block`](ComputeCapability::max_registers_per_block):
+    ///   the launch fails with "too many resources requested for launch".
+    ///
     /// # Example
     ///
     /// ```
@@ -441,12 +463,99 @@ impl Launch {
                 capability: cc,
             });
         }
+        if let Some((threads, registers)) = self.block {
+            self.check_block(threads, registers)?;
+        }
         Ok(())
     }
 
-    /// Blocks per SM as far as shared memory decides, with the default carveout.
-    /// Registers, warps and threads per SM can lower it further; they are not
-    /// modelled.
+    /// The launch with blocks of `threads` threads using `registers` registers
+    /// each (`cudaFuncAttributes::numRegs`, what `ptxas -v` or `ncu` reports;
+    /// 0 when unknown, which the calculator treats as no register limit).
+    /// Occupancy then also counts the SM's warps and registers, as the
+    /// occupancy calculator does.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Launch, OccupancyLimit};
+    ///
+    /// // 256 threads of 64 registers, 16 KB of shared memory, on an H100.
+    /// let launch = Launch::new(ComputeCapability::Sm90, 0, 16384).with_block(256, 64);
+    /// assert_eq!(launch.block(), Some((256, 64)));
+    /// let occupancy = launch.occupancy()?;
+    /// // 8 warps of 2048 registers: 4 blocks fill the 64K register file.
+    /// assert_eq!(occupancy.blocks_per_sm(), 4);
+    /// assert_eq!(occupancy.limit(), OccupancyLimit::Registers);
+    /// assert_eq!(occupancy.warps_per_sm(), Some(32));
+    /// assert_eq!(occupancy.percent(), Some(50.0));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub const fn with_block(self, threads: u32, registers: u32) -> Self {
+        Launch {
+            block: Some((threads, registers)),
+            ..self
+        }
+    }
+
+    /// The threads of a block and the registers of each thread, if given.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Launch};
+    ///
+    /// assert_eq!(Launch::new(ComputeCapability::Sm90, 0, 0).block(), None);
+    /// ```
+    pub const fn block(&self) -> Option<(u32, u32)> {
+        self.block
+    }
+
+    /// The checks of [`with_block`](Self::with_block)'s block: its warps and
+    /// the registers allocated to it.
+    fn check_block(&self, threads: u32, registers: u32) -> Result<(u32, u32), Error> {
+        let cc = self.capability;
+        if !cc.models_thread_occupancy() {
+            return Err(Error::ThreadOccupancyNotModelled { capability: cc });
+        }
+        if threads == 0 || threads > cc.max_threads_per_block() {
+            return Err(Error::BlockThreads {
+                threads,
+                limit: cc.max_threads_per_block(),
+                capability: cc,
+            });
+        }
+        if registers > cc.max_registers_per_thread() {
+            return Err(Error::RegistersPerThread {
+                registers,
+                limit: cc.max_registers_per_thread(),
+                capability: cc,
+            });
+        }
+        let warps = threads.div_ceil(32);
+        let unit = cc.register_allocation_unit();
+        let per_warp = (registers * 32).div_ceil(unit) * unit;
+        let allocated = per_warp * warps;
+        // cuda_occupancy.h: "the verification logic assumes register
+        // allocations are made to all partitions simultaneously", so the
+        // warps are rounded up to the partitions for the per-block check.
+        let partitions = cc.register_partitions();
+        let assumed = per_warp * warps.div_ceil(partitions) * partitions;
+        if assumed.max(allocated) > cc.max_registers_per_block() {
+            return Err(Error::RegistersPerBlock {
+                threads,
+                registers,
+                allocated: assumed.max(allocated),
+                limit: cc.max_registers_per_block(),
+                capability: cc,
+            });
+        }
+        Ok((warps, allocated))
+    }
+
+    /// Blocks per SM with the default carveout: as far as shared memory and
+    /// the SM's most blocks decide, and with [`with_block`](Self::with_block)
+    /// as its warps and registers decide too.
     ///
     /// # Errors
     ///
@@ -474,7 +583,7 @@ impl Launch {
         self.occupancy_with(Carveout::Default)
     }
 
-    /// Blocks per SM as far as shared memory decides, with a carveout preference
+    /// Blocks per SM with a carveout preference
     /// (`cudaFuncAttributePreferredSharedMemoryCarveout`).
     ///
     /// The rule of `cuda_occupancy.h` (`cudaOccMaxBlocksPerSMSmemLimit`): a block
@@ -484,7 +593,22 @@ impl Launch {
     /// fit in that, the block's allocation rounded up to a carveout (from 7.0
     /// on) or the whole per-SM amount (before). Blocks per SM
     /// is that divided by the allocation, capped by
-    /// [`max_blocks_per_sm`](ComputeCapability::max_blocks_per_sm).
+    /// [`max_blocks_per_sm`](ComputeCapability::max_blocks_per_sm) and, from
+    /// 9.0 on, by [`block_barriers_per_sm`](ComputeCapability::block_barriers_per_sm).
+    ///
+    /// With [`with_block`](Self::with_block), also the rules of
+    /// `cudaOccMaxBlocksPerSMWarpsLimit` (the SM's most warps over the
+    /// block's, `ceil(threads / 32)`) and `cudaOccMaxBlocksPerSMRegsLimit`
+    /// (each warp holds `32 * registers` rounded up to
+    /// [`register_allocation_unit`](ComputeCapability::register_allocation_unit);
+    /// the register file is split in
+    /// [`register_partitions`](ComputeCapability::register_partitions), each
+    /// holding whole warps).
+    ///
+    /// Measured exception (H100 and H200, `occupancy_runtime*.jsonl`): with a
+    /// 0% preference and no shared memory at all, the runtime and this model
+    /// say 8 blocks of 128 threads, but 16 were resident: the driver did not
+    /// hold a kernel without shared memory to the preference.
     ///
     /// Carveouts before 7.0 (the 2.x and 3.0-3.5 L1 splits, set there with
     /// `cudaFuncSetCacheConfig`) follow the same rounding: a modelling choice.
@@ -534,19 +658,38 @@ impl Launch {
             // Before Volta the header ignores a preference a block does not fit in.
             per_sm
         };
-        let by_memory = shared.checked_div(allocated).unwrap_or(u32::MAX);
-        let max_blocks = cc.max_blocks_per_sm();
-        let (blocks, limit) = if by_memory < max_blocks {
-            (by_memory, OccupancyLimit::SharedMemory)
-        } else {
-            (max_blocks, OccupancyLimit::BlocksPerSm)
+        let by_shared = shared.checked_div(allocated);
+        let (warps, by_warps, registers, by_registers) = match self.block {
+            None => (None, None, None, None),
+            Some((threads, per_thread)) => {
+                let (warps, allocated) = self.check_block(threads, per_thread)?;
+                let by_warps = cc.max_warps_per_sm() / warps;
+                let by_registers = if per_thread == 0 {
+                    None
+                } else {
+                    let partitions = cc.register_partitions();
+                    let per_warp = allocated / warps;
+                    let per_partition = cc.registers_per_sm() / partitions / per_warp;
+                    Some(per_partition * partitions / warps)
+                };
+                (Some(warps), Some(by_warps), Some(allocated), by_registers)
+            }
         };
-        Ok(Occupancy {
-            blocks,
+        let allowed = [
+            by_warps,
+            by_registers,
+            by_shared,
+            Some(cc.max_blocks_per_sm()),
+            cc.block_barriers_per_sm(),
+        ];
+        Ok(Occupancy::from_limits(
+            allowed,
             allocated,
-            carveout: shared,
-            limit,
-        })
+            shared,
+            preferred,
+            warps.map(|w| (w, cc.max_warps_per_sm())),
+            registers,
+        ))
     }
 }
 
@@ -608,17 +751,61 @@ pub enum Carveout {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum OccupancyLimit {
+    /// The SM's resident warps
+    /// ([`max_warps_per_sm`](ComputeCapability::max_warps_per_sm)).
+    Warps,
+    /// The SM's registers
+    /// ([`registers_per_sm`](ComputeCapability::registers_per_sm)), as
+    /// allocated to warps.
+    Registers,
     /// Shared memory: one more block would not fit in the carveout.
     SharedMemory,
     /// The capability's most blocks per SM.
     BlocksPerSm,
+    /// The SM's block barriers
+    /// ([`block_barriers_per_sm`](ComputeCapability::block_barriers_per_sm)).
+    Barriers,
+}
+
+impl OccupancyLimit {
+    /// Every limit, in the order of `cuda_occupancy.h`'s `limitingFactors`
+    /// bits (warps, registers, shared memory, blocks, barriers).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::OccupancyLimit;
+    ///
+    /// assert_eq!(OccupancyLimit::ALL[0], OccupancyLimit::Warps);
+    /// assert_eq!(OccupancyLimit::ALL.len(), 5);
+    /// ```
+    pub const ALL: [OccupancyLimit; 5] = [
+        OccupancyLimit::Warps,
+        OccupancyLimit::Registers,
+        OccupancyLimit::SharedMemory,
+        OccupancyLimit::BlocksPerSm,
+        OccupancyLimit::Barriers,
+    ];
+
+    const fn index(self) -> usize {
+        match self {
+            OccupancyLimit::Warps => 0,
+            OccupancyLimit::Registers => 1,
+            OccupancyLimit::SharedMemory => 2,
+            OccupancyLimit::BlocksPerSm => 3,
+            OccupancyLimit::Barriers => 4,
+        }
+    }
 }
 
 impl fmt::Display for OccupancyLimit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
+            OccupancyLimit::Warps => "warps per SM",
+            OccupancyLimit::Registers => "registers",
             OccupancyLimit::SharedMemory => "shared memory",
             OccupancyLimit::BlocksPerSm => "blocks per SM",
+            OccupancyLimit::Barriers => "barriers",
         })
     }
 }
@@ -646,39 +833,118 @@ pub struct Occupancy {
     allocated: u32,
     carveout: u32,
     limit: OccupancyLimit,
+    preferred: u32,
+    /// Warps per block and the SM's most warps, when the block was given.
+    warps: Option<(u32, u32)>,
+    registers: Option<u32>,
+    /// Blocks each limit allows alone, in [`OccupancyLimit::ALL`]'s order;
+    /// `None` where it sets none.
+    allowed: [Option<u32>; 5],
 }
 
 impl Occupancy {
+    /// The occupancy the limits allow: the fewest blocks any allows, the
+    /// first such limit in [`OccupancyLimit::ALL`]'s order named.
+    fn from_limits(
+        allowed: [Option<u32>; 5],
+        allocated: u32,
+        carveout: u32,
+        preferred: u32,
+        warps: Option<(u32, u32)>,
+        registers: Option<u32>,
+    ) -> Occupancy {
+        // The blocks-per-SM limit is always there.
+        let blocks = allowed.iter().flatten().copied().min().unwrap_or(0);
+        let limit = OccupancyLimit::ALL
+            .into_iter()
+            .find(|l| allowed[l.index()] == Some(blocks))
+            .unwrap_or(OccupancyLimit::BlocksPerSm);
+        Occupancy {
+            blocks,
+            allocated,
+            carveout,
+            limit,
+            preferred,
+            warps,
+            registers,
+            allowed,
+        }
+    }
+
     /// An occupancy read from data, checked as [`Launch::occupancy_with`]
-    /// builds them: shared memory bounds the blocks at `carveout / allocated`,
-    /// and the capability's blocks-per-SM limit at that or fewer.
+    /// builds them: the blocks are the fewest any limit allows, the limit
+    /// named is the first of those, and shared memory allows `carveout /
+    /// allocated`. Without `allowed` (data written before the thread limits
+    /// were modelled), shared memory bounds the blocks at `carveout /
+    /// allocated` and the blocks-per-SM limit at that or fewer.
     #[cfg(feature = "serde")]
     pub(crate) fn checked(
         blocks: u32,
         allocated: u32,
         carveout: u32,
         limit: OccupancyLimit,
+        extra: Option<OccupancyExtra>,
     ) -> Result<Self, Error> {
-        let fit = carveout.checked_div(allocated);
-        let consistent = match (limit, fit) {
-            (OccupancyLimit::SharedMemory, Some(fit)) => blocks == fit,
-            (OccupancyLimit::SharedMemory, None) => false,
-            (OccupancyLimit::BlocksPerSm, Some(fit)) => blocks <= fit,
-            (OccupancyLimit::BlocksPerSm, None) => true,
-        };
-        if !consistent {
-            return Err(Error::InvalidOccupancy {
-                blocks,
-                allocated,
-                carveout,
-            });
-        }
-        Ok(Occupancy {
+        let invalid = Error::InvalidOccupancy {
             blocks,
             allocated,
             carveout,
-            limit,
-        })
+        };
+        let fit = carveout.checked_div(allocated);
+        let Some(extra) = extra else {
+            let (consistent, allowed_blocks) = match (limit, fit) {
+                (OccupancyLimit::SharedMemory, Some(fit)) => (blocks == fit, None),
+                (OccupancyLimit::BlocksPerSm, Some(fit)) => (blocks <= fit, Some(blocks)),
+                (OccupancyLimit::BlocksPerSm, None) => (true, Some(blocks)),
+                _ => (false, None),
+            };
+            if !consistent {
+                return Err(invalid);
+            }
+            let allowed = [None, None, fit, allowed_blocks, None];
+            return Ok(Occupancy {
+                blocks,
+                allocated,
+                carveout,
+                limit,
+                preferred: carveout,
+                warps: None,
+                registers: None,
+                allowed,
+            });
+        };
+        let built = Occupancy::from_limits(
+            extra.allowed,
+            allocated,
+            carveout,
+            extra.preferred,
+            extra.warps,
+            extra.registers,
+        );
+        let warps_fit = match extra.warps {
+            Some((per_block, max)) => per_block > 0 && per_block <= max,
+            None => true,
+        };
+        if built.blocks != blocks
+            || built.limit != limit
+            || extra.allowed[OccupancyLimit::SharedMemory.index()] != fit
+            || extra.allowed[OccupancyLimit::BlocksPerSm.index()].is_none()
+            || !warps_fit
+        {
+            return Err(invalid);
+        }
+        Ok(built)
+    }
+
+    /// What serde writes besides the four figures every occupancy has.
+    #[cfg(feature = "serde")]
+    pub(crate) fn extra(&self) -> OccupancyExtra {
+        OccupancyExtra {
+            preferred: self.preferred,
+            warps: self.warps,
+            registers: self.registers,
+            allowed: self.allowed,
+        }
     }
 
     /// Blocks that fit on one SM at once.
@@ -731,7 +997,46 @@ impl Occupancy {
         self.carveout
     }
 
-    /// What bounds the blocks per SM.
+    /// The carveout the preference asked for (rounded up to one the
+    /// capability has; the most shared memory without a preference). Where a
+    /// block does not fit in it the driver overrides it:
+    /// [`carveout`](Self::carveout) is then larger.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Carveout, ComputeCapability, Launch};
+    ///
+    /// // 12 KB + 1 KB reserved does not fit the 0% preference's 0 KB: 16 KB.
+    /// let launch = Launch::new(ComputeCapability::Sm90, 12288, 0);
+    /// let occupancy = launch.occupancy_with(Carveout::Percent(0))?;
+    /// assert_eq!((occupancy.preferred_carveout(), occupancy.carveout()), (0, 16 * 1024));
+    /// assert!(occupancy.carveout_overridden());
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub const fn preferred_carveout(&self) -> u32 {
+        self.preferred
+    }
+
+    /// Whether the driver overrides the carveout preference because a block
+    /// does not fit in it.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Carveout, ComputeCapability, Launch};
+    ///
+    /// let launch = Launch::new(ComputeCapability::Sm90, 0, 4096);
+    /// assert!(!launch.occupancy_with(Carveout::Percent(50))?.carveout_overridden());
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub const fn carveout_overridden(&self) -> bool {
+        self.carveout != self.preferred
+    }
+
+    /// What bounds the blocks per SM: the first, in [`OccupancyLimit::ALL`]'s
+    /// order, of the limits that allow no more ([`limits`](Self::limits) gives
+    /// them all).
     ///
     /// # Example
     ///
@@ -746,4 +1051,133 @@ impl Occupancy {
     pub const fn limit(&self) -> OccupancyLimit {
         self.limit
     }
+
+    /// Every limit that allows no more blocks than there are, in
+    /// [`OccupancyLimit::ALL`]'s order: the occupancy calculator's
+    /// `limitingFactors`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Launch, OccupancyLimit};
+    ///
+    /// // 128 threads of 32 registers on a V100: 16 blocks by warps and by registers.
+    /// let occupancy = Launch::new(ComputeCapability::Sm70, 0, 0).with_block(128, 32).occupancy()?;
+    /// assert_eq!(occupancy.blocks_per_sm(), 16);
+    /// let limits: Vec<_> = occupancy.limits().collect();
+    /// assert_eq!(limits, [OccupancyLimit::Warps, OccupancyLimit::Registers]);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn limits(&self) -> impl Iterator<Item = OccupancyLimit> + '_ {
+        OccupancyLimit::ALL
+            .into_iter()
+            .filter(|l| self.allowed[l.index()] == Some(self.blocks))
+    }
+
+    /// The blocks per SM `limit` alone allows, or `None` where it sets no
+    /// limit (registers when the block's count is unknown or not given,
+    /// warps without a block, shared memory when a block is allocated none,
+    /// barriers before 9.0).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Launch, OccupancyLimit};
+    ///
+    /// let launch = Launch::new(ComputeCapability::Sm90, 0, 16384).with_block(256, 64);
+    /// let occupancy = launch.occupancy()?;
+    /// assert_eq!(occupancy.allowed_by(OccupancyLimit::Warps), Some(8));
+    /// assert_eq!(occupancy.allowed_by(OccupancyLimit::Registers), Some(4));
+    /// assert_eq!(occupancy.allowed_by(OccupancyLimit::SharedMemory), Some(13));
+    /// assert_eq!(occupancy.allowed_by(OccupancyLimit::BlocksPerSm), Some(32));
+    /// assert_eq!(occupancy.allowed_by(OccupancyLimit::Barriers), Some(64));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub const fn allowed_by(&self, limit: OccupancyLimit) -> Option<u32> {
+        self.allowed[limit.index()]
+    }
+
+    /// Warps of one block, when the block was given
+    /// ([`Launch::with_block`]).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Launch};
+    ///
+    /// let launch = Launch::new(ComputeCapability::Sm90, 0, 0).with_block(100, 32);
+    /// assert_eq!(launch.occupancy()?.warps_per_block(), Some(4));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub const fn warps_per_block(&self) -> Option<u32> {
+        match self.warps {
+            Some((per_block, _)) => Some(per_block),
+            None => None,
+        }
+    }
+
+    /// Warps resident on one SM, `blocks_per_sm * warps_per_block`, when the
+    /// block was given.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Launch};
+    ///
+    /// // 1024 threads of 32 registers on an RTX 3090 (8.6): one block, 32 of 48 warps.
+    /// let occupancy = Launch::new(ComputeCapability::Sm86, 0, 0).with_block(1024, 32).occupancy()?;
+    /// assert_eq!(occupancy.warps_per_sm(), Some(32));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub const fn warps_per_sm(&self) -> Option<u32> {
+        match self.warps {
+            Some((per_block, _)) => Some(per_block * self.blocks),
+            None => None,
+        }
+    }
+
+    /// Occupancy as the calculator states it: resident warps in percent of
+    /// the SM's most, when the block was given.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Launch};
+    ///
+    /// let occupancy = Launch::new(ComputeCapability::Sm86, 0, 0).with_block(1024, 32).occupancy()?;
+    /// assert_eq!(occupancy.percent(), Some(32.0 / 48.0 * 100.0));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn percent(&self) -> Option<f64> {
+        let (per_block, max) = self.warps?;
+        Some(f64::from(per_block * self.blocks) / f64::from(max) * 100.0)
+    }
+
+    /// Registers allocated to one block (each warp's `32 * registers` rounded
+    /// up to the allocation unit), when the block was given.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{ComputeCapability, Launch};
+    ///
+    /// // 33 registers: 1056 a warp, allocated 1280; 4 warps.
+    /// let launch = Launch::new(ComputeCapability::Sm90, 0, 0).with_block(128, 33);
+    /// assert_eq!(launch.occupancy()?.allocated_registers_per_block(), Some(5120));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub const fn allocated_registers_per_block(&self) -> Option<u32> {
+        self.registers
+    }
+}
+
+/// The fields of an [`Occupancy`] beyond its four shared-memory figures, as
+/// serde reads and writes them.
+#[cfg(feature = "serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct OccupancyExtra {
+    pub(crate) preferred: u32,
+    pub(crate) warps: Option<(u32, u32)>,
+    pub(crate) registers: Option<u32>,
+    pub(crate) allowed: [Option<u32>; 5],
 }

@@ -18,6 +18,8 @@ use serde::de::{Deserializer, Error as _, IgnoredAny};
 use serde::ser::{SerializeSeq, SerializeStruct, Serializer};
 use serde::{Deserialize, Serialize};
 
+use crate::occupancy::OccupancyExtra;
+
 use crate::{
     Advice, Bank, BankConfig, BankConflict, BankSet, BankWidth, Candidate, ComputeCapability,
     ConstantLoad, Cost, DynamicLayout, ElementType, Error, Lane, LaneSet, Occupancy,
@@ -399,15 +401,33 @@ struct RawOccupancy {
     allocated_per_block: u32,
     carveout: u32,
     limit: OccupancyLimit,
+    /// Absent in data written before the thread limits were modelled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    preferred_carveout: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    warps_per_block: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    max_warps_per_sm: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    allocated_registers_per_block: Option<u32>,
+    /// Blocks each limit allows, in `OccupancyLimit::ALL`'s order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    allowed: Option<[Option<u32>; 5]>,
 }
 
 impl Serialize for Occupancy {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let extra = self.extra();
         RawOccupancy {
             blocks_per_sm: self.blocks_per_sm(),
             allocated_per_block: self.allocated_per_block(),
             carveout: self.carveout(),
             limit: self.limit(),
+            preferred_carveout: Some(extra.preferred),
+            warps_per_block: extra.warps.map(|w| w.0),
+            max_warps_per_sm: extra.warps.map(|w| w.1),
+            allocated_registers_per_block: extra.registers,
+            allowed: Some(extra.allowed),
         }
         .serialize(serializer)
     }
@@ -416,11 +436,29 @@ impl Serialize for Occupancy {
 impl<'de> Deserialize<'de> for Occupancy {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let raw = RawOccupancy::deserialize(deserializer)?;
+        let warps = match (raw.warps_per_block, raw.max_warps_per_sm) {
+            (Some(per_block), Some(max)) => Some((per_block, max)),
+            (None, None) => None,
+            _ => {
+                return Err(invalid(Error::InvalidOccupancy {
+                    blocks: raw.blocks_per_sm,
+                    allocated: raw.allocated_per_block,
+                    carveout: raw.carveout,
+                }))
+            }
+        };
+        let extra = raw.allowed.map(|allowed| OccupancyExtra {
+            preferred: raw.preferred_carveout.unwrap_or(raw.carveout),
+            warps,
+            registers: raw.allocated_registers_per_block,
+            allowed,
+        });
         Occupancy::checked(
             raw.blocks_per_sm,
             raw.allocated_per_block,
             raw.carveout,
             raw.limit,
+            extra,
         )
         .map_err(invalid)
     }

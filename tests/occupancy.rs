@@ -241,3 +241,182 @@ fn per_sm_capacity_at_under_and_over() {
         assert_eq!(blocks(half + 1), 1, "{cc}");
     }
 }
+
+/// A field of a JSON line, as an integer.
+fn int(line: &serde_json::Value, key: &str) -> i64 {
+    line[key]
+        .as_i64()
+        .unwrap_or_else(|| panic!("{key} in {line}"))
+}
+
+/// The capability a data line names (`"9.0"`).
+fn capability(line: &serde_json::Value) -> ComputeCapability {
+    let text = line["cc"].as_str().unwrap();
+    let (major, minor) = text.split_once('.').unwrap();
+    ComputeCapability::new(major.parse().unwrap(), minor.parse().unwrap()).unwrap()
+}
+
+/// The launch a calculator or runtime line describes.
+fn launch_of(
+    line: &serde_json::Value,
+    cc: ComputeCapability,
+    registers: u32,
+) -> (Launch, Carveout) {
+    let dynamic = int(line, "dynamic_shared") as u32;
+    let static_bytes = int(line, "static_shared") as u32;
+    let mut launch =
+        Launch::new(cc, static_bytes, dynamic).with_block(int(line, "threads") as u32, registers);
+    // Past 48 KB the calculator was given the opt-in for exactly the dynamic
+    // size, and the runtime the capability's most.
+    if static_bytes + dynamic > 48 * KB {
+        launch = launch.with_opt_in(dynamic);
+    }
+    let carveout = match int(line, "carveout") {
+        -1 => Carveout::Default,
+        p => Carveout::Percent(p as u32),
+    };
+    (launch, carveout)
+}
+
+/// The calculator's names of the limiting factors.
+fn factor(limit: OccupancyLimit) -> &'static str {
+    match limit {
+        OccupancyLimit::Warps => "warps",
+        OccupancyLimit::Registers => "registers",
+        OccupancyLimit::SharedMemory => "shared_memory",
+        OccupancyLimit::BlocksPerSm => "blocks",
+        OccupancyLimit::Barriers => "barriers",
+    }
+}
+
+/// NVIDIA's occupancy calculator (`cuda_occupancy.h` of CUDA 13.0) over every
+/// capability it knows, 3.5 to 12.1 (tests/data/device/README.md): the
+/// model's tables equal the properties the header was given and what it says
+/// itself, and at every launch the model gives the header's blocks, warps,
+/// limiting factors, each limit alone and the allocations; where the header
+/// says 0 blocks (the block cannot run), the model refuses the launch.
+#[test]
+fn occupancy_matches_nvidias_calculator_for_every_capability() {
+    let data = include_str!("data/device/occupancy_calculator.jsonl");
+    let (mut devices, mut points, mut refused) = (0, 0, 0);
+    for text in data.lines() {
+        let line: serde_json::Value = serde_json::from_str(text).unwrap();
+        let cc = capability(&line);
+        if line["kind"] == "device" {
+            let table = [
+                ("max_threads_per_sm", cc.max_warps_per_sm() * 32),
+                ("regs_per_sm", cc.registers_per_sm()),
+                ("regs_per_block", cc.max_registers_per_block()),
+                ("shared_per_sm", cc.shared_memory_per_sm()),
+                ("shared_per_block", cc.default_shared_memory_per_block()),
+                ("shared_per_block_optin", cc.max_shared_memory_per_block()),
+                (
+                    "reserved_shared_per_block",
+                    cc.reserved_shared_memory_per_block(),
+                ),
+                ("header_shared_granularity", cc.shared_allocation_unit()),
+                ("header_register_granularity", cc.register_allocation_unit()),
+                ("header_max_blocks_per_sm", cc.max_blocks_per_sm()),
+                ("header_subpartitions", cc.register_partitions()),
+            ];
+            for (key, model) in table {
+                assert_eq!(int(&line, key), i64::from(model), "{key} of {cc}");
+            }
+            assert!(cc.models_thread_occupancy());
+            devices += 1;
+            continue;
+        }
+        let registers = int(&line, "registers") as u32;
+        let (launch, carveout) = launch_of(&line, cc, registers);
+        let expected = int(&line, "blocks_per_sm");
+        let occupancy = match launch.occupancy_with(carveout) {
+            Ok(occupancy) => occupancy,
+            Err(err) => {
+                assert_eq!(expected, 0, "{text}: {err}");
+                refused += 1;
+                continue;
+            }
+        };
+        assert_eq!(i64::from(occupancy.blocks_per_sm()), expected, "{text}");
+        assert_eq!(
+            occupancy.warps_per_sm().map(i64::from),
+            Some(int(&line, "warps_per_sm")),
+            "{text}"
+        );
+        let limits: Vec<&str> = occupancy.limits().map(factor).collect();
+        let header: Vec<&str> = line["limiting"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert_eq!(limits, header, "{text}");
+        for (limit, key) in [
+            (OccupancyLimit::Warps, "limit_warps"),
+            (OccupancyLimit::Registers, "limit_registers"),
+            (OccupancyLimit::SharedMemory, "limit_shared"),
+            (OccupancyLimit::BlocksPerSm, "limit_blocks"),
+            (OccupancyLimit::Barriers, "limit_barriers"),
+        ] {
+            let model = occupancy.allowed_by(limit).map_or(-1, i64::from);
+            assert_eq!(model, int(&line, key), "{key}: {text}");
+        }
+        assert_eq!(
+            occupancy.allocated_registers_per_block().map(i64::from),
+            Some(int(&line, "allocated_registers_per_block")),
+            "{text}"
+        );
+        let allocated = if occupancy.allowed_by(OccupancyLimit::SharedMemory).is_none() {
+            0
+        } else {
+            occupancy.allocated_per_block()
+        };
+        assert_eq!(
+            i64::from(allocated),
+            int(&line, "allocated_shared_per_block"),
+            "{text}"
+        );
+        points += 1;
+    }
+    assert_eq!(devices, 21);
+    assert_eq!(points + refused, 3356);
+    assert_eq!(refused, 789);
+}
+
+/// The runtime's `cudaOccupancyMaxActiveBlocksPerMultiprocessor` on an H100
+/// and on an H200 (tests/data/device/README.md): 1,376 launches of 17 kernel
+/// builds each, with the registers `cudaFuncGetAttributes` reported. Where the
+/// runtime says 0 the launch failed ("too many resources requested for
+/// launch"), and the model refuses it.
+#[test]
+fn occupancy_matches_the_runtime_on_an_h100_and_an_h200() {
+    for data in [
+        include_str!("data/device/occupancy_runtime_h100.jsonl"),
+        include_str!("data/device/occupancy_runtime.jsonl"),
+    ] {
+        let (mut points, mut refused) = (0, 0);
+        for text in data.lines() {
+            let line: serde_json::Value = serde_json::from_str(text).unwrap();
+            if line["kind"] != "occupancy" {
+                continue;
+            }
+            let cc = ComputeCapability::Sm90;
+            let registers = int(&line, "num_regs") as u32;
+            let (mut launch, carveout) = launch_of(&line, cc, registers);
+            // The runtime was measured with the opt-in at the capability's most.
+            launch = launch.with_opt_in(cc.max_shared_memory_per_block() - launch.static_bytes());
+            let expected = int(&line, "runtime_blocks_per_sm");
+            match launch.occupancy_with(carveout) {
+                Ok(occupancy) => {
+                    assert_eq!(i64::from(occupancy.blocks_per_sm()), expected, "{text}");
+                    points += 1;
+                }
+                Err(err) => {
+                    assert_eq!(expected, 0, "{text}: {err}");
+                    refused += 1;
+                }
+            }
+        }
+        assert_eq!((points + refused, refused), (1376, 264));
+    }
+}

@@ -8,9 +8,9 @@ use serde::Serialize;
 use serde_json::json;
 use smem_model::{
     AccessWidth, Bank, BankConfig, BankSet, Carveout, Classification, ComputeCapability, Cost,
-    DynamicLayout, ElementType, Error, Fix, Lane, LaneSet, Launch, Matrices, Occupancy, Op,
-    Partition, SharedMemConfig, Swizzle, TileAccess, TileLayout, TmaSwizzle, WarpRequest,
-    WordAccess, WriteCollision,
+    DynamicLayout, ElementType, Error, Fix, Lane, LaneSet, Launch, Matrices, Occupancy,
+    OccupancyLimit, Op, Partition, SharedMemConfig, Swizzle, TileAccess, TileLayout, TmaSwizzle,
+    WarpRequest, WordAccess, WriteCollision,
 };
 
 /// `value` written and read back.
@@ -407,14 +407,41 @@ fn launches_and_occupancies() {
         .occupancy()
         .unwrap();
     assert_eq!(again(&small), small);
+    let with_block = launch.with_block(256, 64);
+    assert_eq!(again(&with_block), with_block);
+    let by_registers = with_block.occupancy().unwrap();
+    assert_eq!(again(&by_registers), by_registers);
     let value = serde_json::to_value(occupancy).unwrap();
     assert_eq!(
         value,
         json!({"blocks_per_sm": 7, "allocated_per_block": 17408, "carveout": 135168,
-               "limit": "SharedMemory"})
+               "limit": "SharedMemory", "preferred_carveout": 135168,
+               "allowed": [null, null, 7, 32, 64]})
+    );
+    // Data written before the thread limits: the four figures alone still read.
+    let old: Occupancy = serde_json::from_value(
+        json!({"blocks_per_sm": 7, "allocated_per_block": 17408, "carveout": 135168,
+               "limit": "SharedMemory"}),
+    )
+    .unwrap();
+    assert_eq!(
+        (old.blocks_per_sm(), old.limit()),
+        (7, OccupancyLimit::SharedMemory)
+    );
+    // Blocks that are not the fewest the limits allow.
+    let mut fewer = value.clone();
+    fewer["allowed"] = json!([5, null, 7, 32, 64]);
+    refuses_with::<Occupancy>(
+        fewer,
+        Error::InvalidOccupancy {
+            blocks: 7,
+            allocated: 17408,
+            carveout: 135168,
+        },
     );
     let mut lying = value.clone();
     lying["blocks_per_sm"] = json!(9);
+    lying["allowed"] = json!([null, null, 9, 32, 64]);
     let err = Error::InvalidOccupancy {
         blocks: 9,
         allocated: 17408,

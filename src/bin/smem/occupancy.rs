@@ -1,10 +1,14 @@
-//! `smem occupancy`: blocks per SM as far as shared memory decides, with the
-//! carveout the driver picks and the limit that binds.
+//! `smem occupancy`: blocks per SM as the CUDA occupancy calculator counts
+//! them: shared memory (with the carveout the driver picks), and with
+//! `--threads`/`--registers` the SM's warps and registers; the limits that
+//! bind, warps and percent.
 //!
-//! The numbers are `smem_model::Launch::occupancy_with`'s: the rule of
-//! `cuda_occupancy.h`, checked against the driver on an H200.
+//! The numbers are `smem_model::Launch::occupancy_with`'s: the rules of
+//! `cuda_occupancy.h`, checked against the header for every capability it
+//! knows and against the runtime on an H100 and an H200.
 
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::process::ExitCode;
 
 use serde::Serialize;
@@ -17,8 +21,13 @@ use crate::output::{emit, fail, styled, HEADING, NOTE};
 #[command(after_help = "\
 Sizes are bytes, or kilobytes with a K suffix (12K = 12288).
 
+Without --threads only shared memory and the SM's most blocks count (as if a block had one
+warp and no registers); with it, the SM's warps, and with --registers its registers too, as
+NVIDIA's occupancy calculator (cuda_occupancy.h) counts them.
+
 Examples:
   smem occupancy --arch sm_86 --static 12288 --dynamic 4096
+  smem occupancy --arch sm_90 --threads 256 --registers 64 --dynamic 16K
   smem occupancy --arch sm_90 --dynamic 100K --opt-in
   smem occupancy --arch sm_90 --static 12K --dynamic 4K --carveout 50")]
 pub struct Args {
@@ -38,6 +47,14 @@ pub struct Args {
     /// for exactly the dynamic size; with a value, for that many bytes.
     #[arg(long, value_name = "BYTES", num_args = 0..=1, value_parser = bytes)]
     opt_in: Option<Option<u32>>,
+
+    /// Threads per block (blockDim.x * blockDim.y * blockDim.z).
+    #[arg(long, value_name = "N")]
+    threads: Option<u32>,
+
+    /// Registers per thread, as `ptxas -v` or `ncu` report them (needs --threads).
+    #[arg(long, value_name = "N", requires = "threads")]
+    registers: Option<u32>,
 
     /// Carveout preference in percent of the most shared memory per SM
     /// (cudaFuncAttributePreferredSharedMemoryCarveout); default: no preference.
@@ -82,8 +99,43 @@ struct Report {
     allocated_per_block: u32,
     carveout_preference_percent: Option<u32>,
     carveout: u32,
+    /// Whether the driver overrides the preference (a block does not fit in it).
+    carveout_overridden: bool,
     blocks_per_sm: u32,
     limit: &'static str,
+    /// Every limit that binds, in the calculator's order.
+    limits: Vec<&'static str>,
+    /// Blocks per SM each limit allows alone (`null`: no limit from it).
+    allowed: Allowed,
+    threads: Option<u32>,
+    registers: Option<u32>,
+    warps_per_block: Option<u32>,
+    warps_per_sm: Option<u32>,
+    max_warps_per_sm: u32,
+    /// Resident warps in percent of the SM's most.
+    occupancy_percent: Option<f64>,
+    allocated_registers_per_block: Option<u32>,
+}
+
+/// Blocks per SM each limit allows, in `--json`.
+#[derive(Debug, Serialize)]
+struct Allowed {
+    warps: Option<u32>,
+    registers: Option<u32>,
+    shared_memory: Option<u32>,
+    blocks: Option<u32>,
+    barriers: Option<u32>,
+}
+
+/// The `--json` name of a limit.
+fn limit_name(limit: OccupancyLimit) -> &'static str {
+    match limit {
+        OccupancyLimit::Warps => "warps",
+        OccupancyLimit::Registers => "registers",
+        OccupancyLimit::SharedMemory => "shared memory",
+        OccupancyLimit::BlocksPerSm => "blocks per SM",
+        OccupancyLimit::Barriers => "barriers",
+    }
 }
 
 /// Runs `smem occupancy`: status 0 with the result, 1 when the launch would
@@ -94,6 +146,9 @@ pub fn run(args: &Args) -> ExitCode {
     let opt_in = args.opt_in.map(|bytes| bytes.unwrap_or(args.dynamic_bytes));
     if let Some(max) = opt_in {
         launch = launch.with_opt_in(max);
+    }
+    if let Some(threads) = args.threads {
+        launch = launch.with_block(threads, args.registers.unwrap_or(0));
     }
     let preference = match args.carveout {
         Some(percent) => Carveout::Percent(percent),
@@ -109,10 +164,20 @@ pub fn run(args: &Args) -> ExitCode {
         }
         Err(err) => return fail(err),
     };
-    let limit = match occupancy.limit() {
-        OccupancyLimit::SharedMemory => "shared memory",
-        OccupancyLimit::BlocksPerSm => "blocks per SM",
-    };
+    let limit = limit_name(occupancy.limit());
+    if occupancy.carveout_overridden() {
+        if let Some(percent) = args.carveout {
+            // Nothing useful is left to do when stderr itself is gone.
+            let _ = writeln!(
+                anstream::stderr().lock(),
+                "warning: the {percent}% carveout preference ({} bytes) is overridden: a \
+                 block's {} bytes do not fit in it, so the driver uses {} bytes",
+                occupancy.preferred_carveout(),
+                occupancy.allocated_per_block(),
+                occupancy.carveout()
+            );
+        }
+    }
     let text = if args.json {
         let report = Report {
             schema: "smem-occupancy/1",
@@ -125,8 +190,24 @@ pub fn run(args: &Args) -> ExitCode {
             allocated_per_block: occupancy.allocated_per_block(),
             carveout_preference_percent: args.carveout,
             carveout: occupancy.carveout(),
+            carveout_overridden: occupancy.carveout_overridden(),
             blocks_per_sm: occupancy.blocks_per_sm(),
             limit,
+            limits: occupancy.limits().map(limit_name).collect(),
+            allowed: Allowed {
+                warps: occupancy.allowed_by(OccupancyLimit::Warps),
+                registers: occupancy.allowed_by(OccupancyLimit::Registers),
+                shared_memory: occupancy.allowed_by(OccupancyLimit::SharedMemory),
+                blocks: occupancy.allowed_by(OccupancyLimit::BlocksPerSm),
+                barriers: occupancy.allowed_by(OccupancyLimit::Barriers),
+            },
+            threads: args.threads,
+            registers: args.registers,
+            warps_per_block: occupancy.warps_per_block(),
+            warps_per_sm: occupancy.warps_per_sm(),
+            max_warps_per_sm: cc.max_warps_per_sm(),
+            occupancy_percent: occupancy.percent(),
+            allocated_registers_per_block: occupancy.allocated_registers_per_block(),
         };
         match serde_json::to_string_pretty(&report) {
             Ok(json) => json + "\n",
@@ -204,33 +285,90 @@ fn describe(
         "carveout: {} of shared memory on the SM ({preference})",
         kb(occupancy.carveout())
     );
-    let why = match occupancy.limit() {
-        OccupancyLimit::SharedMemory if occupancy.allocated_per_block() > 0 => format!(
-            "shared memory: {} / {} bytes = {}",
-            occupancy.carveout(),
-            occupancy.allocated_per_block(),
-            occupancy.carveout() / occupancy.allocated_per_block()
-        ),
-        OccupancyLimit::SharedMemory => "shared memory".to_owned(),
-        OccupancyLimit::BlocksPerSm => format!(
-            "the {} blocks an SM of compute capability {cc} holds at most",
-            cc.max_blocks_per_sm()
-        ),
-    };
-    _ = writeln!(
-        out,
-        "{} {}",
-        styled(HEADING, "blocks per SM:"),
-        occupancy.blocks_per_sm()
-    );
-    _ = writeln!(out, "limit: {why}");
+    if let Some(threads) = args.threads {
+        let warps = occupancy.warps_per_block().unwrap_or(0);
+        let registers = match (args.registers, occupancy.allocated_registers_per_block()) {
+            (Some(r), Some(allocated)) if r > 0 => format!(
+                ", {r} registers a thread: {allocated} registers allocated (each warp's {} \
+                 rounded up to {})",
+                r * 32,
+                cc.register_allocation_unit()
+            ),
+            _ => ", registers not given".to_owned(),
+        };
+        _ = writeln!(
+            out,
+            "block: {threads} threads = {warps} warp{}{registers}",
+            if warps == 1 { "" } else { "s" }
+        );
+    }
     _ = writeln!(
         out,
         "{}",
-        styled(
-            NOTE,
-            "(shared memory only: registers and threads per block may allow fewer blocks)"
-        )
+        styled(HEADING, "blocks per SM each limit allows:")
     );
+    let binding: Vec<OccupancyLimit> = occupancy.limits().collect();
+    for limit in OccupancyLimit::ALL {
+        let Some(allowed) = occupancy.allowed_by(limit) else {
+            continue;
+        };
+        let how = match limit {
+            OccupancyLimit::Warps => format!(
+                "{} warps per SM / {} a block",
+                cc.max_warps_per_sm(),
+                occupancy.warps_per_block().unwrap_or(0)
+            ),
+            OccupancyLimit::Registers => format!(
+                "{} registers per SM in {} partitions of whole warps, {} a block",
+                cc.registers_per_sm(),
+                cc.register_partitions(),
+                occupancy.allocated_registers_per_block().unwrap_or(0)
+            ),
+            OccupancyLimit::SharedMemory => format!(
+                "{} / {} bytes",
+                occupancy.carveout(),
+                occupancy.allocated_per_block()
+            ),
+            OccupancyLimit::BlocksPerSm => {
+                format!("the most an SM of compute capability {cc} holds")
+            }
+            OccupancyLimit::Barriers => "block barriers per SM, one a block".to_owned(),
+        };
+        let mark = if binding.contains(&limit) {
+            "  <- binds"
+        } else {
+            ""
+        };
+        _ = writeln!(
+            out,
+            "  {:<14} {allowed:>4}  ({how}){mark}",
+            format!("{limit}:")
+        );
+    }
+    let warps = match (occupancy.warps_per_sm(), occupancy.percent()) {
+        (Some(warps), Some(percent)) => format!(
+            ": {warps} of {} warps, {percent:.1}% occupancy",
+            cc.max_warps_per_sm()
+        ),
+        _ => String::new(),
+    };
+    _ = writeln!(
+        out,
+        "{} {}{warps}",
+        styled(HEADING, "blocks per SM:"),
+        occupancy.blocks_per_sm()
+    );
+    let names: Vec<String> = binding.iter().map(ToString::to_string).collect();
+    _ = writeln!(out, "limited by: {}", names.join(", "));
+    if args.threads.is_none() {
+        _ = writeln!(
+            out,
+            "{}",
+            styled(
+                NOTE,
+                "(shared memory and blocks only: give --threads and --registers for the warp and register limits)"
+            )
+        );
+    }
     out
 }

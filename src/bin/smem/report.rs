@@ -640,10 +640,12 @@ fn occupancy(cc: ComputeCapability, tables: &mut Vec<serde_json::Value>) -> Stri
                 o.blocks_per_sm().to_string(),
                 format!("{} KB", o.carveout() / kb),
                 match o.limit() {
-                    OccupancyLimit::SharedMemory => "shared memory".to_owned(),
                     OccupancyLimit::BlocksPerSm => {
                         format!("{} blocks per SM at most", cc.max_blocks_per_sm())
                     }
+                    // No block given: only shared memory (and, never first,
+                    // barriers) can bind besides.
+                    other => other.to_string(),
                 },
             ]),
             Err(err) => table.row([bytes.to_string(), String::new(), err.to_string()]),
