@@ -873,7 +873,7 @@ impl Occupancy {
 
     /// An occupancy read from data, checked as [`Launch::occupancy_with`]
     /// builds them: the blocks are the fewest any limit allows, the limit
-    /// named is the first of those, and shared memory allows `carveout /
+    /// named is one of those, and shared memory allows `carveout /
     /// allocated`. Without `allowed` (data written before the thread limits
     /// were modelled), shared memory bounds the blocks at `carveout /
     /// allocated` and the blocks-per-SM limit at that or fewer.
@@ -926,14 +926,14 @@ impl Occupancy {
             None => true,
         };
         if built.blocks != blocks
-            || built.limit != limit
+            || extra.allowed[limit.index()] != Some(blocks)
             || extra.allowed[OccupancyLimit::SharedMemory.index()] != fit
-            || extra.allowed[OccupancyLimit::BlocksPerSm.index()].is_none()
             || !warps_fit
         {
             return Err(invalid);
         }
-        Ok(built)
+        // Data may name any binding limit, not only the first.
+        Ok(Occupancy { limit, ..built })
     }
 
     /// What serde writes besides the four figures every occupancy has.
