@@ -9,7 +9,7 @@ use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyAny, PyString, PyTuple};
 
-use smem_model::{BankConfig, ComputeCapability, Error, Op, SharedMemConfig, WARP_SIZE};
+use smem_model::{BankConfig, ComputeCapability, Error, Op, OpName, SharedMemConfig, WARP_SIZE};
 
 /// The most characters of a given text or value an error message quotes.
 pub const QUOTE_CHARS: usize = 64;
@@ -208,9 +208,17 @@ pub fn config(capability: ComputeCapability, bank_bytes: u32) -> PyResult<BankCo
     Ok(BankConfig::new(capability).with_shared_mem_config(mode))
 }
 
-/// The op from its name.
+/// The op from its name (SASS, PTX or the model's spelling).
 pub fn op(op: &str) -> PyResult<Op> {
-    op.parse().map_err(value_error)
+    op.parse::<OpName>().map(OpName::op).map_err(value_error)
+}
+
+/// The op and the access width of a request: `width` checked against the
+/// width the name gives (`"LDS.128"` is 16 bytes; given 4 it is an error).
+pub fn op_and_width(op: &str, width: u32) -> PyResult<(Op, u32)> {
+    let name: OpName = op.parse().map_err(value_error)?;
+    let width = name.with_width(width).map_err(value_error)?;
+    Ok((name.op(), width.bytes()))
 }
 
 /// The length of a sequence argument, without reading it: a length past

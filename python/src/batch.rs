@@ -322,7 +322,7 @@ pub fn wavefronts_batch<'py>(
     #[pyo3(from_py_with = args::bank_bytes)] bank_bytes: u32,
 ) -> PyResult<Bound<'py, PyArray1<u32>>> {
     let config: BankConfig = args::config(arch, bank_bytes)?;
-    let op = args::op(op)?;
+    let (op, width) = args::op_and_width(op, width)?;
     let batch = batch(addresses, masks)?;
     let out = dispatch(&batch, op, width, base, |r| Ok([config.wavefronts(r)?]))?;
     Ok(PyArray1::from_vec(addresses.py(), out))
@@ -344,7 +344,7 @@ pub fn cost_batch<'py>(
     #[pyo3(from_py_with = args::bank_bytes)] bank_bytes: u32,
 ) -> PyResult<Bound<'py, PyArray2<u32>>> {
     let config: BankConfig = args::config(arch, bank_bytes)?;
-    let op = args::op(op)?;
+    let (op, width) = args::op_and_width(op, width)?;
     let batch = batch(addresses, masks)?;
     let n = batch.n;
     let out = dispatch(&batch, op, width, base, |r| {

@@ -29,7 +29,7 @@ fn request(
     addresses: &Bound<'_, PyAny>,
     base: Option<u64>,
 ) -> PyResult<WarpRequest> {
-    let op = args::op(op)?;
+    let (op, width) = args::op_and_width(op, width)?;
     let lanes = args::lanes(addresses)?;
     let mut mask = 0u32;
     let mut generic = [0u64; WARP_SIZE];
@@ -299,8 +299,10 @@ fn partition(
 /// (SASS `"LDS"`, `"STS"`, `"ATOMS.CAS"`, `"RED.ADD"`, `"LDSM.x4"`, `"STSM.x2"`,
 /// `"LDGSTS"` or PTX-like `"load"`, `"store"`, `"atom.add.u64"`, `"red.add.f32"`,
 /// `"ldmatrix.x4"`, `"stmatrix.x2"`, `"cp.async.cg"`, in any case; a bare
-/// `"atomic"` is an atomic add), the access width in bytes (1, 2, 4, 8 or 16),
-/// and 32 addresses: byte offsets into the shared window, `None` for an inactive
+/// `"atomic"` is an atomic add; names as traces, SASS and PTX spell them,
+/// `"LDS.U.128"`, `"ATOMS.CAS.64"`, `"LDSM.16.MT88.4"`, `"ld.shared.v4.f32"`,
+/// whose width must agree with the width given), the access width in bytes
+/// (1, 2, 4, 8 or 16), and 32 addresses: byte offsets into the shared window, `None` for an inactive
 /// lane. With `base=`, the addresses are generic ones, translated into the 4 GiB
 /// shared window that starts there. `bank_bytes=8` selects Kepler's eight-byte
 /// bank mode (no effect elsewhere).

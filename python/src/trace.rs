@@ -325,22 +325,29 @@ pub fn read_trace(
             trace.read(&mut tally).map(|summary| (tally, summary))
         })
         .map_err(value_error)?;
-    let mut counts = BTreeMap::new();
-    for (name, value) in [
-        ("files", n_files),
-        ("lines", summary.lines),
-        ("kernels", summary.kernels),
-        ("blocks", summary.blocks),
-        ("instructions", summary.instructions),
-        ("other_instructions", summary.other_instructions),
-        ("predicated_off", tally.predicated_off()),
-        ("constant_loads", tally.constant().loads),
-        ("errors", summary.errors + tally.error_count()),
-    ] {
-        counts.insert(name, value);
-    }
-    debug_assert!(COUNTS.iter().all(|c| counts.contains_key(c)));
-    Ok(PySummary {
+    Ok(summary_of(
+        &tally,
+        [
+            ("files", n_files),
+            ("lines", summary.lines),
+            ("kernels", summary.kernels),
+            ("blocks", summary.blocks),
+            ("instructions", summary.instructions),
+            ("other_instructions", summary.other_instructions),
+        ],
+    ))
+}
+
+/// The summary of a tally, with what its source counted (`files`, `lines`,
+/// `kernels`, `blocks`, `instructions`, `other_instructions`; the tally's own
+/// counts added, any not given 0).
+pub fn summary_of<const N: usize>(tally: &Tally, read: [(&'static str, u64); N]) -> PySummary {
+    let mut counts: BTreeMap<&'static str, u64> = COUNTS.iter().map(|c| (*c, 0)).collect();
+    counts.extend(read);
+    counts.insert("predicated_off", tally.predicated_off());
+    counts.insert("constant_loads", tally.constant().loads);
+    *counts.entry("errors").or_default() += tally.error_count();
+    PySummary {
         totals: tally.totals().into(),
         by_op: tally
             .by_op()
@@ -353,7 +360,7 @@ pub fn read_trace(
             .iter()
             .map(|(name, n)| (name.to_string(), *n))
             .collect(),
-    })
+    }
 }
 
 /// The merge of any number of summaries (`TraceSummary.merge` in turn); an

@@ -306,3 +306,24 @@ def test_arch_as_torch_gives_it():
     assert smem_model.wavefronts("NVIDIA A100-SXM4-80GB", "STS", 4, strided(8)) == 2
     with pytest.raises(ValueError, match='^unknown compute capability "NVIDIA H1000 80GB"'):
         smem_model.wavefronts("NVIDIA H1000 80GB", "LDS", 4, strided(8))
+
+
+def test_op_names_as_traces_sass_and_ptx_spell_them():
+    float4 = strided(16)
+    for op in ("LDS.U.128", "LDS.128", "ld.shared.v4.f32", "LDS"):
+        assert smem_model.wavefronts("sm_90", op, 16, float4) == 4
+    cas = smem_model.wavefronts("sm_90", "ATOMS.CAS", 8, strided(8))
+    assert smem_model.wavefronts("sm_90", "ATOMS.CAS.64", 8, strided(8)) == cas
+    assert smem_model.wavefronts("sm_90", "atom.shared.cas.b64", 8, strided(8)) == cas
+    rows = [lane % 8 * 128 + lane // 8 * 16 for lane in FULL]
+    assert smem_model.wavefronts("sm_90", "LDSM.16.MT88.4", 16, rows) == 32
+    # A width that contradicts the name is an error, as atom.add.u64 given 4 bytes.
+    for function in (smem_model.wavefronts, smem_model.cost, smem_model.partition):
+        with pytest.raises(ValueError) as e:
+            function("sm_90", "atom.add.u64", 4, strided(4))
+        assert str(e.value) == (
+            "the op's name gives ATOMS.ADD 8 bytes per lane, but an access width of 4 bytes was given"
+        )
+    np = pytest.importorskip("numpy")
+    with pytest.raises(ValueError, match="^the op's name gives LDS 16 bytes per lane, but an access width of 4"):
+        smem_model.wavefronts_batch("sm_90", "LDS.128", 4, np.zeros((2, 32), dtype=np.uint32))
