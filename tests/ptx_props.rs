@@ -297,6 +297,8 @@ proptest! {
         prop_assert_eq!(k.register_count, registers().len() as u32);
         for (inst, read) in insts.iter().zip(&k.instructions) {
             prop_assert_eq!(read.mnemonic, MNEMONICS[inst.mnemonic]);
+            let first = if inst.guard.is_some() { "@" } else { read.mnemonic };
+            prop_assert!(read.text.starts_with(first) && !read.text.ends_with(';'), "{}", read.text);
             let guard = read.guard.map(|g| (g.reg, g.negated));
             let want = inst.guard.map(|(p, negated)| (RegId(12 + 5 + p as u32), negated));
             prop_assert_eq!(guard, want);

@@ -482,10 +482,17 @@ pub struct Instruction<'a> {
     pub mnemonic: &'a str,
     /// Its operands, in order.
     pub operands: SmallVec<[Operand<'a>; 4]>,
+    /// The whole instruction as written, guard included, without its `;`
+    /// (comments inside kept): for messages.
+    pub text: &'a str,
     /// The PTX line (from 1) it is on.
     pub line: u32,
     /// The source location of the latest `.loc` before it in its function.
     pub loc: Option<Loc>,
+    /// Where that `.loc`'s code was inlined (`.loc 2 896 3, function_name
+    /// $L__info_string1, inlined_at 1 11 3` is header line 896 inlined at
+    /// line 11 of file 1): the call site in the caller, one level up.
+    pub inlined_at: Option<Loc>,
 }
 
 impl<'a> Instruction<'a> {

@@ -49,6 +49,13 @@ struct Specs {
     ptr: Option<Pointer>,
 }
 
+/// The `.loc` in force: its location and the call site it was inlined at.
+#[derive(Debug, Clone, Copy, Default)]
+struct Source {
+    loc: Option<Loc>,
+    inlined_at: Option<Loc>,
+}
+
 /// What follows a declarator's name.
 struct Tail<'a> {
     /// `<N>`: a register range's length.
@@ -328,17 +335,6 @@ impl<'a> Parser<'a> {
                 }
                 _ => {}
             }
-        }
-    }
-
-    /// Skips the rest of the tokens on `line`.
-    fn skip_line(&mut self, line: u32) -> Result<(), Error> {
-        loop {
-            let token = self.peek()?;
-            if token.kind == Kind::Eof || token.line != line {
-                return Ok(());
-            }
-            self.next()?;
         }
     }
 
@@ -755,7 +751,7 @@ impl<'a> Parser<'a> {
     /// A function body after its `{`, up to the matching `}`.
     fn body(&mut self, function: &mut Function<'a>, scopes: &mut Scopes<'a>) -> Result<(), Error> {
         scopes.open();
-        let mut loc = None;
+        let mut source = Source::default();
         loop {
             let token = self.next()?;
             match token.kind {
@@ -767,6 +763,7 @@ impl<'a> Parser<'a> {
                 }
                 Kind::Punct(b'{') => scopes.open(),
                 Kind::Punct(b'@') => {
+                    let start = token.start;
                     let negated = self.eat(b'!')?;
                     let reg = self.next()?;
                     let id = match reg.kind {
@@ -781,7 +778,7 @@ impl<'a> Parser<'a> {
                         return Err(self.error(opcode, "an instruction after its guard"));
                     }
                     let guard = Some(Guard { reg: id, negated });
-                    self.instruction(function, scopes, guard, opcode, loc)?;
+                    self.instruction(function, scopes, guard, start, opcode, source)?;
                 }
                 Kind::Ident => {
                     if self.eat(b':')? {
@@ -803,7 +800,7 @@ impl<'a> Parser<'a> {
                         });
                         scopes.label(token.text, target);
                     } else {
-                        self.instruction(function, scopes, None, token, loc)?;
+                        self.instruction(function, scopes, None, token.start, token, source)?;
                     }
                 }
                 Kind::Directive => match token.text {
@@ -832,9 +829,21 @@ impl<'a> Parser<'a> {
                         let file = self.u32_token("a file number after .loc")?;
                         let line = self.u32_token("a line number after .loc")?;
                         let column = self.u32_token("a column number after .loc")?;
-                        loc = Some(Loc { file, line, column });
-                        // `, function_name ..., inlined_at ...` to the end of the line.
-                        self.skip_line(token.line)?;
+                        source = Source {
+                            loc: Some(Loc { file, line, column }),
+                            inlined_at: None,
+                        };
+                        // `, function_name $L__info_string0, inlined_at 1 38 17`
+                        // to the end of the line.
+                        while self.peek()?.kind != Kind::Eof && self.peek()?.line == token.line {
+                            let word = self.next()?;
+                            if word.text == "inlined_at" {
+                                let file = self.u32_token("a file number after inlined_at")?;
+                                let line = self.u32_token("a line number after inlined_at")?;
+                                let column = self.u32_token("a column number after inlined_at")?;
+                                source.inlined_at = Some(Loc { file, line, column });
+                            }
+                        }
                     }
                     ".pragma" => self.pragmas(function)?,
                     _ if StateSpace::from_directive(token.text).is_some()
@@ -862,11 +871,13 @@ impl<'a> Parser<'a> {
         function: &mut Function<'a>,
         scopes: &mut Scopes<'a>,
         guard: Option<Guard>,
+        start: usize,
         opcode: Token<'a>,
-        loc: Option<Loc>,
+        source: Source,
     ) -> Result<(), Error> {
         let index = function.instructions.len() as u32;
         let mut operands: SmallVec<[Operand<'a>; 4]> = SmallVec::new();
+        let mut end = self.peek()?.start;
         if !self.eat(b';')? {
             loop {
                 let operand = self.operand(scopes, true)?;
@@ -880,11 +891,14 @@ impl<'a> Parser<'a> {
                     }
                 }
                 operands.push(operand);
-                let end = self.next()?;
-                match end.kind {
+                let token = self.next()?;
+                match token.kind {
                     Kind::Punct(b',') => {}
-                    Kind::Punct(b';') => break,
-                    _ => return Err(self.error(end, "`,` or `;` after an operand")),
+                    Kind::Punct(b';') => {
+                        end = token.start;
+                        break;
+                    }
+                    _ => return Err(self.error(token, "`,` or `;` after an operand")),
                 }
             }
         }
@@ -892,8 +906,10 @@ impl<'a> Parser<'a> {
             guard,
             mnemonic: opcode.text,
             operands,
+            text: self.text()[start..end].trim_end(),
             line: opcode.line,
-            loc,
+            loc: source.loc,
+            inlined_at: source.inlined_at,
         });
         Ok(())
     }

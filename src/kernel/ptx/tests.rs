@@ -180,6 +180,8 @@ fn labels_guards_and_branches() {
         ]
     );
     let forward = &k.instructions[1];
+    assert_eq!(forward.text, "@%p1 bra $L__BB0_2");
+    assert_eq!(k.instructions[4].text, "ret");
     assert_eq!(
         forward
             .guard
@@ -357,6 +359,15 @@ fn loc_and_debug_sections() {
         })
     );
     assert_eq!(k.instructions[1].line, 12);
+    assert_eq!(
+        k.instructions[1].inlined_at,
+        Some(Loc {
+            file: 1,
+            line: 38,
+            column: 17
+        })
+    );
+    assert_eq!(k.instructions[0].inlined_at, None);
     assert_eq!(k.instructions[2].loc.map(|l| l.line), Some(13));
     assert_eq!(k.labels[0].target, 1);
     assert!(module.variables.is_empty());
