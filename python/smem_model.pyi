@@ -489,7 +489,7 @@ class BlockReport:
 
 @final
 class Occupancy:
-    """Blocks per SM as far as shared memory decides."""
+    """Blocks per SM of a launch, as NVIDIA's occupancy calculator counts them."""
 
     @property
     def blocks_per_sm(self) -> int:
@@ -502,19 +502,37 @@ class Occupancy:
     def carveout(self) -> int:
         """The carveout (shared memory per SM) the driver picks, in bytes."""
     @property
+    def carveout_overridden(self) -> bool:
+        """Whether the driver picked another carveout than the one preferred."""
+    @property
     def limit(self) -> str:
         """What bounds the blocks, as `smem occupancy` prints it."""
+    @property
+    def limits(self) -> List[str]:
+        """Every limit that binds (several may allow the same blocks)."""
+    @property
+    def warps_per_block(self) -> Optional[int]:
+        """Warps a block (with `threads`), else `None`."""
+    @property
+    def warps_per_sm(self) -> Optional[int]:
+        """Warps an SM runs at once (with `threads`), else `None`."""
+    @property
+    def percent(self) -> Optional[float]:
+        """Occupancy in percent of the SM's most warps (with `threads`), else `None`."""
 
 def occupancy(
     arch: _Arch,
     static_bytes: int = 0,
     dynamic_bytes: int = 0,
     *,
+    threads: Optional[int] = None,
+    registers: int = 0,
     opt_in: Optional[int] = None,
     carveout: Optional[int] = None,
 ) -> Occupancy:
     """The occupancy of a launch with `static_bytes` of `__shared__` arrays and
-    `dynamic_bytes` given at launch; `opt_in` the
+    `dynamic_bytes` given at launch; with `threads` (and `registers` a thread,
+    0 for none known) also the SM's warps and registers; `opt_in` the
     `cudaFuncAttributeMaxDynamicSharedMemorySize` set, `carveout` the
     `cudaFuncAttributePreferredSharedMemoryCarveout` percentage."""
 

@@ -161,6 +161,7 @@ u32_args!(
     barrier_id => "id",
     static_bytes => "static_bytes",
     dynamic_bytes => "dynamic_bytes",
+    registers => "registers",
 );
 
 /// `site=` (`from_py_with`): any 64-bit number the caller names a place by.
@@ -171,6 +172,11 @@ pub fn site(value: &Bound<'_, PyAny>) -> PyResult<u64> {
 /// `opt_in=`, `carveout=` (`from_py_with`): `None` or a `u32`.
 pub fn opt_in(value: &Bound<'_, PyAny>) -> PyResult<Option<u32>> {
     optional_u32(value, "opt_in")
+}
+
+/// `threads=` of a launch's block (`from_py_with`): `None` or a `u32`.
+pub fn block_threads(value: &Bound<'_, PyAny>) -> PyResult<Option<u32>> {
+    optional_u32(value, "threads")
 }
 
 /// `carveout=` (`from_py_with`).

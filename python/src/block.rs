@@ -223,7 +223,7 @@ fn report(py: Python<'_>, r: &BlockReport) -> PyResult<PyBlockReport> {
     })
 }
 
-/// Blocks per SM as far as shared memory decides.
+/// Blocks per SM of a launch, as NVIDIA's occupancy calculator counts them.
 #[pyclass(frozen, get_all, module = "smem_model", name = "Occupancy")]
 pub struct PyOccupancy {
     /// Blocks one SM runs at once.
@@ -233,20 +233,34 @@ pub struct PyOccupancy {
     allocated_per_block: u32,
     /// The carveout (shared memory per SM) the driver picks, in bytes.
     carveout: u32,
+    /// Whether the driver picked another carveout than the one preferred.
+    carveout_overridden: bool,
     /// What bounds the blocks, as `smem occupancy` prints it.
     limit: String,
+    /// Every limit that binds (several may allow the same blocks).
+    limits: Vec<String>,
+    /// Warps a block (with `threads`), else `None`.
+    warps_per_block: Option<u32>,
+    /// Warps an SM runs at once (with `threads`), else `None`.
+    warps_per_sm: Option<u32>,
+    /// Occupancy in percent of the SM's most warps (with `threads`), else `None`.
+    percent: Option<f64>,
 }
 
 /// The occupancy of a launch with `static_bytes` of `__shared__` arrays and
-/// `dynamic_bytes` given at launch; `opt_in` the
+/// `dynamic_bytes` given at launch; with `threads` (and `registers` a thread,
+/// 0 for none known) also the SM's warps and registers; `opt_in` the
 /// `cudaFuncAttributeMaxDynamicSharedMemorySize` set, `carveout` the
 /// `cudaFuncAttributePreferredSharedMemoryCarveout` percentage.
 #[pyfunction]
-#[pyo3(signature = (arch, static_bytes=0, dynamic_bytes=0, *, opt_in=None, carveout=None))]
+#[pyo3(signature = (arch, static_bytes=0, dynamic_bytes=0, *, threads=None, registers=0, opt_in=None, carveout=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn occupancy(
     #[pyo3(from_py_with = args::arch)] arch: ComputeCapability,
     #[pyo3(from_py_with = args::static_bytes)] static_bytes: u32,
     #[pyo3(from_py_with = args::dynamic_bytes)] dynamic_bytes: u32,
+    #[pyo3(from_py_with = args::block_threads)] threads: Option<u32>,
+    #[pyo3(from_py_with = args::registers)] registers: u32,
     #[pyo3(from_py_with = args::opt_in)] opt_in: Option<u32>,
     #[pyo3(from_py_with = args::carveout)] carveout: Option<u32>,
 ) -> PyResult<PyOccupancy> {
@@ -254,12 +268,20 @@ pub fn occupancy(
     if let Some(opt_in) = opt_in {
         launch = launch.with_opt_in(opt_in);
     }
+    if let Some(threads) = threads {
+        launch = launch.with_block(threads, registers);
+    }
     let carveout = carveout.map_or(Carveout::Default, Carveout::Percent);
     let o = launch.occupancy_with(carveout).map_err(value_error)?;
     Ok(PyOccupancy {
         blocks_per_sm: o.blocks_per_sm(),
         allocated_per_block: o.allocated_per_block(),
         carveout: o.carveout(),
+        carveout_overridden: o.carveout_overridden(),
         limit: o.limit().to_string(),
+        limits: o.limits().map(|l| l.to_string()).collect(),
+        warps_per_block: o.warps_per_block(),
+        warps_per_sm: o.warps_per_sm(),
+        percent: o.percent(),
     })
 }

@@ -61,6 +61,16 @@ def test_occupancy():
     with pytest.raises(ValueError):
         smem_model.occupancy("sm_90", 0, 100 * 1024)  # past 48 KB without opt_in
     assert smem_model.occupancy("sm_90", 0, 100 * 1024, opt_in=100 * 1024).blocks_per_sm == 2
+    # 256 threads of 64 registers, 16 KB of shared memory, on an H100: 8 warps
+    # of 2048 registers, 4 blocks fill the 64K register file.
+    o = smem_model.occupancy("H100", 0, 16384, threads=256, registers=64)
+    assert (o.blocks_per_sm, o.limit, o.warps_per_block, o.warps_per_sm, o.percent) == (
+        4, "registers", 8, 32, 50.0)
+    assert "registers" in o.limits and not o.carveout_overridden
+    assert smem_model.occupancy("sm_90").warps_per_sm is None
+    assert smem_model.occupancy("sm_90", 12288, carveout=0).carveout_overridden
+    with pytest.raises(ValueError):
+        smem_model.occupancy("sm_90", threads=2048)
 
 
 def test_racecheck_finds_a_missing_barrier():
