@@ -762,6 +762,15 @@ pub enum Error {
         limit: usize,
     },
 
+    /// A block whose accesses between two barriers of the whole block need
+    /// more shadow records than the block model holds (one per word, warp,
+    /// instruction and kind of access; [`Block`](crate::Block) says the bound).
+    #[error("a block's accesses between two barriers of all its warps need more than {limit} shadow records (one per 4-byte word, warp, instruction and kind of access): not modelled")]
+    ShadowFull {
+        /// The most the model holds.
+        limit: usize,
+    },
+
     /// A constant-memory load that reads past the 64 KB constant bank.
     #[error("lane {lane} reads constant bytes {address:#x} to {end:#x}, past the end of the {limit}-byte constant bank")]
     OutsideConstantBank {

@@ -1345,6 +1345,13 @@ impl WarpRequest {
             .map(|lane| (lane, self.addresses[lane.index()]))
     }
 
+    /// The active lanes as bits and the 32 addresses (inactive lanes' are
+    /// meaningless): what an inner loop over the lanes reads without the
+    /// lane set's iterator.
+    pub(crate) const fn raw(&self) -> (u32, &[u32; WARP_SIZE]) {
+        (self.active.bits(), &self.addresses)
+    }
+
     /// The 32 lanes' addresses as an array, `None` for inactive lanes.
     ///
     /// The same form [`new`](Self::new) takes, so a request can be edited lane by

@@ -394,3 +394,56 @@ fn block_types_are_send_and_sync() {
     assert_send_sync::<SyncOp>();
     assert_send_sync::<smem_model::ConstantLoad>();
 }
+
+/// Issue 21's worst case for memory: one block of 32 warps that each read all
+/// 228 KB of shared memory from 8 instructions, with no barrier. The shadow
+/// would need a record per word, warp and instruction (14.6 M); the model
+/// holds at most 2^21 and refuses the block with a typed error naming that
+/// limit, instead of growing (the old per-byte shadow took 1.46 GB).
+#[test]
+fn a_block_needing_more_shadow_records_than_the_bound_is_refused() {
+    let mut block = Block::new(SM90, 1024).unwrap();
+    let window = SM90.shared_window_size();
+    let mut refused = None;
+    'all: for site in 0..8u64 {
+        for warp in 0..32 {
+            for base in (0..window).step_by(512) {
+                let load =
+                    WarpRequest::from_fn(Op::Load, 16, |l| Some(base + 16 * l.get())).unwrap();
+                if let Err(err) = block.access(warp, site, &load) {
+                    refused = Some(err);
+                    break 'all;
+                }
+            }
+        }
+    }
+    let err = refused.expect("refused before the end");
+    assert_eq!(err, Error::ShadowFull { limit: 1 << 21 });
+    assert_eq!(
+        err.to_string(),
+        "a block's accesses between two barriers of all its warps need more than 2097152 \
+         shadow records (one per 4-byte word, warp, instruction and kind of access): not modelled"
+    );
+    // Every later call says the same.
+    let again = block.access(0, 9, &one(Op::Load, 0, 0));
+    assert_eq!(again, Err(Error::ShadowFull { limit: 1 << 21 }));
+}
+
+/// The same reads (from 4 instructions) with a `__syncthreads()` after each
+/// instruction fit: a barrier of the whole block empties the shadow.
+#[test]
+fn barriers_of_the_whole_block_empty_the_shadow() {
+    let mut block = Block::new(SM90, 1024).unwrap();
+    let window = SM90.shared_window_size();
+    for site in 0..4u64 {
+        for warp in 0..32 {
+            for base in (0..window).step_by(512) {
+                let load =
+                    WarpRequest::from_fn(Op::Load, 16, |l| Some(base + 16 * l.get())).unwrap();
+                block.access(warp, site, &load).unwrap();
+            }
+        }
+        block.syncthreads(100 + site).unwrap();
+    }
+    assert!(block.try_finish().unwrap().is_clean());
+}

@@ -4,6 +4,9 @@
 //! every pair of different threads touching one byte, at least one writing,
 //! both not atomics, races: between warps an error, between lanes of one
 //! warp (different instructions, no `__syncwarp()` between them) a warning.
+//! Accesses are 1, 2, 4 or 8 bytes wide, so that the model's shadow (one
+//! record per 4-byte word with a mask of its bytes) is checked byte by byte,
+//! and the bytes each hazard covers are compared too.
 
 use proptest::prelude::*;
 use smem_model::{Block, ComputeCapability, HazardKind, Op, Severity, WarpRequest};
@@ -17,6 +20,7 @@ struct Access {
     interval: usize,
     site: u64,
     op: Op,
+    width: u32,
     lanes: Vec<(u32, u32)>,
     /// Whether the warp executes `__syncwarp()` right before it.
     syncwarp: bool,
@@ -27,9 +31,9 @@ struct Access {
 fn program() -> impl Strategy<Value = (u32, Vec<Access>)> {
     (1u32..=3, 1usize..=3).prop_flat_map(|(warps, intervals)| {
         let access = (
-            0u8..3,
+            (0u8..3, 0usize..4),
             any::<u32>(),
-            prop::collection::vec(0u32..6, 32),
+            prop::collection::vec((0u32..6, 0u32..4), 32),
             any::<bool>(),
         );
         let per = prop::collection::vec(prop::collection::vec(access, 0..3), intervals);
@@ -38,20 +42,30 @@ fn program() -> impl Strategy<Value = (u32, Vec<Access>)> {
             let mut site = 0;
             for (w, by_interval) in by_warp.into_iter().enumerate() {
                 for (interval, accesses) in by_interval.into_iter().enumerate() {
-                    for (op, mask, slots, syncwarp) in accesses {
+                    for ((op, width), mask, slots, syncwarp) in accesses {
                         site += 1;
                         let op = [Op::Load, Op::Store, Op::ATOMIC_ADD][op as usize];
+                        // Atomics of 4 and 8 bytes only.
+                        let width = match (op, [1, 2, 4, 8][width]) {
+                            (Op::Load | Op::Store, w) | (_, w @ (4 | 8)) => w,
+                            _ => 4,
+                        };
                         // Sparse masks, so that few lanes share a slot.
                         let mask = mask & mask.rotate_left(7) & mask.rotate_left(13);
                         let lanes = (0..32)
                             .filter(|l| mask >> l & 1 == 1)
-                            .map(|l| (l, 4 * slots[l as usize]))
+                            .map(|l| {
+                                let (slot, byte) = slots[l as usize];
+                                // Aligned to the width, within a few words.
+                                (l, (4 * slot + byte) & !(width - 1))
+                            })
                             .collect();
                         all.push(Access {
                             warp: w as u32,
                             interval,
                             site,
                             op,
+                            width,
                             lanes,
                             syncwarp,
                         });
@@ -63,11 +77,16 @@ fn program() -> impl Strategy<Value = (u32, Vec<Access>)> {
     })
 }
 
-/// What the naive reference finds: (severity, kind, lower site, higher site).
-fn reference(accesses: &[Access]) -> Vec<(Severity, HazardKind, u64, u64)> {
+/// A hazard as compared: severity, kind, lower site, higher site, and the
+/// number of distinct bytes.
+type Found = (Severity, HazardKind, u64, u64, u32);
+
+/// What the naive reference finds.
+fn reference(accesses: &[Access]) -> Vec<Found> {
+    use std::collections::{BTreeMap, BTreeSet};
     let writes = |op: Op| op != Op::Load;
     let atomic = |op: Op| op == Op::ATOMIC_ADD;
-    let mut found = Vec::new();
+    let mut found: BTreeMap<(Severity, HazardKind, u64, u64), BTreeSet<u32>> = BTreeMap::new();
     for (i, a) in accesses.iter().enumerate() {
         for b in &accesses[i + 1..] {
             if a.interval != b.interval || !(writes(a.op) || writes(b.op)) {
@@ -76,11 +95,6 @@ fn reference(accesses: &[Access]) -> Vec<(Severity, HazardKind, u64, u64)> {
             if atomic(a.op) && atomic(b.op) {
                 continue;
             }
-            let racing = a.lanes.iter().any(|&(la, xa)| {
-                b.lanes
-                    .iter()
-                    .any(|&(lb, xb)| xa == xb && (a.warp != b.warp || la != lb))
-            });
             // Lanes of one warp: ordered by a __syncwarp() between them
             // (accesses of a warp are in site order).
             let synced = a.warp == b.warp
@@ -91,24 +105,36 @@ fn reference(accesses: &[Access]) -> Vec<(Severity, HazardKind, u64, u64)> {
                         && a.site < c.site
                         && c.site <= b.site
                 });
-            if racing && !(a.warp == b.warp && synced) {
-                let severity = if a.warp == b.warp {
-                    Severity::Warning
-                } else {
-                    Severity::Error
-                };
-                let kind = if writes(a.op) && writes(b.op) {
-                    HazardKind::WriteWrite
-                } else {
-                    HazardKind::ReadWrite
-                };
-                found.push((severity, kind, a.site.min(b.site), a.site.max(b.site)));
+            if a.warp == b.warp && synced {
+                continue;
+            }
+            let severity = if a.warp == b.warp {
+                Severity::Warning
+            } else {
+                Severity::Error
+            };
+            let kind = if writes(a.op) && writes(b.op) {
+                HazardKind::WriteWrite
+            } else {
+                HazardKind::ReadWrite
+            };
+            let key = (severity, kind, a.site.min(b.site), a.site.max(b.site));
+            for &(la, xa) in &a.lanes {
+                for &(lb, xb) in &b.lanes {
+                    if a.warp == b.warp && la == lb {
+                        continue;
+                    }
+                    for byte in xa.max(xb)..(xa + a.width).min(xb + b.width) {
+                        found.entry(key).or_default().insert(byte);
+                    }
+                }
             }
         }
     }
-    found.sort();
-    found.dedup();
     found
+        .into_iter()
+        .map(|((s, k, a, b), bytes)| (s, k, a, b, bytes.len() as u32))
+        .collect()
 }
 
 /// One warp's events: `None` for a `__syncthreads()`, a site without a
@@ -130,7 +156,7 @@ fn events(
             if a.syncwarp {
                 out.push(Some((u64::MAX, None)));
             }
-            let request = WarpRequest::from_fn(a.op, 4, |lane| {
+            let request = WarpRequest::from_fn(a.op, a.width, |lane| {
                 a.lanes.iter().find(|l| l.0 == lane.get()).map(|l| l.1)
             })
             .unwrap();
@@ -142,12 +168,7 @@ fn events(
 
 /// The model's hazards, the warps' events given warp after warp or one
 /// event of each warp in turn.
-fn model(
-    warps: u32,
-    accesses: &[Access],
-    intervals: usize,
-    round_robin: bool,
-) -> Vec<(Severity, HazardKind, u64, u64)> {
+fn model(warps: u32, accesses: &[Access], intervals: usize, round_robin: bool) -> Vec<Found> {
     let mut block = Block::new(ComputeCapability::Sm90, 32 * warps).unwrap();
     let lists: Vec<_> = (0..warps).map(|w| events(accesses, w, intervals)).collect();
     let mut order = Vec::new();
@@ -186,7 +207,10 @@ fn model(
     report
         .hazards()
         .iter()
-        .map(|h| (h.severity(), h.kind(), h.first().site(), h.second().site()))
+        .map(|h| {
+            let (a, b) = (h.first().site(), h.second().site());
+            (h.severity(), h.kind(), a, b, h.bytes())
+        })
         .collect()
 }
 

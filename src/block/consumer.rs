@@ -33,7 +33,7 @@ enum Current {
     /// No block is open.
     None,
     /// A block of known size, checked event by event.
-    Running { id: [u32; 3], block: Block },
+    Running { id: [u32; 3], block: Box<Block> },
     /// A block whose size neither the block nor its kernel gives: its events
     /// are held (at most [`Racecheck::MAX_HELD`]) and it is sized at its end
     /// by its highest warp.
@@ -278,6 +278,8 @@ pub struct Racecheck {
     capability: ComputeCapability,
     block_dim: Option<[u32; 3]>,
     current: Current,
+    /// The last block's model, kept so that its tables are reused.
+    spare: Option<Block>,
 }
 
 impl Default for Racecheck {
@@ -300,6 +302,7 @@ impl Racecheck {
             capability: DEFAULT_CAPABILITY,
             block_dim: None,
             current: Current::None,
+            spare: None,
         }
     }
 
@@ -360,20 +363,39 @@ impl Racecheck {
         }
     }
 
+    /// A block model for `threads` threads, the spare one where there is one.
+    fn block(&mut self, threads: u32) -> Result<Block, Error> {
+        match self.spare.take() {
+            Some(mut block) => match block.reset(self.capability, threads) {
+                Ok(()) => Ok(block),
+                Err(error) => {
+                    self.spare = Some(block);
+                    Err(error)
+                }
+            },
+            None => Block::new(self.capability, threads),
+        }
+    }
+
     /// Ends the open block, if any, and merges its report.
     fn close(&mut self) -> Result<(), Error> {
-        let (id, block) = match core::mem::replace(&mut self.current, Current::None) {
+        let (id, mut block) = match core::mem::replace(&mut self.current, Current::None) {
             Current::None => return Ok(()),
-            Current::Running { id, block } => (id, block),
+            Current::Running { id, block } => (id, *block),
             Current::Holding { id, events, warps } => {
-                let mut block = Block::new(self.capability, 32 * warps.max(1))?;
+                let mut block = self.block(32 * warps.max(1))?;
                 for (warp, held) in events {
                     run(&mut block, warp, held)?;
                 }
                 (id, block)
             }
         };
-        let report = block.finish();
+        let report = block.take_report();
+        let error = block.error.take();
+        self.spare = Some(block);
+        if let Some(error) = error {
+            return Err(error);
+        }
         let kernel = self.kernel();
         kernel.blocks += 1;
         kernel.merge(id, &report);
@@ -457,7 +479,7 @@ impl Consumer for Racecheck {
         self.current = match threads {
             Some(threads) => Current::Running {
                 id: info.id,
-                block: Block::new(self.capability, threads)?,
+                block: Box::new(self.block(threads)?),
             },
             None => Current::Holding {
                 id: info.id,
@@ -488,9 +510,17 @@ impl Consumer for Racecheck {
                 Held::Sync(site, lanes, HeldSync::Op(SyncOp::Warp(mask)))
             }
             Event::Fence { site, lanes } => Held::Sync(site, lanes, HeldSync::Op(SyncOp::Fence)),
-            Event::CpAsyncCommit { .. } => return self.not_checked("cp.async.commit_group"),
-            Event::CpAsyncWait { .. } => return self.not_checked("cp.async.wait_group"),
-            Event::CpAsyncArrive { .. } => return self.not_checked("cp.async.mbarrier.arrive"),
+            Event::CpAsyncCommit { site, lanes } => {
+                Held::Sync(site, lanes, HeldSync::Op(SyncOp::CpAsyncCommit))
+            }
+            Event::CpAsyncWait {
+                site,
+                lanes,
+                pending,
+            } => Held::Sync(site, lanes, HeldSync::Op(SyncOp::CpAsyncWait { pending })),
+            Event::CpAsyncArrive { site, lanes } => {
+                Held::Sync(site, lanes, HeldSync::Op(SyncOp::CpAsyncArrive))
+            }
             Event::Unmodelled { name, .. } => return self.not_checked(name),
         };
         let (max_warps, capability) = (self.max_warps(), self.capability);

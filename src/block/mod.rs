@@ -8,15 +8,38 @@
 //! arrived. Ordering is tracked with vector clocks, one component per warp
 //! (a block has at most 32 warps), and per warp a 32 x 32 matrix of what each
 //! lane knows of the others (for `__syncwarp`); accesses are checked against a
-//! per-byte shadow of the accesses since the last block-wide barrier. So the
-//! model answers for every order the hardware could run the warps in, not just
-//! one: two accesses race when no barrier both threads passed separates them.
+//! shadow of the accesses since the last block-wide barrier, one record per
+//! 4-byte word, warp, instruction, kind and set of the word's bytes (exact per
+//! byte). So the model answers for every order the hardware could run the
+//! warps in, not just one: two accesses race when no barrier both threads
+//! passed separates them.
+//!
+//! `cp.async` writes ([`AccessKind::AsyncCopy`]) complete at their thread's
+//! `cp.async.wait_group` / `wait_all` ([`SyncOp::CpAsyncWait`]) or
+//! `cp.async.mbarrier.arrive` ([`SyncOp::CpAsyncArrive`]); until then every
+//! access to their bytes races with them, and after it they are writes that a
+//! barrier passed later orders before other threads' accesses (PTX ISA,
+//! cp.async.wait_group / cp.async.wait_all: their writes "are made visible to
+//! the executing thread only after" the wait; completion mechanisms for
+//! asynchronous copy operations).
+//!
+//! # Memory
+//!
+//! Bounded by one block whatever the input: the shadow holds at most
+//! [`Block::MAX_RECORDS`] records (about 48 MiB, twice that with the slack of
+//! growing cells), in a table of one cell per word up to the highest word
+//! touched (at most the capability's shared window, 228 KB: 57,344 cells);
+//! at most [`Block::MAX_PENDING`] events are held behind barriers; hazards are
+//! one per pair of instructions (with a bitmap of their bytes per 4 KiB page
+//! touched). A block that needs more records is refused with
+//! [`Error::ShadowFull`]; past the held events, [`Error::BlockBacklog`]. The
+//! tables are kept when a [`Racecheck`] checks its next block.
 
 mod consumer;
 mod report;
 mod shadow;
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 
 pub use consumer::{BarrierFinding, HazardFinding, KernelRaces, Racecheck};
 pub use report::{
@@ -24,7 +47,7 @@ pub use report::{
 };
 
 use report::bits;
-use shadow::{Cell, Record, Shadow, SITES_PER_WARP};
+use shadow::{conflicts, relevant, words, Record, Shadow, MAX_RECORDS, SITES_PER_WARP};
 
 use crate::lane::WARP_SIZE;
 use crate::{ComputeCapability, Error, Lane, LaneSet, Op, WarpRequest};
@@ -88,6 +111,24 @@ pub enum SyncOp {
     /// thread's own accesses as others see them, but orders nothing between two
     /// threads, so it never removes a hazard (CUDA C++ Programming Guide, synchronization functions).
     Fence,
+    /// `cp.async.commit_group` (SASS `LDGDEPBAR`): the warp's `cp.async`
+    /// writes not yet in a group form one (PTX ISA, cp.async.commit_group).
+    /// The model counts groups per warp: its lanes commit together (a
+    /// modelling choice; nvcc emits the commit in converged code).
+    CpAsyncCommit,
+    /// `cp.async.wait_group pending` (SASS `DEPBAR.LE SB0, pending`): the
+    /// lanes' `cp.async` writes of all but the `pending` most recent groups
+    /// complete (PTX ISA, cp.async.wait_group). `pending` 0 is
+    /// `cp.async.wait_all`, which also completes writes not yet committed.
+    CpAsyncWait {
+        /// Groups that may still be pending.
+        pending: u32,
+    },
+    /// `cp.async.mbarrier.arrive`: the lanes' `cp.async` writes complete. The
+    /// model takes them as complete at the arrival (a modelling choice: the
+    /// mbarrier's waits are not modelled, so a barrier after the arrival is
+    /// what orders them before other threads' accesses).
+    CpAsyncArrive,
 }
 
 /// One event of a warp, held while the warp waits at a barrier.
@@ -120,6 +161,10 @@ struct Warp {
     queue: VecDeque<Event>,
     /// The barrier it waits at.
     waiting: Option<u32>,
+    /// `cp.async` groups committed.
+    groups: u32,
+    /// Words with `cp.async` writes of the warp not yet waited for.
+    async_words: Vec<u32>,
 }
 
 /// A barrier's current generation: the warps that have arrived.
@@ -188,9 +233,59 @@ pub struct Block {
     warps: Vec<Warp>,
     barriers: Vec<Generation>,
     shadow: Shadow,
-    hazards: HashMap<Key, (Hazard, HashSet<u32>)>,
+    hazards: Vec<Slot>,
+    index: HashMap<Key, u32>,
+    /// The hazard noted last, and its index.
+    last: Option<(Key, u32)>,
+    /// Scratch: the conflicts of the access being run.
+    found: Vec<Found>,
     barrier_errors: Vec<BarrierError>,
     pending: usize,
+    /// The first error met while running held events (the shadow full); every
+    /// later call returns it.
+    error: Option<Error>,
+}
+
+/// A hazard being gathered, with the bytes it covers: a bitmap per 4 KiB
+/// page of the shared window, for the pages it touches.
+#[derive(Debug)]
+struct Slot {
+    hazard: Hazard,
+    pages: Vec<(u32, Box<[u64; 64]>)>,
+}
+
+impl Slot {
+    /// Notes the bytes `mask` of word `word`.
+    fn add(&mut self, word: u32, mask: u8) {
+        let (page, bit) = (word / 1024, 4 * (word % 1024));
+        let bits = match self.pages.iter_mut().find(|p| p.0 == page) {
+            Some(p) => &mut p.1,
+            None => {
+                self.pages.push((page, Box::new([0; 64])));
+                let last = self.pages.len() - 1;
+                &mut self.pages[last].1
+            }
+        };
+        bits[(bit / 64) as usize] |= u64::from(mask) << (bit % 64);
+    }
+
+    fn bytes(&self) -> u32 {
+        self.pages
+            .iter()
+            .flat_map(|p| p.1.iter())
+            .map(|b| b.count_ones())
+            .sum()
+    }
+}
+
+/// A conflict of the access being run with a record of the shadow.
+#[derive(Debug, Clone, Copy)]
+struct Found {
+    earlier: HazardAccess,
+    now: HazardAccess,
+    severity: Severity,
+    word: u32,
+    mask: u8,
 }
 
 impl Block {
@@ -207,6 +302,21 @@ impl Block {
     /// assert_eq!(Block::MAX_PENDING, 262_144);
     /// ```
     pub const MAX_PENDING: usize = 1 << 18;
+
+    /// The most shadow records a block holds (one per 4-byte word, warp,
+    /// instruction, kind of access and set of the word's bytes, since the last
+    /// barrier of the whole block); beyond it the block is refused with
+    /// [`Error::ShadowFull`]. 24 bytes a record.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::Block;
+    ///
+    /// // 2^21: 32 warps each touching 64K words from one instruction.
+    /// assert_eq!(Block::MAX_RECORDS, 2_097_152);
+    /// ```
+    pub const MAX_RECORDS: usize = MAX_RECORDS;
 
     /// A block of `threads` threads (`blockDim.x * blockDim.y * blockDim.z`),
     /// in warps of 32 (the last one partial when `threads` is not a multiple
@@ -240,34 +350,88 @@ impl Block {
                 capability,
             });
         }
+        let mut block = Block {
+            capability,
+            threads,
+            warps: Vec::new(),
+            barriers: vec![Generation::default(); BARRIERS as usize],
+            shadow: Shadow::default(),
+            hazards: Vec::new(),
+            index: HashMap::new(),
+            last: None,
+            found: Vec::new(),
+            barrier_errors: Vec::new(),
+            pending: 0,
+            error: None,
+        };
+        block.reset(capability, threads)?;
+        Ok(block)
+    }
+
+    /// Makes this block model a new block of `threads` threads on
+    /// `capability`, as [`new`](Self::new) does, keeping its tables: a checker
+    /// of many blocks allocates once.
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new); the model is then unchanged.
+    pub(crate) fn reset(
+        &mut self,
+        capability: ComputeCapability,
+        threads: u32,
+    ) -> Result<(), Error> {
+        let limit = if capability.major() == 1 { 512 } else { 1024 };
+        if threads == 0 || threads > limit {
+            return Err(Error::BlockThreads {
+                threads,
+                limit,
+                capability,
+            });
+        }
         let count = threads.div_ceil(32);
-        let warps = (0..count)
-            .map(|w| {
-                let lanes = (threads - 32 * w).min(32);
-                // A warp's own component starts at 1, so that its accesses
-                // are not ordered before anything until a barrier joins it.
-                let mut clock = [0; WARP_SIZE];
-                clock[w as usize] = 1;
-                Warp {
+        self.warps.truncate(count as usize);
+        for w in 0..count {
+            let lanes = (threads - 32 * w).min(32);
+            // A warp's own component starts at 1, so that its accesses
+            // are not ordered before anything until a barrier joins it.
+            let mut clock = [0; WARP_SIZE];
+            clock[w as usize] = 1;
+            match self.warps.get_mut(w as usize) {
+                Some(warp) => {
+                    warp.threads = LaneSet::range(0, lanes);
+                    warp.clock = clock;
+                    *warp.seen = [[0; WARP_SIZE]; WARP_SIZE];
+                    warp.step = 0;
+                    warp.queue.clear();
+                    warp.waiting = None;
+                    warp.groups = 0;
+                    warp.async_words.clear();
+                }
+                None => self.warps.push(Warp {
                     threads: LaneSet::range(0, lanes),
                     clock,
                     seen: Box::new([[0; WARP_SIZE]; WARP_SIZE]),
                     step: 0,
                     queue: VecDeque::new(),
                     waiting: None,
-                }
-            })
-            .collect();
-        Ok(Block {
-            capability,
-            threads,
-            warps,
-            barriers: vec![Generation::default(); BARRIERS as usize],
-            shadow: Shadow::default(),
-            hazards: HashMap::new(),
-            barrier_errors: Vec::new(),
-            pending: 0,
-        })
+                    groups: 0,
+                    async_words: Vec::new(),
+                }),
+            }
+        }
+        self.capability = capability;
+        self.threads = threads;
+        for generation in &mut self.barriers {
+            *generation = Generation::default();
+        }
+        self.shadow.reset(capability.shared_window_size());
+        self.hazards.clear();
+        self.index.clear();
+        self.last = None;
+        self.barrier_errors.clear();
+        self.pending = 0;
+        self.error = None;
+        Ok(())
     }
 
     /// The block's number of warps.
@@ -310,6 +474,9 @@ impl Block {
     ///   window of the block's capability.
     /// - [`Error::BlockBacklog`] when more than [`MAX_PENDING`](Self::MAX_PENDING)
     ///   events wait behind barriers.
+    /// - [`Error::ShadowFull`] when this access, or events of other warps it
+    ///   released, needed more than [`MAX_RECORDS`](Self::MAX_RECORDS) shadow
+    ///   records; every later call returns it too.
     ///
     /// # Example
     ///
@@ -456,6 +623,40 @@ impl Block {
     /// # Ok::<(), smem_model::Error>(())
     /// ```
     pub fn finish(mut self) -> BlockReport {
+        self.take_report()
+    }
+
+    /// Ends the block as [`finish`](Self::finish) does, or returns the error
+    /// that stopped the model while it ran events held behind a barrier
+    /// ([`Error::ShadowFull`]), which [`finish`](Self::finish) leaves out
+    /// (its report then covers the accesses up to that point).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ShadowFull`] when the accesses between two barriers of the
+    /// whole block needed more shadow records than the model holds.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Block, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let mut block = Block::new(ComputeCapability::Sm90, 32)?;
+    /// block.access(0, 1, &WarpRequest::from_fn(Op::Store, 4, |l| Some(4 * l.get()))?)?;
+    /// assert!(block.try_finish()?.is_clean());
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn try_finish(mut self) -> Result<BlockReport, Error> {
+        let report = self.take_report();
+        match self.error {
+            Some(error) => Err(error),
+            None => Ok(report),
+        }
+    }
+
+    /// Ends the block and returns its report, leaving the model to be
+    /// [`reset`](Self::reset) for another.
+    pub(crate) fn take_report(&mut self) -> BlockReport {
         loop {
             let stuck: Vec<u32> = (0..BARRIERS)
                 .filter(|&id| self.barriers[id as usize].arrived != 0)
@@ -491,16 +692,20 @@ impl Block {
         }
         let mut hazards: Vec<Hazard> = self
             .hazards
-            .into_values()
-            .map(|(mut hazard, bytes)| {
-                hazard.bytes = bytes.len() as u32;
+            .drain(..)
+            .map(|slot| {
+                let bytes = slot.bytes();
+                let mut hazard = slot.hazard;
+                hazard.bytes = bytes;
                 hazard
             })
             .collect();
+        self.index.clear();
+        self.last = None;
         hazards.sort_by_key(|h| (h.severity, h.kind, h.first.site, h.second.site));
         BlockReport {
             hazards,
-            barrier_errors: self.barrier_errors,
+            barrier_errors: core::mem::take(&mut self.barrier_errors),
         }
     }
 
@@ -516,11 +721,19 @@ impl Block {
 
     /// Runs the event now, or holds it while the warp waits.
     fn push(&mut self, warp: u32, event: Event) -> Result<(), Error> {
+        if let Some(error) = &self.error {
+            return Err(error.clone());
+        }
         let w = &mut self.warps[warp as usize];
         if w.waiting.is_none() {
             debug_assert!(w.queue.is_empty());
             self.run(warp, event);
-            return Ok(());
+            // The event, or events of other warps it released, may have
+            // filled the shadow.
+            return match &self.error {
+                Some(error) => Err(error.clone()),
+                None => Ok(()),
+            };
         }
         if self.pending >= Self::MAX_PENDING {
             return Err(Error::BlockBacklog {
@@ -556,6 +769,9 @@ impl Block {
                 SyncOp::Named { id, threads } => self.arrive(warp, site, lanes, id, threads),
                 SyncOp::Warp(mask) => self.syncwarp(warp, site, lanes, mask),
                 SyncOp::Fence => {}
+                SyncOp::CpAsyncCommit => self.warps[warp as usize].groups += 1,
+                SyncOp::CpAsyncWait { pending } => self.complete(warp, lanes, Some(pending)),
+                SyncOp::CpAsyncArrive => self.complete(warp, lanes, None),
             },
         }
     }
@@ -664,116 +880,257 @@ impl Block {
     }
 
     fn run_access(&mut self, warp: u32, site: u64, request: &WarpRequest) {
+        if self.error.is_some() {
+            return;
+        }
         let kind = AccessKind::of(request.op());
         let width = request.width().bytes();
-        let w = &self.warps[warp as usize];
-        let (step, clock) = (w.step, w.clock[warp as usize]);
+        let Block {
+            warps,
+            shadow,
+            found,
+            ..
+        } = self;
+        let me = &warps[warp as usize];
+        let (step, clock) = (me.step, me.clock[warp as usize]);
         // Every lane is checked against the shadow as it was before the
         // instruction, then the instruction is recorded: its lanes are one
         // access, and one lane's record must not hide what another lane
         // races with.
-        for (lane, address) in request.active_addresses() {
-            for byte in address..address + width {
-                let Some(cell) = self.shadow.cells.get(&byte) else {
+        found.clear();
+        let look = relevant(kind);
+        let (active, addresses) = request.raw();
+        let mut bits = active;
+        while bits != 0 {
+            let lane = Lane::from_index(bits.trailing_zeros() as usize);
+            bits &= bits - 1;
+            let address = addresses[lane.index()];
+            for (word, mask) in words(address, width) {
+                if shadow
+                    .kinds
+                    .get(word as usize)
+                    .is_none_or(|k| k & look == 0)
+                {
                     continue;
-                };
-                let found = check(cell, kind, &self.warps, warp, lane, step);
-                for (record, other, severity, other_lane) in found {
-                    let hazard_kind = if kind.writes() && other.writes() {
-                        HazardKind::WriteWrite
+                }
+                for record in &shadow.cells[word as usize] {
+                    if record.bytes & mask == 0 {
+                        continue;
+                    }
+                    let pending =
+                        record.pending && !(u32::from(record.warp) == warp && record.step == step);
+                    let result = if pending {
+                        // Not yet waited for: nothing orders it (PTX ISA,
+                        // cp.async.wait_group).
+                        let lane = Lane::from_index(record.lanes.trailing_zeros() as usize);
+                        Some((Severity::Error, lane))
+                    } else if conflicts(kind, record.kind) {
+                        check(record, me, warp, lane, step)
                     } else {
-                        HazardKind::ReadWrite
+                        None
                     };
-                    let earlier = HazardAccess {
-                        site: record.site,
-                        warp: u32::from(record.warp),
-                        lane: other_lane,
-                        access: other,
-                    };
-                    let now = HazardAccess {
-                        site,
-                        warp,
-                        lane,
-                        access: kind,
-                    };
-                    let (first, second) = if now.site < earlier.site {
-                        (now, earlier)
-                    } else {
-                        (earlier, now)
-                    };
-                    let key = (severity, hazard_kind, first.site, second.site);
-                    let entry = self.hazards.entry(key).or_insert_with(|| {
-                        let hazard = Hazard {
-                            kind: hazard_kind,
+                    if let Some((severity, other_lane)) = result {
+                        found.push(Found {
+                            earlier: HazardAccess {
+                                site: record.site,
+                                warp: u32::from(record.warp),
+                                lane: other_lane,
+                                access: record.kind,
+                            },
+                            now: HazardAccess {
+                                site,
+                                warp,
+                                lane,
+                                access: kind,
+                            },
                             severity,
-                            first,
-                            second,
-                            address: byte,
-                            bytes: 0,
-                        };
-                        (hazard, HashSet::new())
-                    });
-                    entry.1.insert(byte);
+                            word,
+                            mask: mask & record.bytes,
+                        });
+                    }
                 }
             }
         }
-        for (lane, address) in request.active_addresses() {
-            for byte in address..address + width {
-                let cell = self.shadow.cells.entry(byte).or_default();
+        for i in 0..self.found.len() {
+            let found = self.found[i];
+            self.note(found);
+        }
+        let Block {
+            warps,
+            shadow,
+            error,
+            ..
+        } = self;
+        let me = &mut warps[warp as usize];
+        let pending = kind == AccessKind::AsyncCopy;
+        let mut bits = active;
+        while bits != 0 {
+            let lane = Lane::from_index(bits.trailing_zeros() as usize);
+            bits &= bits - 1;
+            let address = addresses[lane.index()];
+            for (word, mask) in words(address, width) {
                 let new = Record {
-                    warp: warp as u8,
-                    kind,
+                    site,
                     lanes: 1 << lane.index(),
                     step,
-                    clock,
-                    site,
+                    // A pending write keeps its group here until it completes.
+                    clock: if pending { me.groups } else { clock },
+                    warp: warp as u8,
+                    kind,
+                    bytes: mask,
+                    pending,
                 };
-                record(cell, new, &self.warps[warp as usize]);
+                if pending {
+                    me.async_words.push(word);
+                }
+                if !record(shadow, word, new, &me.seen[lane.index()]) {
+                    *error = Some(Error::ShadowFull { limit: MAX_RECORDS });
+                    return;
+                }
             }
         }
     }
-}
 
-/// The records of `cell` that an access of `kind` by `lane` of `warp` at
-/// `step` is not ordered after: each with its kind, the severity and one lane
-/// of it.
-fn check(
-    cell: &Cell,
-    kind: AccessKind,
-    warps: &[Warp],
-    warp: u32,
-    lane: Lane,
-    step: u32,
-) -> Vec<(Record, AccessKind, Severity, Lane)> {
-    let me = &warps[warp as usize];
-    let mut found = Vec::new();
-    for record in cell.conflicting(kind) {
-        let other = record.kind;
-        let other_warp = u32::from(record.warp);
-        if other_warp != warp {
-            if record.clock > me.clock[other_warp as usize] {
-                let lane = Lane::from_index(record.lanes.trailing_zeros() as usize);
-                found.push((*record, other, Severity::Error, lane));
+    /// The lanes' `cp.async` writes complete: those of all groups but the
+    /// `pending` most recent, or all (`pending` 0, or `None` for an mbarrier
+    /// arrival). They become writes at this point of the warp's order.
+    fn complete(&mut self, warp: u32, lanes: LaneSet, pending: Option<u32>) {
+        let Block {
+            warps,
+            shadow,
+            error,
+            ..
+        } = self;
+        let w = &mut warps[warp as usize];
+        let (step, clock) = (w.step, w.clock[warp as usize]);
+        // Groups below `done` complete; the open group too when all do.
+        let done = match pending {
+            Some(0) | None => u32::MAX,
+            Some(n) => w.groups.saturating_sub(n),
+        };
+        w.async_words.sort_unstable();
+        w.async_words.dedup();
+        let mut split = Vec::new();
+        let mut still = Vec::new();
+        for &word in &w.async_words {
+            let cell = &mut shadow.cells[word as usize];
+            let mut left = false;
+            for r in cell.iter_mut() {
+                if !r.pending || u32::from(r.warp) != warp {
+                    continue;
+                }
+                let lanes = r.lanes & lanes.bits();
+                if r.clock >= done || lanes == 0 {
+                    left = true;
+                    continue;
+                }
+                let completed = Record {
+                    lanes,
+                    step,
+                    clock,
+                    pending: false,
+                    ..*r
+                };
+                if lanes == r.lanes {
+                    *r = completed;
+                    shadow.pending -= 1;
+                } else {
+                    r.lanes &= !lanes;
+                    left = true;
+                    split.push((word, completed));
+                }
             }
-            continue;
+            if left {
+                still.push(word);
+            }
         }
-        if record.step == step {
-            // Lanes of one instruction: a write collision, not a race.
-            continue;
-        }
-        let seen = &me.seen[lane.index()];
-        let unordered = LaneSet::from_bits(record.lanes)
-            .iter()
-            .find(|&a| a != lane && record.step > seen[a.index()]);
-        if let Some(a) = unordered {
-            found.push((*record, other, Severity::Warning, a));
+        w.async_words = still;
+        for (word, record) in split {
+            if shadow.records >= MAX_RECORDS {
+                *error = Some(Error::ShadowFull { limit: MAX_RECORDS });
+                return;
+            }
+            shadow.push(word, record);
         }
     }
-    found
+
+    /// Adds a conflict to its hazard: one per severity, kind and pair of sites.
+    fn note(&mut self, found: Found) {
+        let Found {
+            earlier,
+            now,
+            severity,
+            word,
+            mask,
+        } = found;
+        let kind = if now.access.writes() && earlier.access.writes() {
+            HazardKind::WriteWrite
+        } else {
+            HazardKind::ReadWrite
+        };
+        let (first, second) = if now.site < earlier.site {
+            (now, earlier)
+        } else {
+            (earlier, now)
+        };
+        let key = (severity, kind, first.site, second.site);
+        // Conflicts come in runs of one pair of instructions: the last
+        // hazard is looked at before the map.
+        if let Some((last, index)) = self.last
+            && last == key
+        {
+            self.hazards[index as usize].add(word, mask);
+            return;
+        }
+        let slots = &mut self.hazards;
+        let index = *self.index.entry(key).or_insert_with(|| {
+            slots.push(Slot {
+                hazard: Hazard {
+                    kind,
+                    severity,
+                    first,
+                    second,
+                    address: 4 * word + mask.trailing_zeros(),
+                    bytes: 0,
+                },
+                pages: Vec::new(),
+            });
+            (slots.len() - 1) as u32
+        });
+        self.last = Some((key, index));
+        self.hazards[index as usize].add(word, mask);
+    }
 }
 
-/// Notes the access in the byte's shadow.
-fn record(cell: &mut Cell, new: Record, me: &Warp) {
+/// Whether `record` races with the access of `lane` of warp `me` (number
+/// `warp`) at `step`: the severity and a lane of the record.
+fn check(record: &Record, me: &Warp, warp: u32, lane: Lane, step: u32) -> Option<(Severity, Lane)> {
+    let other_warp = u32::from(record.warp);
+    if other_warp != warp {
+        if record.clock > me.clock[other_warp as usize] {
+            let lane = Lane::from_index(record.lanes.trailing_zeros() as usize);
+            return Some((Severity::Error, lane));
+        }
+        return None;
+    }
+    if record.step == step {
+        // Lanes of one instruction: a write collision, not a race.
+        return None;
+    }
+    let seen = &me.seen[lane.index()];
+    let mut others = record.lanes & !(1 << lane.index());
+    while others != 0 {
+        let a = others.trailing_zeros() as usize;
+        if record.step > seen[a] {
+            return Some((Severity::Warning, Lane::from_index(a)));
+        }
+        others &= others - 1;
+    }
+    None
+}
+
+/// Notes the access in the word's shadow; false when the shadow is full.
+fn record(shadow: &mut Shadow, word: u32, new: Record, seen: &[u32; WARP_SIZE]) -> bool {
     let lane = new.lanes.trailing_zeros() as usize;
     // An earlier record of the warp, taken over by this access: its lanes
     // that this lane is not ordered after stay (within one instruction, all
@@ -781,33 +1138,79 @@ fn record(cell: &mut Cell, new: Record, me: &Warp) {
     let merge = |slot: &mut Record| {
         if slot.step == new.step {
             slot.lanes |= new.lanes;
+            slot.bytes |= new.bytes;
             return;
         }
-        let seen = &me.seen[lane];
-        let keep = LaneSet::from_bits(slot.lanes)
-            .iter()
-            .filter(|a| a.index() != lane && slot.step > seen[a.index()])
-            .fold(0u32, |bits, a| bits | 1 << a.index());
+        let mut keep = 0u32;
+        let mut lanes = slot.lanes & !(1 << lane);
+        while lanes != 0 {
+            let a = lanes.trailing_zeros() as usize;
+            if slot.step > seen[a] {
+                keep |= 1 << a;
+            }
+            lanes &= lanes - 1;
+        }
+        let bytes = if keep == 0 {
+            new.bytes
+        } else {
+            slot.bytes | new.bytes
+        };
         *slot = Record {
             lanes: keep | new.lanes,
+            bytes,
             ..new
         };
     };
-    let mine = |r: &&mut Record| r.warp == new.warp && r.kind == new.kind;
-    if let Some(slot) = cell
-        .records
-        .iter_mut()
-        .filter(mine)
-        .find(|r| r.site == new.site)
-    {
-        merge(slot);
-        return;
+    if shadow.cells.len() <= word as usize {
+        // A word past the table so far: no record yet.
+        if shadow.records >= MAX_RECORDS {
+            return false;
+        }
+        shadow.push(word, new);
+        return true;
     }
-    if cell.records.iter_mut().filter(mine).count() < SITES_PER_WARP {
-        cell.records.push(new);
-        return;
+    let cell = &mut shadow.cells[word as usize];
+    let mut mine = 0;
+    let mut latest: Option<(usize, u32)> = None;
+    for (i, r) in cell.iter_mut().enumerate() {
+        if r.warp != new.warp || r.kind != new.kind {
+            continue;
+        }
+        if r.pending || new.pending {
+            // A pending write joins only the same instruction's record of
+            // its group; it is never merged into another.
+            if r.pending
+                && new.pending
+                && r.site == new.site
+                && r.bytes == new.bytes
+                && r.clock == new.clock
+            {
+                r.lanes |= new.lanes;
+                r.step = new.step;
+                return true;
+            }
+            continue;
+        }
+        if r.site == new.site && r.bytes == new.bytes {
+            merge(r);
+            return true;
+        }
+        mine += 1;
+        if latest.is_none_or(|(_, step)| step <= r.step) {
+            latest = Some((i, r.step));
+        }
     }
-    if let Some(latest) = cell.records.iter_mut().filter(mine).max_by_key(|r| r.step) {
-        merge(latest);
+    // A site has at most 4 masks on a word (one per byte, for 1-byte
+    // accesses), so this keeps at least SITES_PER_WARP sites apart.
+    if mine < 4 * SITES_PER_WARP || new.pending {
+        if shadow.records >= MAX_RECORDS {
+            return false;
+        }
+        shadow.push(word, new);
+        return true;
     }
+    if let Some((i, _)) = latest {
+        merge(&mut shadow.cells[word as usize][i]);
+    }
+    true
 }

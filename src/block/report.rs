@@ -99,6 +99,16 @@ pub enum AccessKind {
     /// An atomic read-modify-write: it races with reads and writes, never with
     /// another atomic (CUDA C++ Programming Guide, synchronization functions).
     Atomic,
+    /// The shared-memory write of a `cp.async` (SASS `LDGSTS`): a write that
+    /// completes asynchronously. Until the issuing thread's
+    /// `cp.async.wait_group`/`wait_all` completes its group (or its
+    /// `cp.async.mbarrier.arrive`), every access to its bytes races with it, the
+    /// issuing thread's own included; after that it is a write that other
+    /// threads see only through a barrier passed after the wait (PTX ISA,
+    /// cp.async.wait_group / cp.async.wait_all: "Writes performed by cp.async
+    /// operations are made visible to the executing thread only after" the
+    /// wait completes; completion mechanisms for asynchronous copy operations).
+    AsyncCopy,
 }
 
 impl AccessKind {
@@ -118,6 +128,8 @@ impl AccessKind {
     pub fn of(op: crate::Op) -> Self {
         if super::is_atomic(op) {
             AccessKind::Atomic
+        } else if matches!(op, crate::Op::CpAsync(_)) {
+            AccessKind::AsyncCopy
         } else if op.writes() {
             AccessKind::Write
         } else {
@@ -146,6 +158,7 @@ impl fmt::Display for AccessKind {
             AccessKind::Read => "read",
             AccessKind::Write => "write",
             AccessKind::Atomic => "atomic",
+            AccessKind::AsyncCopy => "cp.async write",
         })
     }
 }

@@ -1,70 +1,215 @@
-//! Shadow state per shared byte: the accesses since the last barrier that
-//! ordered the whole block, enough to tell whether a new access races with any.
+//! Shadow state per 4-byte word of shared memory: the accesses since the last
+//! barrier that ordered the whole block, enough to tell whether a new access
+//! races with any.
 //!
 //! As compute-sanitizer's racecheck keeps shadow memory for shared memory (and
-//! FastTrack keeps epochs), each byte keeps its accesses with the accessing
-//! warp's clock: one record per warp, instruction (site) and kind of access,
-//! holding the lanes and the latest time that instruction touched the byte. A
-//! barrier that every warp passes clears it all. Memory is bounded: at most
-//! [`SITES_PER_WARP`] records per warp and kind on a byte; past that, a new
-//! site is merged into the warp's latest record of that kind (a modelling
-//! choice: every racing byte is still found, but of more than that many racing
-//! instructions of one warp on one byte, only some are named).
+//! FastTrack keeps epochs), each word keeps its accesses with the accessing
+//! warp's clock: one record per warp, instruction (site), kind of access and
+//! set of the word's bytes, holding the lanes and the latest time that
+//! instruction touched those bytes. Records name bytes with a 4-bit mask, so
+//! the shadow is exact per byte while a 4-byte (or wider) access costs one
+//! record per word, not four. The words are a flat table indexed by word,
+//! allocated once per block model and reused across blocks; a barrier that
+//! every warp passes clears only the words touched since the last one.
+//!
+//! Memory is bounded: at most [`SITES_PER_WARP`] records per warp and kind on
+//! a word (past that, a new site is merged into the warp's latest record of
+//! that kind: a modelling choice, every racing byte is still found, but of
+//! more than that many racing instructions of one warp on one word only some
+//! are named), and at most [`MAX_RECORDS`] records in all.
 
 use smallvec::SmallVec;
 
 use super::report::AccessKind;
 
-/// The most records one warp keeps per kind of access on one byte.
+/// The most records one warp keeps per kind of access on one word.
 pub(super) const SITES_PER_WARP: usize = 8;
 
-/// One instruction's accesses to a byte, as the shadow keeps them.
+/// The most records the shadow holds for one block, over all words: about
+/// 48 MiB at 24 bytes a record, 96 MiB with the slack of the cells' growth. A block whose accesses between two barriers of
+/// the whole block need more is refused ([`crate::Error::ShadowFull`]).
+pub(super) const MAX_RECORDS: usize = 1 << 21;
+
+/// One instruction's accesses to some bytes of a word, as the shadow keeps them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Record {
-    /// The warp.
-    pub warp: u8,
-    /// What the access does.
-    pub kind: AccessKind,
-    /// The lanes that accessed the byte (bits).
+    /// The instruction's site.
+    pub site: u64,
+    /// The lanes that accessed the bytes (bits).
     pub lanes: u32,
     /// The warp's instruction number (its own program order), the latest.
     pub step: u32,
     /// The warp's own component of its vector clock, the latest.
     pub clock: u32,
-    /// The instruction's site.
-    pub site: u64,
+    /// The warp.
+    pub warp: u8,
+    /// What the access does.
+    pub kind: AccessKind,
+    /// The word's bytes accessed (bit `i`: byte `i` of the word).
+    pub bytes: u8,
+    /// A `cp.async` write its thread has not yet waited for: it races with
+    /// every access to its bytes, and `clock` holds its group (the number of
+    /// groups its warp had committed when it was issued) until it completes.
+    pub pending: bool,
 }
 
-/// The accesses to one byte since the last block-wide barrier.
-#[derive(Debug, Default)]
-pub(super) struct Cell {
-    pub records: SmallVec<[Record; 2]>,
+/// The accesses to one word since the last block-wide barrier.
+pub(super) type Cell = SmallVec<[Record; 2]>;
+
+/// Whether an access of `kind` must be ordered after an earlier one of
+/// `other`: reads race with writes and atomics, atomics with reads and writes
+/// (never with atomics), writes with everything (CUDA C++ Programming Guide,
+/// synchronization functions); a `cp.async` write is a write.
+pub(super) const fn conflicts(kind: AccessKind, other: AccessKind) -> bool {
+    !matches!(
+        (kind, other),
+        (AccessKind::Read, AccessKind::Read) | (AccessKind::Atomic, AccessKind::Atomic)
+    )
 }
 
-impl Cell {
-    /// The records a new access of `kind` must be ordered after: reads race
-    /// with writes and atomics, atomics with reads and writes (never with
-    /// atomics), writes with everything (CUDA C++ Programming Guide, synchronization functions).
-    pub fn conflicting(&self, kind: AccessKind) -> impl Iterator<Item = &Record> {
-        self.records.iter().filter(move |r| {
-            !matches!(
-                (kind, r.kind),
-                (AccessKind::Read, AccessKind::Read) | (AccessKind::Atomic, AccessKind::Atomic)
-            )
-        })
+/// The bit of a kind of access in [`Shadow::kinds`].
+pub(super) const fn kind_bit(kind: AccessKind) -> u8 {
+    match kind {
+        AccessKind::Read => 1,
+        AccessKind::Write => 2,
+        AccessKind::Atomic => 4,
+        AccessKind::AsyncCopy => 8,
     }
 }
 
-/// Every byte touched since the last block-wide barrier.
+/// The bit of a pending `cp.async` write in [`Shadow::kinds`].
+pub(super) const PENDING_BIT: u8 = 16;
+
+/// The bits of [`Shadow::kinds`] an access of `kind` must look at: the kinds
+/// it conflicts with, and pending `cp.async` writes.
+pub(super) const fn relevant(kind: AccessKind) -> u8 {
+    let mut bits = PENDING_BIT;
+    let all = [
+        AccessKind::Read,
+        AccessKind::Write,
+        AccessKind::Atomic,
+        AccessKind::AsyncCopy,
+    ];
+    let mut i = 0;
+    while i < all.len() {
+        if conflicts(kind, all[i]) {
+            bits |= kind_bit(all[i]);
+        }
+        i += 1;
+    }
+    bits
+}
+
+/// The words touched since the last block-wide barrier.
 #[derive(Debug, Default)]
 pub(super) struct Shadow {
-    pub cells: std::collections::HashMap<u32, Cell>,
+    /// One cell per 4-byte word of the shared window.
+    pub cells: Vec<Cell>,
+    /// Per word, the kinds of its records (bits of [`kind_bit`], and
+    /// [`PENDING_BIT`] while it may hold a pending `cp.async` write): a read
+    /// skips a word that only reads touched without looking at its records.
+    pub kinds: Vec<u8>,
+    /// The words with records, for clearing.
+    touched: Vec<u32>,
+    /// Records held, over all cells.
+    pub records: usize,
+    /// Records of `cp.async` writes not yet waited for.
+    pub pending: usize,
 }
 
 impl Shadow {
-    /// Forgets everything: a barrier every warp passed orders all of it before
-    /// whatever comes next.
+    /// Empties the table for a shared window of `bytes` bytes. The table
+    /// grows to the highest word touched (a kernel that uses 48 KB pays for
+    /// 48 KB), and is kept for the next block.
+    pub fn reset(&mut self, bytes: u32) {
+        for &word in &self.touched {
+            self.cells[word as usize].clear();
+            self.kinds[word as usize] = 0;
+        }
+        self.touched.clear();
+        self.records = 0;
+        self.pending = 0;
+        let words = bytes.div_ceil(4) as usize;
+        if self.cells.len() > words {
+            self.cells.truncate(words);
+            self.kinds.truncate(words);
+        }
+    }
+
+    /// Forgets everything but the `cp.async` writes not yet waited for: a
+    /// barrier every warp passed orders all of it before whatever comes next,
+    /// but does not complete an asynchronous copy (PTX ISA, completion
+    /// mechanisms for asynchronous copy operations).
     pub fn clear(&mut self) {
-        self.cells.clear();
+        if self.pending == 0 {
+            for &word in &self.touched {
+                self.cells[word as usize].clear();
+                self.kinds[word as usize] = 0;
+            }
+            self.touched.clear();
+            self.records = 0;
+            return;
+        }
+        let (cells, kinds) = (&mut self.cells, &mut self.kinds);
+        let mut kept = 0;
+        self.touched.retain(|&word| {
+            let cell = &mut cells[word as usize];
+            cell.retain(|r| r.pending);
+            kept += cell.len();
+            kinds[word as usize] = if cell.is_empty() {
+                0
+            } else {
+                kind_bit(AccessKind::AsyncCopy) | PENDING_BIT
+            };
+            !cell.is_empty()
+        });
+        self.records = kept;
+    }
+
+    /// Adds a record to a word's cell.
+    pub fn push(&mut self, word: u32, record: Record) {
+        if self.cells.len() <= word as usize {
+            self.cells.resize_with(word as usize + 1, Cell::new);
+            self.kinds.resize(word as usize + 1, 0);
+        }
+        let cell = &mut self.cells[word as usize];
+        if cell.is_empty() {
+            self.touched.push(word);
+        }
+        cell.push(record);
+        self.kinds[word as usize] |=
+            kind_bit(record.kind) | (PENDING_BIT * u8::from(record.pending));
+        self.records += 1;
+        self.pending += usize::from(record.pending);
+    }
+}
+
+/// The words an access of `width` bytes at `address` covers, each with the mask
+/// of its bytes.
+pub(super) fn words(address: u32, width: u32) -> impl Iterator<Item = (u32, u8)> {
+    let end = address.saturating_add(width);
+    let (first, last) = (address / 4, end.saturating_sub(1) / 4);
+    (first..=last).map(move |word| {
+        let lo = address.max(4 * word) - 4 * word;
+        let hi = end.min(4 * word + 4) - 4 * word;
+        let mask = ((1u16 << hi) - (1u16 << lo)) as u8;
+        (word, mask)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_and_masks_of_each_width() {
+        let all = |a, w| words(a, w).collect::<Vec<_>>();
+        assert_eq!(all(5, 1), [(1, 0b0010)]);
+        assert_eq!(all(6, 2), [(1, 0b1100)]);
+        assert_eq!(all(8, 4), [(2, 0b1111)]);
+        assert_eq!(all(8, 8), [(2, 0b1111), (3, 0b1111)]);
+        assert_eq!(all(16, 16).len(), 4);
+        // Misaligned (never built by a request, handled all the same).
+        assert_eq!(all(3, 2), [(0, 0b1000), (1, 0b0001)]);
     }
 }

@@ -1,0 +1,210 @@
+//! The block model (`smem racecheck`'s checker) old and new side by side in one
+//! run: `old` is the model of commit ee664fa (a per-byte shadow in a hash map,
+//! `benches/old_block/`), `new` the crate's (a per-word shadow in a flat table
+//! reused across blocks). Throughput is per warp request.
+//!
+//! Workloads:
+//! - `gen_trace`: the request mix of `examples/gen_trace.rs` (strided and
+//!   random `LDS`/`STS`, `LDS.128`, list-mode `LDS`; 64 PCs) by one warp with
+//!   no barrier: a racy stream, every request checked against many records.
+//! - `tile`: a block of 8 warps that store a 32 x 33 tile by rows, pass
+//!   `__syncthreads()`, read it by columns and pass another, 64 times: the
+//!   clean shape of most real kernels.
+//! - `blocks`: 256 blocks of 2 warps, each a reverse kernel (store, barrier,
+//!   load): the cost of starting a block (`new` reuses its tables through
+//!   `Racecheck`; `old` builds a `Block` per block).
+//!
+//! Run `cargo bench -p smem-bench --bench racecheck -- --warm-up-time 1
+//! --measurement-time 3`.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use smem_model::kernel::{BarrierKind, BlockInfo, Consumer, Event, KernelInfo, Site};
+use smem_model::{Block, ComputeCapability, LaneSet, Op, Racecheck, WarpRequest};
+
+#[allow(dead_code, clippy::all)]
+mod old_block;
+
+const SM90: ComputeCapability = ComputeCapability::Sm90;
+
+/// One event of a block: an access, or a `__syncthreads()`.
+#[derive(Clone, Copy)]
+enum Ev {
+    Access(u32, u64, WarpRequest),
+    Syncthreads(u32, u64),
+}
+
+fn requests(events: &[Ev]) -> u64 {
+    events
+        .iter()
+        .filter(|e| matches!(e, Ev::Access(..)))
+        .count() as u64
+}
+
+/// `examples/gen_trace.rs`'s mix, as one warp's events.
+fn gen_trace(n: u64) -> Vec<Ev> {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut random = move |below: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % below) as u32
+    };
+    (0..n)
+        .map(|i| {
+            let pc = 0x100 + 16 * (i % 64);
+            let request = match i % 8 {
+                7 => {
+                    let a: Vec<u32> = (0..32).map(|_| 4 * random(1024)).collect();
+                    WarpRequest::from_fn(Op::Load, 4, |l| Some(a[l.index()]))
+                }
+                6 => {
+                    let base = 16 * random(512);
+                    WarpRequest::from_fn(Op::Load, 16, |_| Some(base))
+                }
+                5 => {
+                    let base = 4 * random(2048);
+                    WarpRequest::from_fn(Op::Load, 4, |_| Some(base))
+                }
+                k => {
+                    let stride = [4, 8, 128, 132, 16][(i / 8 % 5) as usize];
+                    let base = 4 * random(1024);
+                    let op = if k % 2 == 1 { Op::Store } else { Op::Load };
+                    WarpRequest::from_fn(op, 4, |l| Some(base + stride * l.get()))
+                }
+            };
+            Ev::Access(0, pc, request.unwrap())
+        })
+        .collect()
+}
+
+/// The tile kernel: 8 warps, 64 rounds of row stores and column loads.
+fn tile() -> Vec<Ev> {
+    let mut events = Vec::new();
+    for round in 0..64u64 {
+        let site = 0x100 * round;
+        for warp in 0..8u32 {
+            for r in 0..4 {
+                let row = 4 * warp + r;
+                let store =
+                    WarpRequest::from_fn(Op::Store, 4, |l| Some(4 * (33 * row + l.get()))).unwrap();
+                events.push(Ev::Access(warp, site + 0x10, store));
+            }
+            events.push(Ev::Syncthreads(warp, site + 0x20));
+            for r in 0..4 {
+                let col = 4 * warp + r;
+                let load =
+                    WarpRequest::from_fn(Op::Load, 4, |l| Some(4 * (33 * l.get() + col))).unwrap();
+                events.push(Ev::Access(warp, site + 0x30, load));
+            }
+            events.push(Ev::Syncthreads(warp, site + 0x40));
+        }
+    }
+    events
+}
+
+/// The reverse kernel of 64 threads.
+fn reverse() -> Vec<Ev> {
+    let mut events = Vec::new();
+    for warp in 0..2u32 {
+        let store = WarpRequest::from_fn(Op::Store, 4, |l| Some(4 * (32 * warp + l.get())));
+        events.push(Ev::Access(warp, 0x10, store.unwrap()));
+        events.push(Ev::Syncthreads(warp, 0x20));
+        let load = WarpRequest::from_fn(Op::Load, 4, |l| Some(4 * (63 - 32 * warp - l.get())));
+        events.push(Ev::Access(warp, 0x30, load.unwrap()));
+    }
+    events
+}
+
+fn run_new(threads: u32, events: &[Ev]) -> usize {
+    let mut block = Block::new(SM90, threads).unwrap();
+    for e in events {
+        match *e {
+            Ev::Access(w, site, ref r) => block.access(w, site, r).unwrap(),
+            Ev::Syncthreads(w, site) => block
+                .sync(w, site, LaneSet::FULL, smem_model::SyncOp::Threads)
+                .unwrap(),
+        }
+    }
+    block.finish().hazards().len()
+}
+
+fn run_old(threads: u32, events: &[Ev]) -> usize {
+    let mut block = old_block::Block::new(SM90, threads).unwrap();
+    for e in events {
+        match *e {
+            Ev::Access(w, site, ref r) => block.access(w, site, r).unwrap(),
+            Ev::Syncthreads(w, site) => block
+                .sync(w, site, LaneSet::FULL, old_block::SyncOp::Threads)
+                .unwrap(),
+        }
+    }
+    block.finish().hazards().len()
+}
+
+/// Many blocks through `Racecheck`, which keeps one block model.
+fn run_new_blocks(blocks: u32, events: &[Ev]) -> usize {
+    let mut check = Racecheck::new();
+    let kernel = KernelInfo::named("reverse").with_block_dim([64, 1, 1]);
+    check.begin_kernel(&kernel).unwrap();
+    for b in 0..blocks {
+        check.begin_block(&BlockInfo::new([b, 0, 0], None)).unwrap();
+        for e in events {
+            let (warp, event) = match *e {
+                Ev::Access(w, site, request) => (
+                    w,
+                    Event::Access {
+                        site: Site::pc(site),
+                        request,
+                    },
+                ),
+                Ev::Syncthreads(w, site) => (
+                    w,
+                    Event::Barrier {
+                        site: Site::pc(site),
+                        lanes: LaneSet::FULL,
+                        id: 0,
+                        threads: None,
+                        kind: BarrierKind::Sync,
+                    },
+                ),
+            };
+            check.event(warp, &event).unwrap();
+        }
+        check.end_block().unwrap();
+    }
+    check.end_kernel().unwrap();
+    check.kernels()[0].hazards().len()
+}
+
+fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("racecheck");
+    for (name, threads, events) in [("gen_trace", 32, gen_trace(1024)), ("tile", 256, tile())] {
+        group.throughput(Throughput::Elements(requests(&events)));
+        assert_eq!(run_old(threads, &events), run_new(threads, &events));
+        group.bench_function(format!("{name}/old"), |b| {
+            b.iter(|| run_old(threads, black_box(&events)))
+        });
+        group.bench_function(format!("{name}/new"), |b| {
+            b.iter(|| run_new(threads, black_box(&events)))
+        });
+    }
+    let one = reverse();
+    let blocks = 256;
+    group.throughput(Throughput::Elements(u64::from(blocks) * requests(&one)));
+    group.bench_function("blocks/old", |b| {
+        b.iter(|| {
+            (0..blocks)
+                .map(|_| run_old(64, black_box(&one)))
+                .sum::<usize>()
+        })
+    });
+    group.bench_function("blocks/new", |b| {
+        b.iter(|| run_new_blocks(blocks, black_box(&one)))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

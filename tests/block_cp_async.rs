@@ -1,0 +1,143 @@
+//! `cp.async` in the block model (PTX ISA, cp.async.wait_group /
+//! cp.async.wait_all, completion mechanisms for asynchronous copy operations):
+//! a `cp.async` write is a write at its shared address that completes only
+//! when its thread waits for its group; other threads see it only through a
+//! barrier passed after that wait. Every access that can see it incomplete,
+//! the issuing thread's own included, races with it.
+
+use smem_model::{
+    AccessKind, Block, ComputeCapability, CpAsync, HazardKind, LaneSet, Op, Severity, SyncOp,
+    WarpRequest,
+};
+
+const SM80: ComputeCapability = ComputeCapability::Sm80;
+
+/// `cp.async.cg.shared.global` of 16 bytes a lane: lane `l` of warp `w`
+/// writes bytes `512 * w + 16 * l` onwards.
+fn copy(warp: u32) -> WarpRequest {
+    WarpRequest::from_fn(Op::CpAsync(CpAsync::Cg), 16, |l| {
+        Some(512 * warp + 16 * l.get())
+    })
+    .unwrap()
+}
+
+/// Lane `l` of a warp reads 16 bytes at `512 * from + 16 * l`.
+fn read(from: u32) -> WarpRequest {
+    WarpRequest::from_fn(Op::Load, 16, |l| Some(512 * from + 16 * l.get())).unwrap()
+}
+
+fn sync(block: &mut Block, warp: u32, site: u64, op: SyncOp) {
+    block.sync(warp, site, LaneSet::FULL, op).unwrap();
+}
+
+/// Each warp copies its 512 bytes, then the steps in `between` run on both
+/// warps, then each warp reads the other's bytes.
+fn pipeline(between: &[SyncOp]) -> smem_model::BlockReport {
+    let mut block = Block::new(SM80, 64).unwrap();
+    for warp in 0..2 {
+        block.access(warp, 0x10, &copy(warp)).unwrap();
+        for (i, &op) in between.iter().enumerate() {
+            sync(&mut block, warp, 0x20 + i as u64, op);
+        }
+        block.access(warp, 0x80, &read(1 - warp)).unwrap();
+    }
+    block.finish()
+}
+
+#[test]
+fn wait_then_barrier_makes_the_copy_visible_to_other_warps() {
+    let report = pipeline(&[
+        SyncOp::CpAsyncCommit,
+        SyncOp::CpAsyncWait { pending: 0 },
+        SyncOp::Threads,
+    ]);
+    assert!(report.is_clean(), "{report}");
+    // cp.async.mbarrier.arrive then a barrier, likewise.
+    assert!(pipeline(&[SyncOp::CpAsyncArrive, SyncOp::Threads]).is_clean());
+}
+
+#[test]
+fn a_barrier_without_the_wait_leaves_the_copy_incomplete() {
+    let report = pipeline(&[SyncOp::CpAsyncCommit, SyncOp::Threads]);
+    let h = &report.hazards()[0];
+    assert_eq!(
+        (h.severity(), h.kind()),
+        (Severity::Error, HazardKind::ReadWrite)
+    );
+    assert_eq!(h.first().access(), AccessKind::AsyncCopy);
+    assert_eq!(h.second().access(), AccessKind::Read);
+    assert_eq!(h.bytes(), 1024);
+    assert_eq!(
+        h.to_string(),
+        // Warp 0 is released from the barrier first: it reads warp 1's bytes.
+        "error read-write: cp.async write at site 0x10 by warp 1 lane 0 and read at site 0x80 \
+         by warp 0 lane 0 on 1024 byte(s), e.g. 0x200"
+    );
+}
+
+#[test]
+fn the_wait_without_a_barrier_orders_nothing_for_other_warps() {
+    let report = pipeline(&[SyncOp::CpAsyncCommit, SyncOp::CpAsyncWait { pending: 0 }]);
+    assert_eq!(report.hazards().len(), 1);
+    assert_eq!(report.hazards()[0].severity(), Severity::Error);
+    // A barrier before the wait does not help either: the copy may land
+    // after the other warp's read.
+    let report = pipeline(&[
+        SyncOp::CpAsyncCommit,
+        SyncOp::Threads,
+        SyncOp::CpAsyncWait { pending: 0 },
+    ]);
+    assert_eq!(report.hazards().len(), 1, "{report}");
+}
+
+#[test]
+fn the_issuing_thread_reads_its_copy_only_after_its_wait() {
+    for (wait, races) in [(false, true), (true, false)] {
+        let mut block = Block::new(SM80, 32).unwrap();
+        block.access(0, 0x10, &copy(0)).unwrap();
+        sync(&mut block, 0, 0x20, SyncOp::CpAsyncCommit);
+        if wait {
+            sync(&mut block, 0, 0x30, SyncOp::CpAsyncWait { pending: 0 });
+        }
+        // Each lane reads the 16 bytes it copied itself.
+        block.access(0, 0x40, &read(0)).unwrap();
+        let report = block.finish();
+        assert_eq!(!report.is_clean(), races, "wait {wait}: {report}");
+        if races {
+            // Its own thread: still an error, no __syncwarp fixes it.
+            let h = &report.hazards()[0];
+            assert_eq!(h.severity(), Severity::Error);
+            assert_eq!(h.first().thread(), h.second().thread());
+        }
+    }
+}
+
+#[test]
+fn wait_group_completes_all_but_the_most_recent_groups() {
+    // Double buffering: stage 0 then stage 1 in flight, wait_group 1 completes
+    // stage 0 only.
+    let mut block = Block::new(SM80, 64).unwrap();
+    let stage = |s: u32| {
+        WarpRequest::from_fn(Op::CpAsync(CpAsync::Cg), 16, |l| {
+            Some(1024 * s + 16 * l.get())
+        })
+        .unwrap()
+    };
+    let load =
+        |s: u32| WarpRequest::from_fn(Op::Load, 16, |l| Some(1024 * s + 16 * l.get())).unwrap();
+    // Warp 0 copies both stages, warp 1 reads them after the barrier.
+    block.access(0, 0x10, &stage(0)).unwrap();
+    sync(&mut block, 0, 0x18, SyncOp::CpAsyncCommit);
+    block.access(0, 0x20, &stage(1)).unwrap();
+    sync(&mut block, 0, 0x28, SyncOp::CpAsyncCommit);
+    sync(&mut block, 0, 0x30, SyncOp::CpAsyncWait { pending: 1 });
+    sync(&mut block, 0, 0x40, SyncOp::Threads);
+    sync(&mut block, 1, 0x40, SyncOp::Threads);
+    block.access(1, 0x50, &load(0)).unwrap();
+    block.access(1, 0x60, &load(1)).unwrap();
+    let report = block.finish();
+    // Stage 1 is still in flight: its read races, stage 0's does not.
+    assert_eq!(report.hazards().len(), 1, "{report}");
+    let h = &report.hazards()[0];
+    assert_eq!((h.first().site(), h.second().site()), (0x20, 0x60));
+}
