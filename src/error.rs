@@ -873,6 +873,64 @@ pub enum Error {
         /// "end of input".
         found: String,
     },
+
+    /// A kernel name the PTX module does not define, or none given for a
+    /// module of several kernels.
+    #[error("{}", no_kernel_text(name, kernels))]
+    NoKernel {
+        /// The name given (empty: none given).
+        name: String,
+        /// The module's kernels, comma-separated.
+        kernels: String,
+    },
+
+    /// A thread block that ran more warp instructions than its step budget: a
+    /// loop that does not end on the launch's values, or a budget too small.
+    #[error("a block ran past its step budget of {budget} warp instructions (stopped at {inst}, source line {line}): a loop that does not end on this launch's values?")]
+    StepBudget {
+        /// The budget.
+        budget: u64,
+        /// The source line of the instruction it stopped at (0: unknown).
+        line: u32,
+        /// That instruction's opcode.
+        inst: String,
+    },
+
+    /// Calls nested deeper than the interpreter follows (a recursion).
+    #[error(
+        "calls nested {depth} deep at {function}: recursion is not modelled past {depth} frames"
+    )]
+    CallDepth {
+        /// The limit.
+        depth: u32,
+        /// The function called at the limit.
+        function: String,
+    },
+
+    /// A PTX instruction whose shared access is invalid (a misaligned
+    /// address), with the instruction and its source line.
+    #[error("{inst} at source line {line}: {error}")]
+    PtxInstruction {
+        /// The opcode.
+        inst: String,
+        /// Its source line (0: unknown).
+        line: u32,
+        /// What is wrong.
+        error: Box<Error>,
+    },
+}
+
+/// The message of [`Error::NoKernel`].
+fn no_kernel_text(name: &str, kernels: &str) -> String {
+    let list = if kernels.is_empty() { "none" } else { kernels };
+    if name.is_empty() {
+        format!(
+            "the PTX module has several kernels or none, so one must be named: its kernels are \
+             {list}"
+        )
+    } else {
+        format!("the PTX module has no kernel named {name}: its kernels are {list}")
+    }
 }
 
 /// The message of [`Error::Trace`]: `FILE:LINE: reason`, `cannot read FILE:

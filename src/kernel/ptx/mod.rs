@@ -39,8 +39,10 @@
 //! (`//`, `/* */`) anywhere.
 //!
 //! Beside the reader, [`ops`] holds the exact integer semantics of PTX
-//! instructions over values that may be unknown, and [`KernelLaunch`] a
-//! launch's grid, block, dynamic shared memory and arguments.
+//! instructions over values that may be unknown, [`KernelLaunch`] a
+//! launch's grid, block, dynamic shared memory and arguments, and
+//! [`Kernel`] the interpreter that runs a launch's blocks and gives their
+//! shared-memory events to a [`Consumer`](crate::kernel::Consumer).
 //!
 //! Text that is not PTX is an [`Error::PtxSyntax`]
 //! with the line and column (from 1) of the offending token, what was
@@ -166,6 +168,7 @@
 //! ```
 
 mod ast;
+mod interp;
 mod launch;
 mod lex;
 pub mod ops;
@@ -179,6 +182,10 @@ pub use ast::{
     StateSpace, Tuning, Type, Variable, Version,
 };
 
+pub use interp::{
+    Kernel, Note, NoteKind, RunOptions, RunSummary, SharedVariable, DEFAULT_STEP_BUDGET,
+    SHARED_WINDOW_BASE,
+};
 pub use launch::{
     parse_dims, Arg, ArgKey, KernelLaunch, ParamDecl, ParamKind, FAKE_POINTER_BASE,
     FAKE_POINTER_STRIDE, MAX_BLOCK_THREADS,

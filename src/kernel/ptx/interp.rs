@@ -1,0 +1,424 @@
+//! The PTX interpreter: a kernel's thread blocks run on the CPU, warp by warp,
+//! and every shared-memory access, barrier and fence they make goes to a
+//! [`Consumer`] as a kernel [`Event`](crate::kernel::Event).
+//!
+//! [`Kernel::new`] takes a kernel of a read module (and the `.func`s it
+//! calls); [`Kernel::run`] runs the blocks of a [`KernelLaunch`] (all, or a
+//! sample) through a consumer and returns a [`RunSummary`]: how many blocks
+//! and warp instructions ran, and [`Note`]s naming what could not be followed
+//! exactly (accesses whose addresses depend on data the interpreter does not
+//! have, branches on such data, barriers that never completed).
+//!
+//! # The model
+//!
+//! - **SIMT.** A warp's lanes run in lockstep under an active mask; a
+//!   divergent branch runs one side, then the other, and the lanes reconverge
+//!   at the branch's immediate post-dominator: the SIMT reconvergence stack of
+//!   GPGPU-Sim (Fung et al., MICRO 2007). ptxas on Volta and later emits
+//!   `BSSY`/`BSYNC` at the same points in the common cases; under independent
+//!   thread scheduling the hardware may interleave diverged lanes where this
+//!   model runs one side to its end first (loops with `break` in
+//!   warp-synchronous code, spin locks).
+//! - **Values.** Registers hold exact values or *unknown*. Integer
+//!   instructions follow the PTX ISA exactly ([`ops`](super::ops)); float
+//!   `add/sub/mul/fma/div.rn/min/max` round to nearest even; `%tid`, `%ntid`,
+//!   `%ctaid`, `%nctaid`, `%laneid`, `%warpid` (the warp's index in its
+//!   block), `%dynamic_smem_size` and shared symbols are known; `ld.param`
+//!   reads the launch's arguments; shared memory holds what was stored to
+//!   it; global, local and constant loads, and everything computed from
+//!   them, are unknown; `shfl.sync`, `vote.sync`, `redux.sync`, `activemask`
+//!   and `elect.sync` are exact among the lanes that execute them.
+//! - **Never guessed.** An access whose address is unknown in a lane that
+//!   executes it is an [`Event::Unmodelled`](crate::kernel::Event::Unmodelled)
+//!   named by its opcode and a [`Note`] of kind
+//!   [`NoteKind::DataDependentAddress`]; a branch on an unknown predicate is
+//!   taken as not taken in those lanes and noted.
+//! - **Warps and barriers.** Warps run one at a time until they wait at a
+//!   barrier or end; a barrier completes when every warp still running waits
+//!   at it (or, with a count, when that many threads arrived). Shared memory
+//!   values written before a barrier are seen after it.
+//! - **Addresses.** Shared variables are placed in declaration order, each
+//!   at a multiple of its alignment, the dynamic region after them (a
+//!   modelling choice: ptxas's placement is not in the PTX; offsets matter
+//!   modulo 128 bytes). A generic address is shared when it lies in the
+//!   window that `cvta.shared` maps to ([`SHARED_WINDOW_BASE`]).
+//! - **A step budget** stops a block that runs more warp instructions than
+//!   [`RunOptions::with_step_budget`] allows (default
+//!   [`DEFAULT_STEP_BUDGET`]), with an error naming the instruction it
+//!   stopped at: a loop that does not end on the launch's values.
+//!
+//! Each event's [`Site`](crate::kernel::Site) has the instruction's line in
+//! the PTX file as its `pc`, and the `.loc` source file and line where the
+//! PTX has them.
+//!
+//! # Example
+//!
+//! ```
+//! use smem_model::kernel::ptx::{self, Kernel, KernelLaunch, RunOptions};
+//! use smem_model::kernel::{Consumer, Event};
+//! use smem_model::Error;
+//!
+//! let text = r#"
+//! .version 8.0
+//! .target sm_90
+//! .address_size 64
+//! .visible .entry reverse(.param .u64 out)
+//! {
+//!     .reg .b32 %r<6>;
+//!     .shared .align 4 .b8 s[256];
+//!     mov.u32 %r1, %tid.x;
+//!     shl.b32 %r2, %r1, 2;
+//!     mov.u32 %r3, s;
+//!     add.s32 %r4, %r3, %r2;
+//!     st.shared.u32 [%r4], %r1;
+//!     bar.sync 0;
+//!     sub.s32 %r5, 252, %r2;
+//!     add.s32 %r5, %r3, %r5;
+//!     ld.shared.u32 %r1, [%r5];
+//!     ret;
+//! }
+//! "#;
+//! struct Count(u32, u32);
+//! impl Consumer for Count {
+//!     fn event(&mut self, _warp: u32, event: &Event<'_>) -> Result<(), Error> {
+//!         match event {
+//!             Event::Access { .. } => self.0 += 1,
+//!             Event::Barrier { .. } => self.1 += 1,
+//!             _ => {}
+//!         }
+//!         Ok(())
+//!     }
+//! }
+//! let module = ptx::parse(text)?;
+//! let kernel = Kernel::new(&module, None)?;
+//! let launch = KernelLaunch::new([1, 1, 1], [64, 1, 1])?;
+//! let mut count = Count(0, 0);
+//! let summary = kernel.run(&launch, &RunOptions::new(), &mut count)?;
+//! // Two warps, each a store, a barrier and a load.
+//! assert_eq!((count.0, count.1), (4, 2));
+//! assert!(summary.notes.is_empty());
+//! # Ok::<(), Error>(())
+//! ```
+
+mod cfg;
+mod exec;
+mod ir;
+mod lower;
+#[cfg(test)]
+mod tests;
+
+use crate::kernel::{BlockInfo, Consumer, KernelInfo};
+use crate::{ComputeCapability, Error};
+
+use super::ast::Module;
+use super::{KernelLaunch, ParamDecl};
+
+pub use exec::{NoteKind, SHARED_WINDOW_BASE};
+
+/// The step budget of a block when none is given: 100 million warp
+/// instructions (about ten seconds of interpretation).
+pub const DEFAULT_STEP_BUDGET: u64 = 100_000_000;
+
+/// A kernel of a PTX module, ready to interpret.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Kernel {
+    program: ir::Program,
+}
+
+/// A shared variable of a kernel, as the interpreter placed it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SharedVariable<'k> {
+    /// Its name in the PTX.
+    pub name: &'k str,
+    /// Its offset in the block's shared memory.
+    pub offset: u32,
+    /// Its size in bytes (0 for the dynamic region, whose size the launch
+    /// gives).
+    pub bytes: u32,
+    /// Whether it is the dynamic region (`.extern .shared`).
+    pub dynamic: bool,
+}
+
+impl Kernel {
+    /// The kernel named `name` of `module`, or its only kernel when `name` is
+    /// `None`, with the `.func`s it calls.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NoKernel`] when the module has no kernel of that name, or
+    /// `name` is `None` and the module has several kernels (or none); the
+    /// message lists them.
+    pub fn new(module: &Module<'_>, name: Option<&str>) -> Result<Self, Error> {
+        Ok(Kernel {
+            program: lower::lower(module, name)?,
+        })
+    }
+
+    /// Its name (mangled, as in the PTX).
+    pub fn name(&self) -> &str {
+        &self.program.functions[0].name
+    }
+
+    /// Its parameters in order, with what a launch binds to each.
+    pub fn params(&self) -> Vec<ParamDecl<'_>> {
+        self.program.functions[0]
+            .params
+            .iter()
+            .map(|p| ParamDecl {
+                name: &p.name,
+                kind: p.kind,
+            })
+            .collect()
+    }
+
+    /// Bytes of static shared memory (where the dynamic region starts).
+    pub fn static_shared(&self) -> u32 {
+        self.program.static_shared
+    }
+
+    /// Its shared variables, placed.
+    pub fn shared_variables(&self) -> impl Iterator<Item = SharedVariable<'_>> {
+        self.program.shared.iter().map(|v| SharedVariable {
+            name: &v.name,
+            offset: v.offset,
+            bytes: v.bytes,
+            dynamic: v.dynamic,
+        })
+    }
+
+    /// The source file named by `.file` number `index`, where the module has
+    /// one.
+    pub fn source_file(&self, index: u32) -> Option<&str> {
+        self.program
+            .files
+            .iter()
+            .find(|(i, _)| *i == index)
+            .map(|(_, name)| name.as_str())
+    }
+
+    /// Runs the launch's blocks (all, or those `options` choose) through
+    /// `consumer`: `begin_kernel`, then per block `begin_block`, its events,
+    /// `end_block`; then `end_kernel`.
+    ///
+    /// # Errors
+    ///
+    /// - Those of [`KernelLaunch::bind`]: an argument for no parameter, a
+    ///   value that does not fit, an unset scalar.
+    /// - [`Error::StepBudget`]: a block ran past its step budget.
+    /// - [`Error::PtxInstruction`]: a shared access the hardware would fault
+    ///   on (a misaligned address), naming the instruction and its line.
+    /// - [`Error::CallDepth`]: calls nested deeper than 64.
+    /// - The consumer's own errors, unchanged.
+    pub fn run<C: Consumer + ?Sized>(
+        &self,
+        launch: &KernelLaunch,
+        options: &RunOptions,
+        consumer: &mut C,
+    ) -> Result<RunSummary, Error> {
+        let args = launch.bind(&self.params())?;
+        let grid = launch.grid();
+        let mut info = KernelInfo::named(self.name())
+            .with_block_dim(launch.block())
+            .with_grid_dim(grid);
+        if let Some(cc) = options.capability {
+            info = info.with_capability(cc);
+        }
+        consumer.begin_kernel(&info)?;
+        let total = launch.blocks();
+        let chosen = options.blocks(total);
+        let mut notes = exec::Notes::new();
+        let mut steps = 0u64;
+        for &linear in &chosen {
+            let gx = u64::from(grid[0]);
+            let gy = u64::from(grid[1]);
+            let id = [
+                (linear % gx) as u32,
+                (linear / gx % gy) as u32,
+                (linear / (gx * gy)) as u32,
+            ];
+            consumer.begin_block(&BlockInfo::new(id, Some(launch.threads_per_block())))?;
+            let ctx = exec::Ctx {
+                program: &self.program,
+                entry: 0,
+                grid,
+                block: launch.block(),
+                block_id: id,
+                dynamic_shared: launch.dynamic_shared(),
+                args: &args,
+                budget: options.budget,
+            };
+            let run = exec::run_block(&ctx, consumer, &mut notes)?;
+            steps += run.steps;
+            consumer.end_block()?;
+        }
+        consumer.end_kernel()?;
+        let notes = notes
+            .into_iter()
+            .map(|((func, pc), (kind, count))| {
+                let f = &self.program.functions[func as usize];
+                let inst = &f.insts[pc as usize];
+                Note {
+                    kind,
+                    ptx_line: inst.site.pc as u32,
+                    file: inst.site.file,
+                    line: inst.site.line,
+                    instruction: self.program.names[inst.name as usize].clone(),
+                    count,
+                }
+            })
+            .collect();
+        Ok(RunSummary {
+            blocks_run: chosen.len() as u64,
+            blocks_total: total,
+            warp_instructions: steps,
+            notes,
+        })
+    }
+}
+
+/// How [`Kernel::run`] runs a launch: which blocks, the step budget, the
+/// compute capability announced to the consumer.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::kernel::ptx::RunOptions;
+///
+/// // 8 blocks spread over the grid, at most a million warp instructions each.
+/// let options = RunOptions::new().with_sample(8).with_step_budget(1_000_000);
+/// assert_eq!(options.step_budget(), 1_000_000);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunOptions {
+    budget: u64,
+    sample: Option<u64>,
+    capability: Option<ComputeCapability>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions::new()
+    }
+}
+
+impl RunOptions {
+    /// Every block, the default step budget, no capability.
+    pub const fn new() -> Self {
+        RunOptions {
+            budget: DEFAULT_STEP_BUDGET,
+            sample: None,
+            capability: None,
+        }
+    }
+
+    /// At most `budget` warp instructions per block.
+    #[must_use]
+    pub const fn with_step_budget(mut self, budget: u64) -> Self {
+        self.budget = budget;
+        self
+    }
+
+    /// Only `blocks` blocks, spread evenly over the grid's linear block
+    /// indices (the first and the last included); the whole grid when it has
+    /// no more.
+    #[must_use]
+    pub const fn with_sample(mut self, blocks: u64) -> Self {
+        self.sample = Some(blocks);
+        self
+    }
+
+    /// The compute capability announced in [`KernelInfo`].
+    #[must_use]
+    pub const fn with_capability(mut self, capability: ComputeCapability) -> Self {
+        self.capability = Some(capability);
+        self
+    }
+
+    /// The step budget.
+    pub const fn step_budget(&self) -> u64 {
+        self.budget
+    }
+
+    /// The linear indices of the blocks to run, of `total`.
+    fn blocks(&self, total: u64) -> Vec<u64> {
+        match self.sample {
+            Some(n) if n < total => {
+                let n = n.max(1);
+                if n == 1 {
+                    return vec![0];
+                }
+                let mut out: Vec<u64> = (0..n).map(|i| i * (total - 1) / (n - 1)).collect();
+                out.dedup();
+                out
+            }
+            _ => (0..total).collect(),
+        }
+    }
+}
+
+/// What [`Kernel::run`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RunSummary {
+    /// Blocks run.
+    pub blocks_run: u64,
+    /// Blocks in the grid: more than `blocks_run` when sampled.
+    pub blocks_total: u64,
+    /// Warp instructions interpreted.
+    pub warp_instructions: u64,
+    /// What could not be followed exactly, by instruction.
+    pub notes: Vec<Note>,
+}
+
+impl RunSummary {
+    /// Whether only a sample of the grid ran (totals are the sample's).
+    pub const fn sampled(&self) -> bool {
+        self.blocks_run < self.blocks_total
+    }
+
+    /// The notes of `kind`, as one line: `"data-dependent: 3 instructions, lines 41, 57, 60"`
+    /// (PTX lines), or `None` without any.
+    pub fn summary(&self, kind: NoteKind) -> Option<String> {
+        let lines: Vec<String> = self
+            .notes
+            .iter()
+            .filter(|n| n.kind == kind)
+            .map(|n| n.ptx_line.to_string())
+            .collect();
+        if lines.is_empty() {
+            return None;
+        }
+        let what = match kind {
+            NoteKind::DataDependentAddress => "data-dependent address",
+            NoteKind::DataDependentBranch => "data-dependent branch",
+            NoteKind::DataDependentGuard => "data-dependent guard",
+            NoteKind::ForcedBarrier => "barrier never completed",
+            NoteKind::Unmodelled => "not modelled",
+        };
+        let plural = if lines.len() == 1 { "" } else { "s" };
+        Some(format!(
+            "{what}: {} instruction{plural}, PTX line{plural} {}",
+            lines.len(),
+            lines.join(", ")
+        ))
+    }
+}
+
+/// One instruction the interpreter could not follow exactly, and how often.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Note {
+    /// What happened.
+    pub kind: NoteKind,
+    /// The instruction's line in the PTX file.
+    pub ptx_line: u32,
+    /// Its `.loc` source file number, where known.
+    pub file: Option<u32>,
+    /// Its `.loc` source line, where known.
+    pub line: Option<u32>,
+    /// Its opcode as written (`atom.shared.add.u32`).
+    pub instruction: String,
+    /// How many warp executions it concerned.
+    pub count: u64,
+}

@@ -1,0 +1,1969 @@
+//! Running one thread block of a lowered kernel, warp by warp, and telling a
+//! [`Consumer`] what its warps do to shared memory.
+//!
+//! # The SIMT model
+//!
+//! A warp's 32 lanes run in lockstep under an active mask. Where a branch
+//! splits them, the warp runs one side, then the other, and the lanes
+//! reconverge at the branch's immediate post-dominator: the SIMT
+//! reconvergence stack of GPGPU-Sim (Fung et al., "Dynamic Warp Formation and
+//! Scheduling for Efficient GPU Control Flow", MICRO 2007; GPGPU-Sim's
+//! `simt_stack`). Each stack entry holds a next instruction, a reconvergence
+//! instruction and a mask; a divergent branch turns the top entry into the
+//! reconvergence entry and pushes the not-taken then the taken side, so the
+//! taken side runs first. ptxas on Volta and later emits `BSSY`/`BSYNC` at the
+//! same points in the common cases; the model and the hardware can differ
+//! where independent thread scheduling lets diverged lanes interleave (loops
+//! with `break` out of a warp-synchronous section, spin locks): there the
+//! model runs one side to its end first.
+//!
+//! # Warps and barriers
+//!
+//! Warps run one at a time, each until it waits at a barrier or ends; a
+//! barrier completes when every warp still running waits at it (or, with a
+//! thread count, when that many threads, 32 per arriving warp, arrived).
+//! Shared memory holds the values stored to it, so a load after a barrier
+//! sees what other warps stored before it. If every warp waits and no barrier
+//! can complete (a count never reached, `bar.arrive` without its waiters), the
+//! barrier with the lowest id that has waiters is released and noted.
+//!
+//! # What is unknown
+//!
+//! Global, local and constant loads give unknown values, and so does anything
+//! computed from them. An access whose address is unknown in any lane it
+//! executes in is never guessed: it becomes an [`Event::Unmodelled`] named by
+//! its opcode, and is noted as data-dependent. A store to an unknown address
+//! (or an atomic) forgets the values of the shared bytes it could touch; a
+//! branch whose predicate is unknown in a lane is taken as not taken in that
+//! lane, and noted.
+
+use std::collections::BTreeMap;
+
+use crate::kernel::{BarrierKind, Consumer, Event, Site};
+use crate::{Error, LaneSet, Op, WarpRequest};
+
+use super::super::ops::{self, Half, IntType, Value};
+use super::ir::{
+    Addr, BarKind, BarRed, Compare, FloatOp, FloatRel, Function, Inst, IntBin, IntUn, Kind, Merge,
+    Program, ReduxOp, RoundInt, ShflMode, Space, Special, Src, Ty, VoteMode,
+};
+
+/// The generic address at which the shared window starts, in this model: a
+/// `cvta.shared` adds it, a generic access within 4 GiB above it is a shared
+/// access. Modelling choice: the hardware's window base is not visible in
+/// PTX; this one lies below the fake addresses of unset pointer parameters
+/// (`FAKE_POINTER_BASE`, 0x7f00_0000_0000) and above any offset.
+pub const SHARED_WINDOW_BASE: u64 = 0x7e00_0000_0000;
+
+const FULL: u32 = u32::MAX;
+
+/// Calls nested deeper than this are an error (a recursion the interpreter
+/// would otherwise follow until the step budget).
+const MAX_CALL_DEPTH: usize = 64;
+
+/// What the interpreter noted about an instruction it could not follow
+/// exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum NoteKind {
+    /// A shared (or generic) access whose address is unknown in some lane.
+    DataDependentAddress,
+    /// A branch whose predicate is unknown in some lane (taken as false).
+    DataDependentBranch,
+    /// A shared access whose guard predicate is unknown in some lane (the
+    /// lane taken as not executing it).
+    DataDependentGuard,
+    /// A barrier released although not every thread it waits for arrived.
+    ForcedBarrier,
+    /// An instruction that touches shared memory in a way not modelled (TMA,
+    /// `wgmma`, `mbarrier`, distributed shared memory, a generic access that
+    /// mixes shared and other addresses).
+    Unmodelled,
+}
+
+/// Counts of notes by instruction: `(function, instruction)` to kind and
+/// count.
+pub(crate) type Notes = BTreeMap<(u32, u32), (NoteKind, u64)>;
+
+fn note(notes: &mut Notes, func: u32, pc: u32, kind: NoteKind) {
+    notes.entry((func, pc)).or_insert((kind, 0)).1 += 1;
+}
+
+/// 32 lanes of a value: bits and which lanes know them.
+#[derive(Clone, Copy)]
+struct Lanes {
+    v: [u64; 32],
+    k: u32,
+}
+
+impl Lanes {
+    const UNKNOWN: Lanes = Lanes { v: [0; 32], k: 0 };
+
+    fn splat(x: u64) -> Lanes {
+        Lanes {
+            v: [x; 32],
+            k: FULL,
+        }
+    }
+
+    fn get(&self, lane: usize) -> Value {
+        if self.k >> lane & 1 == 1 {
+            Value::known(self.v[lane])
+        } else {
+            Value::UNKNOWN
+        }
+    }
+
+    fn set(&mut self, lane: usize, value: Value) {
+        match value.bits() {
+            Some(bits) => {
+                self.v[lane] = bits;
+                self.k |= 1 << lane;
+            }
+            None => self.k &= !(1 << lane),
+        }
+    }
+
+    fn pred(&self, lane: usize) -> Option<bool> {
+        (self.k >> lane & 1 == 1).then_some(self.v[lane] != 0)
+    }
+}
+
+fn lanes_of(mask: u32) -> impl Iterator<Item = usize> {
+    let mut m = mask;
+    core::iter::from_fn(move || {
+        if m == 0 {
+            None
+        } else {
+            let lane = m.trailing_zeros() as usize;
+            m &= m - 1;
+            Some(lane)
+        }
+    })
+}
+
+/// One entry of a warp's SIMT stack.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    pc: u32,
+    rpc: u32,
+    mask: u32,
+    /// The entry a `call` pushed: popping it returns from the frame.
+    call: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    func: u32,
+    reg_base: usize,
+    param_base: usize,
+    /// For a call: where its return parameters go in the caller's param
+    /// memory (index into the caller instruction's `rets`).
+    call_site: Option<(u32, u32)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Ready,
+    Waiting,
+    Done,
+}
+
+struct Warp {
+    id: u32,
+    stack: Vec<Entry>,
+    frames: Vec<Frame>,
+    vals: Vec<[u64; 32]>,
+    known: Vec<u32>,
+    /// Param memory, byte by byte: values and known lanes.
+    pvals: Vec<[u8; 32]>,
+    pknown: Vec<u32>,
+    state: State,
+}
+
+impl Warp {
+    fn frame(&self) -> Frame {
+        self.frames[self.frames.len() - 1]
+    }
+
+    fn read(&self, ctx: &Ctx<'_>, src: Src) -> Lanes {
+        match src {
+            Src::Reg(r) => {
+                let i = self.frame().reg_base + r as usize;
+                Lanes {
+                    v: self.vals[i],
+                    k: self.known[i],
+                }
+            }
+            Src::Imm(x) => Lanes::splat(x),
+            Src::Shared(offset) => Lanes::splat(u64::from(offset)),
+            Src::Param(offset) => Lanes::splat(u64::from(offset)),
+            Src::Unknown => Lanes::UNKNOWN,
+            Src::Special(s) => ctx.special(self.id, s),
+        }
+    }
+
+    fn write(&mut self, d: u32, value: &Lanes, mask: u32) {
+        let i = self.frame().reg_base + d as usize;
+        let slot = &mut self.vals[i];
+        for lane in lanes_of(mask & value.k) {
+            slot[lane] = value.v[lane];
+        }
+        self.known[i] = (self.known[i] & !mask) | (value.k & mask);
+    }
+
+    fn forget(&mut self, d: u32, mask: u32) {
+        let i = self.frame().reg_base + d as usize;
+        self.known[i] &= !mask;
+    }
+
+    /// Reads `bytes` (at most 8) of param memory at `offset` in each lane.
+    fn read_param(&self, offsets: &Lanes, bytes: u32, mask: u32) -> Lanes {
+        let base = self.frame().param_base;
+        let mut out = Lanes::UNKNOWN;
+        if bytes > 8 {
+            return out;
+        }
+        for lane in lanes_of(mask & offsets.k) {
+            let start = base as u64 + offsets.v[lane];
+            let mut value = 0u64;
+            let mut ok = true;
+            for b in 0..u64::from(bytes) {
+                let Some(i) = usize::try_from(start + b)
+                    .ok()
+                    .filter(|&i| i < self.pvals.len())
+                else {
+                    ok = false;
+                    break;
+                };
+                ok &= self.pknown[i] >> lane & 1 == 1;
+                value |= u64::from(self.pvals[i][lane]) << (8 * b);
+            }
+            if ok {
+                out.v[lane] = value;
+                out.k |= 1 << lane;
+            }
+        }
+        out
+    }
+
+    fn write_param(&mut self, offsets: &Lanes, bytes: u32, value: &Lanes, mask: u32) {
+        let base = self.frame().param_base;
+        let bytes = bytes.min(8);
+        for lane in lanes_of(mask & offsets.k) {
+            let start = base as u64 + offsets.v[lane];
+            for b in 0..u64::from(bytes) {
+                let Some(i) = usize::try_from(start + b)
+                    .ok()
+                    .filter(|&i| i < self.pvals.len())
+                else {
+                    break;
+                };
+                self.pvals[i][lane] = (value.v[lane] >> (8 * b)) as u8;
+                if value.k >> lane & 1 == 1 {
+                    self.pknown[i] |= 1 << lane;
+                } else {
+                    self.pknown[i] &= !(1 << lane);
+                }
+            }
+        }
+    }
+
+    fn push_frame(&mut self, func: &Function, index: u32, call_site: Option<(u32, u32)>) {
+        let reg_base = self.vals.len();
+        let param_base = self.pvals.len();
+        self.vals.resize(reg_base + func.regs as usize, [0; 32]);
+        self.known.resize(reg_base + func.regs as usize, 0);
+        self.pvals
+            .resize(param_base + func.param_bytes as usize, [0; 32]);
+        self.pknown
+            .resize(param_base + func.param_bytes as usize, 0);
+        self.frames.push(Frame {
+            func: index,
+            reg_base,
+            param_base,
+            call_site,
+        });
+    }
+
+    fn pop_frame(&mut self) {
+        if let Some(frame) = self.frames.pop() {
+            self.vals.truncate(frame.reg_base);
+            self.known.truncate(frame.reg_base);
+            self.pvals.truncate(frame.param_base);
+            self.pknown.truncate(frame.param_base);
+        }
+    }
+}
+
+/// The block's shared memory: bytes and whether each is known.
+struct Shared {
+    bytes: Vec<u8>,
+    known: Vec<bool>,
+}
+
+impl Shared {
+    fn load(&self, address: u64, n: u32) -> Value {
+        if n > 8 {
+            return Value::UNKNOWN;
+        }
+        let mut value = 0u64;
+        for b in 0..u64::from(n) {
+            let Some(i) = usize::try_from(address + b)
+                .ok()
+                .filter(|&i| i < self.bytes.len())
+            else {
+                return Value::UNKNOWN;
+            };
+            if !self.known[i] {
+                return Value::UNKNOWN;
+            }
+            value |= u64::from(self.bytes[i]) << (8 * b);
+        }
+        Value::known(value)
+    }
+
+    fn store(&mut self, address: u64, n: u32, value: Value) {
+        // Wider than a register: the bytes are not tracked.
+        let value = if n > 8 { Value::UNKNOWN } else { value };
+        for b in 0..u64::from(n) {
+            let Some(i) = usize::try_from(address + b)
+                .ok()
+                .filter(|&i| i < self.bytes.len())
+            else {
+                return;
+            };
+            match value.bits() {
+                Some(v) => {
+                    self.bytes[i] = (v >> (8 * b.min(7))) as u8;
+                    self.known[i] = true;
+                }
+                None => self.known[i] = false,
+            }
+        }
+    }
+
+    fn forget(&mut self, address: u64, n: u32) {
+        self.store(address, n, Value::UNKNOWN);
+    }
+
+    fn forget_all(&mut self) {
+        self.known.iter_mut().for_each(|k| *k = false);
+    }
+}
+
+#[derive(Default, Clone)]
+struct Barrier {
+    waiting: Vec<u32>,
+    arrived: u32,
+    count: Option<u32>,
+    /// `bar.red`: the reduction so far (`None` once a lane is unknown), and
+    /// the warps and registers waiting for it.
+    red: Option<(BarRed, Option<u64>)>,
+    red_dst: Vec<(u32, usize, u32)>,
+}
+
+/// What the interpreter needs of the launch for one block.
+pub(crate) struct Ctx<'p> {
+    pub program: &'p Program,
+    pub entry: u32,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub block_id: [u32; 3],
+    pub dynamic_shared: u32,
+    pub args: &'p [u128],
+    pub budget: u64,
+}
+
+impl Ctx<'_> {
+    fn threads(&self) -> u32 {
+        self.block[0] * self.block[1] * self.block[2]
+    }
+
+    fn special(&self, warp: u32, s: Special) -> Lanes {
+        let [bx, by, _] = self.block;
+        let mut out = Lanes::splat(0);
+        let per_lane = |f: &dyn Fn(u32) -> u64| {
+            let mut v = [0u64; 32];
+            for (lane, slot) in v.iter_mut().enumerate() {
+                *slot = f(warp * 32 + lane as u32);
+            }
+            Lanes { v, k: FULL }
+        };
+        let d3 = |v: [u32; 3], d: u8| u64::from(v[usize::from(d.min(2))]);
+        match s {
+            Special::Tid(0) => return per_lane(&|t| u64::from(t % bx)),
+            Special::Tid(1) => return per_lane(&|t| u64::from(t / bx % by)),
+            Special::Tid(_) => return per_lane(&|t| u64::from(t / (bx * by))),
+            Special::Ntid(d) => out = Lanes::splat(d3(self.block, d)),
+            Special::Ctaid(d) | Special::ClusterId(d) => out = Lanes::splat(d3(self.block_id, d)),
+            Special::Nctaid(d) | Special::NclusterId(d) => out = Lanes::splat(d3(self.grid, d)),
+            Special::Laneid => return per_lane(&|t| u64::from(t % 32)),
+            Special::Warpid => out = Lanes::splat(u64::from(warp)),
+            Special::Nwarpid => out = Lanes::splat(u64::from(self.threads().div_ceil(32))),
+            Special::DynamicSmemSize => out = Lanes::splat(u64::from(self.dynamic_shared)),
+            Special::TotalSmemSize => {
+                out = Lanes::splat(u64::from(self.program.static_shared + self.dynamic_shared));
+            }
+            Special::LanemaskEq => return per_lane(&|t| 1u64 << (t % 32)),
+            Special::LanemaskLt => return per_lane(&|t| (1u64 << (t % 32)) - 1),
+            Special::LanemaskLe => return per_lane(&|t| (2u64 << (t % 32)) - 1),
+            Special::LanemaskGt => {
+                return per_lane(&|t| u64::from(!(((2u64 << (t % 32)) - 1) as u32)));
+            }
+            Special::LanemaskGe => {
+                return per_lane(&|t| u64::from(!(((1u64 << (t % 32)) - 1) as u32)))
+            }
+            Special::Zero => {}
+            Special::One => out = Lanes::splat(1),
+            Special::WarpSize => out = Lanes::splat(32),
+            Special::Unknown => out = Lanes::UNKNOWN,
+        }
+        out
+    }
+}
+
+/// What one block's run came to.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct BlockRun {
+    /// Warp instructions executed (the step count).
+    pub steps: u64,
+}
+
+/// Runs one block of `ctx`'s kernel, driving `consumer` (its
+/// `begin_block`/`end_block` are the caller's), adding to `notes`.
+pub(crate) fn run_block<C: Consumer + ?Sized>(
+    ctx: &Ctx<'_>,
+    consumer: &mut C,
+    notes: &mut Notes,
+) -> Result<BlockRun, Error> {
+    let program = ctx.program;
+    let entry = &program.functions[ctx.entry as usize];
+    let threads = ctx.threads();
+    let warps_count = threads.div_ceil(32);
+    let shared_size = (program.static_shared + ctx.dynamic_shared) as usize;
+    let mut shared = Shared {
+        bytes: vec![0; shared_size],
+        known: vec![false; shared_size],
+    };
+    let mut warps: Vec<Warp> = (0..warps_count)
+        .map(|id| {
+            let live = threads - 32 * id;
+            let mask = if live >= 32 { FULL } else { (1u32 << live) - 1 };
+            let mut warp = Warp {
+                id,
+                stack: vec![Entry {
+                    pc: 0,
+                    rpc: entry.insts.len() as u32,
+                    mask,
+                    call: false,
+                }],
+                frames: Vec::new(),
+                vals: Vec::new(),
+                known: Vec::new(),
+                pvals: Vec::new(),
+                pknown: Vec::new(),
+                state: State::Ready,
+            };
+            warp.push_frame(entry, ctx.entry, None);
+            for (param, &arg) in entry.params.iter().zip(ctx.args) {
+                for b in 0..param.bytes.min(16) {
+                    let i = (param.offset + b) as usize;
+                    warp.pvals[i] = [(arg >> (8 * b)) as u8; 32];
+                    warp.pknown[i] = FULL;
+                }
+            }
+            warp
+        })
+        .collect();
+    let mut barriers: Vec<Barrier> = vec![Barrier::default(); 16];
+    let mut steps = 0u64;
+    loop {
+        let mut ran = false;
+        for warp in &mut warps {
+            if warp.state == State::Ready {
+                ran = true;
+                run_warp(
+                    ctx,
+                    warp,
+                    &mut shared,
+                    &mut barriers,
+                    &mut steps,
+                    consumer,
+                    notes,
+                )?;
+            }
+        }
+        if warps.iter().all(|w| w.state == State::Done) {
+            break;
+        }
+        let live: u32 = warps.iter().filter(|w| w.state != State::Done).count() as u32;
+        let mut released = false;
+        for (id, barrier) in barriers.iter_mut().enumerate() {
+            if barrier.waiting.is_empty() {
+                continue;
+            }
+            let complete = match barrier.count {
+                Some(count) => barrier.arrived >= count,
+                None => barrier.waiting.len() as u32 >= live,
+            };
+            if complete {
+                release(barrier, &mut warps);
+                let _ = id;
+                released = true;
+            }
+        }
+        if !released && !ran {
+            // Every live warp waits and no barrier completes: release the
+            // lowest one with waiters, and say so.
+            if let Some(barrier) = barriers.iter_mut().find(|b| !b.waiting.is_empty()) {
+                if let Some(&w) = barrier.waiting.first() {
+                    let warp = &warps[w as usize];
+                    if let Some(top) = warp.stack.last() {
+                        let frame = warp.frame();
+                        note(
+                            notes,
+                            frame.func,
+                            top.pc.saturating_sub(1),
+                            NoteKind::ForcedBarrier,
+                        );
+                    }
+                }
+                release(barrier, &mut warps);
+            } else {
+                break;
+            }
+        }
+    }
+    Ok(BlockRun { steps })
+}
+
+fn release(barrier: &mut Barrier, warps: &mut [Warp]) {
+    let result = barrier.red.map(|(_, r)| r);
+    for &(w, reg, mask) in &barrier.red_dst {
+        let warp = &mut warps[w as usize];
+        match result.flatten() {
+            Some(r) => {
+                for lane in lanes_of(mask) {
+                    warp.vals[reg][lane] = r;
+                }
+                warp.known[reg] |= mask;
+            }
+            None => warp.known[reg] &= !mask,
+        }
+    }
+    for &w in &barrier.waiting {
+        warps[w as usize].state = State::Ready;
+    }
+    *barrier = Barrier::default();
+}
+
+/// Runs warp `warp` until it waits at a barrier or ends.
+#[allow(clippy::too_many_arguments)]
+fn run_warp<C: Consumer + ?Sized>(
+    ctx: &Ctx<'_>,
+    warp: &mut Warp,
+    shared: &mut Shared,
+    barriers: &mut [Barrier],
+    steps: &mut u64,
+    consumer: &mut C,
+    notes: &mut Notes,
+) -> Result<(), Error> {
+    let program = ctx.program;
+    loop {
+        let Some(top) = warp.stack.last().copied() else {
+            warp.state = State::Done;
+            return Ok(());
+        };
+        if top.mask == 0 || top.pc == top.rpc {
+            warp.stack.pop();
+            if top.call {
+                return_from_call(program, warp);
+            }
+            continue;
+        }
+        let frame = warp.frame();
+        let func = &program.functions[frame.func as usize];
+        let Some(inst) = func.insts.get(top.pc as usize) else {
+            // Past the last instruction: the function's exit.
+            if let Some(t) = warp.stack.last_mut() {
+                t.pc = t.rpc;
+            }
+            warp.stack.pop();
+            if top.call {
+                return_from_call(program, warp);
+            }
+            continue;
+        };
+        *steps += 1;
+        if *steps > ctx.budget {
+            return Err(Error::StepBudget {
+                budget: ctx.budget,
+                line: inst.site.line.unwrap_or(0),
+                inst: program.names[inst.name as usize].clone(),
+            });
+        }
+        let (mask, unsure) = match inst.guard {
+            None => (top.mask, 0),
+            Some((p, negate)) => {
+                let g = warp.read(ctx, Src::Reg(p));
+                let truth = if negate {
+                    !g.v_nonzero()
+                } else {
+                    g.v_nonzero()
+                };
+                (top.mask & g.k & truth, top.mask & !g.k)
+            }
+        };
+        let here = (frame.func, top.pc);
+        match &inst.kind {
+            Kind::Bra { target } => {
+                if unsure != 0 {
+                    note(notes, here.0, here.1, NoteKind::DataDependentBranch);
+                }
+                branch(warp, func, top, mask, *target);
+                continue;
+            }
+            Kind::Ret => {
+                if unsure != 0 {
+                    note(notes, here.0, here.1, NoteKind::DataDependentBranch);
+                }
+                branch(warp, func, top, mask, func.insts.len() as u32);
+                continue;
+            }
+            Kind::Exit => {
+                if unsure != 0 {
+                    note(notes, here.0, here.1, NoteKind::DataDependentBranch);
+                }
+                for e in &mut warp.stack {
+                    e.mask &= !mask;
+                }
+                if let Some(t) = warp.stack.last_mut() {
+                    if t.mask != 0 {
+                        t.pc += 1;
+                    }
+                }
+                continue;
+            }
+            Kind::Call {
+                func: callee,
+                args,
+                rets,
+            } => {
+                let callee_fn = &program.functions[*callee as usize];
+                if let Some(t) = warp.stack.last_mut() {
+                    t.pc += 1;
+                }
+                if mask == 0 {
+                    continue;
+                }
+                if warp.frames.len() >= MAX_CALL_DEPTH {
+                    return Err(Error::CallDepth {
+                        depth: MAX_CALL_DEPTH as u32,
+                        function: callee_fn.name.clone(),
+                    });
+                }
+                // Arguments: the caller's param variables, copied into the
+                // callee's parameters.
+                let caller = warp.frame();
+                let copies: Vec<(usize, usize, u32)> = args
+                    .iter()
+                    .zip(&callee_fn.params)
+                    .map(|(a, p)| {
+                        (
+                            caller.param_base + a.offset as usize,
+                            p.offset as usize,
+                            a.bytes.min(p.bytes),
+                        )
+                    })
+                    .collect();
+                let _ = rets;
+                warp.push_frame(callee_fn, *callee, Some(here));
+                let base = warp.frame().param_base;
+                for (from, to, n) in copies {
+                    for b in 0..n as usize {
+                        warp.pvals[base + to + b] = warp.pvals[from + b];
+                        warp.pknown[base + to + b] = warp.pknown[from + b];
+                    }
+                }
+                warp.stack.push(Entry {
+                    pc: 0,
+                    rpc: callee_fn.insts.len() as u32,
+                    mask,
+                    call: true,
+                });
+                continue;
+            }
+            Kind::Bar { kind, id, count } => {
+                if let Some(t) = warp.stack.last_mut() {
+                    t.pc += 1;
+                }
+                let idv = warp.read(ctx, *id);
+                let countv = count.map(|c| warp.read(ctx, c));
+                let lane0 = lanes_of(top.mask).next().unwrap_or(0);
+                let Some(idn) = idv.get(lane0).bits().filter(|&i| i < 16) else {
+                    consumer.event(
+                        warp.id,
+                        &Event::Unmodelled {
+                            site: inst.site,
+                            lanes: LaneSet::from_bits(mask),
+                            name: &program.names[inst.name as usize],
+                        },
+                    )?;
+                    note(notes, here.0, here.1, NoteKind::Unmodelled);
+                    continue;
+                };
+                let threads = countv.and_then(|c| c.get(lane0).bits()).map(|c| c as u32);
+                let event_kind = match kind {
+                    BarKind::Sync => BarrierKind::Sync,
+                    BarKind::Arrive => BarrierKind::Arrive,
+                    BarKind::Red { .. } => BarrierKind::Reduce,
+                };
+                consumer.event(
+                    warp.id,
+                    &Event::Barrier {
+                        site: inst.site,
+                        lanes: LaneSet::from_bits(mask),
+                        id: idn as u32,
+                        threads,
+                        kind: event_kind,
+                    },
+                )?;
+                if mask == 0 {
+                    continue;
+                }
+                let barrier = &mut barriers[idn as usize];
+                barrier.arrived += 32;
+                if threads.is_some() {
+                    barrier.count = threads;
+                }
+                if let BarKind::Red {
+                    op,
+                    dst,
+                    pred,
+                    negate,
+                } = kind
+                {
+                    let p = warp.read(ctx, *pred);
+                    let mut acc = barrier.red.map_or(
+                        Some(match op {
+                            BarRed::Popc | BarRed::Or => 0,
+                            BarRed::And => 1,
+                        }),
+                        |(_, a)| a,
+                    );
+                    for lane in lanes_of(mask) {
+                        let v = p.pred(lane).map(|b| b != *negate);
+                        acc = match (acc, v) {
+                            (Some(a), Some(b)) => Some(match op {
+                                BarRed::Popc => a + u64::from(b),
+                                BarRed::And => a & u64::from(b),
+                                BarRed::Or => a | u64::from(b),
+                            }),
+                            _ => None,
+                        };
+                    }
+                    barrier.red = Some((*op, acc));
+                    if let Some(d) = dst {
+                        barrier
+                            .red_dst
+                            .push((warp.id, frame.reg_base + *d as usize, mask));
+                    }
+                }
+                if !matches!(kind, BarKind::Arrive) {
+                    barrier.waiting.push(warp.id);
+                    warp.state = State::Waiting;
+                    return Ok(());
+                }
+                continue;
+            }
+            _ => {}
+        }
+        if let Some(t) = warp.stack.last_mut() {
+            t.pc += 1;
+        }
+        let site = inst.site;
+        let name = program.names[inst.name as usize].as_str();
+        execute(
+            ctx, warp, shared, inst, mask, unsure, site, name, here, consumer, notes,
+        )?;
+    }
+}
+
+impl Lanes {
+    /// Lanes whose bits are nonzero (known or not).
+    fn v_nonzero(&self) -> u32 {
+        let mut m = 0;
+        for (lane, &v) in self.v.iter().enumerate() {
+            m |= u32::from(v != 0) << lane;
+        }
+        m
+    }
+}
+
+fn branch(warp: &mut Warp, func: &Function, top: Entry, taken: u32, target: u32) {
+    let Some(t) = warp.stack.last_mut() else {
+        return;
+    };
+    if taken == top.mask {
+        t.pc = target;
+    } else if taken == 0 {
+        t.pc = top.pc + 1;
+    } else {
+        let rpc = func
+            .ipdom
+            .get(top.pc as usize)
+            .copied()
+            .unwrap_or(func.insts.len() as u32);
+        t.pc = rpc;
+        warp.stack.push(Entry {
+            pc: top.pc + 1,
+            rpc,
+            mask: top.mask & !taken,
+            call: false,
+        });
+        warp.stack.push(Entry {
+            pc: target,
+            rpc,
+            mask: taken,
+            call: false,
+        });
+    }
+}
+
+fn return_from_call(program: &Program, warp: &mut Warp) {
+    let frame = warp.frame();
+    let callee = &program.functions[frame.func as usize];
+    let Some((caller_func, call_pc)) = frame.call_site else {
+        return;
+    };
+    let rets: Vec<(usize, usize, u32)> = match program.functions[caller_func as usize]
+        .insts
+        .get(call_pc as usize)
+        .map(|i| &i.kind)
+    {
+        Some(Kind::Call { rets, .. }) => rets
+            .iter()
+            .zip(&callee.rets)
+            .map(|(to, from)| {
+                (
+                    from.offset as usize,
+                    to.offset as usize,
+                    from.bytes.min(to.bytes),
+                )
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let callee_base = frame.param_base;
+    let mut moved: Vec<([u8; 32], u32, usize)> = Vec::new();
+    for (from, to, n) in rets {
+        for b in 0..n as usize {
+            moved.push((
+                warp.pvals[callee_base + from + b],
+                warp.pknown[callee_base + from + b],
+                to + b,
+            ));
+        }
+    }
+    warp.pop_frame();
+    let base = warp.frame().param_base;
+    for (v, k, to) in moved {
+        if base + to < warp.pvals.len() {
+            warp.pvals[base + to] = v;
+            warp.pknown[base + to] = k;
+        }
+    }
+}
+
+/// Per-lane results of a memory operand: the addresses where known.
+fn addresses(warp: &Warp, ctx: &Ctx<'_>, addr: &Addr) -> Lanes {
+    let mut a = warp.read(ctx, addr.base);
+    for v in &mut a.v {
+        *v = v.wrapping_add(addr.offset as u64);
+    }
+    a
+}
+
+/// Where a memory instruction's lanes go.
+enum Target {
+    /// Every executing lane in shared memory, at these offsets.
+    Shared([u32; 32]),
+    /// Every executing lane elsewhere (global, local, ...).
+    Other,
+    /// Some lane's address is unknown.
+    Unknown,
+    /// Shared and non-shared lanes together, or a shared offset past 4 GiB.
+    Mixed,
+}
+
+fn target(space: Space, a: &Lanes, mask: u32) -> Target {
+    if mask & !a.k != 0 {
+        return match space {
+            Space::Shared | Space::Generic => Target::Unknown,
+            _ => Target::Other,
+        };
+    }
+    let mut offsets = [0u32; 32];
+    match space {
+        Space::Shared => {
+            for lane in lanes_of(mask) {
+                match u32::try_from(a.v[lane]) {
+                    Ok(o) => offsets[lane] = o,
+                    Err(_) => return Target::Mixed,
+                }
+            }
+            Target::Shared(offsets)
+        }
+        Space::Generic => {
+            let (mut inside, mut outside) = (false, false);
+            for lane in lanes_of(mask) {
+                let rel = a.v[lane].wrapping_sub(SHARED_WINDOW_BASE);
+                match u32::try_from(rel) {
+                    Ok(o) => {
+                        offsets[lane] = o;
+                        inside = true;
+                    }
+                    Err(_) => outside = true,
+                }
+            }
+            match (inside, outside) {
+                (true, true) => Target::Mixed,
+                (true, false) => Target::Shared(offsets),
+                _ => Target::Other,
+            }
+        }
+        _ => Target::Other,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn access<C: Consumer + ?Sized>(
+    consumer: &mut C,
+    warp: u32,
+    site: Site,
+    name: &str,
+    op: Op,
+    width: u32,
+    mask: u32,
+    offsets: &[u32; 32],
+) -> Result<(), Error> {
+    let request = WarpRequest::from_offsets(op, width, LaneSet::from_bits(mask), offsets).map_err(
+        |error| Error::PtxInstruction {
+            inst: name.to_owned(),
+            line: site.line.unwrap_or(0),
+            error: Box::new(error),
+        },
+    )?;
+    consumer.event(warp, &Event::Access { site, request })
+}
+
+fn unmodelled<C: Consumer + ?Sized>(
+    consumer: &mut C,
+    warp: u32,
+    site: Site,
+    name: &str,
+    mask: u32,
+) -> Result<(), Error> {
+    consumer.event(
+        warp,
+        &Event::Unmodelled {
+            site,
+            lanes: LaneSet::from_bits(mask),
+            name,
+        },
+    )
+}
+
+fn map1(a: &Lanes, mask: u32, f: impl Fn(Value) -> Value) -> Lanes {
+    let mut out = Lanes::UNKNOWN;
+    for lane in lanes_of(mask) {
+        out.set(lane, f(a.get(lane)));
+    }
+    out
+}
+
+fn map2(a: &Lanes, b: &Lanes, mask: u32, f: impl Fn(Value, Value) -> Value) -> Lanes {
+    let mut out = Lanes::UNKNOWN;
+    for lane in lanes_of(mask) {
+        out.set(lane, f(a.get(lane), b.get(lane)));
+    }
+    out
+}
+
+fn map3(
+    a: &Lanes,
+    b: &Lanes,
+    c: &Lanes,
+    mask: u32,
+    f: impl Fn(Value, Value, Value) -> Value,
+) -> Lanes {
+    let mut out = Lanes::UNKNOWN;
+    for lane in lanes_of(mask) {
+        out.set(lane, f(a.get(lane), b.get(lane), c.get(lane)));
+    }
+    out
+}
+
+fn int_bin(op: IntBin, t: IntType, a: Value, b: Value) -> Value {
+    match op {
+        IntBin::Add { sat } => ops::add(t, a, b, sat),
+        IntBin::Sub { sat } => ops::sub(t, a, b, sat),
+        IntBin::Mul(half) => ops::mul(t, half, a, b),
+        IntBin::Mul24(half) => ops::mul24(t, half, a, b),
+        IntBin::Div => ops::div(t, a, b),
+        IntBin::Rem => ops::rem(t, a, b),
+        IntBin::Min => ops::min(t, a, b),
+        IntBin::Max => ops::max(t, a, b),
+        IntBin::And => ops::and(t, a, b),
+        IntBin::Or => ops::or(t, a, b),
+        IntBin::Xor => ops::xor(t, a, b),
+        IntBin::Shl => ops::shl(t, a, b),
+        IntBin::Shr => ops::shr(t, a, b),
+    }
+}
+
+fn int_un(op: IntUn, t: IntType, a: Value) -> Value {
+    match op {
+        IntUn::Neg => ops::neg(t, a),
+        IntUn::Abs => ops::abs(t, a),
+        IntUn::Not => ops::not(t, a),
+        IntUn::Cnot => ops::cnot(t, a),
+        IntUn::Popc => ops::popc(t, a),
+        IntUn::Clz => ops::clz(t, a),
+        IntUn::Brev => ops::brev(t, a),
+        IntUn::Bfind { shiftamt } => ops::bfind(t, a, shiftamt),
+    }
+}
+
+/// A float operation on bits of width 32 or 64, rounding to nearest even.
+fn float_op(op: FloatOp, bits: u8, a: Value, b: Value, c: Value) -> Value {
+    let needs = match op {
+        FloatOp::Neg | FloatOp::Abs => 1,
+        FloatOp::Fma => 3,
+        _ => 2,
+    };
+    let (Some(a), b, c) = (a.bits(), b.bits(), c.bits()) else {
+        return Value::UNKNOWN;
+    };
+    if (needs >= 2 && b.is_none()) || (needs == 3 && c.is_none()) {
+        return Value::UNKNOWN;
+    }
+    let (b, c) = (b.unwrap_or(0), c.unwrap_or(0));
+    if bits == 32 {
+        let f = |x: u64| f32::from_bits(x as u32);
+        let (x, y, z) = (f(a), f(b), f(c));
+        let r = match op {
+            FloatOp::Add => x + y,
+            FloatOp::Sub => x - y,
+            FloatOp::Mul => x * y,
+            FloatOp::Div => x / y,
+            FloatOp::Min => x.min(y),
+            FloatOp::Max => x.max(y),
+            FloatOp::Fma => x.mul_add(y, z),
+            FloatOp::Neg => -x,
+            FloatOp::Abs => x.abs(),
+        };
+        Value::known(u64::from(r.to_bits()))
+    } else {
+        let f = f64::from_bits;
+        let (x, y, z) = (f(a), f(b), f(c));
+        let r = match op {
+            FloatOp::Add => x + y,
+            FloatOp::Sub => x - y,
+            FloatOp::Mul => x * y,
+            FloatOp::Div => x / y,
+            FloatOp::Min => x.min(y),
+            FloatOp::Max => x.max(y),
+            FloatOp::Fma => x.mul_add(y, z),
+            FloatOp::Neg => -x,
+            FloatOp::Abs => x.abs(),
+        };
+        Value::known(r.to_bits())
+    }
+}
+
+fn as_f64(bits: u8, x: u64) -> f64 {
+    if bits == 32 {
+        f64::from(f32::from_bits(x as u32))
+    } else {
+        f64::from_bits(x)
+    }
+}
+
+fn compare(cmp: Compare, a: Value, b: Value) -> Option<bool> {
+    match cmp {
+        Compare::Int(t, c) => ops::compare(t, c, a, b),
+        Compare::Float {
+            bits,
+            rel,
+            unordered,
+        } => {
+            let (x, y) = (as_f64(bits, a.bits()?), as_f64(bits, b.bits()?));
+            let nan = x.is_nan() || y.is_nan();
+            Some(match rel {
+                FloatRel::Num => !nan,
+                FloatRel::Nan => nan,
+                _ if nan => unordered,
+                FloatRel::Eq => x == y,
+                FloatRel::Ne => x != y,
+                FloatRel::Lt => x < y,
+                FloatRel::Le => x <= y,
+                FloatRel::Gt => x > y,
+                FloatRel::Ge => x >= y,
+            })
+        }
+    }
+}
+
+fn round(mode: Option<RoundInt>, x: f64) -> f64 {
+    match mode {
+        None | Some(RoundInt::Zero) => x.trunc(),
+        Some(RoundInt::Nearest) => x.round_ties_even(),
+        Some(RoundInt::Down) => x.floor(),
+        Some(RoundInt::Up) => x.ceil(),
+    }
+}
+
+fn convert(dst: Ty, src: Ty, sat: bool, mode: Option<RoundInt>, a: Value) -> Value {
+    let Some(x) = a.bits() else {
+        return Value::UNKNOWN;
+    };
+    match (dst, src) {
+        (Ty::Int(d), Ty::Int(s)) => ops::cvt(d, s, a, sat),
+        (Ty::Float(db @ (32 | 64)), Ty::Int(s)) => {
+            let v = s.extend(x);
+            // Integer to float rounds to nearest even (Rust's `as`) by
+            // default; other modes only where the value is exact.
+            let exact = if db == 32 {
+                (v as f32) as i128 == v
+            } else {
+                (v as f64) as i128 == v
+            };
+            if !exact && !matches!(mode, None | Some(RoundInt::Nearest)) {
+                return Value::UNKNOWN;
+            }
+            Value::known(if db == 32 {
+                u64::from((v as f32).to_bits())
+            } else {
+                (v as f64).to_bits()
+            })
+        }
+        (Ty::Int(d), Ty::Float(sb @ (32 | 64))) => {
+            // Float to integer saturates to the destination's range, NaN
+            // giving 0 (PTX ISA, cvt, "Floating Point Conversions").
+            let f = as_f64(sb, x);
+            if f.is_nan() {
+                return Value::known(0);
+            }
+            let r = round(mode, f);
+            let clamped = if d.signed() {
+                let lo = -(2f64.powi(d.bits() as i32 - 1));
+                let hi = 2f64.powi(d.bits() as i32 - 1) - 1.0;
+                r.clamp(lo, hi) as i128
+            } else {
+                r.clamp(0.0, 2f64.powi(d.bits() as i32) - 1.0) as i128
+            };
+            Value::known(d.wrap(clamped))
+        }
+        (Ty::Float(32), Ty::Float(64)) => {
+            if mode.is_some() {
+                let r = round(mode, f64::from_bits(x));
+                return Value::known(u64::from((r as f32).to_bits()));
+            }
+            Value::known(u64::from((f64::from_bits(x) as f32).to_bits()))
+        }
+        (Ty::Float(64), Ty::Float(32)) => {
+            let f = f64::from(f32::from_bits(x as u32));
+            Value::known(round_opt(mode, f).to_bits())
+        }
+        (Ty::Float(32), Ty::Float(32)) => {
+            let f = f32::from_bits(x as u32);
+            Value::known(u64::from((round_opt(mode, f64::from(f)) as f32).to_bits()))
+        }
+        (Ty::Float(64), Ty::Float(64)) => {
+            Value::known(round_opt(mode, f64::from_bits(x)).to_bits())
+        }
+        _ => Value::UNKNOWN,
+    }
+}
+
+fn round_opt(mode: Option<RoundInt>, x: f64) -> f64 {
+    if mode.is_some() {
+        round(mode, x)
+    } else {
+        x
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn execute<C: Consumer + ?Sized>(
+    ctx: &Ctx<'_>,
+    warp: &mut Warp,
+    shared: &mut Shared,
+    inst: &Inst,
+    mask: u32,
+    unsure: u32,
+    site: Site,
+    name: &str,
+    here: (u32, u32),
+    consumer: &mut C,
+    notes: &mut Notes,
+) -> Result<(), Error> {
+    let wid = warp.id;
+    match &inst.kind {
+        Kind::Mov { bits, d, a } => {
+            let mut v = warp.read(ctx, *a);
+            if *bits < 64 {
+                let m = (1u64 << bits) - 1;
+                v.v.iter_mut().for_each(|x| *x &= m);
+            }
+            warp.write(*d, &v, mask);
+        }
+        Kind::Pack { piece, d, parts } => {
+            let parts: Vec<Lanes> = parts.iter().map(|p| warp.read(ctx, *p)).collect();
+            let m = if *piece >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << piece) - 1
+            };
+            let mut out = Lanes::splat(0);
+            for (i, p) in parts.iter().enumerate() {
+                out.k &= p.k;
+                for lane in 0..32 {
+                    out.v[lane] |= (p.v[lane] & m) << (*piece as usize * i);
+                }
+            }
+            warp.write(*d, &out, mask);
+        }
+        Kind::Unpack { piece, ds, a } => {
+            let v = warp.read(ctx, *a);
+            let m = if *piece >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << piece) - 1
+            };
+            for (i, d) in ds.iter().enumerate() {
+                if let Some(d) = d {
+                    let mut out = v;
+                    out.v
+                        .iter_mut()
+                        .for_each(|x| *x = (*x >> (*piece as usize * i)) & m);
+                    warp.write(*d, &out, mask);
+                }
+            }
+        }
+        Kind::IntBin { op, t, d, a, b } => {
+            let (a, b) = (warp.read(ctx, *a), warp.read(ctx, *b));
+            let out = fast_int_bin(*op, *t, &a, &b, mask)
+                .unwrap_or_else(|| map2(&a, &b, mask, |x, y| int_bin(*op, *t, x, y)));
+            warp.write(*d, &out, mask);
+        }
+        Kind::IntUn { op, t, d, a } => {
+            let a = warp.read(ctx, *a);
+            let out = map1(&a, mask, |x| int_un(*op, *t, x));
+            warp.write(*d, &out, mask);
+        }
+        Kind::Mad {
+            t,
+            half,
+            sat,
+            d,
+            a,
+            b,
+            c,
+        } => {
+            let (a, b, c) = (warp.read(ctx, *a), warp.read(ctx, *b), warp.read(ctx, *c));
+            let out = map3(&a, &b, &c, mask, |x, y, z| {
+                ops::mad(*t, *half, x, y, z, *sat)
+            });
+            warp.write(*d, &out, mask);
+        }
+        Kind::Mad24 {
+            t,
+            half,
+            d,
+            a,
+            b,
+            c,
+        } => {
+            let (a, b, c) = (warp.read(ctx, *a), warp.read(ctx, *b), warp.read(ctx, *c));
+            let out = map3(&a, &b, &c, mask, |x, y, z| ops::mad24(*t, *half, x, y, z));
+            warp.write(*d, &out, mask);
+        }
+        Kind::Bfe { t, d, a, b, c } => {
+            let (a, b, c) = (warp.read(ctx, *a), warp.read(ctx, *b), warp.read(ctx, *c));
+            let out = map3(&a, &b, &c, mask, |x, y, z| ops::bfe(*t, x, y, z));
+            warp.write(*d, &out, mask);
+        }
+        Kind::Bfi { t, d, a, b, c, e } => {
+            let (a, b, c, e) = (
+                warp.read(ctx, *a),
+                warp.read(ctx, *b),
+                warp.read(ctx, *c),
+                warp.read(ctx, *e),
+            );
+            let mut out = Lanes::UNKNOWN;
+            for lane in lanes_of(mask) {
+                out.set(
+                    lane,
+                    ops::bfi(*t, a.get(lane), b.get(lane), c.get(lane), e.get(lane)),
+                );
+            }
+            warp.write(*d, &out, mask);
+        }
+        Kind::Prmt { mode, d, a, b, c } => {
+            let (a, b, c) = (warp.read(ctx, *a), warp.read(ctx, *b), warp.read(ctx, *c));
+            let out = map3(&a, &b, &c, mask, |x, y, z| ops::prmt(*mode, x, y, z));
+            warp.write(*d, &out, mask);
+        }
+        Kind::Lop3 { d, a, b, c, lut } => {
+            let (a, b, c) = (warp.read(ctx, *a), warp.read(ctx, *b), warp.read(ctx, *c));
+            let out = map3(&a, &b, &c, mask, |x, y, z| ops::lop3(x, y, z, *lut));
+            warp.write(*d, &out, mask);
+        }
+        Kind::PredBin { op, d, a, b } => {
+            let (a, b) = (warp.read(ctx, *a), warp.read(ctx, *b));
+            let mut out = Lanes::UNKNOWN;
+            for lane in lanes_of(mask) {
+                if let Some(r) = ops::bool_op(*op, a.pred(lane), b.pred(lane)) {
+                    out.v[lane] = u64::from(r);
+                    out.k |= 1 << lane;
+                }
+            }
+            warp.write(*d, &out, mask);
+        }
+        Kind::PredNot { d, a } => {
+            let a = warp.read(ctx, *a);
+            let mut out = Lanes::UNKNOWN;
+            for lane in lanes_of(mask & a.k) {
+                out.v[lane] = u64::from(a.v[lane] == 0);
+                out.k |= 1 << lane;
+            }
+            warp.write(*d, &out, mask);
+        }
+        Kind::Float {
+            op,
+            bits,
+            d,
+            a,
+            b,
+            c,
+        } => {
+            let (a, b, c) = (warp.read(ctx, *a), warp.read(ctx, *b), warp.read(ctx, *c));
+            let out = map3(&a, &b, &c, mask, |x, y, z| float_op(*op, *bits, x, y, z));
+            warp.write(*d, &out, mask);
+        }
+        Kind::Setp {
+            cmp,
+            p,
+            q,
+            a,
+            b,
+            combine,
+        } => {
+            let (a, b) = (warp.read(ctx, *a), warp.read(ctx, *b));
+            let c = combine.map(|(op, c, neg)| (op, warp.read(ctx, c), neg));
+            let (mut po, mut qo) = (Lanes::UNKNOWN, Lanes::UNKNOWN);
+            for lane in lanes_of(mask) {
+                let r = compare(*cmp, a.get(lane), b.get(lane));
+                let (pr, qr) = match &c {
+                    None => (r, r.map(|x| !x)),
+                    Some((op, c, neg)) => {
+                        let cv = c.pred(lane).map(|x| x != *neg);
+                        (
+                            ops::bool_op(*op, r, cv),
+                            ops::bool_op(*op, r.map(|x| !x), cv),
+                        )
+                    }
+                };
+                if let Some(x) = pr {
+                    po.v[lane] = u64::from(x);
+                    po.k |= 1 << lane;
+                }
+                if let Some(x) = qr {
+                    qo.v[lane] = u64::from(x);
+                    qo.k |= 1 << lane;
+                }
+            }
+            if let Some(p) = p {
+                warp.write(*p, &po, mask);
+            }
+            if let Some(q) = q {
+                warp.write(*q, &qo, mask);
+            }
+        }
+        Kind::Set {
+            cmp,
+            float_result,
+            d,
+            a,
+            b,
+        } => {
+            let (a, b) = (warp.read(ctx, *a), warp.read(ctx, *b));
+            let one = if *float_result {
+                u64::from(1f32.to_bits())
+            } else {
+                0xffff_ffff
+            };
+            let mut out = Lanes::UNKNOWN;
+            for lane in lanes_of(mask) {
+                if let Some(r) = compare(*cmp, a.get(lane), b.get(lane)) {
+                    out.v[lane] = if r { one } else { 0 };
+                    out.k |= 1 << lane;
+                }
+            }
+            warp.write(*d, &out, mask);
+        }
+        Kind::Selp { bits, d, a, b, c } => {
+            let (a, b, c) = (warp.read(ctx, *a), warp.read(ctx, *b), warp.read(ctx, *c));
+            let m = if *bits >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            };
+            let mut out = Lanes::UNKNOWN;
+            for lane in lanes_of(mask) {
+                out.set(lane, ops::selp(a.get(lane), b.get(lane), c.pred(lane)));
+                out.v[lane] &= m;
+            }
+            warp.write(*d, &out, mask);
+        }
+        Kind::Cvt {
+            dst,
+            src,
+            sat,
+            round_int,
+            d,
+            a,
+        } => {
+            let a = warp.read(ctx, *a);
+            let out = map1(&a, mask, |x| convert(*dst, *src, *sat, *round_int, x));
+            warp.write(*d, &out, mask);
+        }
+        Kind::CvtaShared {
+            to_generic,
+            bits,
+            d,
+            a,
+        } => {
+            let a = warp.read(ctx, *a);
+            let mut out = Lanes::UNKNOWN;
+            for lane in lanes_of(mask & a.k) {
+                let v = if *to_generic {
+                    Some(SHARED_WINDOW_BASE.wrapping_add(a.v[lane] & 0xffff_ffff))
+                } else {
+                    // cvta.to.shared of an address outside the window: unknown.
+                    a.v[lane]
+                        .checked_sub(SHARED_WINDOW_BASE)
+                        .filter(|o| *o >> 32 == 0)
+                };
+                if let Some(v) = v {
+                    out.v[lane] = if *bits == 32 { v & 0xffff_ffff } else { v };
+                    out.k |= 1 << lane;
+                }
+            }
+            warp.write(*d, &out, mask);
+        }
+        Kind::Ld {
+            space,
+            piece,
+            ds,
+            addr,
+            merge,
+        } => {
+            let a = addresses(warp, ctx, addr);
+            if *space == Space::Param {
+                for (i, d) in ds.iter().enumerate() {
+                    if let Some(d) = d {
+                        let mut at = a;
+                        at.v.iter_mut()
+                            .for_each(|x| *x = x.wrapping_add(u64::from(piece / 8) * i as u64));
+                        let v = warp.read_param(&at, piece / 8, mask);
+                        warp.write(*d, &v, mask);
+                    }
+                }
+                return Ok(());
+            }
+            let bytes = piece / 8;
+            let width = bytes * ds.len() as u32;
+            let forget = |warp: &mut Warp| {
+                for d in ds.iter().flatten() {
+                    warp.forget(*d, mask);
+                }
+            };
+            match shared_target(*space, &a, mask, unsure, here, notes) {
+                Target::Shared(offsets) => {
+                    if width > 16 {
+                        unmodelled(consumer, wid, site, name, mask)?;
+                        note(notes, here.0, here.1, NoteKind::Unmodelled);
+                        forget(warp);
+                        return Ok(());
+                    }
+                    // ptxas's merged loads (see `Merge`): where the group's
+                    // first address is aligned in every lane, the lead
+                    // carries the group's request and the others none.
+                    let aligned = |delta: u32, w: u32| {
+                        lanes_of(mask).all(|l| offsets[l].wrapping_sub(delta) % w == 0)
+                    };
+                    match *merge {
+                        Merge::Lead { width: w } if aligned(0, w) => {
+                            access(consumer, wid, site, name, Op::Load, w, mask, &offsets)?;
+                        }
+                        Merge::Folded { delta, width: w } if aligned(delta, w) => {}
+                        _ => access(consumer, wid, site, name, Op::Load, width, mask, &offsets)?,
+                    }
+                    for (i, d) in ds.iter().enumerate() {
+                        if let Some(d) = d {
+                            let mut out = Lanes::UNKNOWN;
+                            for lane in lanes_of(mask) {
+                                let at = u64::from(offsets[lane]) + u64::from(bytes) * i as u64;
+                                out.set(lane, shared.load(at, bytes));
+                            }
+                            warp.write(*d, &out, mask);
+                        }
+                    }
+                }
+                Target::Unknown | Target::Mixed => {
+                    unmodelled(consumer, wid, site, name, mask)?;
+                    forget(warp);
+                }
+                Target::Other => forget(warp),
+            }
+        }
+        Kind::St {
+            space,
+            piece,
+            srcs,
+            addr,
+        } => {
+            let a = addresses(warp, ctx, addr);
+            let values: Vec<Lanes> = srcs.iter().map(|s| warp.read(ctx, *s)).collect();
+            let bytes = piece / 8;
+            if *space == Space::Param {
+                for (i, v) in values.iter().enumerate() {
+                    let mut at = a;
+                    at.v.iter_mut()
+                        .for_each(|x| *x = x.wrapping_add(u64::from(bytes) * i as u64));
+                    warp.write_param(&at, bytes, v, mask);
+                }
+                return Ok(());
+            }
+            let width = bytes * values.len() as u32;
+            match shared_target(*space, &a, mask, unsure, here, notes) {
+                Target::Shared(offsets) => {
+                    if width > 16 {
+                        unmodelled(consumer, wid, site, name, mask)?;
+                        note(notes, here.0, here.1, NoteKind::Unmodelled);
+                        for lane in lanes_of(mask) {
+                            shared.forget(u64::from(offsets[lane]), width);
+                        }
+                        return Ok(());
+                    }
+                    access(consumer, wid, site, name, Op::Store, width, mask, &offsets)?;
+                    for lane in lanes_of(mask) {
+                        for (i, v) in values.iter().enumerate() {
+                            let at = u64::from(offsets[lane]) + u64::from(bytes) * i as u64;
+                            shared.store(at, bytes, v.get(lane));
+                        }
+                    }
+                    // Lanes that stored different values to one address: the
+                    // byte's value is whichever the hardware kept: unknown.
+                    for lane in lanes_of(mask) {
+                        for (i, v) in values.iter().enumerate() {
+                            let at = u64::from(offsets[lane]) + u64::from(bytes) * i as u64;
+                            let mine = v.get(lane).bits().map(|x| x & byte_mask(bytes));
+                            if mine.is_some() && shared.load(at, bytes).bits() != mine {
+                                shared.forget(at, bytes);
+                            }
+                        }
+                    }
+                }
+                Target::Unknown | Target::Mixed => {
+                    unmodelled(consumer, wid, site, name, mask)?;
+                    shared.forget_all();
+                }
+                Target::Other => {}
+            }
+        }
+        Kind::Atom {
+            space,
+            kind,
+            reduction,
+            bytes,
+            d,
+            addr,
+        } => {
+            let a = addresses(warp, ctx, addr);
+            if let Some(d) = d {
+                warp.forget(*d, mask);
+            }
+            match shared_target(*space, &a, mask, unsure, here, notes) {
+                Target::Shared(offsets) => {
+                    let op = if *reduction {
+                        Op::Reduction(*kind)
+                    } else {
+                        Op::Atomic(*kind)
+                    };
+                    access(consumer, wid, site, name, op, *bytes, mask, &offsets)?;
+                    for lane in lanes_of(mask) {
+                        shared.forget(u64::from(offsets[lane]), *bytes);
+                    }
+                }
+                Target::Unknown | Target::Mixed => {
+                    unmodelled(consumer, wid, site, name, mask)?;
+                    shared.forget_all();
+                }
+                Target::Other => {}
+            }
+        }
+        Kind::LdMatrix { m, ds, addr } => {
+            let a = addresses(warp, ctx, addr);
+            let lanes = mask & crate::Matrices::address_lanes(*m).bits();
+            for d in ds {
+                warp.forget(*d, mask);
+            }
+            match shared_target(Space::Shared, &a, lanes, unsure, here, notes) {
+                Target::Shared(offsets) => {
+                    access(
+                        consumer,
+                        wid,
+                        site,
+                        name,
+                        Op::LdMatrix(*m),
+                        16,
+                        mask,
+                        &offsets,
+                    )?;
+                }
+                _ => unmodelled(consumer, wid, site, name, mask)?,
+            }
+        }
+        Kind::StMatrix { m, addr } => {
+            let a = addresses(warp, ctx, addr);
+            let lanes = mask & crate::Matrices::address_lanes(*m).bits();
+            match shared_target(Space::Shared, &a, lanes, unsure, here, notes) {
+                Target::Shared(offsets) => {
+                    access(
+                        consumer,
+                        wid,
+                        site,
+                        name,
+                        Op::StMatrix(*m),
+                        16,
+                        mask,
+                        &offsets,
+                    )?;
+                    for lane in lanes_of(lanes) {
+                        shared.forget(u64::from(offsets[lane]), 16);
+                    }
+                }
+                _ => {
+                    unmodelled(consumer, wid, site, name, mask)?;
+                    shared.forget_all();
+                }
+            }
+        }
+        Kind::CpAsync { kind, bytes, dst } => {
+            let a = addresses(warp, ctx, dst);
+            match shared_target(Space::Shared, &a, mask, unsure, here, notes) {
+                Target::Shared(offsets) => {
+                    access(
+                        consumer,
+                        wid,
+                        site,
+                        name,
+                        Op::CpAsync(*kind),
+                        *bytes,
+                        mask,
+                        &offsets,
+                    )?;
+                    for lane in lanes_of(mask) {
+                        shared.forget(u64::from(offsets[lane]), *bytes);
+                    }
+                }
+                _ => {
+                    unmodelled(consumer, wid, site, name, mask)?;
+                    shared.forget_all();
+                }
+            }
+        }
+        Kind::CpAsyncCommit => consumer.event(
+            wid,
+            &Event::CpAsyncCommit {
+                site,
+                lanes: LaneSet::from_bits(mask),
+            },
+        )?,
+        Kind::CpAsyncWait { pending } => consumer.event(
+            wid,
+            &Event::CpAsyncWait {
+                site,
+                lanes: LaneSet::from_bits(mask),
+                pending: *pending,
+            },
+        )?,
+        Kind::CpAsyncArrive => consumer.event(
+            wid,
+            &Event::CpAsyncArrive {
+                site,
+                lanes: LaneSet::from_bits(mask),
+            },
+        )?,
+        Kind::BarWarp { mask: m } => {
+            let m = warp.read(ctx, *m);
+            let lane0 = lanes_of(mask).next().unwrap_or(0);
+            let bits = m.get(lane0).bits().map_or(FULL, |b| b as u32);
+            consumer.event(
+                wid,
+                &Event::SyncWarp {
+                    site,
+                    lanes: LaneSet::from_bits(mask),
+                    mask: LaneSet::from_bits(bits),
+                },
+            )?;
+        }
+        Kind::Fence => consumer.event(
+            wid,
+            &Event::Fence {
+                site,
+                lanes: LaneSet::from_bits(mask),
+            },
+        )?,
+        Kind::Shfl {
+            mode,
+            d,
+            p,
+            a,
+            b,
+            c,
+        } => {
+            let (a, b, c) = (warp.read(ctx, *a), warp.read(ctx, *b), warp.read(ctx, *c));
+            let (mut out, mut pout) = (Lanes::UNKNOWN, Lanes::UNKNOWN);
+            for lane in lanes_of(mask) {
+                let (Some(bv), Some(cv)) = (b.get(lane).bits(), c.get(lane).bits()) else {
+                    continue;
+                };
+                let l = lane as i64;
+                let bval = (bv & 0x1f) as i64;
+                let segmask = ((cv >> 8) & 0x1f) as i64;
+                let clamp = (cv & 0x1f) as i64;
+                let max_lane = (l & segmask) | (clamp & !segmask);
+                let min_lane = l & segmask;
+                let (mut j, pval) = match mode {
+                    ShflMode::Up => (l - bval, l - bval >= max_lane),
+                    ShflMode::Down => (l + bval, l + bval <= max_lane),
+                    ShflMode::Bfly => (l ^ bval, (l ^ bval) <= max_lane),
+                    ShflMode::Idx => {
+                        let j = min_lane | (bval & !segmask);
+                        (j, j <= max_lane)
+                    }
+                };
+                if !pval {
+                    j = l;
+                }
+                // A source lane that does not execute the shuffle gives an
+                // unpredictable value (PTX ISA, shfl.sync).
+                if (0..32).contains(&j) && mask >> j & 1 == 1 {
+                    out.set(lane, a.get(j as usize));
+                }
+                pout.v[lane] = u64::from(pval);
+                pout.k |= 1 << lane;
+            }
+            warp.write(*d, &out, mask);
+            if let Some(p) = p {
+                warp.write(*p, &pout, mask);
+            }
+        }
+        Kind::Vote { mode, d, a, negate } => {
+            let a = warp.read(ctx, *a);
+            let vals: Vec<Option<bool>> = lanes_of(mask)
+                .map(|l| a.pred(l).map(|x| x != *negate))
+                .collect();
+            let any_unknown = vals.iter().any(Option::is_none);
+            let result: Option<u64> = match mode {
+                VoteMode::All => {
+                    if vals.contains(&Some(false)) {
+                        Some(0)
+                    } else if any_unknown {
+                        None
+                    } else {
+                        Some(1)
+                    }
+                }
+                VoteMode::Any => {
+                    if vals.contains(&Some(true)) {
+                        Some(1)
+                    } else if any_unknown {
+                        None
+                    } else {
+                        Some(0)
+                    }
+                }
+                VoteMode::Uni => {
+                    let t = vals.contains(&Some(true));
+                    let f = vals.contains(&Some(false));
+                    if t && f {
+                        Some(0)
+                    } else if any_unknown {
+                        None
+                    } else {
+                        Some(1)
+                    }
+                }
+                VoteMode::Ballot => {
+                    if any_unknown {
+                        None
+                    } else {
+                        Some(
+                            lanes_of(mask)
+                                .zip(&vals)
+                                .filter(|(_, v)| **v == Some(true))
+                                .fold(0u64, |m, (l, _)| m | 1 << l),
+                        )
+                    }
+                }
+            };
+            let out = result.map_or(Lanes::UNKNOWN, Lanes::splat);
+            warp.write(*d, &out, mask);
+        }
+        Kind::Activemask { d } => warp.write(*d, &Lanes::splat(u64::from(mask)), mask),
+        Kind::Redux { op, t, d, a } => {
+            let a = warp.read(ctx, *a);
+            let mut acc: Option<Value> = None;
+            for lane in lanes_of(mask) {
+                let x = a.get(lane);
+                acc = Some(match acc {
+                    None => x,
+                    Some(y) => match op {
+                        ReduxOp::Add => ops::add(*t, x, y, false),
+                        ReduxOp::Min => ops::min(*t, x, y),
+                        ReduxOp::Max => ops::max(*t, x, y),
+                        ReduxOp::And => ops::and(*t, x, y),
+                        ReduxOp::Or => ops::or(*t, x, y),
+                        ReduxOp::Xor => ops::xor(*t, x, y),
+                    },
+                });
+            }
+            let out = acc
+                .and_then(Value::bits)
+                .map_or(Lanes::UNKNOWN, Lanes::splat);
+            warp.write(*d, &out, mask);
+        }
+        Kind::Elect { d, p } => {
+            let leader = lanes_of(mask).next().unwrap_or(0);
+            if let Some(d) = d {
+                warp.write(*d, &Lanes::splat(leader as u64), mask);
+            }
+            if let Some(p) = p {
+                let mut out = Lanes::splat(0);
+                out.v[leader] = 1;
+                warp.write(*p, &out, mask);
+            }
+        }
+        Kind::Unmodelled { ds } => {
+            unmodelled(consumer, wid, site, name, mask)?;
+            note(notes, here.0, here.1, NoteKind::Unmodelled);
+            for d in ds {
+                warp.forget(*d, mask);
+            }
+        }
+        Kind::Opaque { ds } => {
+            for d in ds {
+                warp.forget(*d, mask);
+            }
+        }
+        Kind::Nop => {}
+        Kind::Bra { .. } | Kind::Ret | Kind::Exit | Kind::Call { .. } | Kind::Bar { .. } => {}
+    }
+    Ok(())
+}
+
+fn byte_mask(bytes: u32) -> u64 {
+    if bytes >= 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * bytes)) - 1
+    }
+}
+
+/// [`target`], noting what cannot be followed: unknown addresses, and guards
+/// unknown in some lane (`unsure`) of a shared access.
+fn shared_target(
+    space: Space,
+    a: &Lanes,
+    mask: u32,
+    unsure: u32,
+    here: (u32, u32),
+    notes: &mut Notes,
+) -> Target {
+    let t = target(space, a, mask);
+    match t {
+        Target::Unknown => note(notes, here.0, here.1, NoteKind::DataDependentAddress),
+        Target::Mixed => note(notes, here.0, here.1, NoteKind::Unmodelled),
+        Target::Shared(_) if unsure != 0 => {
+            note(notes, here.0, here.1, NoteKind::DataDependentGuard);
+        }
+        _ => {}
+    }
+    t
+}
+
+/// The common integer ops on lanes that are all known, without the per-lane
+/// `Value` round trip (the interpreter's hot path: address arithmetic).
+fn fast_int_bin(op: IntBin, t: IntType, a: &Lanes, b: &Lanes, mask: u32) -> Option<Lanes> {
+    if a.k & b.k & mask != mask {
+        return None;
+    }
+    let m = t.trunc(u64::MAX);
+    let mut out = Lanes {
+        v: [0; 32],
+        k: mask,
+    };
+    let (x, y) = (&a.v, &b.v);
+    match op {
+        IntBin::Add { sat: false } => {
+            for i in 0..32 {
+                out.v[i] = x[i].wrapping_add(y[i]) & m;
+            }
+        }
+        IntBin::Sub { sat: false } => {
+            for i in 0..32 {
+                out.v[i] = x[i].wrapping_sub(y[i]) & m;
+            }
+        }
+        IntBin::Mul(Half::Lo) => {
+            for i in 0..32 {
+                out.v[i] = x[i].wrapping_mul(y[i]) & m;
+            }
+        }
+        IntBin::And => {
+            for i in 0..32 {
+                out.v[i] = x[i] & y[i] & m;
+            }
+        }
+        IntBin::Or => {
+            for i in 0..32 {
+                out.v[i] = (x[i] | y[i]) & m;
+            }
+        }
+        IntBin::Xor => {
+            for i in 0..32 {
+                out.v[i] = (x[i] ^ y[i]) & m;
+            }
+        }
+        IntBin::Shl => {
+            for i in 0..32 {
+                let n = (y[i] as u32).min(t.bits());
+                out.v[i] = if n >= t.bits() { 0 } else { (x[i] << n) & m };
+            }
+        }
+        IntBin::Shr if !t.signed() => {
+            for i in 0..32 {
+                let n = (y[i] as u32).min(t.bits());
+                out.v[i] = if n >= t.bits() { 0 } else { (x[i] & m) >> n };
+            }
+        }
+        _ => return None,
+    }
+    Some(out)
+}

@@ -1,0 +1,577 @@
+//! The interpreter's form of a PTX module: registers numbered, labels resolved
+//! to instruction indices, opcodes decoded into what the interpreter does.
+//!
+//! [`lower`](super::lower) builds it from the reader's syntax tree; the
+//! interpreter ([`exec`](super::exec)) runs it. Every instruction keeps the
+//! index of its opcode text in [`Program::names`] for messages and
+//! per-instruction tallies.
+
+use crate::kernel::Site;
+use crate::{AtomicKind, CpAsync, Matrices};
+
+use super::super::ops::{BoolOp, Cmp, Half, IntType, PrmtMode};
+
+/// A register of the current function's frame.
+pub(crate) type Reg = u32;
+
+/// A special register (PTX ISA, chapter 10), read by `mov`/`cvt`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Special {
+    Tid(u8),
+    Ntid(u8),
+    Ctaid(u8),
+    Nctaid(u8),
+    Laneid,
+    /// `%warpid`: modelled as the warp's index in its block (the hardware
+    /// warp slot may differ; PTX ISA says it is volatile).
+    Warpid,
+    /// `%nwarpid`: modelled as the block's warps.
+    Nwarpid,
+    DynamicSmemSize,
+    TotalSmemSize,
+    LanemaskEq,
+    LanemaskLt,
+    LanemaskLe,
+    LanemaskGt,
+    LanemaskGe,
+    /// `%cluster_ctarank` and the like, for a launch without clusters: 0.
+    Zero,
+    /// `%cluster_nctarank` and the like: 1.
+    One,
+    /// `WARP_SZ`: 32.
+    WarpSize,
+    /// `%clusterid.d` of a launch without clusters: the block's index.
+    ClusterId(u8),
+    /// `%nclusterid.d`: the grid's size.
+    NclusterId(u8),
+    /// `%clock`, `%smid`, `%globaltimer`, ...: unknown.
+    Unknown,
+}
+
+/// An instruction operand that is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Src {
+    Reg(Reg),
+    /// An immediate, as bits (a float immediate `0f3f800000` as its bits).
+    Imm(u64),
+    Special(Special),
+    /// The address of a shared variable, in the shared state space (its
+    /// offset in the block's shared memory).
+    Shared(u32),
+    /// The address of a `.param` variable: its offset in the frame's param
+    /// memory.
+    Param(u32),
+    /// Any other address or value the interpreter does not know (the address
+    /// of a `.global` or `.const` variable, a `.param` symbol's address).
+    Unknown,
+}
+
+/// A memory operand `[base+offset]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Addr {
+    pub base: Src,
+    pub offset: i64,
+}
+
+/// The state space of a memory instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Space {
+    Shared,
+    /// `.shared::cluster`: distributed shared memory (not modelled).
+    SharedCluster,
+    Global,
+    Local,
+    Const,
+    Param,
+    Generic,
+}
+
+/// A scalar type of a value moved or converted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ty {
+    Int(IntType),
+    /// `.f16`, `.bf16` (bits 16), `.f32`, `.f64`; `.f16x2` and others are
+    /// carried as `Bits`.
+    Float(u8),
+    /// `.bf16`.
+    Bf16,
+    /// `.pred`.
+    Pred,
+    /// Bits of the given width with no arithmetic meaning (`.b32` in a
+    /// `mov`, `.f16x2`).
+    Bits(u8),
+}
+
+/// A two-operand integer instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum IntBin {
+    Add { sat: bool },
+    Sub { sat: bool },
+    Mul(Half),
+    Mul24(Half),
+    Div,
+    Rem,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr,
+}
+
+/// A one-operand integer instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum IntUn {
+    Neg,
+    Abs,
+    Not,
+    Cnot,
+    Popc,
+    Clz,
+    Brev,
+    Bfind { shiftamt: bool },
+}
+
+/// A float instruction the interpreter evaluates (round to nearest even,
+/// IEEE 754, as Rust's float operations are).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FloatOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Min,
+    Max,
+    Fma,
+    Neg,
+    Abs,
+}
+
+/// A comparison of `setp`/`set`, integer or float.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Compare {
+    Int(IntType, Cmp),
+    /// A float comparison: its width (32 or 64), the ordered relation and
+    /// whether NaN operands make it true (`equ`, `ltu`, ...).
+    Float {
+        bits: u8,
+        rel: FloatRel,
+        unordered: bool,
+    },
+}
+
+/// The relation of a float comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FloatRel {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// `num`: both are numbers.
+    Num,
+    /// `nan`: either is NaN.
+    Nan,
+}
+
+/// The mode of `shfl.sync`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ShflMode {
+    Up,
+    Down,
+    Bfly,
+    Idx,
+}
+
+/// The mode of `vote.sync`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum VoteMode {
+    All,
+    Any,
+    Uni,
+    Ballot,
+}
+
+/// The reduction of `redux.sync`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReduxOp {
+    Add,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+}
+
+/// The reduction of `bar.red`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BarRed {
+    Popc,
+    And,
+    Or,
+}
+
+/// A barrier instruction's kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BarKind {
+    Sync,
+    Arrive,
+    Red {
+        op: BarRed,
+        dst: Option<Reg>,
+        pred: Src,
+        negate: bool,
+    },
+}
+
+/// What one instruction does.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Kind {
+    /// `mov`, and `cvt` between types of one width: `d = a` truncated to `bits`.
+    Mov {
+        bits: u32,
+        d: Reg,
+        a: Src,
+    },
+    /// `mov.b64 d, {a, b}`: the pieces packed, lowest first.
+    Pack {
+        piece: u32,
+        d: Reg,
+        parts: Vec<Src>,
+    },
+    /// `mov.b64 {a, b}, d`: the pieces unpacked (a `None` is `_`).
+    Unpack {
+        piece: u32,
+        ds: Vec<Option<Reg>>,
+        a: Src,
+    },
+    IntBin {
+        op: IntBin,
+        t: IntType,
+        d: Reg,
+        a: Src,
+        b: Src,
+    },
+    IntUn {
+        op: IntUn,
+        t: IntType,
+        d: Reg,
+        a: Src,
+    },
+    Mad {
+        t: IntType,
+        half: Half,
+        sat: bool,
+        d: Reg,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    Mad24 {
+        t: IntType,
+        half: Half,
+        d: Reg,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    Bfe {
+        t: IntType,
+        d: Reg,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    Bfi {
+        t: IntType,
+        d: Reg,
+        a: Src,
+        b: Src,
+        c: Src,
+        e: Src,
+    },
+    Prmt {
+        mode: PrmtMode,
+        d: Reg,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    Lop3 {
+        d: Reg,
+        a: Src,
+        b: Src,
+        c: Src,
+        lut: u8,
+    },
+    /// `and/or/xor/not.pred`.
+    PredBin {
+        op: BoolOp,
+        d: Reg,
+        a: Src,
+        b: Src,
+    },
+    PredNot {
+        d: Reg,
+        a: Src,
+    },
+    Float {
+        op: FloatOp,
+        bits: u8,
+        d: Reg,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    /// `setp.cmp{.bop}.type p{|q}, a, b{, {!}c}`.
+    Setp {
+        cmp: Compare,
+        p: Option<Reg>,
+        q: Option<Reg>,
+        a: Src,
+        b: Src,
+        combine: Option<(BoolOp, Src, bool)>,
+    },
+    /// `set.cmp.dtype d, a, b`: all ones (integer) or 1.0 (`.f32`) where true.
+    Set {
+        cmp: Compare,
+        float_result: bool,
+        d: Reg,
+        a: Src,
+        b: Src,
+    },
+    Selp {
+        bits: u32,
+        d: Reg,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    /// `cvt{.sat}.dtype.stype` and float conversions.
+    Cvt {
+        dst: Ty,
+        src: Ty,
+        sat: bool,
+        round_int: Option<RoundInt>,
+        d: Reg,
+        a: Src,
+    },
+    /// `cvta{.to}.shared`: between shared offsets and generic addresses.
+    CvtaShared {
+        to_generic: bool,
+        bits: u32,
+        d: Reg,
+        a: Src,
+    },
+    /// `ld.space.width`, `.v2`/`.v4`: `ds` get the loaded pieces; `merge`
+    /// says whether ptxas merges it with its neighbours (see [`Merge`]).
+    Ld {
+        space: Space,
+        piece: u32,
+        ds: Vec<Option<Reg>>,
+        addr: Addr,
+        merge: Merge,
+    },
+    St {
+        space: Space,
+        piece: u32,
+        srcs: Vec<Src>,
+        addr: Addr,
+    },
+    /// `atom`/`red`: `d` (none for `red`) gets the old value (unknown).
+    Atom {
+        space: Space,
+        kind: AtomicKind,
+        reduction: bool,
+        bytes: u32,
+        d: Option<Reg>,
+        addr: Addr,
+    },
+    LdMatrix {
+        m: Matrices,
+        ds: Vec<Reg>,
+        addr: Addr,
+    },
+    StMatrix {
+        m: Matrices,
+        addr: Addr,
+    },
+    CpAsync {
+        kind: CpAsync,
+        bytes: u32,
+        dst: Addr,
+    },
+    CpAsyncCommit,
+    CpAsyncWait {
+        pending: u32,
+    },
+    CpAsyncArrive,
+    Bar {
+        kind: BarKind,
+        id: Src,
+        count: Option<Src>,
+    },
+    BarWarp {
+        mask: Src,
+    },
+    Fence,
+    Shfl {
+        mode: ShflMode,
+        d: Reg,
+        p: Option<Reg>,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    Vote {
+        mode: VoteMode,
+        d: Reg,
+        a: Src,
+        negate: bool,
+    },
+    Activemask {
+        d: Reg,
+    },
+    Redux {
+        op: ReduxOp,
+        t: IntType,
+        d: Reg,
+        a: Src,
+    },
+    Elect {
+        d: Option<Reg>,
+        p: Option<Reg>,
+    },
+    Bra {
+        target: u32,
+    },
+    /// A call of a function of the module, by index, with the parameter
+    /// copies it implies: `args` are copied into the callee's parameters,
+    /// and the callee's return parameters back into `rets`.
+    Call {
+        func: u32,
+        args: Vec<ParamRef>,
+        rets: Vec<ParamRef>,
+    },
+    Ret,
+    Exit,
+    /// An instruction that touches shared memory in a way the model does not
+    /// model: an `Event::Unmodelled` of its name; its destinations unknown.
+    Unmodelled {
+        ds: Vec<Reg>,
+    },
+    /// An instruction the interpreter does not evaluate: its destinations
+    /// become unknown.
+    Opaque {
+        ds: Vec<Reg>,
+    },
+    /// An instruction without effect on what the interpreter tracks
+    /// (`prefetch`, `pmevent`, `nanosleep`, ...).
+    Nop,
+}
+
+/// How ptxas merges scalar shared loads into one vector load, as the
+/// interpreter predicts it: four `ld.shared.b32` of one base register at
+/// offsets `o`, `o+4`, `o+8`, `o+12` in one basic block, with no shared write
+/// or synchronisation between them and the base unchanged, are one
+/// `LDS.128` where `base+o` is 16-byte aligned in every lane (measured:
+/// tests/data/ptx/matmul, nvcc 13.0 for sm_90: 32 `ld.shared.f32` of
+/// `As[ty][k]` ran as 8 `LDS.128`). Each load still reads its own value;
+/// only the events change: the lead load's is the 16-byte request, the
+/// others' are dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Merge {
+    /// Not merged.
+    None,
+    /// The first of a group: its event is `width` bytes where aligned.
+    Lead { width: u32 },
+    /// A later load of a group, `delta` bytes after its lead's offset.
+    Folded { delta: u32, width: u32 },
+}
+
+/// Where a call's parameter lives: a variable of the caller's `.param`
+/// space (its byte offset in the frame's param memory and size).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ParamRef {
+    pub offset: u32,
+    pub bytes: u32,
+}
+
+/// How a float-to-integer conversion rounds (`.rni`, `.rzi`, `.rmi`, `.rpi`)
+/// and how an integer-to-float one does (`.rn`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RoundInt {
+    Nearest,
+    Zero,
+    Down,
+    Up,
+}
+
+/// One instruction: its guard, what it does, where it is.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Inst {
+    /// `@p` (false) or `@!p` (true).
+    pub guard: Option<(Reg, bool)>,
+    pub kind: Kind,
+    pub site: Site,
+    /// Index of its opcode text in [`Program::names`].
+    pub name: u32,
+}
+
+/// A function of the module, lowered.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Function {
+    pub name: String,
+    pub is_entry: bool,
+    /// Registers of its frame.
+    pub regs: u32,
+    /// Bytes of its `.param` memory: its parameters first (at the offsets
+    /// `params` give), then the `.param` variables its body declares.
+    pub param_bytes: u32,
+    /// The parameters in order: name, offset in param memory, size, and (for
+    /// an entry) what a launch binds to it.
+    pub params: Vec<FnParam>,
+    /// Its return parameters (`.func (.param .b32 r) f(...)`).
+    pub rets: Vec<ParamRef>,
+    pub insts: Vec<Inst>,
+    /// For each instruction that may branch (a guarded `bra`, `ret`, `exit`),
+    /// the index of its immediate post-dominator: `insts.len()` for the
+    /// function's exit.
+    pub ipdom: Vec<u32>,
+}
+
+/// A function parameter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FnParam {
+    pub name: String,
+    pub offset: u32,
+    pub bytes: u32,
+    pub kind: super::super::ParamKind,
+}
+
+/// A shared variable, placed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SharedVar {
+    pub name: String,
+    pub offset: u32,
+    pub bytes: u32,
+    pub align: u32,
+    /// `.extern .shared`: the dynamic region, of the launch's size.
+    pub dynamic: bool,
+}
+
+/// A lowered module.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Program {
+    pub functions: Vec<Function>,
+    /// Opcode texts, as written (`ld.shared.v4.b32`).
+    pub names: Vec<String>,
+    /// The shared variables in the order placed.
+    pub shared: Vec<SharedVar>,
+    /// Bytes of static shared memory (where the dynamic region starts).
+    pub static_shared: u32,
+    /// Source files by `.file` number.
+    pub files: Vec<(u32, String)>,
+}

@@ -1,0 +1,1519 @@
+//! From the reader's syntax tree to the interpreter's form: one kernel and
+//! the functions it calls, its shared variables placed, registers and labels
+//! numbered, each opcode decoded.
+//!
+//! An opcode the interpreter does not evaluate becomes [`Kind::Opaque`]: its
+//! destinations (its first operand, by PTX's convention) become unknown. One
+//! that touches shared memory in a way the model does not model (TMA copies,
+//! `wgmma`, `mbarrier`, distributed shared memory, `wmma.load/store`) becomes
+//! [`Kind::Unmodelled`], an event the consumers count and name.
+
+use std::collections::HashMap;
+
+use crate::{AtomicKind, CpAsync, Error, Matrices};
+
+use super::super::ast::{
+    self, AddressBase, FunctionKind, Immediate, Instruction, Module, Operand, StateSpace, Type,
+    Variable,
+};
+use super::super::ops::{BoolOp, Cmp, Half, IntType, PrmtMode};
+use super::super::ParamKind;
+use super::cfg::{self, Flow};
+use super::ir::{
+    Addr, BarKind, BarRed, Compare, FloatOp, FloatRel, FnParam, Function, Inst, IntBin, IntUn,
+    Kind, Merge, ParamRef, Program, ReduxOp, Reg, RoundInt, SharedVar, ShflMode, Space, Special,
+    Src, Ty, VoteMode,
+};
+use crate::kernel::Site;
+
+/// Lowers kernel `name` (or the module's only kernel) and the functions it
+/// calls.
+pub(crate) fn lower(module: &Module<'_>, name: Option<&str>) -> Result<Program, Error> {
+    let kernels: Vec<&ast::Function<'_>> = module.entries().collect();
+    let list = || {
+        kernels
+            .iter()
+            .map(|k| k.name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let entry = match name {
+        Some(name) => kernels
+            .iter()
+            .find(|k| k.name == name)
+            .copied()
+            .ok_or_else(|| Error::NoKernel {
+                name: name.to_owned(),
+                kernels: list(),
+            })?,
+        None => match kernels.as_slice() {
+            [only] => only,
+            _ => {
+                return Err(Error::NoKernel {
+                    name: String::new(),
+                    kernels: list(),
+                });
+            }
+        },
+    };
+    // The functions reachable by direct calls, entry first.
+    let mut order: Vec<&ast::Function<'_>> = vec![entry];
+    let mut index: HashMap<&str, u32> = HashMap::from([(entry.name, 0)]);
+    let mut next = 0;
+    while next < order.len() {
+        let f = order[next];
+        next += 1;
+        for inst in &f.instructions {
+            if inst.opcode() != "call" {
+                continue;
+            }
+            if let Some(callee) = call_target(inst).and_then(|n| module.function(n)) {
+                if callee.has_body && !index.contains_key(callee.name) {
+                    index.insert(callee.name, order.len() as u32);
+                    order.push(callee);
+                }
+            }
+        }
+    }
+    let shared = place_shared(module, &order);
+    let static_shared = shared
+        .iter()
+        .filter(|v| !v.dynamic)
+        .map(|v| v.offset + v.bytes)
+        .max()
+        .unwrap_or(0);
+    let mut names: Vec<String> = Vec::new();
+    let mut name_index: HashMap<String, u32> = HashMap::new();
+    let mut functions = Vec::with_capacity(order.len());
+    for f in &order {
+        let lowering = Lowering {
+            func: f,
+            shared: &shared,
+            functions: &index,
+            params: param_layout(f),
+        };
+        functions.push(lowering.function(&mut names, &mut name_index));
+    }
+    Ok(Program {
+        functions,
+        names,
+        shared,
+        static_shared,
+        files: module
+            .files
+            .iter()
+            .map(|f| (f.index, f.name.to_owned()))
+            .collect(),
+    })
+}
+
+fn call_target<'a>(inst: &Instruction<'a>) -> Option<&'a str> {
+    inst.operands.iter().find_map(|o| match o {
+        Operand::Symbol { name, .. } => Some(*name),
+        _ => None,
+    })
+}
+
+/// Every name a function's instructions mention (symbols and address bases).
+fn mentioned<'a>(f: &ast::Function<'a>) -> impl Iterator<Item = &'a str> + use<'a> {
+    fn walk<'a>(o: &Operand<'a>, out: &mut Vec<&'a str>) {
+        match o {
+            Operand::Symbol { name, .. } => out.push(name),
+            Operand::Address(a) => {
+                if let AddressBase::Symbol(name) = a.base {
+                    out.push(name);
+                }
+            }
+            Operand::Vector(v) | Operand::List(v) => v.iter().for_each(|o| walk(o, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for inst in &f.instructions {
+        for o in &inst.operands {
+            walk(o, &mut out);
+        }
+    }
+    out.into_iter()
+}
+
+/// Places the shared variables the kernel uses: static ones in declaration
+/// order (module scope first, then each function's), each at the next
+/// multiple of its alignment; the dynamic region (every `.extern .shared`
+/// array, all at one address) after them, at the largest alignment any of
+/// them asks for. Modelling choice: ptxas's placement is not visible in PTX;
+/// the offsets only matter modulo 128 bytes (the bank rows) and for the
+/// alignment of vector accesses, which every declaration keeps.
+fn place_shared(module: &Module<'_>, order: &[&ast::Function<'_>]) -> Vec<SharedVar> {
+    let used: std::collections::HashSet<&str> = order.iter().flat_map(|f| mentioned(f)).collect();
+    let mut decls: Vec<&Variable<'_>> = module
+        .variables
+        .iter()
+        .filter(|v| v.space == StateSpace::Shared && used.contains(v.name))
+        .collect();
+    for f in order {
+        decls.extend(f.variables.iter().filter(|v| v.space == StateSpace::Shared));
+    }
+    let mut out: Vec<SharedVar> = Vec::new();
+    let mut end = 0u32;
+    let align_of = |v: &Variable<'_>| v.align.unwrap_or(v.ty.size().max(1)).max(1);
+    for v in decls.iter().filter(|v| !v.is_unsized()) {
+        let align = align_of(v);
+        let offset = end.div_ceil(align).saturating_mul(align);
+        let bytes = u32::try_from(v.size().unwrap_or(0)).unwrap_or(u32::MAX);
+        end = offset.saturating_add(bytes);
+        out.push(SharedVar {
+            name: v.name.to_owned(),
+            offset,
+            bytes,
+            align,
+            dynamic: false,
+        });
+    }
+    let dynamic: Vec<&&Variable<'_>> = decls.iter().filter(|v| v.is_unsized()).collect();
+    let align = dynamic.iter().map(|v| align_of(v)).max().unwrap_or(1);
+    let start = end.div_ceil(align).saturating_mul(align);
+    for v in dynamic {
+        out.push(SharedVar {
+            name: v.name.to_owned(),
+            offset: start,
+            bytes: 0,
+            align,
+            dynamic: true,
+        });
+    }
+    out
+}
+
+/// A function's param memory: its parameters, its return parameters, then
+/// the `.param` variables of its body, each at the next multiple of its
+/// alignment.
+struct ParamLayout {
+    offsets: HashMap<String, (u32, u32)>,
+    bytes: u32,
+    params: Vec<FnParam>,
+    rets: Vec<ParamRef>,
+}
+
+fn param_layout(f: &ast::Function<'_>) -> ParamLayout {
+    let mut offsets = HashMap::new();
+    let mut end = 0u32;
+    let mut place = |v: &Variable<'_>, offsets: &mut HashMap<String, (u32, u32)>| {
+        let align = v.align.unwrap_or(v.ty.size().max(1)).max(1);
+        let offset = end.div_ceil(align).saturating_mul(align);
+        let bytes = u32::try_from(v.size().unwrap_or(0))
+            .unwrap_or(0)
+            .min(1 << 16);
+        end = offset.saturating_add(bytes);
+        offsets.insert(v.name.to_owned(), (offset, bytes));
+        (offset, bytes)
+    };
+    let mut params = Vec::new();
+    for v in &f.params {
+        let (offset, bytes) = place(v, &mut offsets);
+        params.push(FnParam {
+            name: v.name.to_owned(),
+            offset,
+            bytes,
+            kind: param_kind(f, v),
+        });
+    }
+    let mut rets = Vec::new();
+    for v in &f.returns {
+        let (offset, bytes) = place(v, &mut offsets);
+        rets.push(ParamRef { offset, bytes });
+    }
+    for v in f.variables.iter().filter(|v| v.space == StateSpace::Param) {
+        place(v, &mut offsets);
+    }
+    ParamLayout {
+        offsets,
+        bytes: end,
+        params,
+        rets,
+    }
+}
+
+/// What a kernel parameter holds: a 64-bit integer parameter is a pointer
+/// when declared `.ptr` or when the kernel converts it with `cvta.to.global`
+/// or uses it as an address (nvcc declares pointers as plain `.u64`).
+fn param_kind(f: &ast::Function<'_>, v: &Variable<'_>) -> ParamKind {
+    let scalar = v.dims.is_empty() && v.vector.is_none();
+    if !scalar {
+        return ParamKind::Bytes {
+            bytes: u32::try_from(v.size().unwrap_or(0)).unwrap_or(0),
+        };
+    }
+    match v.ty {
+        Type::F16 | Type::BF16 => ParamKind::Float { bits: 16 },
+        Type::F32 => ParamKind::Float { bits: 32 },
+        Type::F64 => ParamKind::Float { bits: 64 },
+        Type::S8 => ParamKind::Int {
+            bits: 8,
+            signed: true,
+        },
+        Type::S16 => ParamKind::Int {
+            bits: 16,
+            signed: true,
+        },
+        Type::S32 => ParamKind::Int {
+            bits: 32,
+            signed: true,
+        },
+        Type::S64 => ParamKind::Int {
+            bits: 64,
+            signed: true,
+        },
+        Type::B64 | Type::U64 if v.ptr.is_some() || used_as_pointer(f, v.name) => {
+            ParamKind::Pointer
+        }
+        ty => ParamKind::Int {
+            bits: (ty.size() * 8).max(8),
+            signed: false,
+        },
+    }
+}
+
+fn used_as_pointer(f: &ast::Function<'_>, name: &str) -> bool {
+    // The registers holding the parameter or an address derived from it
+    // (moved, converted, or added to: `add.s64 %rd3, %rd4, %rd8`), then
+    // whether one is converted to a global address or used as an address.
+    let mut derived: Vec<ast::RegId> = Vec::new();
+    for inst in &f.instructions {
+        if inst.opcode() == "ld" && inst.has("param") {
+            if let (Some(Operand::Reg { id, .. }), Some(Operand::Address(a))) =
+                (inst.operands.first(), inst.operands.get(1))
+            {
+                if a.base == AddressBase::Symbol(name) {
+                    derived.push(*id);
+                }
+            }
+        }
+    }
+    if derived.is_empty() {
+        return false;
+    }
+    for _ in 0..4 {
+        let before = derived.len();
+        for inst in &f.instructions {
+            if !matches!(inst.opcode(), "add" | "sub" | "mov" | "cvta") {
+                continue;
+            }
+            let reads_derived = inst
+                .operands
+                .iter()
+                .skip(1)
+                .any(|o| matches!(o, Operand::Reg { id, .. } if derived.contains(id)));
+            if reads_derived {
+                if let Some(Operand::Reg { id, .. }) = inst.operands.first() {
+                    if !derived.contains(id) {
+                        derived.push(*id);
+                    }
+                }
+            }
+        }
+        if derived.len() == before {
+            break;
+        }
+    }
+    f.instructions.iter().any(|inst| {
+        let cvta = inst.opcode() == "cvta" && inst.has("global");
+        inst.operands.iter().enumerate().any(|(i, o)| match o {
+            Operand::Reg { id, .. } => cvta && i == 1 && derived.contains(id),
+            Operand::Address(a) => matches!(a.base, AddressBase::Reg(r) if derived.contains(&r)),
+            _ => false,
+        })
+    })
+}
+
+struct Lowering<'m, 'a> {
+    func: &'m ast::Function<'a>,
+    shared: &'m [SharedVar],
+    functions: &'m HashMap<&'a str, u32>,
+    params: ParamLayout,
+}
+
+/// The type modifiers of an instruction (`u32`, `f32`, `pred`, ...), in order.
+fn types(inst: &Instruction<'_>) -> Vec<Type> {
+    inst.modifiers()
+        .filter_map(|m| Type::from_directive(&format!(".{m}")))
+        .collect()
+}
+
+fn int_type(ty: Type) -> Option<IntType> {
+    Some(match ty {
+        Type::B8 | Type::U8 => IntType::U8,
+        Type::B16 | Type::U16 => IntType::U16,
+        Type::B32 | Type::U32 => IntType::U32,
+        Type::B64 | Type::U64 => IntType::U64,
+        Type::S8 => IntType::S8,
+        Type::S16 => IntType::S16,
+        Type::S32 => IntType::S32,
+        Type::S64 => IntType::S64,
+        _ => return None,
+    })
+}
+
+fn float_bits(ty: Type) -> Option<u8> {
+    match ty {
+        Type::F32 => Some(32),
+        Type::F64 => Some(64),
+        _ => None,
+    }
+}
+
+fn ty_of(ty: Type) -> Ty {
+    if let Some(t) = int_type(ty) {
+        return Ty::Int(t);
+    }
+    match ty {
+        Type::F16 => Ty::Float(16),
+        Type::F32 => Ty::Float(32),
+        Type::F64 => Ty::Float(64),
+        Type::BF16 => Ty::Bf16,
+        Type::Pred => Ty::Pred,
+        other => Ty::Bits((other.size() * 8).min(255) as u8),
+    }
+}
+
+fn space_of(inst: &Instruction<'_>) -> Space {
+    for m in inst.modifiers() {
+        match m {
+            "shared" | "shared::cta" => return Space::Shared,
+            "shared::cluster" => return Space::SharedCluster,
+            "global" => return Space::Global,
+            "local" => return Space::Local,
+            "const" => return Space::Const,
+            "param" | "param::entry" | "param::func" => return Space::Param,
+            _ => {}
+        }
+    }
+    Space::Generic
+}
+
+/// The registers an operand writes (a register, the registers of a vector,
+/// both of a pair).
+fn dests(o: &Operand<'_>) -> Vec<Reg> {
+    match o {
+        Operand::Reg {
+            id,
+            component: None,
+            ..
+        } => vec![id.0],
+        Operand::RegPair(a, b) => vec![a.0, b.0],
+        Operand::Vector(v) => v.iter().flat_map(dests).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn dest(o: Option<&Operand<'_>>) -> Option<Reg> {
+    match o {
+        Some(Operand::Reg {
+            id,
+            component: None,
+            ..
+        }) => Some(id.0),
+        _ => None,
+    }
+}
+
+impl Lowering<'_, '_> {
+    fn function(&self, names: &mut Vec<String>, name_index: &mut HashMap<String, u32>) -> Function {
+        let f = self.func;
+        let mut insts: Vec<Inst> = Vec::with_capacity(f.instructions.len());
+        for inst in &f.instructions {
+            let name = *name_index
+                .entry(inst.mnemonic.to_owned())
+                .or_insert_with(|| {
+                    names.push(inst.mnemonic.to_owned());
+                    (names.len() - 1) as u32
+                });
+            let mut site = Site::pc(u64::from(inst.line));
+            if let Some(loc) = inst.loc {
+                site = site.with_file(loc.file).with_line(loc.line);
+            }
+            insts.push(Inst {
+                guard: inst.guard.map(|g| (g.reg.0, g.negated)),
+                kind: self.kind(inst),
+                site,
+                name,
+            });
+        }
+        merge_loads(&mut insts);
+        let flow: Vec<Flow> = insts
+            .iter()
+            .map(|i| match (&i.kind, i.guard.is_some()) {
+                (Kind::Bra { target }, false) => Flow::Jump(*target),
+                (Kind::Bra { target }, true) => Flow::Branch(*target),
+                (Kind::Ret | Kind::Exit, false) => Flow::Leave,
+                (Kind::Ret | Kind::Exit, true) => Flow::MaybeLeave,
+                _ => Flow::Next,
+            })
+            .collect();
+        let ipdom = cfg::post_dominators(&flow);
+        Function {
+            name: f.name.to_owned(),
+            is_entry: f.kind == FunctionKind::Entry,
+            regs: f.register_count,
+            param_bytes: self.params.bytes,
+            params: self.params.params.clone(),
+            rets: self.params.rets.clone(),
+            insts,
+            ipdom,
+        }
+    }
+
+    fn symbol(&self, name: &str, offset: i64) -> Src {
+        if let Some(v) = self.shared.iter().find(|v| v.name == name) {
+            return Src::Shared((i64::from(v.offset) + offset) as u32);
+        }
+        if let Some(&(o, _)) = self.params.offsets.get(name) {
+            return Src::Param((i64::from(o) + offset) as u32);
+        }
+        Src::Unknown
+    }
+
+    fn src(&self, o: Option<&Operand<'_>>) -> Src {
+        match o {
+            Some(Operand::Reg {
+                id,
+                component: None,
+                negated: false,
+            }) => Src::Reg(id.0),
+            Some(Operand::Imm(Immediate::Int(x))) => Src::Imm(*x as u64),
+            Some(Operand::Imm(Immediate::F32(x))) => Src::Imm(u64::from(*x)),
+            Some(Operand::Imm(Immediate::F64(x))) => Src::Imm(*x),
+            Some(Operand::Special(s, c)) => Src::Special(special(*s, c.unwrap_or(0))),
+            Some(Operand::Symbol { name, offset }) => self.symbol(name, *offset),
+            _ => Src::Unknown,
+        }
+    }
+
+    /// A source operand read as `.f32` when the instruction is `.f32` but the
+    /// immediate is written as a double (`0d...` or a decimal).
+    fn fsrc(&self, o: Option<&Operand<'_>>, bits: u8) -> Src {
+        match (o, bits) {
+            (Some(Operand::Imm(Immediate::F64(x))), 32) => {
+                Src::Imm(u64::from((f64::from_bits(*x) as f32).to_bits()))
+            }
+            _ => self.src(o),
+        }
+    }
+
+    fn addr(&self, o: Option<&Operand<'_>>) -> Option<Addr> {
+        let Some(Operand::Address(a)) = o else {
+            return None;
+        };
+        let base = match a.base {
+            AddressBase::Reg(r) => Src::Reg(r.0),
+            AddressBase::Symbol(name) => self.symbol(name, 0),
+            AddressBase::Absolute => Src::Imm(0),
+        };
+        Some(Addr {
+            base,
+            offset: a.offset,
+        })
+    }
+
+    fn opaque(inst: &Instruction<'_>) -> Kind {
+        Kind::Opaque {
+            ds: inst.operands.first().map(dests).unwrap_or_default(),
+        }
+    }
+
+    fn unmodelled(inst: &Instruction<'_>) -> Kind {
+        // A store-like instruction (address first) writes no register.
+        let ds = match inst.operands.first() {
+            Some(Operand::Address(_)) | None => Vec::new(),
+            Some(o) => dests(o),
+        };
+        Kind::Unmodelled { ds }
+    }
+
+    fn kind(&self, inst: &Instruction<'_>) -> Kind {
+        self.try_kind(inst).unwrap_or_else(|| Self::opaque(inst))
+    }
+
+    #[allow(clippy::too_many_lines)]
+    fn try_kind(&self, inst: &Instruction<'_>) -> Option<Kind> {
+        let ops = &inst.operands;
+        let op = |i: usize| ops.get(i);
+        let tys = types(inst);
+        let last_ty = tys.last().copied();
+        let opcode = inst.opcode();
+        let m = |s: &str| inst.has(s);
+        // Shared-memory instructions the model does not model, first.
+        let mnemonic = inst.mnemonic;
+        if mnemonic.starts_with("cp.async.bulk")
+            || mnemonic.starts_with("cp.reduce.async.bulk")
+            || opcode == "mbarrier"
+            || (opcode == "wgmma" && m("mma_async"))
+            || opcode == "tcgen05"
+            || (opcode == "wmma" && (m("load") || m("store")))
+            || opcode == "multimem"
+            || (matches!(opcode, "ld" | "st" | "atom" | "red") && m("shared::cluster"))
+            || mnemonic.starts_with("barrier.cluster")
+            || mnemonic.starts_with("red.async")
+            || mnemonic.starts_with("st.async")
+        {
+            if mnemonic.starts_with("cp.async.bulk.commit_group")
+                || mnemonic.starts_with("cp.async.bulk.wait_group")
+            {
+                return Some(Kind::Nop);
+            }
+            return Some(Self::unmodelled(inst));
+        }
+        Some(match opcode {
+            "mov" => {
+                let ty = last_ty?;
+                let bits = if ty == Type::Pred { 1 } else { ty.size() * 8 };
+                match (op(0)?, op(1)?) {
+                    (Operand::Vector(parts), a) => Kind::Unpack {
+                        piece: bits / parts.len().max(1) as u32,
+                        ds: parts.iter().map(|p| dest(Some(p))).collect(),
+                        a: self.src(Some(a)),
+                    },
+                    (d, Operand::Vector(parts)) => Kind::Pack {
+                        piece: bits / parts.len().max(1) as u32,
+                        d: dest(Some(d))?,
+                        parts: parts.iter().map(|p| self.src(Some(p))).collect(),
+                    },
+                    (d, a) => Kind::Mov {
+                        bits,
+                        d: dest(Some(d))?,
+                        a: self.src(Some(a)),
+                    },
+                }
+            }
+            "add" | "sub" | "mul" | "mad" | "fma" | "div" | "rem" | "min" | "max" | "neg"
+            | "abs" => return self.arith(inst, opcode),
+            "mul24" | "mad24" => {
+                let t = int_type(last_ty?)?;
+                let half = if m("hi") { Half::Hi } else { Half::Lo };
+                let d = dest(op(0))?;
+                if opcode == "mul24" {
+                    Kind::IntBin {
+                        op: IntBin::Mul24(half),
+                        t,
+                        d,
+                        a: self.src(op(1)),
+                        b: self.src(op(2)),
+                    }
+                } else {
+                    if m("sat") {
+                        return None;
+                    }
+                    Kind::Mad24 {
+                        t,
+                        half,
+                        d,
+                        a: self.src(op(1)),
+                        b: self.src(op(2)),
+                        c: self.src(op(3)),
+                    }
+                }
+            }
+            "and" | "or" | "xor" => {
+                let ty = last_ty?;
+                let d = dest(op(0))?;
+                let (a, b) = (self.src(op(1)), self.src(op(2)));
+                if ty == Type::Pred {
+                    let op = match opcode {
+                        "and" => BoolOp::And,
+                        "or" => BoolOp::Or,
+                        _ => BoolOp::Xor,
+                    };
+                    return Some(Kind::PredBin { op, d, a, b });
+                }
+                let op = match opcode {
+                    "and" => IntBin::And,
+                    "or" => IntBin::Or,
+                    _ => IntBin::Xor,
+                };
+                Kind::IntBin {
+                    op,
+                    t: int_type(ty)?,
+                    d,
+                    a,
+                    b,
+                }
+            }
+            "not" | "cnot" | "popc" | "clz" | "brev" | "bfind" => {
+                let ty = last_ty?;
+                let d = dest(op(0))?;
+                if ty == Type::Pred && opcode == "not" {
+                    return Some(Kind::PredNot {
+                        d,
+                        a: self.src(op(1)),
+                    });
+                }
+                let un = match opcode {
+                    "not" => IntUn::Not,
+                    "cnot" => IntUn::Cnot,
+                    "popc" => IntUn::Popc,
+                    "clz" => IntUn::Clz,
+                    "brev" => IntUn::Brev,
+                    _ => IntUn::Bfind {
+                        shiftamt: m("shiftamt"),
+                    },
+                };
+                Kind::IntUn {
+                    op: un,
+                    t: int_type(ty)?,
+                    d,
+                    a: self.src(op(1)),
+                }
+            }
+            "shl" | "shr" => Kind::IntBin {
+                op: if opcode == "shl" {
+                    IntBin::Shl
+                } else {
+                    IntBin::Shr
+                },
+                t: int_type(last_ty?)?,
+                d: dest(op(0))?,
+                a: self.src(op(1)),
+                b: self.src(op(2)),
+            },
+            "bfe" => Kind::Bfe {
+                t: int_type(last_ty?)?,
+                d: dest(op(0))?,
+                a: self.src(op(1)),
+                b: self.src(op(2)),
+                c: self.src(op(3)),
+            },
+            "bfi" => Kind::Bfi {
+                t: int_type(last_ty?)?,
+                d: dest(op(0))?,
+                a: self.src(op(1)),
+                b: self.src(op(2)),
+                c: self.src(op(3)),
+                e: self.src(op(4)),
+            },
+            "prmt" => {
+                let mode = if m("f4e") {
+                    PrmtMode::F4e
+                } else if m("b4e") {
+                    PrmtMode::B4e
+                } else if m("rc8") {
+                    PrmtMode::Rc8
+                } else if m("ecl") {
+                    PrmtMode::Ecl
+                } else if m("ecr") {
+                    PrmtMode::Ecr
+                } else if m("rc16") {
+                    PrmtMode::Rc16
+                } else {
+                    PrmtMode::Generic
+                };
+                Kind::Prmt {
+                    mode,
+                    d: dest(op(0))?,
+                    a: self.src(op(1)),
+                    b: self.src(op(2)),
+                    c: self.src(op(3)),
+                }
+            }
+            "lop3" => {
+                if ops.len() != 5 {
+                    return None;
+                }
+                let Some(Operand::Imm(Immediate::Int(lut))) = op(4) else {
+                    return None;
+                };
+                Kind::Lop3 {
+                    d: dest(op(0))?,
+                    a: self.src(op(1)),
+                    b: self.src(op(2)),
+                    c: self.src(op(3)),
+                    lut: *lut as u8,
+                }
+            }
+            "setp" | "set" => return self.setp(inst),
+            "selp" => {
+                let ty = last_ty?;
+                Kind::Selp {
+                    bits: ty.size() * 8,
+                    d: dest(op(0))?,
+                    a: self.src(op(1)),
+                    b: self.src(op(2)),
+                    c: self.pred_src(op(3)),
+                }
+            }
+            "cvt" => {
+                if tys.len() != 2 || ops.len() != 2 || m("relu") || m("satfinite") {
+                    return None;
+                }
+                let (dst, src) = (ty_of(tys[0]), ty_of(tys[1]));
+                let round_int = if m("rni") || m("rn") {
+                    Some(RoundInt::Nearest)
+                } else if m("rzi") || m("rz") {
+                    Some(RoundInt::Zero)
+                } else if m("rmi") || m("rm") {
+                    Some(RoundInt::Down)
+                } else if m("rpi") || m("rp") {
+                    Some(RoundInt::Up)
+                } else {
+                    None
+                };
+                // `.rn` etc. on a float result round the value, not to an
+                // integer: keep them only where the interpreter rounds.
+                let float_to_float = matches!((dst, src), (Ty::Float(_), Ty::Float(_)));
+                let round_int = if float_to_float && !(m("rni") || m("rzi") || m("rmi") || m("rpi"))
+                {
+                    if matches!(round_int, Some(RoundInt::Nearest) | None) {
+                        None
+                    } else {
+                        return None;
+                    }
+                } else {
+                    round_int
+                };
+                if m("ftz") && !matches!((dst, src), (Ty::Int(_), Ty::Int(_))) {
+                    return None;
+                }
+                Kind::Cvt {
+                    dst,
+                    src,
+                    sat: m("sat"),
+                    round_int,
+                    d: dest(op(0))?,
+                    a: self.src(op(1)),
+                }
+            }
+            "cvta" => {
+                let bits = last_ty?.size() * 8;
+                let d = dest(op(0))?;
+                let a = self.src(op(1));
+                match space_of(inst) {
+                    Space::Shared => Kind::CvtaShared {
+                        to_generic: !m("to"),
+                        bits,
+                        d,
+                        a,
+                    },
+                    // Global addresses are their generic addresses here.
+                    Space::Global => Kind::Mov { bits, d, a },
+                    _ => return None,
+                }
+            }
+            "ld" | "ldu" => {
+                let ty = last_ty?;
+                let piece = ty.size() * 8;
+                let ds: Vec<Option<Reg>> = match op(0)? {
+                    Operand::Vector(v) => v.iter().map(|o| dest(Some(o))).collect(),
+                    o => vec![dest(Some(o))],
+                };
+                let space = if opcode == "ldu" {
+                    Space::Global
+                } else {
+                    space_of(inst)
+                };
+                Kind::Ld {
+                    space,
+                    piece,
+                    ds,
+                    addr: self.addr(op(1))?,
+                    merge: Merge::None,
+                }
+            }
+            "st" => {
+                let ty = last_ty?;
+                let piece = ty.size() * 8;
+                let srcs: Vec<Src> = match op(1)? {
+                    Operand::Vector(v) => v.iter().map(|o| self.src(Some(o))).collect(),
+                    o => vec![self.src(Some(o))],
+                };
+                Kind::St {
+                    space: space_of(inst),
+                    piece,
+                    srcs,
+                    addr: self.addr(op(0))?,
+                }
+            }
+            "atom" | "red" => {
+                let reduction = opcode == "red";
+                let ty = last_ty?;
+                let names = [
+                    "add", "min", "max", "inc", "dec", "and", "or", "xor", "exch", "cas",
+                ];
+                let op_name = inst.modifiers().find(|m| names.contains(m))?;
+                let type_name = inst
+                    .modifiers()
+                    .filter(|m| Type::from_directive(&format!(".{m}")).is_some())
+                    .last()?;
+                let space = space_of(inst);
+                let Ok(kind) = format!("{op_name}.{type_name}").parse::<AtomicKind>() else {
+                    return Some(match space {
+                        Space::Shared | Space::Generic => Self::unmodelled(inst),
+                        _ => Self::opaque(inst),
+                    });
+                };
+                if m("v2") || m("v4") || m("v8") {
+                    return Some(Self::unmodelled(inst));
+                }
+                let (d, addr) = if reduction {
+                    (None, self.addr(op(0))?)
+                } else {
+                    (dest(op(0)), self.addr(op(1))?)
+                };
+                Kind::Atom {
+                    space,
+                    kind,
+                    reduction,
+                    bytes: ty.size(),
+                    d,
+                    addr,
+                }
+            }
+            "ldmatrix" | "stmatrix" => {
+                if !m("m8n8") {
+                    return Some(Self::unmodelled(inst));
+                }
+                let count = if m("x4") {
+                    Matrices::X4
+                } else if m("x2") {
+                    Matrices::X2
+                } else {
+                    Matrices::X1
+                };
+                if opcode == "ldmatrix" {
+                    Kind::LdMatrix {
+                        m: count,
+                        ds: op(0).map(dests).unwrap_or_default(),
+                        addr: self.addr(op(1))?,
+                    }
+                } else {
+                    Kind::StMatrix {
+                        m: count,
+                        addr: self.addr(op(0))?,
+                    }
+                }
+            }
+            "cp" => {
+                if mnemonic.starts_with("cp.async.commit_group") {
+                    Kind::CpAsyncCommit
+                } else if mnemonic.starts_with("cp.async.wait_group") {
+                    let Some(Operand::Imm(Immediate::Int(n))) = op(0) else {
+                        return None;
+                    };
+                    Kind::CpAsyncWait {
+                        pending: u32::try_from(*n).ok()?,
+                    }
+                } else if mnemonic.starts_with("cp.async.wait_all") {
+                    Kind::CpAsyncWait { pending: 0 }
+                } else if mnemonic.starts_with("cp.async.mbarrier.arrive") {
+                    Kind::CpAsyncArrive
+                } else if mnemonic.starts_with("cp.async.ca") || mnemonic.starts_with("cp.async.cg")
+                {
+                    let Some(Operand::Imm(Immediate::Int(bytes))) = op(2) else {
+                        return None;
+                    };
+                    Kind::CpAsync {
+                        kind: if m("cg") { CpAsync::Cg } else { CpAsync::Ca },
+                        bytes: u32::try_from(*bytes).ok()?,
+                        dst: self.addr(op(0))?,
+                    }
+                } else {
+                    return None;
+                }
+            }
+            "bar" | "barrier" => {
+                if m("warp") {
+                    return Some(Kind::BarWarp {
+                        mask: self.src(op(0)),
+                    });
+                }
+                if m("cta") && !m("sync") && !m("arrive") && !m("red") {
+                    return None;
+                }
+                if m("red") {
+                    let red = if m("popc") {
+                        BarRed::Popc
+                    } else if m("and") {
+                        BarRed::And
+                    } else {
+                        BarRed::Or
+                    };
+                    // bar.red.op.type d, a{, b}, {!}c
+                    let (id, count, pred) = if ops.len() == 4 {
+                        (op(1), Some(op(2)), op(3))
+                    } else {
+                        (op(1), None, op(2))
+                    };
+                    let (pred_src, negate) = match pred {
+                        Some(Operand::Reg { id, negated, .. }) => (Src::Reg(id.0), *negated),
+                        other => (self.src(other), false),
+                    };
+                    return Some(Kind::Bar {
+                        kind: BarKind::Red {
+                            op: red,
+                            dst: dest(op(0)),
+                            pred: pred_src,
+                            negate,
+                        },
+                        id: self.src(id),
+                        count: count.map(|c| self.src(c)),
+                    });
+                }
+                let kind = if m("arrive") {
+                    BarKind::Arrive
+                } else {
+                    BarKind::Sync
+                };
+                Kind::Bar {
+                    kind,
+                    id: self.src(op(0)),
+                    count: op(1).map(|c| self.src(Some(c))),
+                }
+            }
+            "membar" | "fence" => Kind::Fence,
+            "shfl" => {
+                let mode = if m("up") {
+                    ShflMode::Up
+                } else if m("down") {
+                    ShflMode::Down
+                } else if m("bfly") {
+                    ShflMode::Bfly
+                } else {
+                    ShflMode::Idx
+                };
+                let (d, p) = match op(0)? {
+                    Operand::RegPair(d, p) => (d.0, Some(p.0)),
+                    o => (dest(Some(o))?, None),
+                };
+                Kind::Shfl {
+                    mode,
+                    d,
+                    p,
+                    a: self.src(op(1)),
+                    b: self.src(op(2)),
+                    c: self.src(op(3)),
+                }
+            }
+            "vote" => {
+                let mode = if m("all") {
+                    VoteMode::All
+                } else if m("any") {
+                    VoteMode::Any
+                } else if m("uni") {
+                    VoteMode::Uni
+                } else if m("ballot") {
+                    VoteMode::Ballot
+                } else {
+                    return None;
+                };
+                let (a, negate) = match op(1) {
+                    Some(Operand::Reg { id, negated, .. }) => (Src::Reg(id.0), *negated),
+                    other => (self.src(other), false),
+                };
+                Kind::Vote {
+                    mode,
+                    d: dest(op(0))?,
+                    a,
+                    negate,
+                }
+            }
+            "activemask" => Kind::Activemask { d: dest(op(0))? },
+            "redux" => {
+                let red = if m("add") {
+                    ReduxOp::Add
+                } else if m("min") {
+                    ReduxOp::Min
+                } else if m("max") {
+                    ReduxOp::Max
+                } else if m("and") {
+                    ReduxOp::And
+                } else if m("or") {
+                    ReduxOp::Or
+                } else if m("xor") {
+                    ReduxOp::Xor
+                } else {
+                    return None;
+                };
+                Kind::Redux {
+                    op: red,
+                    t: int_type(last_ty?)?,
+                    d: dest(op(0))?,
+                    a: self.src(op(1)),
+                }
+            }
+            "elect" => match op(0)? {
+                Operand::RegPair(d, p) => Kind::Elect {
+                    d: Some(d.0),
+                    p: Some(p.0),
+                },
+                Operand::Sink => Kind::Elect { d: None, p: None },
+                o => Kind::Elect {
+                    d: dest(Some(o)),
+                    p: None,
+                },
+            },
+            "bra" => {
+                let Some(Operand::Label(target)) = op(0) else {
+                    return None;
+                };
+                Kind::Bra { target: *target }
+            }
+            "ret" => Kind::Ret,
+            "exit" | "trap" => Kind::Exit,
+            "call" => return self.call(inst),
+            "prefetch" | "prefetchu" | "pmevent" | "nanosleep" | "setmaxnreg"
+            | "griddepcontrol" | "discard" | "applypriority" => Kind::Nop,
+            "wgmma" => Kind::Nop,
+            _ => return None,
+        })
+    }
+
+    fn pred_src(&self, o: Option<&Operand<'_>>) -> Src {
+        match o {
+            Some(Operand::Reg {
+                id,
+                component: None,
+                negated: false,
+            }) => Src::Reg(id.0),
+            // A negated predicate operand: read through a PredNot by the
+            // caller would need a temporary; unknown keeps it honest.
+            Some(Operand::Reg { negated: true, .. }) => Src::Unknown,
+            other => self.src(other),
+        }
+    }
+
+    fn arith(&self, inst: &Instruction<'_>, opcode: &str) -> Option<Kind> {
+        let ops = &inst.operands;
+        let op = |i: usize| ops.get(i);
+        let ty = *types(inst).last()?;
+        let m = |s: &str| inst.has(s);
+        let d = dest(op(0))?;
+        if let Some(t) = int_type(ty) {
+            if m("cc") || opcode == "fma" {
+                return None;
+            }
+            let sat = m("sat");
+            let half = if m("hi") {
+                Half::Hi
+            } else if m("wide") {
+                Half::Wide
+            } else {
+                Half::Lo
+            };
+            let (a, b, c) = (self.src(op(1)), self.src(op(2)), self.src(op(3)));
+            return Some(match opcode {
+                "add" => Kind::IntBin {
+                    op: IntBin::Add { sat },
+                    t,
+                    d,
+                    a,
+                    b,
+                },
+                "sub" => Kind::IntBin {
+                    op: IntBin::Sub { sat },
+                    t,
+                    d,
+                    a,
+                    b,
+                },
+                "mul" => Kind::IntBin {
+                    op: IntBin::Mul(half),
+                    t,
+                    d,
+                    a,
+                    b,
+                },
+                "mad" => Kind::Mad {
+                    t,
+                    half,
+                    sat,
+                    d,
+                    a,
+                    b,
+                    c,
+                },
+                "div" => Kind::IntBin {
+                    op: IntBin::Div,
+                    t,
+                    d,
+                    a,
+                    b,
+                },
+                "rem" => Kind::IntBin {
+                    op: IntBin::Rem,
+                    t,
+                    d,
+                    a,
+                    b,
+                },
+                "min" if !m("relu") => Kind::IntBin {
+                    op: IntBin::Min,
+                    t,
+                    d,
+                    a,
+                    b,
+                },
+                "max" if !m("relu") => Kind::IntBin {
+                    op: IntBin::Max,
+                    t,
+                    d,
+                    a,
+                    b,
+                },
+                "neg" => Kind::IntUn {
+                    op: IntUn::Neg,
+                    t,
+                    d,
+                    a,
+                },
+                "abs" => Kind::IntUn {
+                    op: IntUn::Abs,
+                    t,
+                    d,
+                    a,
+                },
+                _ => return None,
+            });
+        }
+        let bits = float_bits(ty)?;
+        // Only round-to-nearest without flushing or saturation is evaluated
+        // (Rust's float arithmetic); other modes give unknown values.
+        let unusual = [
+            "rz", "rm", "rp", "ftz", "sat", "approx", "full", "NaN", "xorsign", "abs", "relu",
+            "oob",
+        ];
+        if unusual.iter().any(|u| m(u)) {
+            return None;
+        }
+        let fop = match opcode {
+            "add" => FloatOp::Add,
+            "sub" => FloatOp::Sub,
+            "mul" => FloatOp::Mul,
+            "div" if m("rn") => FloatOp::Div,
+            "fma" | "mad" => FloatOp::Fma,
+            "min" => FloatOp::Min,
+            "max" => FloatOp::Max,
+            "neg" => FloatOp::Neg,
+            "abs" => FloatOp::Abs,
+            _ => return None,
+        };
+        if ops.len() > 4 {
+            return None;
+        }
+        Some(Kind::Float {
+            op: fop,
+            bits,
+            d,
+            a: self.fsrc(op(1), bits),
+            b: self.fsrc(op(2), bits),
+            c: self.fsrc(op(3), bits),
+        })
+    }
+
+    fn setp(&self, inst: &Instruction<'_>) -> Option<Kind> {
+        let ops = &inst.operands;
+        let op = |i: usize| ops.get(i);
+        let tys = types(inst);
+        let src_ty = *tys.last()?;
+        let cmp_name = inst.modifiers().nth(0)?;
+        let cmp = if let Some(t) = int_type(src_ty) {
+            Compare::Int(t, Cmp::from_name(cmp_name)?)
+        } else {
+            let bits = float_bits(src_ty)?;
+            if inst.has("ftz") {
+                return None;
+            }
+            let (rel, unordered) = match cmp_name {
+                "eq" => (FloatRel::Eq, false),
+                "ne" => (FloatRel::Ne, false),
+                "lt" => (FloatRel::Lt, false),
+                "le" => (FloatRel::Le, false),
+                "gt" => (FloatRel::Gt, false),
+                "ge" => (FloatRel::Ge, false),
+                "equ" => (FloatRel::Eq, true),
+                "neu" => (FloatRel::Ne, true),
+                "ltu" => (FloatRel::Lt, true),
+                "leu" => (FloatRel::Le, true),
+                "gtu" => (FloatRel::Gt, true),
+                "geu" => (FloatRel::Ge, true),
+                "num" => (FloatRel::Num, false),
+                "nan" => (FloatRel::Nan, false),
+                _ => return None,
+            };
+            Compare::Float {
+                bits,
+                rel,
+                unordered,
+            }
+        };
+        let fbits = match cmp {
+            Compare::Float { bits, .. } => bits,
+            Compare::Int(..) => 64,
+        };
+        let (a, b) = (self.fsrc(op(1), fbits), self.fsrc(op(2), fbits));
+        let bop = if inst.has("and") {
+            Some(BoolOp::And)
+        } else if inst.has("or") {
+            Some(BoolOp::Or)
+        } else if inst.has("xor") {
+            Some(BoolOp::Xor)
+        } else {
+            None
+        };
+        let combine = match bop {
+            None => None,
+            Some(bop) => match op(3) {
+                Some(Operand::Reg { id, negated, .. }) => Some((bop, Src::Reg(id.0), *negated)),
+                other => Some((bop, self.src(other), false)),
+            },
+        };
+        if inst.opcode() == "set" {
+            if combine.is_some() || tys.len() != 2 {
+                return None;
+            }
+            return Some(Kind::Set {
+                cmp,
+                float_result: tys[0] == Type::F32,
+                d: dest(op(0))?,
+                a,
+                b,
+            });
+        }
+        let (p, q) = match op(0)? {
+            Operand::RegPair(p, q) => (Some(p.0), Some(q.0)),
+            Operand::Sink => (None, None),
+            o => (Some(dest(Some(o))?), None),
+        };
+        Some(Kind::Setp {
+            cmp,
+            p,
+            q,
+            a,
+            b,
+            combine,
+        })
+    }
+
+    fn call(&self, inst: &Instruction<'_>) -> Option<Kind> {
+        // call{.uni} (rets), f, (args); call f, (args); call f;
+        let ops = &inst.operands;
+        let mut rets: Vec<ParamRef> = Vec::new();
+        let mut args: Vec<ParamRef> = Vec::new();
+        let mut callee = None;
+        let param_ref = |o: &Operand<'_>| match o {
+            Operand::Symbol { name, .. } => self
+                .params
+                .offsets
+                .get(*name)
+                .map(|&(offset, bytes)| ParamRef { offset, bytes }),
+            _ => None,
+        };
+        for o in ops {
+            match o {
+                Operand::List(list) if callee.is_none() => {
+                    rets = list.iter().filter_map(param_ref).collect();
+                }
+                Operand::List(list) => {
+                    args = list.iter().filter_map(param_ref).collect();
+                }
+                Operand::Symbol { name, .. } if callee.is_none() => callee = Some(*name),
+                _ => {}
+            }
+        }
+        let func = callee.and_then(|n| self.functions.get(n).copied());
+        match func {
+            Some(func) => Some(Kind::Call { func, args, rets }),
+            // An external function (vprintf, __assertfail) or an indirect
+            // call: its return parameters become unknown.
+            None => Some(Kind::Opaque { ds: Vec::new() }),
+        }
+    }
+}
+
+fn special(s: ast::Special, c: u8) -> Special {
+    use ast::Special as S;
+    match s {
+        S::Tid => Special::Tid(c),
+        S::Ntid => Special::Ntid(c),
+        S::Ctaid => Special::Ctaid(c),
+        S::Nctaid => Special::Nctaid(c),
+        S::Laneid => Special::Laneid,
+        S::Warpid => Special::Warpid,
+        S::Nwarpid => Special::Nwarpid,
+        S::DynamicSmemSize => Special::DynamicSmemSize,
+        S::TotalSmemSize => Special::TotalSmemSize,
+        S::LanemaskEq => Special::LanemaskEq,
+        S::LanemaskLt => Special::LanemaskLt,
+        S::LanemaskLe => Special::LanemaskLe,
+        S::LanemaskGt => Special::LanemaskGt,
+        S::LanemaskGe => Special::LanemaskGe,
+        S::ClusterCtarank | S::IsExplicitCluster => Special::Zero,
+        S::ClusterCtaid => Special::Zero,
+        S::ClusterNctarank | S::ClusterNctaid => Special::One,
+        S::Clusterid => Special::ClusterId(c),
+        S::Nclusterid => Special::NclusterId(c),
+        S::WarpSz => Special::WarpSize,
+        _ => Special::Unknown,
+    }
+}
+
+/// The registers an instruction writes, for [`merge_loads`] (an
+/// over-approximation is safe: it only stops a merge).
+fn writes(kind: &Kind) -> Vec<Reg> {
+    match kind {
+        Kind::Mov { d, .. }
+        | Kind::Pack { d, .. }
+        | Kind::IntBin { d, .. }
+        | Kind::IntUn { d, .. }
+        | Kind::Mad { d, .. }
+        | Kind::Mad24 { d, .. }
+        | Kind::Bfe { d, .. }
+        | Kind::Bfi { d, .. }
+        | Kind::Prmt { d, .. }
+        | Kind::Lop3 { d, .. }
+        | Kind::PredBin { d, .. }
+        | Kind::PredNot { d, .. }
+        | Kind::Float { d, .. }
+        | Kind::Set { d, .. }
+        | Kind::Selp { d, .. }
+        | Kind::Cvt { d, .. }
+        | Kind::CvtaShared { d, .. }
+        | Kind::Vote { d, .. }
+        | Kind::Activemask { d }
+        | Kind::Redux { d, .. } => vec![*d],
+        Kind::Setp { p, q, .. } => p.iter().chain(q).copied().collect(),
+        Kind::Unpack { ds, .. } | Kind::Ld { ds, .. } => ds.iter().flatten().copied().collect(),
+        Kind::Atom { d, .. } => d.iter().copied().collect(),
+        Kind::LdMatrix { ds, .. } | Kind::Unmodelled { ds } | Kind::Opaque { ds } => ds.clone(),
+        Kind::Shfl { d, p, .. } => std::iter::once(*d).chain(*p).collect(),
+        Kind::Elect { d, p } => d.iter().chain(p).copied().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Whether an instruction ends a stretch in which loads may merge: control
+/// flow, synchronisation, and anything that may write shared memory.
+fn ends_stretch(kind: &Kind) -> bool {
+    !matches!(
+        kind,
+        Kind::Mov { .. }
+            | Kind::Pack { .. }
+            | Kind::Unpack { .. }
+            | Kind::IntBin { .. }
+            | Kind::IntUn { .. }
+            | Kind::Mad { .. }
+            | Kind::Mad24 { .. }
+            | Kind::Bfe { .. }
+            | Kind::Bfi { .. }
+            | Kind::Prmt { .. }
+            | Kind::Lop3 { .. }
+            | Kind::PredBin { .. }
+            | Kind::PredNot { .. }
+            | Kind::Float { .. }
+            | Kind::Setp { .. }
+            | Kind::Set { .. }
+            | Kind::Selp { .. }
+            | Kind::Cvt { .. }
+            | Kind::CvtaShared { .. }
+            | Kind::Ld { .. }
+            | Kind::Opaque { .. }
+            | Kind::Nop
+    )
+}
+
+/// A load that may merge: its index, base register, guard and offset.
+type Candidate = (usize, Reg, Option<(Reg, bool)>, i64);
+
+/// Marks the groups of four scalar 4-byte shared loads that ptxas merges
+/// into one 16-byte load ([`Merge`]).
+fn merge_loads(insts: &mut [Inst]) {
+    let targets: std::collections::HashSet<u32> = insts
+        .iter()
+        .filter_map(|i| match i.kind {
+            Kind::Bra { target } => Some(target),
+            _ => None,
+        })
+        .collect();
+    // Candidate loads of the current stretch: (index, base, guard, offset).
+    let mut open: Vec<Candidate> = Vec::new();
+    let mut groups: Vec<[usize; 4]> = Vec::new();
+    let flush = |open: &mut Vec<Candidate>, groups: &mut Vec<[usize; 4]>| {
+        let mut used = vec![false; open.len()];
+        for a in 0..open.len() {
+            let (_, base, guard, o) = open[a];
+            if used[a] || o.rem_euclid(16) != 0 {
+                continue;
+            }
+            let mut group = [open[a].0, 0, 0, 0];
+            let mut members = vec![a];
+            for (k, slot) in group.iter_mut().enumerate().skip(1) {
+                let want = o + 4 * k as i64;
+                let found = (0..open.len()).find(|&b| {
+                    !used[b] && open[b].1 == base && open[b].2 == guard && open[b].3 == want
+                });
+                match found {
+                    Some(b) => {
+                        *slot = open[b].0;
+                        members.push(b);
+                    }
+                    None => break,
+                }
+            }
+            if members.len() == 4 {
+                for m in members {
+                    used[m] = true;
+                }
+                groups.push(group);
+            }
+        }
+        open.clear();
+    };
+    for (i, inst) in insts.iter().enumerate() {
+        if targets.contains(&(i as u32)) {
+            flush(&mut open, &mut groups);
+        }
+        match &inst.kind {
+            Kind::Ld {
+                space: Space::Shared,
+                piece: 32,
+                ds,
+                addr:
+                    Addr {
+                        base: Src::Reg(base),
+                        offset,
+                    },
+                ..
+            } if ds.len() == 1 => {
+                open.push((i, *base, inst.guard, *offset));
+            }
+            kind if ends_stretch(kind) => flush(&mut open, &mut groups),
+            _ => {}
+        }
+        let written = writes(&inst.kind);
+        if !written.is_empty() {
+            // A load whose base (or guard) changes after it cannot merge with
+            // loads after the change: close the stretch for that base.
+            if open.iter().any(|&(j, b, g, _)| {
+                j != i && (written.contains(&b) || g.is_some_and(|(p, _)| written.contains(&p)))
+            }) {
+                flush(&mut open, &mut groups);
+            }
+        }
+    }
+    flush(&mut open, &mut groups);
+    for group in groups {
+        let lead_offset = match &insts[group[0]].kind {
+            Kind::Ld { addr, .. } => addr.offset,
+            _ => continue,
+        };
+        for (k, &index) in group.iter().enumerate() {
+            if let Kind::Ld { merge, addr, .. } = &mut insts[index].kind {
+                *merge = if k == 0 {
+                    Merge::Lead { width: 16 }
+                } else {
+                    Merge::Folded {
+                        delta: (addr.offset - lead_offset) as u32,
+                        width: 16,
+                    }
+                };
+            }
+        }
+    }
+}

@@ -1,0 +1,263 @@
+//! Worked examples of the interpreter: divergence and reconvergence, warp
+//! collectives, calls, what is unknown, the step budget.
+
+use crate::kernel::ptx::{self, Kernel, KernelLaunch, NoteKind, RunOptions, RunSummary};
+use crate::kernel::{Consumer, Event};
+use crate::{Error, Lane, Op};
+
+/// Each access as (warp, op, lanes, address of the lowest active lane), and
+/// the other events by name.
+#[derive(Default)]
+struct Log {
+    accesses: Vec<(u32, Op, u32, u32)>,
+    addresses: Vec<Vec<Option<u32>>>,
+    others: Vec<String>,
+}
+
+impl Consumer for Log {
+    fn event(&mut self, warp: u32, event: &Event<'_>) -> Result<(), Error> {
+        match event {
+            Event::Access { request, .. } => {
+                let first = request.active().first().map_or(0, |l| {
+                    request.address(l).unwrap_or(0)
+                });
+                self.accesses
+                    .push((warp, request.op(), request.active().bits(), first));
+                self.addresses.push(
+                    (0..32)
+                        .map(|l| request.address(Lane::new(l).unwrap()))
+                        .collect(),
+                );
+            }
+            Event::Barrier { id, .. } => self.others.push(format!("bar {id}")),
+            Event::Unmodelled { name, .. } => self.others.push(format!("unmodelled {name}")),
+            Event::SyncWarp { .. } => self.others.push("syncwarp".into()),
+            _ => self.others.push("other".into()),
+        }
+        Ok(())
+    }
+}
+
+const HEAD: &str = ".version 8.0\n.target sm_90\n.address_size 64\n";
+
+fn run(body: &str, threads: u32, args: &[&str]) -> Result<(Log, RunSummary), Error> {
+    let text = format!("{HEAD}{body}");
+    let module = ptx::parse(&text)?;
+    let kernel = Kernel::new(&module, None)?;
+    let mut launch = KernelLaunch::new([1, 1, 1], [threads, 1, 1])?;
+    for a in args {
+        launch = launch.with_arg(a.parse()?);
+    }
+    let mut log = Log::default();
+    let summary = kernel.run(&launch, &RunOptions::new().with_step_budget(10_000), &mut log)?;
+    Ok((log, summary))
+}
+
+#[test]
+fn a_divergent_branch_runs_both_sides_then_reconverges() {
+    let body = r#"
+.visible .entry k()
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<8>;
+    .shared .align 4 .b8 s[512];
+    mov.u32 %r1, %tid.x;
+    shl.b32 %r2, %r1, 2;
+    mov.u32 %r3, s;
+    add.s32 %r4, %r3, %r2;
+    setp.lt.u32 %p1, %r1, 16;
+    @%p1 bra THEN;
+    st.shared.u32 [%r4+256], %r1;
+    bra.uni JOIN;
+THEN:
+    st.shared.u32 [%r4], %r1;
+JOIN:
+    ld.shared.u32 %r5, [%r4];
+    ret;
+}
+"#;
+    let (log, summary) = run(body, 32, &[]).unwrap();
+    // The taken side (lanes 0-15) first, then the other, then all 32.
+    assert_eq!(
+        log.accesses,
+        [
+            (0, Op::Store, 0x0000_ffff, 0),
+            (0, Op::Store, 0xffff_0000, 256 + 64),
+            (0, Op::Load, u32::MAX, 0),
+        ]
+    );
+    assert!(summary.notes.is_empty());
+}
+
+#[test]
+fn shuffles_and_ballots_are_exact_among_lanes() {
+    // s[shfl.bfly(tid, 1)] and s[popc(ballot(tid odd)) + tid]
+    let body = r#"
+.visible .entry k()
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<12>;
+    .shared .align 4 .b8 s[1024];
+    mov.u32 %r1, %tid.x;
+    shfl.sync.bfly.b32 %r2, %r1, 1, 31, -1;
+    shl.b32 %r3, %r2, 2;
+    st.shared.u32 [%r3], %r1;
+    and.b32 %r4, %r1, 1;
+    setp.eq.u32 %p1, %r4, 1;
+    vote.sync.ballot.b32 %r5, %p1, -1;
+    popc.b32 %r6, %r5;
+    add.s32 %r7, %r6, %r1;
+    shl.b32 %r8, %r7, 2;
+    st.shared.u32 [%r8], %r1;
+    ret;
+}
+"#;
+    let (log, _) = run(body, 32, &[]).unwrap();
+    let bfly: Vec<Option<u32>> = (0..32).map(|l| Some(4 * (l ^ 1))).collect();
+    assert_eq!(log.addresses[0], bfly);
+    let ballot: Vec<Option<u32>> = (0..32).map(|l| Some(4 * (16 + l))).collect();
+    assert_eq!(log.addresses[1], ballot);
+}
+
+#[test]
+fn values_stored_to_shared_memory_are_loaded_back_after_a_barrier() {
+    // Warp 1 reads the index warp 0 stored, and uses it as an address.
+    let body = r#"
+.visible .entry k()
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<12>;
+    .shared .align 4 .b8 s[1024];
+    mov.u32 %r1, %tid.x;
+    shl.b32 %r2, %r1, 2;
+    xor.b32 %r3, %r1, 63;
+    st.shared.u32 [%r2], %r3;
+    bar.sync 0;
+    xor.b32 %r4, %r2, 128;
+    ld.shared.u32 %r5, [%r4];
+    shl.b32 %r6, %r5, 2;
+    ld.shared.u32 %r7, [%r6];
+    ret;
+}
+"#;
+    let (log, summary) = run(body, 64, &[]).unwrap();
+    // Warp 0's last load: lane l reads s[(l + 32) ^ 63] = s[31 - l].
+    let last_of_warp0 = log
+        .accesses
+        .iter()
+        .rposition(|a| a.0 == 0)
+        .unwrap();
+    let want: Vec<Option<u32>> = (0..32).map(|l| Some(4 * (31 - l))).collect();
+    assert_eq!(log.addresses[last_of_warp0], want);
+    assert!(summary.notes.is_empty());
+}
+
+#[test]
+fn an_address_from_global_memory_is_named_not_guessed() {
+    let body = r#"
+.visible .entry k(.param .u64 k_param_0)
+{
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    .shared .align 4 .b8 s[1024];
+    ld.param.u64 %rd1, [k_param_0];
+    cvta.to.global.u64 %rd2, %rd1;
+    ld.global.u32 %r1, [%rd2];
+    and.b32 %r2, %r1, 255;
+    shl.b32 %r3, %r2, 2;
+    atom.shared.add.u32 %r4, [%r3], 1;
+    and.b32 %r5, %r1, 0;
+    st.shared.u32 [%r5], %r1;
+    ret;
+}
+"#;
+    let (log, summary) = run(body, 32, &[]).unwrap();
+    assert_eq!(log.others, ["unmodelled atom.shared.add.u32"]);
+    // `x & 0` is 0 whatever x is: that store's address is known.
+    assert_eq!(log.accesses, [(0, Op::Store, u32::MAX, 0)]);
+    assert_eq!(summary.notes.len(), 1);
+    assert_eq!(summary.notes[0].kind, NoteKind::DataDependentAddress);
+    assert_eq!(
+        summary.summary(NoteKind::DataDependentAddress).unwrap(),
+        "data-dependent address: 1 instruction, PTX line 15"
+    );
+}
+
+#[test]
+fn a_called_function_is_interpreted() {
+    let body = r#"
+.func (.param .b32 f_ret) f(.param .b32 f_p0)
+{
+    .reg .b32 %r<4>;
+    ld.param.b32 %r1, [f_p0];
+    shl.b32 %r2, %r1, 3;
+    st.param.b32 [f_ret], %r2;
+    ret;
+}
+.visible .entry k()
+{
+    .reg .b32 %r<8>;
+    .shared .align 8 .b8 s[1024];
+    mov.u32 %r1, %tid.x;
+    {
+    .param .b32 p0;
+    st.param.b32 [p0], %r1;
+    .param .b32 r0;
+    call.uni (r0), f, (p0);
+    ld.param.b32 %r2, [r0];
+    }
+    st.shared.u32 [%r2], %r1;
+    ret;
+}
+"#;
+    let (log, _) = run(body, 32, &[]).unwrap();
+    let want: Vec<Option<u32>> = (0..32).map(|l| Some(8 * l)).collect();
+    assert_eq!(log.addresses[0], want);
+}
+
+#[test]
+fn a_loop_that_does_not_end_stops_at_the_step_budget() {
+    let body = r#"
+.visible .entry k(.param .u32 k_param_0)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<4>;
+    ld.param.u32 %r1, [k_param_0];
+LOOP:
+    add.s32 %r2, %r2, 1;
+    setp.ne.u32 %p1, %r1, 0;
+    @%p1 bra LOOP;
+    ret;
+}
+"#;
+    let err = run(body, 32, &["0=1"]).map(|_| ()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "a block ran past its step budget of 10000 warp instructions (stopped at add.s32, \
+         source line 0): a loop that does not end on this launch's values?"
+    );
+    // With the flag 0 it ends.
+    assert!(run(body, 32, &["0=0"]).is_ok());
+    // Unset, it is an error naming the parameter.
+    assert_eq!(
+        run(body, 32, &[]).map(|_| ()).unwrap_err().to_string(),
+        "kernel parameter 0 (k_param_0, .u32) has no value: scalar parameters must be given"
+    );
+}
+
+#[test]
+fn several_kernels_need_a_name() {
+    let text = format!(
+        "{HEAD}.visible .entry a()\n{{\n ret;\n}}\n.visible .entry b()\n{{\n ret;\n}}\n"
+    );
+    let module = ptx::parse(&text).unwrap();
+    assert_eq!(
+        Kernel::new(&module, None).unwrap_err().to_string(),
+        "the PTX module has several kernels or none, so one must be named: its kernels are a, b"
+    );
+    assert_eq!(
+        Kernel::new(&module, Some("c")).unwrap_err().to_string(),
+        "the PTX module has no kernel named c: its kernels are a, b"
+    );
+    assert_eq!(Kernel::new(&module, Some("b")).unwrap().name(), "b");
+}
