@@ -96,20 +96,22 @@ struct Lanes {
 }
 
 impl Lanes {
+    #[inline]
+    fn known(&self) -> u32 {
+        self.k
+    }
+
+    #[inline]
+    fn val(&self, lane: usize) -> u64 {
+        self.v[lane]
+    }
+
     const UNKNOWN: Lanes = Lanes { v: [0; 32], k: 0 };
 
     fn splat(x: u64) -> Lanes {
         Lanes {
             v: [x; 32],
             k: FULL,
-        }
-    }
-
-    fn get(&self, lane: usize) -> Value {
-        if self.k >> lane & 1 == 1 {
-            Value::known(self.v[lane])
-        } else {
-            Value::UNKNOWN
         }
     }
 
@@ -121,10 +123,6 @@ impl Lanes {
             }
             None => self.k &= !(1 << lane),
         }
-    }
-
-    fn pred(&self, lane: usize) -> Option<bool> {
-        (self.k >> lane & 1 == 1).then_some(self.v[lane] != 0)
     }
 }
 
@@ -139,6 +137,61 @@ fn lanes_of(mask: u32) -> impl Iterator<Item = usize> {
             Some(lane)
         }
     })
+}
+
+/// An operand's 32 lanes: a register's by reference, or one value for all.
+#[derive(Clone, Copy)]
+enum Opnd<'a> {
+    Ref(&'a [u64; 32], u32),
+    Splat(u64, u32),
+}
+
+impl Opnd<'_> {
+    /// Lanes whose bits are nonzero (known or not).
+    fn v_nonzero(&self) -> u32 {
+        let mut m = 0;
+        for lane in 0..32 {
+            m |= u32::from(self.val(lane) != 0) << lane;
+        }
+        m
+    }
+
+    #[inline]
+    fn known(&self) -> u32 {
+        match *self {
+            Opnd::Ref(_, k) | Opnd::Splat(_, k) => k,
+        }
+    }
+
+    #[inline]
+    fn val(&self, lane: usize) -> u64 {
+        match *self {
+            Opnd::Ref(v, _) => v[lane],
+            Opnd::Splat(x, _) => x,
+        }
+    }
+
+    #[inline]
+    fn get(&self, lane: usize) -> Value {
+        if self.known() >> lane & 1 == 1 {
+            Value::known(self.val(lane))
+        } else {
+            Value::UNKNOWN
+        }
+    }
+
+    #[inline]
+    fn pred(&self, lane: usize) -> Option<bool> {
+        (self.known() >> lane & 1 == 1).then(|| self.val(lane) != 0)
+    }
+
+    fn to_lanes(self) -> Lanes {
+        let mut v = [0u64; 32];
+        for (lane, slot) in v.iter_mut().enumerate() {
+            *slot = self.val(lane);
+        }
+        Lanes { v, k: self.known() }
+    }
 }
 
 /// One entry of a warp's SIMT stack.
@@ -178,32 +231,48 @@ struct Warp {
     pvals: Vec<[u8; 32]>,
     pknown: Vec<u32>,
     state: State,
+    /// The per-lane special registers: `%tid.x/y/z`, `%laneid`, and the
+    /// five `%lanemask_*` (see `Ctx::special_index`).
+    sregs: Box<[[u64; 32]; 9]>,
+    /// The current frame's first register (the hot path's copy).
+    reg_base: usize,
 }
 
 impl Warp {
     fn frame(&self) -> Frame {
-        self.frames[self.frames.len() - 1]
+        self.frames.last().copied().unwrap_or(Frame {
+            func: 0,
+            reg_base: 0,
+            param_base: 0,
+            call_site: None,
+        })
     }
 
-    fn read(&self, ctx: &Ctx<'_>, src: Src) -> Lanes {
+    /// An operand, by reference where it is a register.
+    #[inline]
+    fn read<'w>(&'w self, ctx: &Ctx<'_>, src: Src) -> Opnd<'w> {
         match src {
             Src::Reg(r) => {
-                let i = self.frame().reg_base + r as usize;
-                Lanes {
-                    v: self.vals[i],
-                    k: self.known[i],
-                }
+                let i = self.reg_base + r as usize;
+                Opnd::Ref(&self.vals[i], self.known[i])
             }
-            Src::Imm(x) => Lanes::splat(x),
-            Src::Shared(offset) => Lanes::splat(u64::from(offset)),
-            Src::Param(offset) => Lanes::splat(u64::from(offset)),
-            Src::Unknown => Lanes::UNKNOWN,
-            Src::Special(s) => ctx.special(self.id, s),
+            Src::Imm(x) => Opnd::Splat(x, FULL),
+            Src::Shared(offset) | Src::Param(offset) => Opnd::Splat(u64::from(offset), FULL),
+            Src::Unknown => Opnd::Splat(0, 0),
+            Src::Special(Special::Warpid) => Opnd::Splat(u64::from(self.id), FULL),
+            Src::Special(s) => match ctx.special_index(s) {
+                Ok(i) => Opnd::Ref(&self.sregs[i], FULL),
+                Err(x) => x.map_or(Opnd::Splat(0, 0), |x| Opnd::Splat(x, FULL)),
+            },
         }
     }
 
+    fn read_owned(&self, ctx: &Ctx<'_>, src: Src) -> Lanes {
+        self.read(ctx, src).to_lanes()
+    }
+
     fn write(&mut self, d: u32, value: &Lanes, mask: u32) {
-        let i = self.frame().reg_base + d as usize;
+        let i = self.reg_base + d as usize;
         let slot = &mut self.vals[i];
         for lane in lanes_of(mask & value.k) {
             slot[lane] = value.v[lane];
@@ -283,6 +352,7 @@ impl Warp {
             param_base,
             call_site,
         });
+        self.reg_base = reg_base;
     }
 
     fn pop_frame(&mut self) {
@@ -292,52 +362,76 @@ impl Warp {
             self.pvals.truncate(frame.param_base);
             self.pknown.truncate(frame.param_base);
         }
+        self.reg_base = self.frame().reg_base;
     }
 }
 
-/// The block's shared memory: bytes and whether each is known.
+/// The block's shared memory: bytes, and a bit per byte that says whether
+/// it is known.
 struct Shared {
     bytes: Vec<u8>,
-    known: Vec<bool>,
+    known: Vec<u64>,
 }
 
 impl Shared {
+    fn new(size: usize) -> Self {
+        Shared {
+            bytes: vec![0; size],
+            known: vec![0; size.div_ceil(64) + 1],
+        }
+    }
+
+    /// The known bits of bytes `a..a + n` (`n` at most 8), lowest first.
+    #[inline]
+    fn known_bits(&self, a: usize, n: usize) -> u64 {
+        let (word, bit) = (a / 64, a % 64);
+        let lo = self.known[word] >> bit;
+        let hi = if bit == 0 {
+            0
+        } else {
+            self.known[word + 1] << (64 - bit)
+        };
+        (lo | hi) & ((1u64 << n) - 1)
+    }
+
+    #[inline]
     fn load(&self, address: u64, n: u32) -> Value {
-        if n > 8 {
+        let n = n as usize;
+        let Ok(a) = usize::try_from(address) else {
+            return Value::UNKNOWN;
+        };
+        if n > 8 || a.checked_add(n).is_none_or(|end| end > self.bytes.len()) {
             return Value::UNKNOWN;
         }
-        let mut value = 0u64;
-        for b in 0..u64::from(n) {
-            let Some(i) = usize::try_from(address + b)
-                .ok()
-                .filter(|&i| i < self.bytes.len())
-            else {
-                return Value::UNKNOWN;
-            };
-            if !self.known[i] {
-                return Value::UNKNOWN;
-            }
-            value |= u64::from(self.bytes[i]) << (8 * b);
+        if self.known_bits(a, n) != (1u64 << n) - 1 {
+            return Value::UNKNOWN;
         }
-        Value::known(value)
+        let mut buf = [0u8; 8];
+        buf[..n].copy_from_slice(&self.bytes[a..a + n]);
+        Value::known(u64::from_le_bytes(buf))
     }
 
     fn store(&mut self, address: u64, n: u32, value: Value) {
-        // Wider than a register: the bytes are not tracked.
-        let value = if n > 8 { Value::UNKNOWN } else { value };
-        for b in 0..u64::from(n) {
-            let Some(i) = usize::try_from(address + b)
-                .ok()
-                .filter(|&i| i < self.bytes.len())
-            else {
-                return;
-            };
-            match value.bits() {
-                Some(v) => {
-                    self.bytes[i] = (v >> (8 * b.min(7))) as u8;
-                    self.known[i] = true;
-                }
-                None => self.known[i] = false,
+        // Bytes past the end are not kept; wider than a register, the bytes
+        // are not tracked.
+        let Ok(a) = usize::try_from(address) else {
+            return;
+        };
+        let end = a.saturating_add(n as usize).min(self.bytes.len());
+        if a >= end {
+            return;
+        }
+        let value = value.bits().filter(|_| n <= 8);
+        if let Some(v) = value {
+            let bytes = v.to_le_bytes();
+            self.bytes[a..end].copy_from_slice(&bytes[..end - a]);
+        }
+        for i in a..end {
+            let bit = 1u64 << (i % 64);
+            if value.is_some() {
+                self.known[i / 64] |= bit;
+            } else {
+                self.known[i / 64] &= !bit;
             }
         }
     }
@@ -347,7 +441,7 @@ impl Shared {
     }
 
     fn forget_all(&mut self) {
-        self.known.iter_mut().for_each(|k| *k = false);
+        self.known.iter_mut().for_each(|k| *k = 0);
     }
 }
 
@@ -379,46 +473,53 @@ impl Ctx<'_> {
         self.block[0] * self.block[1] * self.block[2]
     }
 
-    fn special(&self, warp: u32, s: Special) -> Lanes {
-        let [bx, by, _] = self.block;
-        let mut out = Lanes::splat(0);
-        let per_lane = |f: &dyn Fn(u32) -> u64| {
-            let mut v = [0u64; 32];
-            for (lane, slot) in v.iter_mut().enumerate() {
-                *slot = f(warp * 32 + lane as u32);
-            }
-            Lanes { v, k: FULL }
-        };
+    /// Where special register `s` is: an index into a warp's `sregs` (the
+    /// per-lane ones), or its value for every lane (`None`: unknown).
+    fn special_index(&self, s: Special) -> Result<usize, Option<u64>> {
         let d3 = |v: [u32; 3], d: u8| u64::from(v[usize::from(d.min(2))]);
-        match s {
-            Special::Tid(0) => return per_lane(&|t| u64::from(t % bx)),
-            Special::Tid(1) => return per_lane(&|t| u64::from(t / bx % by)),
-            Special::Tid(_) => return per_lane(&|t| u64::from(t / (bx * by))),
-            Special::Ntid(d) => out = Lanes::splat(d3(self.block, d)),
-            Special::Ctaid(d) | Special::ClusterId(d) => out = Lanes::splat(d3(self.block_id, d)),
-            Special::Nctaid(d) | Special::NclusterId(d) => out = Lanes::splat(d3(self.grid, d)),
-            Special::Laneid => return per_lane(&|t| u64::from(t % 32)),
-            Special::Warpid => out = Lanes::splat(u64::from(warp)),
-            Special::Nwarpid => out = Lanes::splat(u64::from(self.threads().div_ceil(32))),
-            Special::DynamicSmemSize => out = Lanes::splat(u64::from(self.dynamic_shared)),
-            Special::TotalSmemSize => {
-                out = Lanes::splat(u64::from(self.program.static_shared + self.dynamic_shared));
-            }
-            Special::LanemaskEq => return per_lane(&|t| 1u64 << (t % 32)),
-            Special::LanemaskLt => return per_lane(&|t| (1u64 << (t % 32)) - 1),
-            Special::LanemaskLe => return per_lane(&|t| (2u64 << (t % 32)) - 1),
-            Special::LanemaskGt => {
-                return per_lane(&|t| u64::from(!(((2u64 << (t % 32)) - 1) as u32)));
-            }
-            Special::LanemaskGe => {
-                return per_lane(&|t| u64::from(!(((1u64 << (t % 32)) - 1) as u32)))
-            }
-            Special::Zero => {}
-            Special::One => out = Lanes::splat(1),
-            Special::WarpSize => out = Lanes::splat(32),
-            Special::Unknown => out = Lanes::UNKNOWN,
+        Err(Some(match s {
+            Special::Tid(d) => return Ok(usize::from(d.min(2))),
+            Special::Laneid => return Ok(3),
+            Special::LanemaskEq => return Ok(4),
+            Special::LanemaskLt => return Ok(5),
+            Special::LanemaskLe => return Ok(6),
+            Special::LanemaskGt => return Ok(7),
+            Special::LanemaskGe => return Ok(8),
+            Special::Ntid(d) => d3(self.block, d),
+            Special::Ctaid(d) | Special::ClusterId(d) => d3(self.block_id, d),
+            Special::Nctaid(d) | Special::NclusterId(d) => d3(self.grid, d),
+            // `%warpid` is per warp: the caller substitutes it.
+            Special::Warpid => return Err(None),
+            Special::Nwarpid => u64::from(self.threads().div_ceil(32)),
+            Special::DynamicSmemSize => u64::from(self.dynamic_shared),
+            Special::TotalSmemSize => u64::from(self.program.static_shared + self.dynamic_shared),
+            Special::Zero => 0,
+            Special::One => 1,
+            Special::WarpSize => 32,
+            Special::Unknown => return Err(None),
+        }))
+    }
+
+    /// The per-lane special registers of warp `warp`.
+    fn sregs(&self, warp: u32) -> Box<[[u64; 32]; 9]> {
+        let [bx, by, _] = self.block;
+        let mut r = Box::new([[0u64; 32]; 9]);
+        for lane in 0..32u32 {
+            let t = warp * 32 + lane;
+            let l = lane as usize;
+            r[0][l] = u64::from(t % bx);
+            r[1][l] = u64::from(t / bx % by);
+            r[2][l] = u64::from(t / (bx * by));
+            r[3][l] = u64::from(lane);
+            let lt = (1u64 << lane) - 1;
+            let le = (2u64 << lane) - 1;
+            r[4][l] = 1u64 << lane;
+            r[5][l] = lt;
+            r[6][l] = le;
+            r[7][l] = u64::from(!(le as u32));
+            r[8][l] = u64::from(!(lt as u32));
         }
-        out
+        r
     }
 }
 
@@ -441,10 +542,7 @@ pub(crate) fn run_block<C: Consumer + ?Sized>(
     let threads = ctx.threads();
     let warps_count = threads.div_ceil(32);
     let shared_size = (program.static_shared + ctx.dynamic_shared) as usize;
-    let mut shared = Shared {
-        bytes: vec![0; shared_size],
-        known: vec![false; shared_size],
-    };
+    let mut shared = Shared::new(shared_size);
     let mut warps: Vec<Warp> = (0..warps_count)
         .map(|id| {
             let live = threads - 32 * id;
@@ -463,6 +561,8 @@ pub(crate) fn run_block<C: Consumer + ?Sized>(
                 pvals: Vec::new(),
                 pknown: Vec::new(),
                 state: State::Ready,
+                sregs: ctx.sregs(id),
+                reg_base: 0,
             };
             warp.push_frame(entry, ctx.entry, None);
             for (param, &arg) in entry.params.iter().zip(ctx.args) {
@@ -611,7 +711,7 @@ fn run_warp<C: Consumer + ?Sized>(
                 } else {
                     g.v_nonzero()
                 };
-                (top.mask & g.k & truth, top.mask & !g.k)
+                (top.mask & g.known() & truth, top.mask & !g.known())
             }
         };
         let here = (frame.func, top.pc);
@@ -789,17 +889,6 @@ fn run_warp<C: Consumer + ?Sized>(
     }
 }
 
-impl Lanes {
-    /// Lanes whose bits are nonzero (known or not).
-    fn v_nonzero(&self) -> u32 {
-        let mut m = 0;
-        for (lane, &v) in self.v.iter().enumerate() {
-            m |= u32::from(v != 0) << lane;
-        }
-        m
-    }
-}
-
 fn branch(warp: &mut Warp, func: &Function, top: Entry, taken: u32, target: u32) {
     let Some(t) = warp.stack.last_mut() else {
         return;
@@ -877,11 +966,12 @@ fn return_from_call(program: &Program, warp: &mut Warp) {
 
 /// Per-lane results of a memory operand: the addresses where known.
 fn addresses(warp: &Warp, ctx: &Ctx<'_>, addr: &Addr) -> Lanes {
-    let mut a = warp.read(ctx, addr.base);
-    for v in &mut a.v {
-        *v = v.wrapping_add(addr.offset as u64);
+    let base = warp.read(ctx, addr.base);
+    let offset = addr.offset as u64;
+    Lanes {
+        v: core::array::from_fn(|i| base.val(i).wrapping_add(offset)),
+        k: base.known(),
     }
-    a
 }
 
 /// Where a memory instruction's lanes go.
@@ -897,7 +987,7 @@ enum Target {
 }
 
 fn target(space: Space, a: &Lanes, mask: u32) -> Target {
-    if mask & !a.k != 0 {
+    if mask & !a.known() != 0 {
         return match space {
             Space::Shared | Space::Generic => Target::Unknown,
             _ => Target::Other,
@@ -906,18 +996,21 @@ fn target(space: Space, a: &Lanes, mask: u32) -> Target {
     let mut offsets = [0u32; 32];
     match space {
         Space::Shared => {
-            for lane in lanes_of(mask) {
-                match u32::try_from(a.v[lane]) {
-                    Ok(o) => offsets[lane] = o,
-                    Err(_) => return Target::Mixed,
-                }
+            let mut high = 0u64;
+            for (lane, slot) in offsets.iter_mut().enumerate() {
+                let x = if mask >> lane & 1 == 1 { a.v[lane] } else { 0 };
+                high |= x >> 32;
+                *slot = x as u32;
+            }
+            if high != 0 {
+                return Target::Mixed;
             }
             Target::Shared(offsets)
         }
         Space::Generic => {
             let (mut inside, mut outside) = (false, false);
             for lane in lanes_of(mask) {
-                let rel = a.v[lane].wrapping_sub(SHARED_WINDOW_BASE);
+                let rel = a.val(lane).wrapping_sub(SHARED_WINDOW_BASE);
                 match u32::try_from(rel) {
                     Ok(o) => {
                         offsets[lane] = o;
@@ -974,7 +1067,7 @@ fn unmodelled<C: Consumer + ?Sized>(
     )
 }
 
-fn map1(a: &Lanes, mask: u32, f: impl Fn(Value) -> Value) -> Lanes {
+fn map1(a: &Opnd<'_>, mask: u32, f: impl Fn(Value) -> Value) -> Lanes {
     let mut out = Lanes::UNKNOWN;
     for lane in lanes_of(mask) {
         out.set(lane, f(a.get(lane)));
@@ -982,7 +1075,7 @@ fn map1(a: &Lanes, mask: u32, f: impl Fn(Value) -> Value) -> Lanes {
     out
 }
 
-fn map2(a: &Lanes, b: &Lanes, mask: u32, f: impl Fn(Value, Value) -> Value) -> Lanes {
+fn map2(a: &Opnd<'_>, b: &Opnd<'_>, mask: u32, f: impl Fn(Value, Value) -> Value) -> Lanes {
     let mut out = Lanes::UNKNOWN;
     for lane in lanes_of(mask) {
         out.set(lane, f(a.get(lane), b.get(lane)));
@@ -990,10 +1083,16 @@ fn map2(a: &Lanes, b: &Lanes, mask: u32, f: impl Fn(Value, Value) -> Value) -> L
     out
 }
 
+/// Whether lanes `mask` of the operands are all unknown: then a float
+/// result is unknown in every lane.
+fn none_known(ops: &[&Opnd<'_>], mask: u32) -> bool {
+    ops.iter().fold(0, |k, o| k | o.known()) & mask == 0
+}
+
 fn map3(
-    a: &Lanes,
-    b: &Lanes,
-    c: &Lanes,
+    a: &Opnd<'_>,
+    b: &Opnd<'_>,
+    c: &Opnd<'_>,
     mask: u32,
     f: impl Fn(Value, Value, Value) -> Value,
 ) -> Lanes {
@@ -1212,7 +1311,7 @@ fn execute<C: Consumer + ?Sized>(
     let wid = warp.id;
     match &inst.kind {
         Kind::Mov { bits, d, a } => {
-            let mut v = warp.read(ctx, *a);
+            let mut v = warp.read_owned(ctx, *a);
             if *bits < 64 {
                 let m = (1u64 << bits) - 1;
                 v.v.iter_mut().for_each(|x| *x &= m);
@@ -1220,7 +1319,7 @@ fn execute<C: Consumer + ?Sized>(
             warp.write(*d, &v, mask);
         }
         Kind::Pack { piece, d, parts } => {
-            let parts: Vec<Lanes> = parts.iter().map(|p| warp.read(ctx, *p)).collect();
+            let parts: Vec<Lanes> = parts.iter().map(|p| warp.read_owned(ctx, *p)).collect();
             let m = if *piece >= 64 {
                 u64::MAX
             } else {
@@ -1228,15 +1327,15 @@ fn execute<C: Consumer + ?Sized>(
             };
             let mut out = Lanes::splat(0);
             for (i, p) in parts.iter().enumerate() {
-                out.k &= p.k;
+                out.k &= p.known();
                 for lane in 0..32 {
-                    out.v[lane] |= (p.v[lane] & m) << (*piece as usize * i);
+                    out.v[lane] |= (p.val(lane) & m) << (*piece as usize * i);
                 }
             }
             warp.write(*d, &out, mask);
         }
         Kind::Unpack { piece, ds, a } => {
-            let v = warp.read(ctx, *a);
+            let v = warp.read_owned(ctx, *a);
             let m = if *piece >= 64 {
                 u64::MAX
             } else {
@@ -1335,8 +1434,8 @@ fn execute<C: Consumer + ?Sized>(
         Kind::PredNot { d, a } => {
             let a = warp.read(ctx, *a);
             let mut out = Lanes::UNKNOWN;
-            for lane in lanes_of(mask & a.k) {
-                out.v[lane] = u64::from(a.v[lane] == 0);
+            for lane in lanes_of(mask & a.known()) {
+                out.v[lane] = u64::from(a.val(lane) == 0);
                 out.k |= 1 << lane;
             }
             warp.write(*d, &out, mask);
@@ -1350,7 +1449,13 @@ fn execute<C: Consumer + ?Sized>(
             c,
         } => {
             let (a, b, c) = (warp.read(ctx, *a), warp.read(ctx, *b), warp.read(ctx, *c));
-            let out = map3(&a, &b, &c, mask, |x, y, z| float_op(*op, *bits, x, y, z));
+            let out = if none_known(&[&a, &b, &c], mask) {
+                Lanes::UNKNOWN
+            } else {
+                fast_float(*op, *bits, &a, &b, &c, mask).unwrap_or_else(|| {
+                    map3(&a, &b, &c, mask, |x, y, z| float_op(*op, *bits, x, y, z))
+                })
+            };
             warp.write(*d, &out, mask);
         }
         Kind::Setp {
@@ -1448,12 +1553,12 @@ fn execute<C: Consumer + ?Sized>(
         } => {
             let a = warp.read(ctx, *a);
             let mut out = Lanes::UNKNOWN;
-            for lane in lanes_of(mask & a.k) {
+            for lane in lanes_of(mask & a.known()) {
                 let v = if *to_generic {
-                    Some(SHARED_WINDOW_BASE.wrapping_add(a.v[lane] & 0xffff_ffff))
+                    Some(SHARED_WINDOW_BASE.wrapping_add(a.val(lane) & 0xffff_ffff))
                 } else {
                     // cvta.to.shared of an address outside the window: unknown.
-                    a.v[lane]
+                    a.val(lane)
                         .checked_sub(SHARED_WINDOW_BASE)
                         .filter(|o| *o >> 32 == 0)
                 };
@@ -1537,9 +1642,9 @@ fn execute<C: Consumer + ?Sized>(
             addr,
         } => {
             let a = addresses(warp, ctx, addr);
-            let values: Vec<Lanes> = srcs.iter().map(|s| warp.read(ctx, *s)).collect();
             let bytes = piece / 8;
             if *space == Space::Param {
+                let values: Vec<Lanes> = srcs.iter().map(|s| warp.read_owned(ctx, *s)).collect();
                 for (i, v) in values.iter().enumerate() {
                     let mut at = a;
                     at.v.iter_mut()
@@ -1548,6 +1653,7 @@ fn execute<C: Consumer + ?Sized>(
                 }
                 return Ok(());
             }
+            let values: Vec<Opnd<'_>> = srcs.iter().map(|s| warp.read(ctx, *s)).collect();
             let width = bytes * values.len() as u32;
             match shared_target(*space, &a, mask, unsure, here, notes) {
                 Target::Shared(offsets) => {
@@ -1910,8 +2016,8 @@ fn shared_target(
 
 /// The common integer ops on lanes that are all known, without the per-lane
 /// `Value` round trip (the interpreter's hot path: address arithmetic).
-fn fast_int_bin(op: IntBin, t: IntType, a: &Lanes, b: &Lanes, mask: u32) -> Option<Lanes> {
-    if a.k & b.k & mask != mask {
+fn fast_int_bin(op: IntBin, t: IntType, a: &Opnd<'_>, b: &Opnd<'_>, mask: u32) -> Option<Lanes> {
+    if a.known() & b.known() & mask != mask {
         return None;
     }
     let m = t.trunc(u64::MAX);
@@ -1919,7 +2025,8 @@ fn fast_int_bin(op: IntBin, t: IntType, a: &Lanes, b: &Lanes, mask: u32) -> Opti
         v: [0; 32],
         k: mask,
     };
-    let (x, y) = (&a.v, &b.v);
+    let x: [u64; 32] = core::array::from_fn(|i| a.val(i));
+    let y: [u64; 32] = core::array::from_fn(|i| b.val(i));
     match op {
         IntBin::Add { sat: false } => {
             for i in 0..32 {
@@ -1964,6 +2071,42 @@ fn fast_int_bin(op: IntBin, t: IntType, a: &Lanes, b: &Lanes, mask: u32) -> Opti
             }
         }
         _ => return None,
+    }
+    Some(out)
+}
+
+/// `f32` arithmetic on lanes that are all known, without the per-lane
+/// `Value` round trip (the inner loops of matrix products).
+fn fast_float(
+    op: FloatOp,
+    bits: u8,
+    a: &Opnd<'_>,
+    b: &Opnd<'_>,
+    c: &Opnd<'_>,
+    mask: u32,
+) -> Option<Lanes> {
+    let need = match op {
+        FloatOp::Fma => a.known() & b.known() & c.known(),
+        FloatOp::Add | FloatOp::Sub | FloatOp::Mul => a.known() & b.known(),
+        _ => return None,
+    };
+    if bits != 32 || need & mask != mask {
+        return None;
+    }
+    let mut out = Lanes {
+        v: [0; 32],
+        k: mask,
+    };
+    let f = |o: &Opnd<'_>, i: usize| f32::from_bits(o.val(i) as u32);
+    for (i, slot) in out.v.iter_mut().enumerate() {
+        let (x, y) = (f(a, i), f(b, i));
+        let r = match op {
+            FloatOp::Add => x + y,
+            FloatOp::Sub => x - y,
+            FloatOp::Mul => x * y,
+            _ => x.mul_add(y, f(c, i)),
+        };
+        *slot = u64::from(r.to_bits());
     }
     Some(out)
 }

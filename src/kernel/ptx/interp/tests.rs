@@ -18,9 +18,10 @@ impl Consumer for Log {
     fn event(&mut self, warp: u32, event: &Event<'_>) -> Result<(), Error> {
         match event {
             Event::Access { request, .. } => {
-                let first = request.active().first().map_or(0, |l| {
-                    request.address(l).unwrap_or(0)
-                });
+                let first = request
+                    .active()
+                    .first()
+                    .map_or(0, |l| request.address(l).unwrap_or(0));
                 self.accesses
                     .push((warp, request.op(), request.active().bits(), first));
                 self.addresses.push(
@@ -49,7 +50,11 @@ fn run(body: &str, threads: u32, args: &[&str]) -> Result<(Log, RunSummary), Err
         launch = launch.with_arg(a.parse()?);
     }
     let mut log = Log::default();
-    let summary = kernel.run(&launch, &RunOptions::new().with_step_budget(10_000), &mut log)?;
+    let summary = kernel.run(
+        &launch,
+        &RunOptions::new().with_step_budget(10_000),
+        &mut log,
+    )?;
     Ok((log, summary))
 }
 
@@ -142,11 +147,7 @@ fn values_stored_to_shared_memory_are_loaded_back_after_a_barrier() {
 "#;
     let (log, summary) = run(body, 64, &[]).unwrap();
     // Warp 0's last load: lane l reads s[(l + 32) ^ 63] = s[31 - l].
-    let last_of_warp0 = log
-        .accesses
-        .iter()
-        .rposition(|a| a.0 == 0)
-        .unwrap();
+    let last_of_warp0 = log.accesses.iter().rposition(|a| a.0 == 0).unwrap();
     let want: Vec<Option<u32>> = (0..32).map(|l| Some(4 * (31 - l))).collect();
     assert_eq!(log.addresses[last_of_warp0], want);
     assert!(summary.notes.is_empty());
@@ -247,9 +248,8 @@ LOOP:
 
 #[test]
 fn several_kernels_need_a_name() {
-    let text = format!(
-        "{HEAD}.visible .entry a()\n{{\n ret;\n}}\n.visible .entry b()\n{{\n ret;\n}}\n"
-    );
+    let text =
+        format!("{HEAD}.visible .entry a()\n{{\n ret;\n}}\n.visible .entry b()\n{{\n ret;\n}}\n");
     let module = ptx::parse(&text).unwrap();
     assert_eq!(
         Kernel::new(&module, None).unwrap_err().to_string(),
