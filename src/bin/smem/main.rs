@@ -9,6 +9,7 @@ mod advise;
 mod analyze;
 mod arch;
 mod archs;
+mod kernel;
 mod occupancy;
 mod output;
 mod racecheck;
@@ -64,6 +65,10 @@ enum Command {
     /// Analyse a stream of warp requests (corpus JSON lines or Accel-Sim /
     /// NVBit traces): totals and the instructions with the most bank conflicts.
     Trace(trace::Args),
+    /// A kernel's shared memory from its PTX (nvcc or Triton), no GPU needed:
+    /// its blocks interpreted, every request predicted, races and barrier
+    /// errors found.
+    Kernel(kernel::Args),
     /// Blocks per SM as far as shared memory decides, the carveout chosen and
     /// the limit that binds.
     Occupancy(occupancy::Args),
@@ -97,6 +102,7 @@ fn main() -> ExitCode {
         Command::Report(args) => report::run(&args),
         Command::Analyze(args) => analyze::run(&args),
         Command::Trace(args) => trace::run(&args),
+        Command::Kernel(args) => kernel::run(&args),
         Command::Occupancy(args) => occupancy::run(&args),
         Command::Verify(args) => verify::run(&args),
         Command::Racecheck(args) => racecheck::run(&args),

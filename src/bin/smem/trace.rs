@@ -743,7 +743,7 @@ fn show_progress(bar: &ProgressBar, reader: &Reader) {
 /// and STSM's in `..._op_st`; the SASS-level `..._op_ldgsts` counters give
 /// the model's shared-side figure for both `.ca` and `.cg`, where the l1tex
 /// counters add 4 a `.ca` instruction and miss `.cg` (tests/data/hw-corpus/sm90-cp-async.jsonl).
-fn ncu_metrics(op: Op) -> [&'static str; 3] {
+pub(crate) fn ncu_metrics(op: Op) -> [&'static str; 3] {
     match op {
         Op::Load => [
             "smsp__sass_inst_executed_op_shared_ld.sum",

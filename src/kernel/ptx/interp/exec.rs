@@ -39,7 +39,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::kernel::{BarrierKind, Consumer, Event, Site};
+use crate::kernel::{BarrierKind, Consumer, Event, Place, Site};
 use crate::{Error, LaneSet, Op, WarpRequest};
 
 use super::super::ops::{self, Half, IntType, Value};
@@ -797,6 +797,7 @@ fn run_warp<C: Consumer + ?Sized>(
                 if let Some(t) = warp.stack.last_mut() {
                     t.pc += 1;
                 }
+                place(program, consumer, inst);
                 let idv = warp.read(ctx, *id);
                 let countv = count.map(|c| warp.read(ctx, c));
                 let lane0 = lanes_of(top.mask).next().unwrap_or(0);
@@ -883,10 +884,43 @@ fn run_warp<C: Consumer + ?Sized>(
         }
         let site = inst.site;
         let name = program.names[inst.name as usize].as_str();
+        if emits(&inst.kind) {
+            place(program, consumer, inst);
+        }
         execute(
             ctx, warp, shared, inst, mask, unsure, site, name, here, consumer, notes,
         )?;
     }
+}
+
+/// Whether an instruction of this kind may give the consumer an event.
+fn emits(kind: &Kind) -> bool {
+    matches!(
+        kind,
+        Kind::Ld { .. }
+            | Kind::St { .. }
+            | Kind::Atom { .. }
+            | Kind::LdMatrix { .. }
+            | Kind::StMatrix { .. }
+            | Kind::CpAsync { .. }
+            | Kind::CpAsyncCommit
+            | Kind::CpAsyncWait { .. }
+            | Kind::CpAsyncArrive
+            | Kind::BarWarp { .. }
+            | Kind::Fence
+            | Kind::Unmodelled { .. }
+    )
+}
+
+/// Tells the consumer which instruction the next events come from: its PTX
+/// line, opcode and source file.
+fn place<C: Consumer + ?Sized>(program: &Program, consumer: &mut C, inst: &Inst) {
+    let name = program.names[inst.name as usize].as_str();
+    let mut place = Place::new(0, inst.site.pc, name);
+    if let Some(file) = inst.site.file.and_then(|f| program.file_name(f)) {
+        place = place.with_source_file(file);
+    }
+    consumer.place(&place);
 }
 
 fn branch(warp: &mut Warp, func: &Function, top: Entry, taken: u32, target: u32) {

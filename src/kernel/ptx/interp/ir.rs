@@ -575,3 +575,13 @@ pub(crate) struct Program {
     /// Source files by `.file` number.
     pub files: Vec<(u32, String)>,
 }
+
+impl Program {
+    /// The name of source file `index` (a `.file` number).
+    pub(crate) fn file_name(&self, index: u32) -> Option<&str> {
+        self.files
+            .iter()
+            .find(|(i, _)| *i == index)
+            .map(|(_, name)| name.as_str())
+    }
+}

@@ -1,0 +1,725 @@
+//! `smem kernel`: a kernel's shared-memory behaviour from its PTX, no GPU
+//! needed.
+//!
+//! The work is the library's: `smem_model::kernel::ptx` reads the PTX and
+//! interprets the launch's blocks ([`Kernel::run`]), `kernel::tally::Tally`
+//! predicts and sums every request (as `smem trace` does) and
+//! `smem_model::Racecheck` checks every block for races and barrier errors
+//! (as `smem racecheck` does). This module reads the arguments, finds the
+//! PTX (a file, a Triton cache directory, or a Triton `kernel.json` beside
+//! its PTX) and prints.
+//!
+//! Exit status: 0, or 1 when a race or a barrier error is found (as `smem
+//! racecheck`), or 2 when the input cannot be read or run (a PTX syntax
+//! error, an argument missing, a loop past the step budget).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use serde::Serialize;
+use smem_model::kernel::ptx::{self, Kernel, KernelLaunch, NoteKind, RunOptions, RunSummary};
+use smem_model::kernel::tally::{Entry, Tally, Totals};
+use smem_model::kernel::{BlockInfo, Consumer, Event, KernelInfo, Place};
+use smem_model::{ComputeCapability, Error, KernelRaces, Racecheck};
+
+use crate::output::{emit, fail, plural, styled, HEADING, NOTE};
+use crate::table::{Align, Table};
+
+/// Arguments of `smem kernel`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Input: a .ptx file (nvcc -ptx, Triton's compiled.asm[\"ptx\"]), a Triton cache directory (its
+<name>.json and <name>.ptx), or a Triton kernel.json beside its PTX. Triton's metadata gives the
+block (32 x num_warps threads), the dynamic shared bytes and the kernel name unless given.
+
+Arguments are the kernel's PTX parameters, by name or 0-based index: decimal, 0x hex, or a float
+for .f32/.f64 parameters. A pointer left unset gets a distinct fake global address; a scalar left
+unset is an error naming it. Addresses that depend on global memory are never guessed: their
+instructions are listed as data-dependent.
+
+Examples:
+  smem kernel matmul.ptx --grid 20,10 --block 32,32 --arg 3=320 --arg 4=640
+  smem kernel transpose.ptx --kernel _Z9transposePfPKf --grid 8,8 --block 32,8 --by-line
+  smem kernel ~/.triton/cache/<hash>/ --grid 8 --arg M=512 --arg N=512 --json")]
+pub struct Args {
+    /// The PTX file, Triton cache directory or Triton kernel.json.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+
+    /// The kernel (its `.entry` name, mangled); needed when the module has
+    /// several.
+    #[arg(long, value_name = "NAME")]
+    kernel: Option<String>,
+
+    /// Blocks in the grid: X[,Y[,Z]].
+    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = ptx::parse_dims)]
+    grid: [u32; 3],
+
+    /// Threads per block: X[,Y[,Z]] (a Triton kernel's default: 32 x num_warps).
+    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = ptx::parse_dims)]
+    block: Option<[u32; 3]>,
+
+    /// Dynamic shared memory in bytes (a Triton kernel's default: its metadata's `shared`).
+    #[arg(long, value_name = "BYTES")]
+    dynamic_shared: Option<u32>,
+
+    /// A kernel argument: NAME=VALUE or INDEX=VALUE (repeat for each).
+    #[arg(long = "arg", value_name = "NAME=VALUE")]
+    args: Vec<ptx::Arg>,
+
+    /// Predict on this compute capability (default: the PTX's `.target`, else sm_90).
+    #[arg(long, value_name = "CC", value_parser = crate::arch::parse)]
+    arch: Option<ComputeCapability>,
+
+    /// Run only this many blocks, spread over the grid (the totals are then the sample's).
+    #[arg(long, value_name = "N")]
+    sample: Option<u64>,
+
+    /// Stop a block after this many warp instructions (a loop that does not end).
+    #[arg(long, value_name = "N", default_value_t = ptx::DEFAULT_STEP_BUDGET)]
+    step_budget: u64,
+
+    /// How many instructions (or source lines) to list.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    top: usize,
+
+    /// Rank source lines (from the PTX's `.loc`; nvcc -lineinfo) rather than
+    /// PTX instructions.
+    #[arg(long)]
+    by_line: bool,
+
+    /// Print the result as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// What Triton's metadata (`kernel.json`, `<name>.json`) gives.
+#[derive(Debug, Default)]
+struct Triton {
+    name: Option<String>,
+    num_warps: Option<u32>,
+    shared: Option<u32>,
+    arch: Option<u32>,
+}
+
+/// Finds the PTX and any Triton metadata of the input.
+fn locate(path: &Path, kernel: Option<&str>) -> Result<(PathBuf, Triton), String> {
+    let read_meta = |json: &Path| -> Result<Triton, String> {
+        let text = std::fs::read_to_string(json)
+            .map_err(|e| format!("cannot read {}: {e}", json.display()))?;
+        let v: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| format!("{} is not Triton metadata: {e}", json.display()))?;
+        let num = |key: &str| v.get(key).and_then(serde_json::Value::as_u64);
+        Ok(Triton {
+            name: v.get("name").and_then(|n| n.as_str()).map(str::to_owned),
+            num_warps: num("num_warps").and_then(|n| u32::try_from(n).ok()),
+            shared: num("shared").and_then(|n| u32::try_from(n).ok()),
+            arch: v
+                .get("target")
+                .and_then(|t| t.get("arch"))
+                .and_then(serde_json::Value::as_u64)
+                .and_then(|n| u32::try_from(n).ok()),
+        })
+    };
+    if path.is_dir() {
+        // A Triton cache directory: <name>.ptx beside <name>.json.
+        let mut ptxs: Vec<PathBuf> = std::fs::read_dir(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
+            .collect();
+        ptxs.sort();
+        if let Some(name) = kernel {
+            if ptxs.len() > 1 {
+                ptxs.retain(|p| p.file_stem().is_some_and(|s| s == name));
+            }
+        }
+        let ptx = match ptxs.as_slice() {
+            [one] => one.clone(),
+            [] => return Err(format!("{} holds no .ptx file", path.display())),
+            _ => {
+                return Err(format!(
+                    "{} holds several .ptx files; name the kernel with --kernel",
+                    path.display()
+                ));
+            }
+        };
+        let json = ptx.with_extension("json");
+        let meta = if json.exists() {
+            read_meta(&json)?
+        } else {
+            Triton::default()
+        };
+        return Ok((ptx, meta));
+    }
+    if path.extension().is_some_and(|x| x == "json") {
+        let meta = read_meta(path)?;
+        let same = path.with_extension("ptx");
+        let sibling = path.with_file_name("kernel.ptx");
+        let ptx = if same.exists() { same } else { sibling };
+        return Ok((ptx, meta));
+    }
+    // A PTX file; Triton metadata beside it, if any.
+    let same = path.with_extension("json");
+    let sibling = path.with_file_name("kernel.json");
+    let meta = [same, sibling]
+        .iter()
+        .find(|p| p.exists())
+        .map(|p| read_meta(p))
+        .transpose()
+        .unwrap_or_default()
+        .unwrap_or_default();
+    Ok((path.to_path_buf(), meta))
+}
+
+/// Gives every event to both the tally and the race checker.
+struct Both<'a> {
+    tally: &'a mut Tally,
+    races: &'a mut Racecheck,
+}
+
+impl Consumer for Both<'_> {
+    fn begin_kernel(&mut self, kernel: &KernelInfo<'_>) -> Result<(), Error> {
+        self.tally.begin_kernel(kernel)?;
+        self.races.begin_kernel(kernel)
+    }
+
+    fn begin_block(&mut self, block: &BlockInfo) -> Result<(), Error> {
+        self.tally.begin_block(block)?;
+        self.races.begin_block(block)
+    }
+
+    fn place(&mut self, place: &Place<'_>) {
+        self.tally.place(place);
+        self.races.place(place);
+    }
+
+    fn event(&mut self, warp: u32, event: &Event<'_>) -> Result<(), Error> {
+        self.tally.event(warp, event)?;
+        self.races.event(warp, event)
+    }
+
+    fn end_block(&mut self) -> Result<(), Error> {
+        self.tally.end_block()?;
+        self.races.end_block()
+    }
+
+    fn end_kernel(&mut self) -> Result<(), Error> {
+        self.tally.end_kernel()?;
+        self.races.end_kernel()
+    }
+}
+
+/// Runs `smem kernel`.
+pub fn run(args: &Args) -> ExitCode {
+    match analyse(args) {
+        Ok(code) => code,
+        Err(message) => {
+            let _ = fail(message);
+            ExitCode::from(2)
+        }
+    }
+}
+
+struct Outcome {
+    kernel: Kernel,
+    launch: KernelLaunch,
+    ptx: PathBuf,
+    capability: ComputeCapability,
+    summary: RunSummary,
+    tally: Tally,
+    races: KernelRaces,
+}
+
+fn analyse(args: &Args) -> Result<ExitCode, String> {
+    let (ptx_path, meta) = locate(&args.file, args.kernel.as_deref())?;
+    let text = std::fs::read_to_string(&ptx_path)
+        .map_err(|e| format!("cannot read {}: {e}", ptx_path.display()))?;
+    let module = ptx::parse(&text).map_err(|e| format!("{}: {e}", ptx_path.display()))?;
+    let name = args.kernel.clone().or(meta.name.clone());
+    let kernel = Kernel::new(&module, name.as_deref()).map_err(|e| e.to_string())?;
+    let block = match (args.block, meta.num_warps) {
+        (Some(block), _) => block,
+        (None, Some(warps)) => [32 * warps, 1, 1],
+        (None, None) => {
+            return Err("--block is needed (no Triton metadata gives num_warps)".to_owned());
+        }
+    };
+    let mut launch = KernelLaunch::new(args.grid, block)
+        .map_err(|e| e.to_string())?
+        .with_dynamic_shared(args.dynamic_shared.or(meta.shared).unwrap_or(0));
+    for arg in &args.args {
+        launch = launch.with_arg(arg.clone());
+    }
+    let target = module
+        .target
+        .iter()
+        .find_map(|t| t.parse::<ComputeCapability>().ok());
+    let from_meta = meta
+        .arch
+        .and_then(|a| format!("sm_{a}").parse::<ComputeCapability>().ok());
+    let capability = args
+        .arch
+        .or(from_meta)
+        .or(target)
+        .unwrap_or(ComputeCapability::Sm90);
+    let mut options = RunOptions::new()
+        .with_step_budget(args.step_budget)
+        .with_capability(capability);
+    if let Some(n) = args.sample {
+        options = options.with_sample(n);
+    }
+    let mut tally = Tally::new().with_capability(capability).with_top(args.top);
+    let mut races = Racecheck::new().with_capability(capability);
+    let summary = kernel
+        .run(
+            &launch,
+            &options,
+            &mut Both {
+                tally: &mut tally,
+                races: &mut races,
+            },
+        )
+        .map_err(|e| e.to_string())?;
+    let races = races.into_kernels().into_iter().next().unwrap_or_default();
+    let outcome = Outcome {
+        kernel,
+        launch,
+        ptx: ptx_path,
+        capability,
+        summary,
+        tally,
+        races,
+    };
+    let text = if args.json {
+        let mut s =
+            serde_json::to_string_pretty(&json(args, &outcome)).map_err(|e| e.to_string())?;
+        s.push('\n');
+        s
+    } else {
+        text_report(args, &outcome)
+    };
+    if let Err(code) = emit(&text) {
+        return Ok(code);
+    }
+    let dirty = outcome.races.hazards().len() + outcome.races.barrier_errors().len() > 0;
+    Ok(if dirty {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn dims(d: [u32; 3]) -> String {
+    format!("{}x{}x{}", d[0], d[1], d[2])
+}
+
+fn note_kind(kind: NoteKind) -> &'static str {
+    match kind {
+        NoteKind::DataDependentAddress => "data-dependent address",
+        NoteKind::DataDependentBranch => "data-dependent branch",
+        NoteKind::DataDependentGuard => "data-dependent guard",
+        NoteKind::ForcedBarrier => "barrier never completed",
+        _ => "not modelled",
+    }
+}
+
+fn source_text(entry: &Entry) -> Option<String> {
+    entry.source.as_ref().map(|(file, line)| match file {
+        Some(file) => format!(
+            "{}:{line}",
+            Path::new(&**file)
+                .file_name()
+                .map_or_else(|| file.to_string(), |n| n.to_string_lossy().into_owned())
+        ),
+        None => line.to_string(),
+    })
+}
+
+/// The ranking of source lines: every instruction of a line summed.
+fn lines(tally: &Tally) -> Vec<(Option<String>, Vec<String>, Totals)> {
+    let mut by: BTreeMap<Option<String>, (Vec<String>, Totals)> = BTreeMap::new();
+    for entry in tally.entries() {
+        let slot = by.entry(source_text(entry)).or_default();
+        slot.1.merge(&entry.totals);
+        let op = entry.instruction.to_string();
+        if !slot.0.contains(&op) {
+            slot.0.push(op);
+        }
+    }
+    let mut out: Vec<_> = by.into_iter().map(|(k, (ops, t))| (k, ops, t)).collect();
+    out.sort_by_key(|(_, _, t)| std::cmp::Reverse((t.bank_conflicts, t.wavefronts)));
+    out
+}
+
+fn text_report(args: &Args, o: &Outcome) -> String {
+    let mut out = String::new();
+    let s = &o.summary;
+    let _ = writeln!(
+        out,
+        "{}",
+        styled(
+            HEADING,
+            format!("kernel {} ({})", o.kernel.name(), o.ptx.display())
+        )
+    );
+    let _ = writeln!(
+        out,
+        "launch: grid {}, block {} ({}), dynamic shared {} bytes, static shared {} bytes; \
+         predicted for {}",
+        dims(o.launch.grid()),
+        dims(o.launch.block()),
+        plural(u64::from(o.launch.threads_per_block()), "thread"),
+        o.launch.dynamic_shared(),
+        o.kernel.static_shared(),
+        o.capability.sm_name()
+    );
+    let _ = writeln!(
+        out,
+        "blocks: {} of {}{}; {} interpreted",
+        s.blocks_run,
+        s.blocks_total,
+        if s.sampled() {
+            " (a sample: every total below is the sample's)"
+        } else {
+            ""
+        },
+        plural(s.warp_instructions, "warp instruction")
+    );
+    let t = o.tally.totals();
+    let _ = writeln!(
+        out,
+        "{}: {} wavefronts ({} ideal), {}",
+        plural(t.requests, "shared-memory request"),
+        t.wavefronts,
+        t.ideal_wavefronts,
+        plural(t.bank_conflicts, "bank conflict")
+    );
+    if o.tally.predicated_off() > 0 {
+        let _ = writeln!(
+            out,
+            "{}",
+            styled(
+                NOTE,
+                format!(
+                    "({} predicated off in every lane: issued, not counted by Nsight's \
+                     instruction counters)",
+                    plural(o.tally.predicated_off(), "shared-memory instruction")
+                )
+            )
+        );
+    }
+    out.push('\n');
+    let mut table = Table::new(&[
+        ("op", Align::Left),
+        ("requests", Align::Right),
+        ("wavefronts", Align::Right),
+        ("ideal", Align::Right),
+        ("bank conflicts", Align::Right),
+        ("worst", Align::Right),
+    ]);
+    for ((op, width), totals) in o.tally.by_op() {
+        table.row([
+            crate::analyze::op_name(op, width),
+            totals.requests.to_string(),
+            totals.wavefronts.to_string(),
+            totals.ideal_wavefronts.to_string(),
+            totals.bank_conflicts.to_string(),
+            format!("{}-way", totals.worst_ways),
+        ]);
+    }
+    out.push_str(&table.render(0));
+    out.push('\n');
+    let mut metrics = Table::new(&[
+        ("Nsight Compute metric", Align::Left),
+        ("predicted", Align::Right),
+    ]);
+    for m in metric_values(&o.tally) {
+        metrics.row([m.metric.to_owned(), m.predicted.to_string()]);
+    }
+    out.push_str(&metrics.render(0));
+    out.push('\n');
+    if args.by_line {
+        let _ = writeln!(
+            out,
+            "{}",
+            styled(HEADING, "source lines, most bank conflicts first")
+        );
+        let mut table = Table::new(&[
+            ("line", Align::Left),
+            ("instructions", Align::Left),
+            ("requests", Align::Right),
+            ("wavefronts", Align::Right),
+            ("bank conflicts", Align::Right),
+        ]);
+        for (line, ops, t) in lines(&o.tally).into_iter().take(args.top) {
+            table.row([
+                line.unwrap_or_else(|| "(no .loc)".to_owned()),
+                ops.join(" "),
+                t.requests.to_string(),
+                t.wavefronts.to_string(),
+                t.bank_conflicts.to_string(),
+            ]);
+        }
+        out.push_str(&table.render(0));
+    } else {
+        let _ = writeln!(
+            out,
+            "{}",
+            styled(HEADING, "PTX instructions, most bank conflicts first")
+        );
+        let mut table = Table::new(&[
+            ("PTX line", Align::Right),
+            ("instruction", Align::Left),
+            ("source", Align::Left),
+            ("requests", Align::Right),
+            ("wavefronts", Align::Right),
+            ("bank conflicts", Align::Right),
+        ]);
+        for e in o.tally.ranking(args.top) {
+            table.row([
+                e.first.line.to_string(),
+                e.instruction.to_string(),
+                source_text(e).unwrap_or_default(),
+                e.totals.requests.to_string(),
+                e.totals.wavefronts.to_string(),
+                e.totals.bank_conflicts.to_string(),
+            ]);
+        }
+        out.push_str(&table.render(0));
+    }
+    for kind in [
+        NoteKind::DataDependentAddress,
+        NoteKind::DataDependentGuard,
+        NoteKind::DataDependentBranch,
+        NoteKind::ForcedBarrier,
+    ] {
+        if let Some(line) = s.summary(kind) {
+            let _ = writeln!(out, "\n{line}");
+        }
+    }
+    let unmodelled: u64 = o.tally.unmodelled().values().sum();
+    if unmodelled > 0 {
+        let names: Vec<String> = o
+            .tally
+            .unmodelled()
+            .iter()
+            .map(|(name, count)| format!("{name} {count}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "not modelled: {} touching shared memory ({})",
+            plural(unmodelled, "warp instruction"),
+            names.join(", ")
+        );
+    }
+    out.push('\n');
+    let r = &o.races;
+    if r.hazards().len() + r.barrier_errors().len() == 0 {
+        let _ = writeln!(
+            out,
+            "races: none found in {}",
+            plural(s.blocks_run, "block")
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "{}",
+            styled(
+                HEADING,
+                format!(
+                    "races: {}, {} (sites are PTX lines, in hex)",
+                    plural(r.hazards().len() as u64, "hazard"),
+                    plural(r.barrier_errors().len() as u64, "barrier error")
+                )
+            )
+        );
+        for h in r.hazards() {
+            let _ = writeln!(
+                out,
+                "  {} (in {}, first in block {})",
+                h.example(),
+                plural(h.blocks(), "block"),
+                dims(h.block())
+            );
+        }
+        for b in r.barrier_errors() {
+            let _ = writeln!(
+                out,
+                "  {} (in {}, first in block {})",
+                b.error(),
+                plural(b.blocks(), "block"),
+                dims(b.block())
+            );
+        }
+    }
+    out
+}
+
+/// One Nsight Compute metric and the prediction of it.
+#[derive(Debug, Serialize)]
+struct MetricJson {
+    metric: &'static str,
+    /// The total it corresponds to: `requests`, `wavefronts` or `bank_conflicts`.
+    total: &'static str,
+    predicted: u64,
+}
+
+fn metric_values(tally: &Tally) -> Vec<MetricJson> {
+    let mut out: Vec<MetricJson> = Vec::new();
+    for ((op, _), totals) in tally.by_op() {
+        let values = [
+            ("requests", totals.requests),
+            ("wavefronts", totals.wavefronts),
+            ("bank_conflicts", totals.bank_conflicts),
+        ];
+        for (metric, (total, value)) in crate::trace::ncu_metrics(op).into_iter().zip(values) {
+            match out.iter_mut().find(|m| m.metric == metric) {
+                Some(m) => m.predicted += value,
+                None => out.push(MetricJson {
+                    metric,
+                    total,
+                    predicted: value,
+                }),
+            }
+        }
+    }
+    out
+}
+
+#[derive(Debug, Serialize)]
+struct RankedJson {
+    ptx_line: u64,
+    instruction: String,
+    source_line: Option<String>,
+    #[serde(flatten)]
+    totals: Totals,
+}
+
+#[derive(Debug, Serialize)]
+struct LineJson {
+    source_line: Option<String>,
+    instructions: Vec<String>,
+    #[serde(flatten)]
+    totals: Totals,
+}
+
+#[derive(Debug, Serialize)]
+struct NoteJson {
+    kind: &'static str,
+    ptx_line: u32,
+    source_line: Option<u32>,
+    instruction: String,
+    count: u64,
+}
+
+#[derive(Debug, Serialize)]
+struct RacesJson {
+    hazards: Vec<String>,
+    barrier_errors: Vec<String>,
+}
+
+/// What `--json` prints.
+#[derive(Debug, Serialize)]
+struct ReportJson {
+    /// `smem-kernel/1`: the shape of this report.
+    schema: &'static str,
+    kernel: String,
+    file: String,
+    arch: &'static str,
+    grid: [u32; 3],
+    block: [u32; 3],
+    dynamic_shared: u32,
+    static_shared: u32,
+    blocks_run: u64,
+    blocks_total: u64,
+    sampled: bool,
+    warp_instructions: u64,
+    #[serde(flatten)]
+    totals: Totals,
+    predicated_off: u64,
+    by_op: BTreeMap<String, Totals>,
+    ncu_metrics: Vec<MetricJson>,
+    top: Vec<RankedJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    by_line: Option<Vec<LineJson>>,
+    notes: Vec<NoteJson>,
+    not_modelled: BTreeMap<String, u64>,
+    races: RacesJson,
+}
+
+fn json(args: &Args, o: &Outcome) -> ReportJson {
+    let s = &o.summary;
+    ReportJson {
+        schema: "smem-kernel/1",
+        kernel: o.kernel.name().to_owned(),
+        file: o.ptx.display().to_string(),
+        arch: o.capability.sm_name(),
+        grid: o.launch.grid(),
+        block: o.launch.block(),
+        dynamic_shared: o.launch.dynamic_shared(),
+        static_shared: o.kernel.static_shared(),
+        blocks_run: s.blocks_run,
+        blocks_total: s.blocks_total,
+        sampled: s.sampled(),
+        warp_instructions: s.warp_instructions,
+        totals: o.tally.totals(),
+        predicated_off: o.tally.predicated_off(),
+        by_op: o
+            .tally
+            .by_op()
+            .into_iter()
+            .map(|((op, w), t)| (crate::analyze::op_name(op, w), t))
+            .collect(),
+        ncu_metrics: metric_values(&o.tally),
+        top: o
+            .tally
+            .ranking(args.top)
+            .into_iter()
+            .map(|e| RankedJson {
+                ptx_line: e.first.line,
+                instruction: e.instruction.to_string(),
+                source_line: source_text(e),
+                totals: e.totals,
+            })
+            .collect(),
+        by_line: args.by_line.then(|| {
+            lines(&o.tally)
+                .into_iter()
+                .take(args.top)
+                .map(|(source_line, instructions, totals)| LineJson {
+                    source_line,
+                    instructions,
+                    totals,
+                })
+                .collect()
+        }),
+        notes: s
+            .notes
+            .iter()
+            .map(|n| NoteJson {
+                kind: note_kind(n.kind),
+                ptx_line: n.ptx_line,
+                source_line: n.line,
+                instruction: n.instruction.clone(),
+                count: n.count,
+            })
+            .collect(),
+        not_modelled: o
+            .tally
+            .unmodelled()
+            .iter()
+            .map(|(k, v)| (k.to_string(), *v))
+            .collect(),
+        races: RacesJson {
+            hazards: o.races.hazards().map(|h| h.example().to_string()).collect(),
+            barrier_errors: o
+                .races
+                .barrier_errors()
+                .map(|b| b.error().to_string())
+                .collect(),
+        },
+    }
+}
