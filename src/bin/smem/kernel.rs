@@ -53,11 +53,11 @@ pub struct Args {
     #[arg(long, value_name = "NAME")]
     kernel: Option<String>,
 
-    /// Blocks in the grid: X[,Y[,Z]].
+    /// Blocks in the grid: X, X,Y or X,Y,Z.
     #[arg(long, value_name = "X[,Y[,Z]]", value_parser = ptx::parse_dims)]
     grid: [u32; 3],
 
-    /// Threads per block: X[,Y[,Z]] (a Triton kernel's default: 32 x num_warps).
+    /// Threads per block: X, X,Y or X,Y,Z (a Triton kernel's default: 32 x num_warps).
     #[arg(long, value_name = "X[,Y[,Z]]", value_parser = ptx::parse_dims)]
     block: Option<[u32; 3]>,
 
