@@ -362,3 +362,42 @@ fn named_barriers_have_no_hazard() {
     let races = racecheck("named_barriers");
     assert_eq!(races.hazards().len(), 0, "{races:?}");
 }
+
+/// Every kernel of the shared corpus of public PTX (nvcc 10.2-13.1, Triton,
+/// CUTLASS; ../shared/ptx-corpus, when it is there) lowers, and one block of
+/// it runs with every scalar argument 1 without a panic: to its end, or to an
+/// error (a step budget, a misaligned address from arguments that make no
+/// sense). Most kernels end.
+#[test]
+fn every_corpus_kernel_runs_a_block_without_panicking() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/ptx-corpus");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    let (mut kernels, mut ended) = (0, 0);
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().is_none_or(|x| x != "ptx") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let module = ptx::parse(&text).unwrap();
+        for f in module.entries() {
+            kernels += 1;
+            let kernel = Kernel::new(&module, Some(f.name)).unwrap();
+            let mut launch = KernelLaunch::new([1, 1, 1], [128, 1, 1]).unwrap();
+            for (i, p) in kernel.params().iter().enumerate() {
+                if p.kind != ptx::ParamKind::Pointer {
+                    launch = launch.with_arg(format!("{i}=1").parse().unwrap());
+                }
+            }
+            let mut tally = smem_model::kernel::tally::Tally::new();
+            let options = RunOptions::new().with_step_budget(200_000);
+            if kernel.run(&launch, &options, &mut tally).is_ok() {
+                ended += 1;
+            }
+        }
+    }
+    assert!(kernels >= 24, "{kernels} kernels");
+    assert!(ended * 2 >= kernels, "{ended} of {kernels} ended");
+}

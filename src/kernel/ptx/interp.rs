@@ -62,7 +62,7 @@
 //! .version 8.0
 //! .target sm_90
 //! .address_size 64
-//! .visible .entry reverse(.param .u64 out)
+//! .visible .entry reverse(.param .u64 .ptr .global .align 4 out)
 //! {
 //!     .reg .b32 %r<6>;
 //!     .shared .align 4 .b8 s[256];
