@@ -197,6 +197,8 @@
 //! - `trace`: reading Accel-Sim / NVBit traces into kernel events
 //!   (`kernel::accelsim`); pulls memchr and liblzma (xz, built from its C
 //!   sources).
+//! - `ptx`: reading PTX modules (`kernel::ptx`: what nvcc, Triton and CUTLASS
+//!   emit, as a syntax tree for the interpreter); no dependencies of its own.
 //! - `cli`: the `smem` command-line tool and its dependencies; a library user
 //!   needs none of them.
 

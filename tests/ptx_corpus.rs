@@ -141,9 +141,14 @@ fn every_corpus_file_reads() {
                         .entry(instruction.opcode().to_owned())
                         .or_default() += 1;
                 }
+                let mnemonics = module.mnemonic_counts();
+                assert_eq!(mnemonics.values().sum::<usize>(), instructions, "{name}");
                 println!(
-                    "{name}: {functions} functions, {instructions} instructions, opcodes {:?}",
-                    opcodes.keys().collect::<Vec<_>>()
+                    "{name}: {functions} functions, {instructions} instructions, opcodes {:?}, \
+                     {} mnemonics {:?}",
+                    opcodes.keys().collect::<Vec<_>>(),
+                    mnemonics.len(),
+                    mnemonics.keys().collect::<Vec<_>>()
                 );
                 counts.push((name.clone(), functions, instructions));
             }

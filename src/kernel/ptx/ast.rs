@@ -71,6 +71,27 @@ impl<'a> Module<'a> {
             .map(|file| file.name)
     }
 
+    /// How many times each mnemonic (`ld.shared.v4.f32`) appears, over
+    /// every function: what an interpreter must know to run the module.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let module = smem_model::kernel::ptx::parse(
+    ///     ".version 8.0\n.entry k()\n{\n bar.sync 0;\n bar.sync 0;\n ret;\n}\n",
+    /// )?;
+    /// let counts: Vec<_> = module.mnemonic_counts().into_iter().collect();
+    /// assert_eq!(counts, [("bar.sync", 2), ("ret", 1)]);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn mnemonic_counts(&self) -> std::collections::BTreeMap<&'a str, usize> {
+        let mut counts = std::collections::BTreeMap::new();
+        for instruction in self.instructions() {
+            *counts.entry(instruction.mnemonic).or_insert(0) += 1;
+        }
+        counts
+    }
+
     /// The instructions of every function, in order.
     pub fn instructions(&self) -> impl Iterator<Item = &Instruction<'a>> {
         self.functions.iter().flat_map(|f| f.instructions.iter())
