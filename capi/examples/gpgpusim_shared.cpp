@@ -5,15 +5,18 @@
 // the model, which knows the phases of 8- and 16-byte accesses, broadcast,
 // the sm_90 load merge, atomics and ldmatrix.
 //
+// The ops are parsed once, when the model is made (smem::op), so each
+// instruction costs what the model's Rust call does; smem.hpp owns the
+// configuration and turns error codes into exceptions.
+//
 // Build: c++ -std=c++17 -Icapi/include gpgpusim_shared.cpp -Ltarget/debug -lsmem
 // (capi/tests/c_programs.rs builds and runs it against libsmem.so).
 #include <bitset>
 #include <cstdint>
 #include <cstdio>
-#include <stdexcept>
 #include <string>
 
-#include "smem.h"
+#include "smem.hpp"
 
 // The parts of GPGPU-Sim's warp_inst_t this case reads.
 struct warp_inst_t {
@@ -24,53 +27,45 @@ struct warp_inst_t {
     bool is_atomic;
 };
 
-// One model per simulated GPU, owned RAII-style.
+// One model per simulated GPU.
 class shared_memory_model {
   public:
-    explicit shared_memory_model(const char *arch) : config_(smem_config_new(arch)) {
-        if (!config_) throw std::invalid_argument(smem_last_error());
-    }
-    ~shared_memory_model() { smem_config_free(config_); }
-    shared_memory_model(const shared_memory_model &) = delete;
-    shared_memory_model &operator=(const shared_memory_model &) = delete;
+    explicit shared_memory_model(const char *arch) : config_(arch) {}
 
     // case shared_space: the cycles the instruction holds the shared-memory
     // pipeline, one per wavefront.
     unsigned shared_space_cycles(const warp_inst_t &inst) const {
-        uint32_t addresses[SMEM_WARP_SIZE];
-        for (unsigned t = 0; t < SMEM_WARP_SIZE; t++)
-            addresses[t] = static_cast<uint32_t>(inst.memreqaddr[t]);  // shared offsets
-        const char *op = inst.is_atomic ? "ATOMS" : inst.is_store ? "STS" : "LDS";
-        uint32_t wavefronts = 0;
-        int status = smem_wavefronts(config_, op, inst.data_size,
-                                     static_cast<uint32_t>(inst.active_mask.to_ulong()),
-                                     addresses, &wavefronts);
-        if (status != SMEM_OK) throw std::runtime_error(smem_last_error());
-        return wavefronts;
+        return config_.wavefronts(op_of(inst), inst.data_size, mask(inst), offsets(inst));
     }
 
     // Which lanes each wavefront serves, for a trace or a visualiser.
     std::string lanes_per_wavefront(const warp_inst_t &inst) const {
-        uint32_t addresses[SMEM_WARP_SIZE];
-        for (unsigned t = 0; t < SMEM_WARP_SIZE; t++)
-            addresses[t] = static_cast<uint32_t>(inst.memreqaddr[t]);
-        smem_transaction transactions[SMEM_MAX_TRANSACTIONS];
-        uint32_t count = 0;
-        if (smem_partition(config_, inst.is_store ? "STS" : "LDS", inst.data_size,
-                           static_cast<uint32_t>(inst.active_mask.to_ulong()), addresses,
-                           transactions, SMEM_MAX_TRANSACTIONS, &count) != SMEM_OK)
-            throw std::runtime_error(smem_last_error());
         std::string out;
         char hex[16];
-        for (uint32_t i = 0; i < count; i++) {
-            std::snprintf(hex, sizeof hex, "%s%08x", i ? " " : "", transactions[i].lanes);
+        for (const smem_transaction &t :
+             config_.partition(op_of(inst), inst.data_size, mask(inst), offsets(inst))) {
+            std::snprintf(hex, sizeof hex, "%s%08x", out.empty() ? "" : " ", t.lanes);
             out += hex;
         }
         return out;
     }
 
   private:
-    smem_config *config_;
+    const smem::op &op_of(const warp_inst_t &inst) const {
+        return inst.is_atomic ? atoms_ : inst.is_store ? sts_ : lds_;
+    }
+    static uint32_t mask(const warp_inst_t &inst) {
+        return static_cast<uint32_t>(inst.active_mask.to_ulong());
+    }
+    static smem::addresses offsets(const warp_inst_t &inst) {
+        smem::addresses out;
+        for (unsigned t = 0; t < SMEM_WARP_SIZE; t++)
+            out[t] = static_cast<uint32_t>(inst.memreqaddr[t]);  // shared offsets
+        return out;
+    }
+
+    smem::config config_;
+    smem::op lds_{"LDS"}, sts_{"STS"}, atoms_{"ATOMS.ADD"};
 };
 
 static warp_inst_t strided(unsigned data_size, unsigned stride_elements, bool is_store) {
@@ -108,8 +103,15 @@ int main() {
 
     try {
         shared_memory_model unknown("sm_1x");
-    } catch (const std::invalid_argument &e) {
+    } catch (const smem::error &e) {
         std::printf("error: %s\n", e.what());
+    }
+    // A width the op's name contradicts is an error too.
+    try {
+        smem::config sm90_again("sm_90");
+        sm90_again.wavefronts(smem::op("LDS.128"), 4, ~0u, smem::addresses{});
+    } catch (const smem::error &e) {
+        std::printf("error %d: %s\n", e.code(), e.what());
     }
     return 0;
 }

@@ -10,9 +10,25 @@
 //! inside the library is caught and reported as `SMEM_ERR_INTERNAL`, so none
 //! crosses the boundary.
 //!
-//! Costs: a call parses the op name (a few comparisons) and then costs what
-//! the Rust call does: tens of nanoseconds for [`smem_wavefronts`], no
-//! allocation except for an error's message.
+//! Costs: the string calls parse the op name (a few comparisons) on every
+//! call; [`smem_op_parse`] parses it once into an [`smem_op`], and the `_op`
+//! calls ([`smem_wavefronts_op`], [`smem_cost_op`], ...) and the batches
+//! ([`smem_wavefronts_batch`], [`smem_cost_batch`]) then cost what the Rust
+//! calls do (`benches/capi.rs` measures both side by side). No allocation
+//! except for an error's message.
+//!
+//! Threads: one configuration may be shared by any number of threads calling
+//! the request functions at once (they only read it); only
+//! [`smem_config_set_bank_bytes`] and [`smem_config_free`] must not run while
+//! another call uses the same configuration. Error messages are per thread.
+//!
+//! Freed configurations: a handle carries a tag, so a call with a handle
+//! already freed answers `SMEM_ERR_FREED` (a second free too) instead of a
+//! wrong count or an abort. The library keeps freed configurations' memory
+//! and hands the oldest out again only once 64 more have been freed, so a
+//! stale handle is detected until then; after that it may name a newer
+//! configuration. A pointer that never came from [`smem_config_new`] is not
+//! detected.
 //!
 //! # Example
 //!
@@ -41,12 +57,16 @@
 //! unsafe { smem_config_free(config) };
 //! ```
 
-use std::cell::RefCell;
+use std::cell::{RefCell, UnsafeCell};
+use std::collections::VecDeque;
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Mutex;
 
 use smem_model::{
-    BankConfig, ComputeCapability, Error, LaneSet, OpName, SharedMemConfig, WarpRequest,
+    AccessWidth, BankConfig, ComputeCapability, Error, LaneSet, Op, OpName, SharedMemConfig,
+    WarpRequest,
 };
 
 /// Success.
@@ -69,6 +89,9 @@ pub const SMEM_ERR_CAPACITY: c_int = -7;
 pub const SMEM_ERR_INTERNAL: c_int = -8;
 /// Timing asked of a capability that was not measured (only sm_90 was).
 pub const SMEM_ERR_NOT_MEASURED: c_int = -9;
+/// A configuration already freed (or an `smem_op` not made by
+/// [`smem_op_parse`]).
+pub const SMEM_ERR_FREED: c_int = -10;
 
 /// Lanes in a warp.
 pub const SMEM_WARP_SIZE: usize = 32;
@@ -77,8 +100,122 @@ pub const SMEM_WARP_SIZE: usize = 32;
 pub const SMEM_MAX_TRANSACTIONS: u32 = 128;
 
 /// A bank configuration (opaque to C): `smem_config` in `smem.h`.
+///
+/// The tag tells a live configuration from a freed one; the configuration is
+/// in a cell because [`smem_config_set_bank_bytes`] changes it through the
+/// pointer C holds.
 #[allow(non_camel_case_types)]
-pub struct smem_config(BankConfig);
+pub struct smem_config {
+    tag: AtomicU32,
+    config: UnsafeCell<BankConfig>,
+}
+
+// Shared by threads that only read it (the request calls); writes
+// (`smem_config_set_bank_bytes`) are documented as not concurrent with any
+// other call on the same configuration.
+unsafe impl Sync for smem_config {}
+
+/// The tag of a live configuration.
+const LIVE: u32 = 0x5e3c_11fe;
+/// The tag of a freed one.
+const FREED: u32 = 0x5e3c_dead;
+/// Freed configurations kept before the oldest is handed out again.
+const QUARANTINE: usize = 64;
+
+/// Freed configurations (their addresses), oldest first. Their memory is never
+/// returned to the allocator, so reading a stale handle's tag is defined.
+static FREED_CONFIGS: Mutex<VecDeque<usize>> = Mutex::new(VecDeque::new());
+
+impl smem_config {
+    #[inline(always)]
+    fn get(&self) -> BankConfig {
+        // Only `smem_config_set_bank_bytes` writes, never concurrently (see
+        // the type's docs).
+        unsafe { *self.config.get() }
+    }
+}
+
+/// An op parsed once by [`smem_op_parse`]: `smem_op` in `smem.h`, a value
+/// to pass by value and keep. Opaque: the tag, the width the name gave and
+/// the op's index.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct smem_op {
+    /// `0x5e` in the top byte, the named width in bytes in the second, the
+    /// op's index in `Op::ALL` in the low 16 bits.
+    pub opaque: u32,
+}
+
+/// The top byte of a parsed op.
+const OP_TAG: u32 = 0x5e00_0000;
+
+impl smem_op {
+    fn new(name: OpName) -> Self {
+        let index = Op::ALL.iter().position(|&op| op == name.op());
+        let width = name.width().map_or(0, AccessWidth::bytes);
+        // Every op is in Op::ALL; an index past it would fail `decode`.
+        let index = index.unwrap_or(0xffff) as u32;
+        smem_op {
+            opaque: OP_TAG | width << 16 | index,
+        }
+    }
+
+    /// The op and the width its name gives (`None`: the caller's).
+    #[inline(always)]
+    fn decode(self) -> Result<(Op, Option<AccessWidth>), Failure> {
+        let op = (self.opaque & 0xff00_0000 == OP_TAG)
+            .then(|| Op::ALL.get((self.opaque & 0xffff) as usize))
+            .flatten()
+            .copied();
+        // No `Error` built on this path: it sits in every `_op` call.
+        let width = match (self.opaque >> 16) & 0xff {
+            0 => Ok(None),
+            1 => Ok(Some(AccessWidth::B1)),
+            2 => Ok(Some(AccessWidth::B2)),
+            4 => Ok(Some(AccessWidth::B4)),
+            8 => Ok(Some(AccessWidth::B8)),
+            16 => Ok(Some(AccessWidth::B16)),
+            _ => Err(()),
+        };
+        match (op, width) {
+            (Some(op), Ok(width)) => Ok((op, width)),
+            _ => {
+                set_error(format!(
+                    "op {:#010x} was not made by smem_op_parse",
+                    self.opaque
+                ));
+                Err(Failure(SMEM_ERR_FREED))
+            }
+        }
+    }
+
+    /// The op and the request's width: `width`, checked against the name's,
+    /// or the name's when `width` is 0.
+    #[inline(always)]
+    fn resolve(self, width: u32) -> Result<(Op, u32), Failure> {
+        let (op, named) = self.decode()?;
+        match (width, named) {
+            (0, Some(named)) => Ok((op, named.bytes())),
+            (0, None) => match op.fixed_width() {
+                Some(only) => Ok((op, only.bytes())),
+                None => {
+                    set_error(format!(
+                        "width 0 asks for the width of the op's name, but {op} names none: give 1, 2, 4, 8 or 16"
+                    ));
+                    Err(Failure(SMEM_ERR_WIDTH))
+                }
+            },
+            (width, Some(named)) if width != named.bytes() => Err(Error::WidthContradicted {
+                op,
+                named: named.bytes(),
+                given: width,
+            }
+            .into()),
+            (width, _) => Ok((op, width)),
+        }
+    }
+}
 
 /// What a request costs: `smem_cost` in `smem.h`.
 #[allow(non_camel_case_types)]
@@ -133,6 +270,7 @@ thread_local! {
     static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
 }
 
+#[cold]
 fn set_error(message: String) {
     // Messages never hold NUL; if one did, it is cut there rather than lost.
     let message = CString::new(message).unwrap_or_else(|e| {
@@ -146,6 +284,7 @@ fn set_error(message: String) {
 struct Failure(c_int);
 
 impl From<Error> for Failure {
+    #[cold]
     fn from(error: Error) -> Self {
         let code = match &error {
             Error::UnknownOp { .. }
@@ -164,6 +303,7 @@ impl From<Error> for Failure {
                 SMEM_ERR_UNSUPPORTED_OP
             }
             Error::NotMeasured { .. } => SMEM_ERR_NOT_MEASURED,
+            Error::LaneCount { .. } => SMEM_ERR_INTERNAL,
             _ => SMEM_ERR_INTERNAL,
         };
         set_error(error.to_string());
@@ -171,12 +311,14 @@ impl From<Error> for Failure {
     }
 }
 
+#[cold]
 fn null(what: &str) -> Failure {
     set_error(format!("{what} is NULL"));
     Failure(SMEM_ERR_NULL)
 }
 
 /// Runs `body`, turning its failure or a panic into a status code.
+#[inline(always)]
 fn guard(body: impl FnOnce() -> Result<(), Failure>) -> c_int {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => SMEM_OK,
@@ -195,8 +337,28 @@ fn guard(body: impl FnOnce() -> Result<(), Failure>) -> c_int {
 
 /// # Safety
 /// `pointer` is NULL or valid for reads of `T`.
+#[inline(always)]
 unsafe fn read<'a, T>(pointer: *const T, what: &str) -> Result<&'a T, Failure> {
     unsafe { pointer.as_ref() }.ok_or_else(|| null(what))
+}
+
+/// The configuration behind a handle, if it is live.
+///
+/// # Safety
+/// `config` is NULL or from [`smem_config_new`] (freed or not).
+#[inline(always)]
+unsafe fn live<'a>(config: *const smem_config) -> Result<&'a smem_config, Failure> {
+    let config = unsafe { read(config, "config") }?;
+    if config.tag.load(Ordering::Acquire) != LIVE {
+        return Err(freed());
+    }
+    Ok(config)
+}
+
+#[cold]
+fn freed() -> Failure {
+    set_error("config was freed: smem_config_free was called on it before".to_string());
+    Failure(SMEM_ERR_FREED)
 }
 
 /// # Safety
@@ -211,24 +373,37 @@ unsafe fn text<'a>(text: *const c_char, what: &str) -> Result<&'a str, Failure> 
     })
 }
 
+/// The request of a parsed op.
+///
 /// # Safety
-/// As [`smem_wavefronts`].
+/// As [`smem_wavefronts_op`].
+#[inline(always)]
 unsafe fn request(
-    op: *const c_char,
+    op: smem_op,
     width: u32,
     active_mask: u32,
     addresses: *const u32,
 ) -> Result<WarpRequest, Failure> {
-    let name: OpName = unsafe { text(op, "op") }?.parse()?;
-    // The width checked against the name's (`LDS.128` given 4 is an error).
-    let width = name.with_width(width)?.bytes();
+    let (op, width) = op.resolve(width)?;
     let addresses = unsafe { read(addresses.cast::<[u32; 32]>(), "addresses") }?;
     Ok(WarpRequest::from_offsets(
-        name.op(),
+        op,
         width,
         LaneSet::from_bits(active_mask),
         addresses,
     )?)
+}
+
+/// `op` parsed, or the status of the failed parse.
+///
+/// # Safety
+/// `op` is NULL or a NUL-terminated string.
+unsafe fn parsed(op: *const c_char) -> Result<smem_op, c_int> {
+    let mut parsed = smem_op::default();
+    match unsafe { smem_op_parse(op, &mut parsed) } {
+        SMEM_OK => Ok(parsed),
+        status => Err(status),
+    }
 }
 
 /// The configuration a device of `arch` starts in, or NULL for an unknown
@@ -254,31 +429,84 @@ pub unsafe extern "C" fn smem_config_new(arch: *const c_char) -> *mut smem_confi
     let mut config = None;
     guard(|| {
         let capability: ComputeCapability = unsafe { text(arch, "arch") }?.parse()?;
-        config = Some(Box::new(smem_config(BankConfig::new(capability))));
+        config = Some(BankConfig::new(capability));
         Ok(())
     });
-    config.map_or(std::ptr::null_mut(), Box::into_raw)
+    let Some(config) = config else {
+        return std::ptr::null_mut();
+    };
+    // The oldest freed configuration once enough are kept, else a new one.
+    let reused = {
+        let mut freed = FREED_CONFIGS.lock().unwrap_or_else(|e| e.into_inner());
+        if freed.len() > QUARANTINE {
+            freed.pop_front()
+        } else {
+            None
+        }
+    };
+    match reused {
+        Some(address) => {
+            let reused = address as *mut smem_config;
+            // Freed, so no other call may use it (the contract of smem_config_free).
+            unsafe {
+                *(*reused).config.get() = config;
+                (*reused).tag.store(LIVE, Ordering::Release);
+            }
+            reused
+        }
+        None => Box::into_raw(Box::new(smem_config {
+            tag: AtomicU32::new(LIVE),
+            config: UnsafeCell::new(config),
+        })),
+    }
 }
 
 /// Frees a configuration from [`smem_config_new`]; NULL is ignored.
 ///
+/// Returns `SMEM_OK`, or `SMEM_ERR_FREED` for a configuration already freed
+/// (a second free is detected and changes nothing; see the module docs for
+/// how long).
+///
 /// # Safety
 ///
-/// `config` is NULL or from [`smem_config_new`], not freed before.
+/// `config` is NULL or from [`smem_config_new`], and no other call uses it
+/// while this one runs.
 ///
 /// # Example
 ///
 /// ```
 /// use smem::*;
 ///
-/// unsafe { smem_config_free(smem_config_new(c"8.6".as_ptr())) };
-/// unsafe { smem_config_free(std::ptr::null_mut()) };
+/// let config = unsafe { smem_config_new(c"8.6".as_ptr()) };
+/// assert_eq!(unsafe { smem_config_free(config) }, SMEM_OK);
+/// // A second free and a use after free are errors, not an abort.
+/// assert_eq!(unsafe { smem_config_free(config) }, SMEM_ERR_FREED);
+/// let offsets = [0u32; 32];
+/// let mut n = 0;
+/// let status =
+///     unsafe { smem_wavefronts(config, c"LDS".as_ptr(), 4, !0, offsets.as_ptr(), &mut n) };
+/// assert_eq!(status, SMEM_ERR_FREED);
+/// assert_eq!(unsafe { smem_config_free(std::ptr::null_mut()) }, SMEM_OK);
 /// ```
 #[no_mangle]
-pub unsafe extern "C" fn smem_config_free(config: *mut smem_config) {
-    if !config.is_null() {
-        drop(unsafe { Box::from_raw(config) });
-    }
+pub unsafe extern "C" fn smem_config_free(config: *mut smem_config) -> c_int {
+    guard(|| {
+        let Some(handle) = (unsafe { config.as_ref() }) else {
+            return Ok(());
+        };
+        if handle
+            .tag
+            .compare_exchange(LIVE, FREED, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            return Err(freed());
+        }
+        FREED_CONFIGS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push_back(config as usize);
+        Ok(())
+    })
 }
 
 /// Kepler's bank mode, as `cudaDeviceSetSharedMemConfig`: `bank_bytes` 4 or 8
@@ -311,7 +539,7 @@ pub unsafe extern "C" fn smem_config_set_bank_bytes(
     bank_bytes: u32,
 ) -> c_int {
     guard(|| {
-        let config = unsafe { config.as_mut() }.ok_or_else(|| null("config"))?;
+        let config = unsafe { live(config) }?;
         let mode = match bank_bytes {
             4 => SharedMemConfig::FourByte,
             8 => SharedMemConfig::EightByte,
@@ -320,7 +548,8 @@ pub unsafe extern "C" fn smem_config_set_bank_bytes(
                 return Err(Failure(SMEM_ERR_WIDTH));
             }
         };
-        config.0 = config.0.with_shared_mem_config(mode);
+        // Not concurrent with any other call on this configuration (its contract).
+        unsafe { *config.config.get() = config.get().with_shared_mem_config(mode) };
         Ok(())
     })
 }
@@ -357,13 +586,12 @@ pub unsafe extern "C" fn smem_wavefronts(
     addresses: *const u32,
     wavefronts: *mut u32,
 ) -> c_int {
-    guard(|| {
-        let config = unsafe { read(config, "config") }?;
-        let request = unsafe { request(op, width, active_mask, addresses) }?;
-        let out = unsafe { wavefronts.as_mut() }.ok_or_else(|| null("wavefronts"))?;
-        *out = config.0.wavefronts(&request)?;
-        Ok(())
-    })
+    match unsafe { parsed(op) } {
+        Ok(op) => unsafe {
+            smem_wavefronts_op(config, op, width, active_mask, addresses, wavefronts)
+        },
+        Err(status) => status,
+    }
 }
 
 /// As [`smem_wavefronts`], from generic addresses: each active lane's shared
@@ -403,15 +631,63 @@ pub unsafe extern "C" fn smem_wavefronts_generic(
     window_base: u64,
     wavefronts: *mut u32,
 ) -> c_int {
+    match unsafe { parsed(op) } {
+        Ok(op) => unsafe {
+            smem_wavefronts_generic_op(
+                config,
+                op,
+                width,
+                active_mask,
+                addresses,
+                window_base,
+                wavefronts,
+            )
+        },
+        Err(status) => status,
+    }
+}
+
+/// As [`smem_wavefronts_generic`], for an op parsed by [`smem_op_parse`];
+/// `width` 0 takes the width the op's name gives.
+///
+/// # Safety
+///
+/// As [`smem_wavefronts_generic`].
+///
+/// # Example
+///
+/// ```
+/// use smem::*;
+///
+/// let sm90 = unsafe { smem_config_new(c"sm_90".as_ptr()) };
+/// let mut op = smem_op::default();
+/// unsafe { smem_op_parse(c"ld.shared.f64".as_ptr(), &mut op) };
+/// let base = 0x7f00_0000_0000u64;
+/// let generic: [u64; 32] = core::array::from_fn(|lane| base + 8 * lane as u64);
+/// let mut n = 0;
+/// let status =
+///     unsafe { smem_wavefronts_generic_op(sm90, op, 0, !0, generic.as_ptr(), base, &mut n) };
+/// assert_eq!((status, n), (SMEM_OK, 2));
+/// unsafe { smem_config_free(sm90) };
+/// ```
+#[no_mangle]
+pub unsafe extern "C" fn smem_wavefronts_generic_op(
+    config: *const smem_config,
+    op: smem_op,
+    width: u32,
+    active_mask: u32,
+    addresses: *const u64,
+    window_base: u64,
+    wavefronts: *mut u32,
+) -> c_int {
     guard(|| {
-        let config = unsafe { read(config, "config") }?;
-        let name: OpName = unsafe { text(op, "op") }?.parse()?;
-        let width = name.with_width(width)?.bytes();
+        let config = unsafe { live(config) }?.get();
+        let (op, width) = op.resolve(width)?;
         let addresses = unsafe { read(addresses.cast::<[u64; 32]>(), "addresses") }?;
         let mask = LaneSet::from_bits(active_mask);
-        let request = WarpRequest::from_generic(name.op(), width, mask, addresses, window_base)?;
+        let request = WarpRequest::from_generic(op, width, mask, addresses, window_base)?;
         let out = unsafe { wavefronts.as_mut() }.ok_or_else(|| null("wavefronts"))?;
-        *out = config.0.wavefronts(&request)?;
+        *out = config.wavefronts(&request)?;
         Ok(())
     })
 }
@@ -444,19 +720,10 @@ pub unsafe extern "C" fn smem_cost_of(
     addresses: *const u32,
     cost: *mut smem_cost,
 ) -> c_int {
-    guard(|| {
-        let config = unsafe { read(config, "config") }?;
-        let request = unsafe { request(op, width, active_mask, addresses) }?;
-        let out = unsafe { cost.as_mut() }.ok_or_else(|| null("cost"))?;
-        let c = config.0.cost(&request)?;
-        *out = smem_cost {
-            wavefronts: c.wavefronts(),
-            ideal_wavefronts: c.ideal_wavefronts(),
-            bank_conflicts: c.bank_conflicts(),
-            ways: c.ways(),
-        };
-        Ok(())
-    })
+    match unsafe { parsed(op) } {
+        Ok(op) => unsafe { smem_cost_op(config, op, width, active_mask, addresses, cost) },
+        Err(status) => status,
+    }
 }
 
 /// The transactions in the order served: writes `min(count, capacity)` of
@@ -497,33 +764,21 @@ pub unsafe extern "C" fn smem_partition(
     capacity: u32,
     count: *mut u32,
 ) -> c_int {
-    guard(|| {
-        let config = unsafe { read(config, "config") }?;
-        let request = unsafe { request(op, width, active_mask, addresses) }?;
-        let count = unsafe { count.as_mut() }.ok_or_else(|| null("count"))?;
-        if transactions.is_null() && capacity > 0 {
-            return Err(null("transactions"));
-        }
-        let partition = config.0.partition(&request)?;
-        *count = partition.wavefronts();
-        for (i, t) in partition.transactions().take(capacity as usize).enumerate() {
-            let item = smem_transaction {
-                lanes: t.lanes().bits(),
-                banks: t.banks().bits(),
-                phase: t.phase(),
-                part: t.part(),
-            };
-            unsafe { transactions.add(i).write(item) };
-        }
-        if *count > capacity {
-            set_error(format!(
-                "the request takes {} transactions but the buffer holds {capacity}",
-                *count
-            ));
-            return Err(Failure(SMEM_ERR_CAPACITY));
-        }
-        Ok(())
-    })
+    match unsafe { parsed(op) } {
+        Ok(op) => unsafe {
+            smem_partition_op(
+                config,
+                op,
+                width,
+                active_mask,
+                addresses,
+                transactions,
+                capacity,
+                count,
+            )
+        },
+        Err(status) => status,
+    }
 }
 
 /// What the instruction costs in cycles on sm_90 (the measured timing model of
@@ -565,11 +820,202 @@ pub unsafe extern "C" fn smem_timing_of(
     warps: u32,
     timing: *mut smem_timing,
 ) -> c_int {
+    match unsafe { parsed(op) } {
+        Ok(op) => unsafe {
+            smem_timing_op(config, op, width, active_mask, addresses, warps, timing)
+        },
+        Err(status) => status,
+    }
+}
+
+/// As [`smem_wavefronts`], for an op parsed by [`smem_op_parse`]; `width` 0 takes the
+/// width the op's name gives.
+///
+/// # Safety
+///
+/// As [`smem_wavefronts`].
+///
+/// # Example
+///
+/// ```
+/// use smem::*;
+///
+/// let sm90 = unsafe { smem_config_new(c"sm_90".as_ptr()) };
+/// let mut op = smem_op::default();
+/// assert_eq!(unsafe { smem_op_parse(c"LDS.128".as_ptr(), &mut op) }, SMEM_OK);
+/// let offsets: [u32; 32] = core::array::from_fn(|lane| 16 * lane as u32);
+/// let mut n = 0;
+/// let status = unsafe { smem_wavefronts_op(sm90, op, 0, !0, offsets.as_ptr(), &mut n) };
+/// assert_eq!((status, n), (SMEM_OK, 4));
+/// // A width that contradicts the name's is an error.
+/// let status = unsafe { smem_wavefronts_op(sm90, op, 4, !0, offsets.as_ptr(), &mut n) };
+/// assert_eq!(status, SMEM_ERR_WIDTH);
+/// unsafe { smem_config_free(sm90) };
+/// ```
+#[no_mangle]
+pub unsafe extern "C" fn smem_wavefronts_op(
+    config: *const smem_config,
+    op: smem_op,
+    width: u32,
+    active_mask: u32,
+    addresses: *const u32,
+    wavefronts: *mut u32,
+) -> c_int {
     guard(|| {
-        let config = unsafe { read(config, "config") }?;
+        let config = unsafe { live(config) }?.get();
+        let request = unsafe { request(op, width, active_mask, addresses) }?;
+        let out = unsafe { wavefronts.as_mut() }.ok_or_else(|| null("wavefronts"))?;
+        *out = config.wavefronts(&request)?;
+        Ok(())
+    })
+}
+
+/// As [`smem_cost_of`], for an op parsed by [`smem_op_parse`]; `width` 0 takes the
+/// width the op's name gives.
+///
+/// # Safety
+///
+/// As [`smem_cost_of`].
+///
+/// # Example
+///
+/// ```
+/// use smem::*;
+///
+/// let sm90 = unsafe { smem_config_new(c"sm_90".as_ptr()) };
+/// let mut op = smem_op::default();
+/// assert_eq!(unsafe { smem_op_parse(c"LDS.128".as_ptr(), &mut op) }, SMEM_OK);
+/// let offsets: [u32; 32] = core::array::from_fn(|lane| 16 * lane as u32);
+/// let mut cost = smem_cost::default();
+/// let status = unsafe { smem_cost_op(sm90, op, 16, !0, offsets.as_ptr(), &mut cost) };
+/// assert_eq!((status, cost.wavefronts, cost.bank_conflicts), (SMEM_OK, 4, 0));
+/// unsafe { smem_config_free(sm90) };
+/// ```
+#[no_mangle]
+pub unsafe extern "C" fn smem_cost_op(
+    config: *const smem_config,
+    op: smem_op,
+    width: u32,
+    active_mask: u32,
+    addresses: *const u32,
+    cost: *mut smem_cost,
+) -> c_int {
+    guard(|| {
+        let config = unsafe { live(config) }?.get();
+        let request = unsafe { request(op, width, active_mask, addresses) }?;
+        let out = unsafe { cost.as_mut() }.ok_or_else(|| null("cost"))?;
+        let c = config.cost(&request)?;
+        *out = smem_cost {
+            wavefronts: c.wavefronts(),
+            ideal_wavefronts: c.ideal_wavefronts(),
+            bank_conflicts: c.bank_conflicts(),
+            ways: c.ways(),
+        };
+        Ok(())
+    })
+}
+
+/// As [`smem_partition`], for an op parsed by [`smem_op_parse`]; `width` 0 takes the
+/// width the op's name gives.
+///
+/// # Safety
+///
+/// As [`smem_partition`].
+///
+/// # Example
+///
+/// ```
+/// use smem::*;
+///
+/// let sm90 = unsafe { smem_config_new(c"sm_90".as_ptr()) };
+/// let mut op = smem_op::default();
+/// assert_eq!(unsafe { smem_op_parse(c"LDS.128".as_ptr(), &mut op) }, SMEM_OK);
+/// let offsets: [u32; 32] = core::array::from_fn(|lane| 16 * lane as u32);
+/// let mut out = [smem_transaction::default(); SMEM_MAX_TRANSACTIONS as usize];
+/// let mut count = 0;
+/// let status = unsafe {
+///     smem_partition_op(sm90, op, 0, !0, offsets.as_ptr(), out.as_mut_ptr(),
+///                       SMEM_MAX_TRANSACTIONS, &mut count)
+/// };
+/// assert_eq!((status, count, out[3].lanes), (SMEM_OK, 4, 0xff00_0000));
+/// unsafe { smem_config_free(sm90) };
+/// ```
+#[no_mangle]
+pub unsafe extern "C" fn smem_partition_op(
+    config: *const smem_config,
+    op: smem_op,
+    width: u32,
+    active_mask: u32,
+    addresses: *const u32,
+    transactions: *mut smem_transaction,
+    capacity: u32,
+    count: *mut u32,
+) -> c_int {
+    guard(|| {
+        let config = unsafe { live(config) }?.get();
+        let request = unsafe { request(op, width, active_mask, addresses) }?;
+        let count = unsafe { count.as_mut() }.ok_or_else(|| null("count"))?;
+        if transactions.is_null() && capacity > 0 {
+            return Err(null("transactions"));
+        }
+        let partition = config.partition(&request)?;
+        *count = partition.wavefronts();
+        for (i, t) in partition.transactions().take(capacity as usize).enumerate() {
+            let item = smem_transaction {
+                lanes: t.lanes().bits(),
+                banks: t.banks().bits(),
+                phase: t.phase(),
+                part: t.part(),
+            };
+            unsafe { transactions.add(i).write(item) };
+        }
+        if *count > capacity {
+            set_error(format!(
+                "the request takes {} transactions but the buffer holds {capacity}",
+                *count
+            ));
+            return Err(Failure(SMEM_ERR_CAPACITY));
+        }
+        Ok(())
+    })
+}
+
+/// As [`smem_timing_of`], for an op parsed by [`smem_op_parse`]; `width` 0 takes the
+/// width the op's name gives.
+///
+/// # Safety
+///
+/// As [`smem_timing_of`].
+///
+/// # Example
+///
+/// ```
+/// use smem::*;
+///
+/// let sm90 = unsafe { smem_config_new(c"sm_90".as_ptr()) };
+/// let mut op = smem_op::default();
+/// assert_eq!(unsafe { smem_op_parse(c"LDS.128".as_ptr(), &mut op) }, SMEM_OK);
+/// let offsets: [u32; 32] = core::array::from_fn(|lane| 16 * lane as u32);
+/// let mut timing = smem_timing::default();
+/// let status = unsafe { smem_timing_op(sm90, op, 0, !0, offsets.as_ptr(), 16, &mut timing) };
+/// assert_eq!((status, timing.pipe_cycles), (SMEM_OK, 4));
+/// unsafe { smem_config_free(sm90) };
+/// ```
+#[no_mangle]
+pub unsafe extern "C" fn smem_timing_op(
+    config: *const smem_config,
+    op: smem_op,
+    width: u32,
+    active_mask: u32,
+    addresses: *const u32,
+    warps: u32,
+    timing: *mut smem_timing,
+) -> c_int {
+    guard(|| {
+        let config = unsafe { live(config) }?.get();
         let request = unsafe { request(op, width, active_mask, addresses) }?;
         let out = unsafe { timing.as_mut() }.ok_or_else(|| null("timing"))?;
-        let t = config.0.timing(&request)?;
+        let t = config.timing(&request)?;
         *out = smem_timing {
             pipe_cycles: t.pipe_cycles(),
             latency: t.latency().unwrap_or(f64::NAN),
@@ -580,6 +1026,233 @@ pub unsafe extern "C" fn smem_timing_of(
                 .throughput_cycles_per_instruction(warps)
                 .unwrap_or(f64::NAN),
         };
+        Ok(())
+    })
+}
+
+/// Parses an op name once, for the `_op` calls: any name the library reads
+/// (SASS `"LDS.U.128"`, `"ATOMS.CAS.64"`, `"LDSM.16.MT88.4"`; PTX
+/// `"ld.shared.v4.f32"`, `"atom.shared.add.u64"`; `"LDS"`, `"ldsm.x4"`,
+/// `"cp.async.cg"`), with the width it gives, if any.
+///
+/// # Safety
+///
+/// `name` is NULL or a NUL-terminated string; `out` NULL or valid for writing.
+///
+/// # Example
+///
+/// ```
+/// use smem::*;
+///
+/// let mut op = smem_op::default();
+/// assert_eq!(unsafe { smem_op_parse(c"ATOMS.CAS.64".as_ptr(), &mut op) }, SMEM_OK);
+/// assert_eq!(smem_op_width(op), 8);
+/// assert_eq!(unsafe { smem_op_parse(c"LDG.E".as_ptr(), &mut op) }, SMEM_ERR_UNKNOWN);
+/// ```
+#[no_mangle]
+pub unsafe extern "C" fn smem_op_parse(name: *const c_char, out: *mut smem_op) -> c_int {
+    guard(|| {
+        let name: OpName = unsafe { text(name, "op") }?.parse()?;
+        let out = unsafe { out.as_mut() }.ok_or_else(|| null("out"))?;
+        *out = smem_op::new(name);
+        Ok(())
+    })
+}
+
+/// The access width in bytes that a parsed op's name gives (`"LDS.128"`: 16,
+/// `"ldsm.x4"`: 16), or 0 when it gives none (`"LDS"`) or `op` was not made by
+/// [`smem_op_parse`].
+///
+/// # Example
+///
+/// ```
+/// use smem::*;
+///
+/// let mut op = smem_op::default();
+/// unsafe { smem_op_parse(c"LDS".as_ptr(), &mut op) };
+/// assert_eq!(smem_op_width(op), 0);
+/// unsafe { smem_op_parse(c"ldmatrix.sync.aligned.m8n8.x4.shared.b16".as_ptr(), &mut op) };
+/// assert_eq!(smem_op_width(op), 16);
+/// ```
+#[no_mangle]
+pub extern "C" fn smem_op_width(op: smem_op) -> u32 {
+    match op.decode() {
+        Ok((op, named)) => named.or(op.fixed_width()).map_or(0, AccessWidth::bytes),
+        Err(_) => 0,
+    }
+}
+
+/// The `n` requests' `masks` and `addresses` (`n` x 32, request `i`'s at
+/// `32 * i`), checked for NULL and for a length that overflows.
+///
+/// # Safety
+/// As [`smem_wavefronts_batch`].
+unsafe fn batch<'a>(
+    n: usize,
+    masks: *const u32,
+    addresses: *const u32,
+) -> Result<(&'a [u32], &'a [[u32; 32]]), Failure> {
+    if n == 0 {
+        return Ok((&[], &[]));
+    }
+    if masks.is_null() {
+        return Err(null("masks"));
+    }
+    if addresses.is_null() {
+        return Err(null("addresses"));
+    }
+    if n > isize::MAX as usize / 128 {
+        set_error(format!("{n} requests do not fit in memory"));
+        return Err(Failure(SMEM_ERR_CAPACITY));
+    }
+    Ok(unsafe {
+        (
+            std::slice::from_raw_parts(masks, n),
+            std::slice::from_raw_parts(addresses.cast::<[u32; 32]>(), n),
+        )
+    })
+}
+
+/// Runs `each` on request `i` of a batch, prefixing a failure's message with
+/// the request's index.
+fn batch_item<T>(i: usize, each: impl FnOnce() -> Result<T, Error>) -> Result<T, Failure> {
+    each().map_err(|error| {
+        let Failure(code) = Failure::from(error.clone());
+        set_error(format!("request {i}: {error}"));
+        Failure(code)
+    })
+}
+
+/// The wavefronts of `n` warp instructions of one op and width: request `i`
+/// has the active mask `masks[i]` and the 32 offsets `addresses[32 * i ..
+/// 32 * i + 32]`, and its count goes to `wavefronts[i]`.
+///
+/// One call for a whole trace's worth of requests: the per-call checks are
+/// paid once. On an error, requests before the failing one have their counts
+/// written, and the message names the failing request (`"request 7: ..."`).
+///
+/// # Safety
+///
+/// `config` as in [`smem_wavefronts`]; for `n` > 0, `masks` valid for reading
+/// `n` `u32`, `addresses` for reading `32 * n`, and `wavefronts` for writing
+/// `n` (NULL is reported).
+///
+/// # Example
+///
+/// ```
+/// use smem::*;
+///
+/// let sm90 = unsafe { smem_config_new(c"sm_90".as_ptr()) };
+/// let mut op = smem_op::default();
+/// unsafe { smem_op_parse(c"LDS".as_ptr(), &mut op) };
+/// // s[stride * lane] on floats for strides 1, 2 and 32.
+/// let mut addresses = Vec::new();
+/// for stride in [1u32, 2, 32] {
+///     addresses.extend((0..32).map(|lane| 4 * stride * lane));
+/// }
+/// let masks = [!0u32; 3];
+/// let mut wavefronts = [0u32; 3];
+/// let status = unsafe {
+///     smem_wavefronts_batch(sm90, op, 4, 3, masks.as_ptr(), addresses.as_ptr(),
+///                           wavefronts.as_mut_ptr())
+/// };
+/// assert_eq!((status, wavefronts), (SMEM_OK, [1, 2, 32]));
+/// unsafe { smem_config_free(sm90) };
+/// ```
+#[no_mangle]
+pub unsafe extern "C" fn smem_wavefronts_batch(
+    config: *const smem_config,
+    op: smem_op,
+    width: u32,
+    n: usize,
+    masks: *const u32,
+    addresses: *const u32,
+    wavefronts: *mut u32,
+) -> c_int {
+    guard(|| {
+        let config = unsafe { live(config) }?.get();
+        let (op, width) = op.resolve(width)?;
+        let (masks, addresses) = unsafe { batch(n, masks, addresses) }?;
+        if n > 0 && wavefronts.is_null() {
+            return Err(null("wavefronts"));
+        }
+        for (i, (&mask, addresses)) in masks.iter().zip(addresses).enumerate() {
+            let count = batch_item(i, || {
+                let request =
+                    WarpRequest::from_offsets(op, width, LaneSet::from_bits(mask), addresses)?;
+                config.wavefronts(&request)
+            })?;
+            unsafe { wavefronts.add(i).write(count) };
+        }
+        Ok(())
+    })
+}
+
+/// As [`smem_wavefronts_batch`], writing each request's [`smem_cost`] to
+/// `costs[i]`.
+///
+/// # Safety
+///
+/// As [`smem_wavefronts_batch`], with `costs` valid for writing `n` items.
+///
+/// # Example
+///
+/// ```
+/// use smem::*;
+///
+/// let sm90 = unsafe { smem_config_new(c"sm_90".as_ptr()) };
+/// let mut op = smem_op::default();
+/// unsafe { smem_op_parse(c"STS.64".as_ptr(), &mut op) };
+/// let addresses: Vec<u32> = (0..64).map(|i| 8 * (i % 32) * (1 + i / 32)).collect();
+/// let mut costs = [smem_cost::default(); 2];
+/// let status = unsafe {
+///     smem_cost_batch(sm90, op, 0, 2, [!0u32; 2].as_ptr(), addresses.as_ptr(),
+///                     costs.as_mut_ptr())
+/// };
+/// assert_eq!(status, SMEM_OK);
+/// assert_eq!((costs[0].wavefronts, costs[1].wavefronts), (2, 4));
+/// // A misaligned lane in the second request: the first's cost is written.
+/// let mut bad = addresses.clone();
+/// bad[33] = 4;
+/// let status = unsafe {
+///     smem_cost_batch(sm90, op, 0, 2, [!0u32; 2].as_ptr(), bad.as_ptr(), costs.as_mut_ptr())
+/// };
+/// assert_eq!(status, SMEM_ERR_MISALIGNED);
+/// let message = unsafe { std::ffi::CStr::from_ptr(smem_last_error()) }.to_str().unwrap();
+/// assert!(message.starts_with("request 1: misaligned address: lane 1"), "{message}");
+/// unsafe { smem_config_free(sm90) };
+/// ```
+#[no_mangle]
+pub unsafe extern "C" fn smem_cost_batch(
+    config: *const smem_config,
+    op: smem_op,
+    width: u32,
+    n: usize,
+    masks: *const u32,
+    addresses: *const u32,
+    costs: *mut smem_cost,
+) -> c_int {
+    guard(|| {
+        let config = unsafe { live(config) }?.get();
+        let (op, width) = op.resolve(width)?;
+        let (masks, addresses) = unsafe { batch(n, masks, addresses) }?;
+        if n > 0 && costs.is_null() {
+            return Err(null("costs"));
+        }
+        for (i, (&mask, addresses)) in masks.iter().zip(addresses).enumerate() {
+            let c = batch_item(i, || {
+                let request =
+                    WarpRequest::from_offsets(op, width, LaneSet::from_bits(mask), addresses)?;
+                config.cost(&request)
+            })?;
+            let cost = smem_cost {
+                wavefronts: c.wavefronts(),
+                ideal_wavefronts: c.ideal_wavefronts(),
+                bank_conflicts: c.bank_conflicts(),
+                ways: c.ways(),
+            };
+            unsafe { costs.add(i).write(cost) };
+        }
         Ok(())
     })
 }

@@ -114,6 +114,7 @@ fn cpp_example_against_the_shared_library() {
         "float4 s[lane]                  4 cycles  lanes per wavefront: 000000ff 0000ff00 00ff0000 ff000000",
         "atomicAdd(&hist[lane % 4])      4 cycles",
         "error: unknown compute capability \"sm_1x\"",
+        "error -3: the op's name gives LDS 16 bytes per lane, but an access width of 4 bytes was given",
     ];
     for line in expected {
         assert!(

@@ -39,8 +39,46 @@ fn functions_match() {
     let table = prototypes! {
         "smem_config *smem_config_new(const char *arch);" =>
             smem_config_new as unsafe extern "C" fn(*const c_char) -> *mut smem_config;
-        "void smem_config_free(smem_config *config);" =>
-            smem_config_free as unsafe extern "C" fn(*mut smem_config);
+        "int smem_config_free(smem_config *config);" =>
+            smem_config_free as unsafe extern "C" fn(*mut smem_config) -> c_int;
+        "int smem_op_parse(const char *name, smem_op *out);" =>
+            smem_op_parse as unsafe extern "C" fn(*const c_char, *mut smem_op) -> c_int;
+        "uint32_t smem_op_width(smem_op op);" =>
+            smem_op_width as extern "C" fn(smem_op) -> u32;
+        "int smem_wavefronts_op(const smem_config *config, smem_op op, uint32_t width,
+            uint32_t active_mask, const uint32_t addresses[32], uint32_t *wavefronts);" =>
+            smem_wavefronts_op as unsafe extern "C" fn(
+                *const smem_config, smem_op, u32, u32, *const u32, *mut u32) -> c_int;
+        "int smem_wavefronts_generic_op(const smem_config *config, smem_op op,
+            uint32_t width, uint32_t active_mask, const uint64_t addresses[32],
+            uint64_t window_base, uint32_t *wavefronts);" =>
+            smem_wavefronts_generic_op as unsafe extern "C" fn(
+                *const smem_config, smem_op, u32, u32, *const u64, u64, *mut u32) -> c_int;
+        "int smem_cost_op(const smem_config *config, smem_op op, uint32_t width,
+            uint32_t active_mask, const uint32_t addresses[32], smem_cost *cost);" =>
+            smem_cost_op as unsafe extern "C" fn(
+                *const smem_config, smem_op, u32, u32, *const u32, *mut smem_cost) -> c_int;
+        "int smem_partition_op(const smem_config *config, smem_op op, uint32_t width,
+            uint32_t active_mask, const uint32_t addresses[32],
+            smem_transaction *transactions, uint32_t capacity, uint32_t *count);" =>
+            smem_partition_op as unsafe extern "C" fn(
+                *const smem_config, smem_op, u32, u32, *const u32,
+                *mut smem_transaction, u32, *mut u32) -> c_int;
+        "int smem_timing_op(const smem_config *config, smem_op op, uint32_t width,
+            uint32_t active_mask, const uint32_t addresses[32],
+            uint32_t warps, smem_timing *timing);" =>
+            smem_timing_op as unsafe extern "C" fn(
+                *const smem_config, smem_op, u32, u32, *const u32, u32,
+                *mut smem_timing) -> c_int;
+        "int smem_wavefronts_batch(const smem_config *config, smem_op op, uint32_t width,
+            size_t n, const uint32_t *masks, const uint32_t *addresses, uint32_t *wavefronts);" =>
+            smem_wavefronts_batch as unsafe extern "C" fn(
+                *const smem_config, smem_op, u32, usize, *const u32, *const u32, *mut u32) -> c_int;
+        "int smem_cost_batch(const smem_config *config, smem_op op, uint32_t width,
+            size_t n, const uint32_t *masks, const uint32_t *addresses, smem_cost *costs);" =>
+            smem_cost_batch as unsafe extern "C" fn(
+                *const smem_config, smem_op, u32, usize, *const u32, *const u32,
+                *mut smem_cost) -> c_int;
         "int smem_config_set_bank_bytes(smem_config *config, uint32_t bank_bytes);" =>
             smem_config_set_bank_bytes as unsafe extern "C" fn(*mut smem_config, u32) -> c_int;
         "int smem_wavefronts(const smem_config *config, const char *op, uint32_t width,
@@ -126,6 +164,7 @@ fn constants_match() {
             "SMEM_ERR_NOT_MEASURED",
             format!("({SMEM_ERR_NOT_MEASURED})"),
         ),
+        ("SMEM_ERR_FREED", format!("({SMEM_ERR_FREED})")),
     ];
     for (name, value) in &defines {
         assert!(
@@ -181,4 +220,7 @@ fn structs_match() {
          } smem_timing;"
     ));
     assert!(header.contains("typedef struct smem_config smem_config;"));
+    let op = smem_op { opaque: 1 };
+    assert_eq!(std::mem::size_of_val(&op), 4);
+    assert!(header.contains("typedef struct smem_op { uint32_t opaque; } smem_op;"));
 }

@@ -4,6 +4,7 @@
  * a failure. */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "smem.h"
@@ -27,6 +28,45 @@ static int starts_with(const char *text, const char *prefix) {
 
 static void strided(uint32_t addresses[32], uint32_t stride) {
     for (uint32_t lane = 0; lane < 32; lane++) addresses[lane] = lane * stride;
+}
+
+/* One configuration shared by threads: each counts the same 256 requests
+ * (strides 0 to 255 over 4-byte loads, and a batch of them) 200 times and
+ * checks every count against the expected ones, computed before the threads
+ * start. */
+#define SHARED_REQUESTS 256
+static uint32_t shared_expected[SHARED_REQUESTS];
+
+struct shared_job {
+    const smem_config *config;
+    smem_op op;
+    int wrong;
+};
+
+static void *count_in_a_thread(void *arg) {
+    struct shared_job *job = (struct shared_job *)arg;
+    uint32_t masks[SHARED_REQUESTS];
+    uint32_t *addresses = (uint32_t *)malloc(sizeof(uint32_t) * 32 * SHARED_REQUESTS);
+    uint32_t batch[SHARED_REQUESTS];
+    for (uint32_t i = 0; i < SHARED_REQUESTS; i++) {
+        masks[i] = 0xffffffffu;
+        for (uint32_t lane = 0; lane < 32; lane++) addresses[32 * i + lane] = 4 * i * lane % 49152;
+    }
+    for (int round = 0; round < 200; round++) {
+        for (uint32_t i = 0; i < SHARED_REQUESTS; i++) {
+            uint32_t n = 0;
+            if (smem_wavefronts_op(job->config, job->op, 4, 0xffffffffu, addresses + 32 * i, &n) !=
+                    SMEM_OK ||
+                n != shared_expected[i])
+                job->wrong++;
+        }
+        if (smem_wavefronts_batch(job->config, job->op, 4, SHARED_REQUESTS, masks, addresses,
+                                  batch) != SMEM_OK ||
+            memcmp(batch, shared_expected, sizeof batch) != 0)
+            job->wrong++;
+    }
+    free(addresses);
+    return NULL;
 }
 
 static void *fail_in_another_thread(void *config) {
@@ -176,11 +216,103 @@ int main(void) {
     CHECK(other_ok == (void *)1);
     CHECK(strcmp(smem_last_error(), "transactions is NULL") == 0);
 
-    smem_config_free(sm80);
-    smem_config_free(sm35);
-    smem_config_free(sm13);
-    smem_config_free(sm90);
-    smem_config_free(NULL);
+    /* Ops parsed once: SASS and PTX spellings, the width they give. */
+    smem_op op, lds, zero;
+    memset(&zero, 0, sizeof zero);
+    CHECK(smem_op_parse("LDS.U.128", &op) == SMEM_OK && smem_op_width(op) == 16);
+    CHECK(smem_op_parse("ld.shared.v2.f32", &op) == SMEM_OK && smem_op_width(op) == 8);
+    CHECK(smem_op_parse("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", &op) == SMEM_OK &&
+          smem_op_width(op) == 16);
+    CHECK(smem_op_parse("LDS", &lds) == SMEM_OK && smem_op_width(lds) == 0);
+    CHECK(smem_op_parse("LDG.E.128", &op) == SMEM_ERR_UNKNOWN);
+    CHECK(starts_with(smem_last_error(), "unknown op \"LDG.E.128\""));
+    CHECK(smem_op_parse(NULL, &op) == SMEM_ERR_NULL);
+    CHECK(smem_op_parse("LDS", NULL) == SMEM_ERR_NULL);
+    CHECK(smem_op_width(zero) == 0);
+    strided(addresses, 16);
+    CHECK(smem_op_parse("LDS.128", &op) == SMEM_OK);
+    CHECK(smem_wavefronts_op(sm90, op, 0, ~0u, addresses, &wavefronts) == SMEM_OK);
+    CHECK(wavefronts == 4);
+    CHECK(smem_wavefronts_op(sm90, op, 16, ~0u, addresses, &wavefronts) == SMEM_OK);
+    CHECK(smem_wavefronts_op(sm90, op, 4, ~0u, addresses, &wavefronts) == SMEM_ERR_WIDTH);
+    CHECK(strcmp(smem_last_error(), "the op's name gives LDS 16 bytes per lane, but an access "
+                                    "width of 4 bytes was given") == 0);
+    CHECK(smem_wavefronts(sm90, "atom.add.u64", 4, ~0u, addresses, &wavefronts) ==
+          SMEM_ERR_WIDTH);
+    CHECK(smem_wavefronts_op(sm90, lds, 0, ~0u, addresses, &wavefronts) == SMEM_ERR_WIDTH);
+    CHECK(strcmp(smem_last_error(), "width 0 asks for the width of the op's name, but LDS names "
+                                    "none: give 1, 2, 4, 8 or 16") == 0);
+    CHECK(smem_wavefronts_op(sm90, zero, 4, ~0u, addresses, &wavefronts) == SMEM_ERR_FREED);
+    CHECK(strcmp(smem_last_error(), "op 0x00000000 was not made by smem_op_parse") == 0);
+    CHECK(smem_cost_op(sm90, lds, 4, ~0u, addresses, &cost) == SMEM_OK && cost.ways == 4);
+    CHECK(smem_partition_op(sm90, op, 0, ~0u, addresses, transactions, SMEM_MAX_TRANSACTIONS,
+                            &count) == SMEM_OK &&
+          count == 4);
+    CHECK(smem_timing_op(sm90, op, 0, ~0u, addresses, 16, &timing) == SMEM_OK &&
+          timing.pipe_cycles == 4);
+    for (int lane = 0; lane < 32; lane++) generic[lane] = base + 16u * lane;
+    CHECK(smem_wavefronts_generic_op(sm90, op, 0, ~0u, generic, base, &wavefronts) == SMEM_OK &&
+          wavefronts == 4);
+
+    /* Batches: request i's offsets at 32 * i; an error names the request. */
+    uint32_t masks[3] = {~0u, ~0u, 0xffffu}, many[96], counts[3] = {0, 0, 0};
+    smem_cost costs[3];
+    for (int i = 0; i < 96; i++) many[i] = 4u * (uint32_t)(i % 32) * (uint32_t)(1 + i / 32);
+    CHECK(smem_wavefronts_batch(sm90, lds, 4, 3, masks, many, counts) == SMEM_OK);
+    CHECK(counts[0] == 1 && counts[1] == 2 && counts[2] == 1);
+    CHECK(smem_cost_batch(sm90, lds, 4, 3, masks, many, costs) == SMEM_OK);
+    CHECK(costs[1].bank_conflicts == 1 && costs[2].wavefronts == 1);
+    CHECK(smem_wavefronts_batch(sm90, lds, 4, 0, NULL, NULL, NULL) == SMEM_OK);
+    CHECK(smem_wavefronts_batch(sm90, lds, 4, 3, NULL, many, counts) == SMEM_ERR_NULL);
+    many[65] = 2;
+    counts[0] = counts[1] = 0;
+    CHECK(smem_wavefronts_batch(sm90, lds, 4, 3, masks, many, counts) == SMEM_ERR_MISALIGNED);
+    CHECK(counts[0] == 1 && counts[1] == 2);
+    CHECK(strcmp(smem_last_error(), "request 2: misaligned address: lane 1 accesses 4 bytes at "
+                                    "0x2, which is not a multiple of 4") == 0);
+
+    /* One configuration shared by 8 threads at once. */
+    for (uint32_t i = 0; i < SHARED_REQUESTS; i++) {
+        uint32_t shared[32];
+        for (uint32_t lane = 0; lane < 32; lane++) shared[lane] = 4 * i * lane % 49152;
+        CHECK(smem_wavefronts_op(sm90, lds, 4, ~0u, shared, &shared_expected[i]) == SMEM_OK);
+    }
+    pthread_t threads[8];
+    struct shared_job jobs[8];
+    for (int t = 0; t < 8; t++) {
+        jobs[t].config = sm90;
+        jobs[t].op = lds;
+        jobs[t].wrong = 0;
+        CHECK(pthread_create(&threads[t], NULL, count_in_a_thread, &jobs[t]) == 0);
+    }
+    int wrong = 0;
+    for (int t = 0; t < 8; t++) {
+        CHECK(pthread_join(threads[t], NULL) == 0);
+        wrong += jobs[t].wrong;
+    }
+    CHECK(wrong == 0);
+
+    CHECK(smem_config_free(sm80) == SMEM_OK);
+    CHECK(smem_config_free(sm35) == SMEM_OK);
+    CHECK(smem_config_free(sm13) == SMEM_OK);
+    CHECK(smem_config_free(sm90) == SMEM_OK);
+    CHECK(smem_config_free(NULL) == SMEM_OK);
+
+    /* A freed configuration answers an error, never a count; a second free too. */
+    strided(addresses, 4);
+    CHECK(smem_wavefronts(sm90, "LDS", 4, ~0u, addresses, &wavefronts) == SMEM_ERR_FREED);
+    CHECK(strcmp(smem_last_error(),
+                 "config was freed: smem_config_free was called on it before") == 0);
+    CHECK(smem_wavefronts_op(sm90, lds, 4, ~0u, addresses, &wavefronts) == SMEM_ERR_FREED);
+    CHECK(smem_config_set_bank_bytes(sm35, 8) == SMEM_ERR_FREED);
+    CHECK(smem_config_free(sm90) == SMEM_ERR_FREED);
+    /* Still detected after new configurations are made (up to 64 more frees). */
+    for (int i = 0; i < 10; i++) {
+        smem_config *other = smem_config_new("sm_80");
+        CHECK(other != NULL && other != sm90);
+        CHECK(smem_config_free(other) == SMEM_OK);
+    }
+    CHECK(smem_wavefronts(sm90, "LDS", 4, ~0u, addresses, &wavefronts) == SMEM_ERR_FREED);
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }
