@@ -58,6 +58,9 @@ __all__ = [
     "TraceSummary",
     "read_trace",
     "merge_summaries",
+    "KernelRun",
+    "kernel",
+    "triton_kernel",
 ]
 
 __version__: str
@@ -606,3 +609,67 @@ def read_trace(paths: Union[_Path, Sequence[_Path]], *, arch: Optional[_Arch] = 
 def merge_summaries(summaries: Sequence[TraceSummary]) -> TraceSummary:
     """The merge of any number of summaries (`TraceSummary.merge` in turn); an
     empty list gives the empty summary."""
+
+@final
+class KernelRun:
+    """What interpreting a launch found."""
+
+    @property
+    def name(self) -> str:
+        """The kernel's name in the PTX (mangled)."""
+    @property
+    def summary(self) -> TraceSummary:
+        """What its shared accesses add up to, as `read_trace` gives a trace's."""
+    @property
+    def blocks_run(self) -> int:
+        """Blocks interpreted."""
+    @property
+    def blocks_total(self) -> int:
+        """Blocks in the grid: more than `blocks_run` when sampled."""
+    @property
+    def sampled(self) -> bool:
+        """Whether only a sample of the grid ran (the totals are the sample's)."""
+    @property
+    def warp_instructions(self) -> int:
+        """Warp instructions interpreted."""
+    @property
+    def notes(self) -> List[str]:
+        """What could not be followed exactly, one line an instruction
+        (`"line 41: ld.shared.u32: data-dependent address (64 warp executions)"`)."""
+
+_Dims = Union[int, Tuple[int], Tuple[int, int], Tuple[int, int, int]]
+_KernelArgs = Union[None, Dict[Union[str, int], Any], Sequence[Any]]
+
+def kernel(
+    ptx: str,
+    grid: _Dims,
+    block: _Dims,
+    args: _KernelArgs = None,
+    *,
+    kernel: Optional[str] = None,
+    dynamic_shared: int = 0,
+    arch: Optional[_Arch] = None,
+    sample: Optional[int] = None,
+) -> KernelRun:
+    """Interprets the kernel `kernel` (the module's only one when `None`) of the
+    PTX text `ptx` on a launch of `grid` blocks of `block` threads, with
+    `args` (a dict by parameter name or index, or a sequence by position;
+    unset pointers get fake addresses of their own, an unset scalar is an
+    error naming it) and `dynamic_shared` bytes, every block or a `sample` of
+    them, predicting each access on `arch` (default: sm_90). The GIL is
+    released while it runs."""
+
+def triton_kernel(
+    compiled: Any,
+    grid: _Dims,
+    args: _KernelArgs = None,
+    *,
+    arch: Optional[_Arch] = None,
+    sample: Optional[int] = None,
+) -> KernelRun:
+    """A compiled Triton kernel (`triton.compile(...)`, or what launching a
+    `@triton.jit` function returns) run as `kernel` runs PTX: its PTX
+    (`asm["ptx"]`), `num_warps` warps a block and its shared bytes from its
+    metadata; `args` the values of the PTX kernel's parameters (the call's
+    arguments that are not `constexpr`, in order, or a dict by PTX parameter
+    name; tensors give their `data_ptr()`, `None` a fake pointer)."""

@@ -179,6 +179,14 @@ pub fn block_threads(value: &Bound<'_, PyAny>) -> PyResult<Option<u32>> {
     optional_u32(value, "threads")
 }
 
+/// `sample=` (`from_py_with`): `None` or a number of blocks.
+pub fn sample(value: &Bound<'_, PyAny>) -> PyResult<Option<u64>> {
+    if value.is_none() {
+        return Ok(None);
+    }
+    u64_arg(value, "sample").map(Some)
+}
+
 /// `carveout=` (`from_py_with`).
 pub fn carveout(value: &Bound<'_, PyAny>) -> PyResult<Option<u32>> {
     optional_u32(value, "carveout")

@@ -10,6 +10,7 @@
 mod args;
 mod batch;
 mod block;
+mod kernel;
 mod tile;
 mod trace;
 
@@ -346,5 +347,8 @@ fn smem_model_py(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<trace::PySummary>()?;
     m.add_function(wrap_pyfunction!(trace::read_trace, m)?)?;
     m.add_function(wrap_pyfunction!(trace::merge_summaries, m)?)?;
+    m.add_class::<kernel::PyKernelRun>()?;
+    m.add_function(wrap_pyfunction!(kernel::kernel, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel::triton_kernel, m)?)?;
     Ok(())
 }

@@ -96,6 +96,18 @@ pub struct PySummary {
     unmodelled: BTreeMap<String, u64>,
 }
 
+impl PySummary {
+    /// The wavefronts of every request.
+    pub fn total_wavefronts(&self) -> u64 {
+        self.totals.wavefronts
+    }
+
+    /// The bank conflicts of every request.
+    pub fn total_bank_conflicts(&self) -> u64 {
+        self.totals.bank_conflicts
+    }
+}
+
 /// The counts a summary keeps, in the order `to_dict` gives them.
 const COUNTS: [&str; 9] = [
     "files",

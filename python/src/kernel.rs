@@ -1,0 +1,300 @@
+//! A kernel's shared memory from its PTX, from Python (`smem kernel`'s
+//! library): the interpreter (`kernel::ptx::Kernel`) runs the launch's
+//! blocks into the tally, and a Triton helper takes a compiled kernel.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyAny, PyBool, PyDict, PyFloat, PyInt, PyString, PyTuple};
+
+use smem_model::kernel::ptx::{self, Arg, ArgKey, Kernel, KernelLaunch, NoteKind, RunOptions};
+use smem_model::kernel::tally::Tally;
+use smem_model::ComputeCapability;
+
+use crate::args::{self, bounded, describe, value_error};
+use crate::trace::{summary_of, PySummary};
+
+/// What interpreting a launch found.
+#[pyclass(frozen, get_all, module = "smem_model", name = "KernelRun")]
+pub struct PyKernelRun {
+    /// The kernel's name in the PTX (mangled).
+    name: String,
+    /// What its shared accesses add up to, as `read_trace` gives a trace's.
+    summary: PySummary,
+    /// Blocks interpreted.
+    blocks_run: u64,
+    /// Blocks in the grid: more than `blocks_run` when sampled.
+    blocks_total: u64,
+    /// Whether only a sample of the grid ran (the totals are the sample's).
+    sampled: bool,
+    /// Warp instructions interpreted.
+    warp_instructions: u64,
+    /// What could not be followed exactly, one line an instruction
+    /// (`"line 41: ld.shared.u32: data-dependent address (64 warp executions)"`).
+    notes: Vec<String>,
+}
+
+#[pymethods]
+impl PyKernelRun {
+    fn __repr__(&self) -> String {
+        format!(
+            "KernelRun(name={:?}, blocks_run={}, wavefronts={}, bank_conflicts={})",
+            bounded(&self.name),
+            self.blocks_run,
+            self.summary.total_wavefronts(),
+            self.summary.total_bank_conflicts()
+        )
+    }
+}
+
+/// `(x, y, z)`, `(x, y)`, `(x,)` or `x`; missing sizes are 1.
+fn dims(value: &Bound<'_, PyAny>, name: &str) -> PyResult<[u32; 3]> {
+    let mut out = [1u32; 3];
+    if let Ok(tuple) = value.cast::<PyTuple>() {
+        if tuple.is_empty() || tuple.len() > 3 {
+            return Err(PyValueError::new_err(format!(
+                "{name}: expected 1 to 3 sizes, got {}",
+                describe(value)
+            )));
+        }
+        for (i, item) in tuple.iter().enumerate() {
+            out[i] = args::u32_arg(&item, &format!("{name}[{i}]"))?;
+        }
+    } else if value.is_instance_of::<PyInt>() {
+        out[0] = args::u32_arg(value, name)?;
+    } else {
+        return Err(PyTypeError::new_err(format!(
+            "{name}: expected an int or a tuple of 1 to 3 ints, got {}",
+            describe(value)
+        )));
+    }
+    Ok(out)
+}
+
+/// `grid=` (`from_py_with`).
+fn grid(value: &Bound<'_, PyAny>) -> PyResult<[u32; 3]> {
+    dims(value, "grid")
+}
+
+/// `block=` (`from_py_with`).
+fn block(value: &Bound<'_, PyAny>) -> PyResult<[u32; 3]> {
+    dims(value, "block")
+}
+
+/// One argument's value as the launch reads it: an int in decimal, a float
+/// as Python writes it (exactly), `None` left unset (a pointer gets a fake
+/// address of its own).
+fn arg_value(value: &Bound<'_, PyAny>, key: &str) -> PyResult<Option<String>> {
+    if value.is_none() {
+        return Ok(None);
+    }
+    if value.is_instance_of::<PyBool>() {
+        return Ok(Some(u8::from(value.extract::<bool>()?).to_string()));
+    }
+    if value.is_instance_of::<PyInt>() {
+        let v: i128 = value.extract().map_err(|_| {
+            PyValueError::new_err(format!(
+                "args[{key}]: {} does not fit 128 bits",
+                describe(value)
+            ))
+        })?;
+        return Ok(Some(v.to_string()));
+    }
+    if value.is_instance_of::<PyFloat>() {
+        return Ok(Some(value.repr()?.to_cow()?.into_owned()));
+    }
+    if let Ok(ptr) = value.call_method0("data_ptr") {
+        // A torch tensor: its device address.
+        return Ok(Some(ptr.extract::<u64>()?.to_string()));
+    }
+    Err(PyTypeError::new_err(format!(
+        "args[{key}]: expected an int, a float, None or a tensor, got {}",
+        describe(value)
+    )))
+}
+
+/// The launch's arguments: a dict by PTX parameter name or 0-based index,
+/// or a sequence by position.
+fn launch_args(values: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<Arg>> {
+    let mut out = Vec::new();
+    let Some(values) = values.filter(|v| !v.is_none()) else {
+        return Ok(out);
+    };
+    let mut push = |key: ArgKey, value: &Bound<'_, PyAny>| -> PyResult<()> {
+        if let Some(value) = arg_value(value, &key.to_string())? {
+            out.push(Arg { key, value });
+        }
+        Ok(())
+    };
+    if let Ok(dict) = values.cast::<PyDict>() {
+        for (key, value) in dict.iter() {
+            let key = if let Ok(name) = key.cast::<PyString>() {
+                ArgKey::Name(name.to_cow()?.into_owned())
+            } else {
+                ArgKey::Index(args::u32_arg(&key, "args key")? as usize)
+            };
+            push(key, &value)?;
+        }
+    } else {
+        args::sequence_len(values, "args")?;
+        for (i, value) in values.try_iter()?.enumerate() {
+            push(ArgKey::Index(i), &value?)?;
+        }
+    }
+    Ok(out)
+}
+
+fn note_kind(kind: NoteKind) -> &'static str {
+    match kind {
+        NoteKind::DataDependentAddress => "data-dependent address",
+        NoteKind::DataDependentBranch => "data-dependent branch",
+        NoteKind::DataDependentGuard => "data-dependent guard",
+        NoteKind::ForcedBarrier => "barrier released before every thread arrived",
+        NoteKind::Unmodelled => "not modelled",
+        #[allow(unreachable_patterns)]
+        _ => "not followed exactly",
+    }
+}
+
+/// Interprets the kernel `kernel` (the module's only one when `None`) of the
+/// PTX text `ptx` on a launch of `grid` blocks of `block` threads, with
+/// `args` (a dict by parameter name or index, or a sequence by position;
+/// unset pointers get fake addresses of their own, an unset scalar is an
+/// error naming it) and `dynamic_shared` bytes, every block or a `sample` of
+/// them, predicting each access on `arch` (default: sm_90). The GIL is
+/// released while it runs.
+#[pyfunction]
+#[pyo3(signature = (ptx, grid, block, args=None, *, kernel=None, dynamic_shared=0, arch=None, sample=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn kernel(
+    py: Python<'_>,
+    ptx: &str,
+    #[pyo3(from_py_with = grid)] grid: [u32; 3],
+    #[pyo3(from_py_with = block)] block: [u32; 3],
+    args: Option<&Bound<'_, PyAny>>,
+    kernel: Option<&str>,
+    #[pyo3(from_py_with = args::dynamic_bytes)] dynamic_shared: u32,
+    arch: Option<&Bound<'_, PyAny>>,
+    #[pyo3(from_py_with = args::sample)] sample: Option<u64>,
+) -> PyResult<PyKernelRun> {
+    let arch: Option<ComputeCapability> = arch
+        .filter(|a| !a.is_none())
+        .map(args::capability)
+        .transpose()?;
+    let launch_args = launch_args(args)?;
+    let text = ptx.to_owned();
+    let kernel_name = kernel.map(str::to_owned);
+    let cc = arch.unwrap_or(ComputeCapability::Sm90);
+    let (name, tally, run) = py
+        .detach(|| {
+            let module = ptx::parse(&text)?;
+            let kernel = Kernel::new(&module, kernel_name.as_deref())?;
+            let mut launch = KernelLaunch::new(grid, block)?.with_dynamic_shared(dynamic_shared);
+            for arg in launch_args {
+                launch = launch.with_arg(arg);
+            }
+            let mut options = RunOptions::new().with_capability(cc);
+            if let Some(blocks) = sample {
+                options = options.with_sample(blocks);
+            }
+            let mut tally = Tally::new().with_capability(cc);
+            let run = kernel.run(&launch, &options, &mut tally)?;
+            Ok::<_, smem_model::Error>((kernel.name().to_owned(), tally, run))
+        })
+        .map_err(value_error)?;
+    let notes = run
+        .notes
+        .iter()
+        .map(|n| {
+            format!(
+                "line {}: {}: {} ({} warp execution{})",
+                n.ptx_line,
+                bounded(&n.instruction),
+                note_kind(n.kind),
+                n.count,
+                if n.count == 1 { "" } else { "s" }
+            )
+        })
+        .collect();
+    Ok(PyKernelRun {
+        name,
+        summary: summary_of(
+            &tally,
+            [
+                ("kernels", 1),
+                ("blocks", run.blocks_run),
+                ("instructions", run.warp_instructions),
+            ],
+        ),
+        blocks_run: run.blocks_run,
+        blocks_total: run.blocks_total,
+        sampled: run.sampled(),
+        warp_instructions: run.warp_instructions,
+        notes,
+    })
+}
+
+/// A compiled Triton kernel (`triton.compile(...)`, or what launching a
+/// `@triton.jit` function returns) run as `kernel` runs PTX: its PTX
+/// (`asm["ptx"]`), `num_warps` warps a block and its shared bytes from its
+/// metadata; `args` the values of the PTX kernel's parameters (the call's
+/// arguments that are not `constexpr`, in order, or a dict by PTX parameter
+/// name; tensors give their `data_ptr()`, `None` a fake pointer).
+#[pyfunction]
+#[pyo3(signature = (compiled, grid, args=None, *, arch=None, sample=None))]
+pub fn triton_kernel(
+    py: Python<'_>,
+    compiled: &Bound<'_, PyAny>,
+    #[pyo3(from_py_with = grid)] grid: [u32; 3],
+    args: Option<&Bound<'_, PyAny>>,
+    arch: Option<&Bound<'_, PyAny>>,
+    #[pyo3(from_py_with = args::sample)] sample: Option<u64>,
+) -> PyResult<PyKernelRun> {
+    let missing = |what: &str| {
+        PyTypeError::new_err(format!(
+            "compiled: expected a compiled Triton kernel (with {what}), got {}",
+            describe(compiled)
+        ))
+    };
+    let ptx_text: String = compiled
+        .getattr("asm")
+        .and_then(|asm| asm.get_item("ptx"))
+        .and_then(|p| p.extract())
+        .map_err(|_| missing("asm[\"ptx\"]"))?;
+    let metadata = compiled
+        .getattr("metadata")
+        .map_err(|_| missing("metadata"))?;
+    let get = |key: &str| -> PyResult<Bound<'_, PyAny>> {
+        metadata
+            .getattr(key)
+            .or_else(|_| metadata.get_item(key))
+            .map_err(|_| missing(&format!("metadata.{key}")))
+    };
+    let num_warps = args::u32_arg(&get("num_warps")?, "metadata.num_warps")?;
+    let shared = args::u32_arg(&get("shared")?, "metadata.shared")?;
+    let name: Option<String> = get("name").ok().and_then(|n| n.extract().ok());
+    let block = [num_warps.saturating_mul(32), 1, 1];
+    let arch = match arch.filter(|a| !a.is_none()) {
+        Some(arch) => Some(arch.clone()),
+        None => get("target")
+            .ok()
+            .and_then(|t| t.getattr("arch").or_else(|_| t.get_item("arch")).ok()),
+    };
+    let arch = match arch {
+        Some(a) if a.is_instance_of::<PyInt>() => {
+            let cc = args::u32_arg(&a, "metadata.target.arch")?;
+            Some(PyTuple::new(py, [cc / 10, cc % 10])?.into_any())
+        }
+        other => other,
+    };
+    self::kernel(
+        py,
+        &ptx_text,
+        grid,
+        block,
+        args,
+        name.as_deref(),
+        shared,
+        arch.as_ref(),
+        sample,
+    )
+}

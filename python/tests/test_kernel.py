@@ -1,0 +1,89 @@
+"""A kernel's shared memory from its PTX, from Python: the device fixtures of
+tests/data/ptx (compiled by nvcc 13 and Triton 3.6, measured with ncu on an
+H100/H200) against their measured wavefronts."""
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+import smem_model
+
+FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "data" / "ptx"
+
+
+def fixture(name):
+    folder = FIXTURES / name
+    launch = json.loads((folder / "launch.json").read_text())
+    ncu = json.loads((folder / "ncu.json").read_text())["key"]
+    scalars = {a["index"]: a["value"] for a in launch["args"] if not a.get("pointer")}
+    return folder, launch, ncu, scalars
+
+
+@pytest.mark.parametrize("name", ["transpose_naive_smem", "triton_colsum", "triton_softmax"])
+def test_a_launch_reproduces_its_measured_wavefronts(name):
+    folder, launch, ncu, scalars = fixture(name)
+    run = smem_model.kernel(
+        (folder / "kernel.ptx").read_text(),
+        tuple(launch["grid"]),
+        tuple(launch["block"]),
+        scalars,
+        dynamic_shared=launch.get("dynamic_shared", 0),
+        arch=(9, 0),
+    )
+    assert run.blocks_run == run.blocks_total == launch["grid"][0] * launch["grid"][1] * launch["grid"][2]
+    assert not run.sampled and run.notes == []
+    by_op = run.summary.by_op
+
+    def ours(prefixes, field):
+        return sum(getattr(t, field) for op, t in by_op.items() if op.split(".")[0] in prefixes)
+
+    # Instructions exactly, wavefronts within 1%, as tests/ptx_fixtures.rs checks them.
+    assert ours({"LDS"}, "requests") == ncu["smsp__sass_inst_executed_op_shared_ld.sum"]
+    assert ours({"LDSM"}, "requests") == ncu["smsp__sass_inst_executed_op_ldsm.sum"]
+    assert ours({"STS"}, "requests") == ncu["smsp__sass_inst_executed_op_shared_st.sum"]
+    for prefixes, metric in [({"LDS", "LDSM"}, "ld"), ({"STS", "STSM"}, "st")]:
+        measured = ncu[f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{metric}.sum"]
+        assert abs(ours(prefixes, "wavefronts") - measured) <= 0.01 * measured, (by_op, metric, measured)
+
+
+def test_a_compiled_triton_kernel():
+    folder, launch, ncu, scalars = fixture("triton_colsum")
+    meta = json.loads((folder / "kernel.json").read_text())
+    # What triton.compile returns, as far as the helper reads it.
+    compiled = SimpleNamespace(
+        asm={"ptx": (folder / "kernel.ptx").read_text()},
+        metadata=SimpleNamespace(
+            num_warps=meta["num_warps"], shared=meta["shared"], name=meta["name"],
+            target=SimpleNamespace(arch=meta["target"]["arch"]),
+        ),
+    )
+    args = [None, None, 512, 512, 512, None, None]  # x_ptr, y_ptr, three sizes, scratch pointers
+    run = smem_model.triton_kernel(compiled, tuple(launch["grid"]), args)
+    direct = smem_model.kernel(
+        (folder / "kernel.ptx").read_text(), tuple(launch["grid"]), (128,), scalars,
+        dynamic_shared=1024,
+    )
+    assert run.name == "fx_colsum"
+    assert run.summary == direct.summary
+    sampled = smem_model.triton_kernel(compiled, tuple(launch["grid"]), args, sample=2)
+    assert sampled.sampled and sampled.blocks_run == 2
+
+
+def test_bad_launches_are_errors():
+    folder, launch, _, scalars = fixture("triton_colsum")
+    text = (folder / "kernel.ptx").read_text()
+    with pytest.raises(ValueError) as e:
+        smem_model.kernel(text, (8,), (128,), {}, dynamic_shared=1024)
+    assert "fx_colsum_param_2" in str(e.value)  # an unset scalar is named
+    with pytest.raises(ValueError):
+        smem_model.kernel("not ptx", 1, 32)
+    with pytest.raises(ValueError) as e:
+        smem_model.kernel(text, (-1,), (128,), scalars)
+    assert str(e.value) == "grid[0]: -1 is not an integer from 0 to 2^32 - 1"
+    with pytest.raises(ValueError) as e:
+        smem_model.kernel(text, 1, (1, 1, 1, 1), scalars)
+    assert str(e.value) == "block: expected 1 to 3 sizes, got (1, 1, 1, 1)"
+    with pytest.raises(TypeError, match=r"^compiled: expected a compiled Triton kernel"):
+        smem_model.triton_kernel(object(), 1)
