@@ -280,6 +280,11 @@ class TileAccess:
     def transposed_copy(index: int) -> Tuple[TileAccess, TileAccess]:
         """Step `index` of an in-place transpose of a 32 x 32 tile: row `index`
         read, column `index` written."""
+    @staticmethod
+    def ldmatrix_tile(rows: int, cols: int, element_bytes: int) -> List[TileAccess]:
+        """The `ldmatrix` loads of a whole `rows` x `cols` tile of
+        `element_bytes` elements: 16x16 blocks by `ldmatrix.x4`, the rest by
+        `.x2` or `.x1`, as a kernel reads a tile into fragments."""
     @property
     def elements(self) -> List[Optional[Tuple[int, int]]]:
         """The `(row, col)` of each lane, `None` where a lane is inactive."""
@@ -336,6 +341,10 @@ class TileLayout:
     @property
     def extra_bytes(self) -> int:
         """Bytes beyond the packed tile (the padding)."""
+    @property
+    def index_formula(self) -> str:
+        """The element index of `(row, col)` as a kernel writes it:
+        `"row * 33 + col"`, `"row * 64 + (col ^ ((row % 8) * 8))"`."""
 
 @final
 class Candidate:
@@ -345,6 +354,10 @@ class Candidate:
     def fix(self) -> str:
         """The fix, as the advisor prints it (`"as given"`, `"1 element of
         padding per row"`, `"Swizzle<5,0,5>"`, `"TMA 128B swizzle"`)."""
+    @property
+    def name(self) -> str:
+        """The fix with a TMA mode's XOR swizzle beside it (`"TMA 128B swizzle
+        = Swizzle<3,3,3>"`)."""
     @property
     def layout(self) -> TileLayout:
         """The layout with the fix applied."""

@@ -176,6 +176,20 @@ impl PyTileAccess {
         (PyTileAccess(read), PyTileAccess(write))
     }
 
+    /// The `ldmatrix` loads of a whole `rows` x `cols` tile of
+    /// `element_bytes` elements: 16x16 blocks by `ldmatrix.x4`, the rest by
+    /// `.x2` or `.x1`, as a kernel reads a tile into fragments.
+    #[staticmethod]
+    fn ldmatrix_tile(
+        #[pyo3(from_py_with = args::rows)] rows: u32,
+        #[pyo3(from_py_with = args::cols)] cols: u32,
+        #[pyo3(from_py_with = args::element_bytes)] element_bytes: u32,
+    ) -> PyResult<Vec<PyTileAccess>> {
+        TileAccess::ldmatrix_tile(rows, cols, element_bytes)
+            .map(|all| all.into_iter().map(PyTileAccess).collect())
+            .map_err(value_error)
+    }
+
     /// The `(row, col)` of each lane, `None` where a lane is inactive.
     #[getter]
     fn elements(&self) -> Vec<Option<(u32, u32)>> {
@@ -324,6 +338,13 @@ impl PyTileLayout {
         self.0.extra_bytes()
     }
 
+    /// The element index of `(row, col)` as a kernel writes it:
+    /// `"row * 33 + col"`, `"row * 64 + (col ^ ((row % 8) * 8))"`.
+    #[getter]
+    fn index_formula(&self) -> String {
+        self.0.index_formula()
+    }
+
     fn __repr__(&self) -> String {
         format!("TileLayout({})", self.0)
     }
@@ -361,6 +382,9 @@ pub struct PyCandidate {
     /// The fix, as the advisor prints it (`"as given"`, `"1 element of
     /// padding per row"`, `"Swizzle<5,0,5>"`, `"TMA 128B swizzle"`).
     fix: String,
+    /// The fix with a TMA mode's XOR swizzle beside it (`"TMA 128B swizzle
+    /// = Swizzle<3,3,3>"`).
+    name: String,
     /// The layout with the fix applied.
     layout: PyTileLayout,
     /// The accesses' wavefronts under it.
@@ -378,6 +402,7 @@ pub struct PyCandidate {
 fn candidate(c: &Candidate) -> PyCandidate {
     PyCandidate {
         fix: c.fix().to_string(),
+        name: c.name(),
         layout: PyTileLayout(c.layout()),
         wavefronts: c.wavefronts(),
         ideal_wavefronts: c.ideal_wavefronts(),

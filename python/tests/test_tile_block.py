@@ -21,6 +21,19 @@ def test_the_advisor_fixes_a_transpose():
     assert str(advice).startswith("64 accesses on 32x32 of 4-byte elements")
 
 
+def test_ldmatrix_over_a_half_tile_and_index_formulas():
+    # half tile[64][64] read into fragments: the advisor picks TMA's 128-byte mode.
+    loads = TileAccess.ldmatrix_tile(64, 64, 2)
+    assert len(loads) == 16
+    advice = smem_model.advise("sm_90", TileLayout(64, 64, 2), loads)
+    assert advice.best.name == "TMA 128B swizzle = Swizzle<3,3,3>"
+    assert advice.best.layout.index_formula == "row * 64 + (col ^ ((row % 8) * 8))"
+    assert advice.original.name == "as given"
+    assert TileLayout(32, 32, 4, padding=1).index_formula == "row * 33 + col"
+    with pytest.raises(ValueError):
+        TileAccess.ldmatrix_tile(12, 16, 2)
+
+
 def test_a_layout_checked_before_use():
     column = [TileAccess.column(3)]
     assert TileLayout(32, 32, 4).wavefronts("sm_90", column) == [32]
