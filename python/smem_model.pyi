@@ -201,8 +201,8 @@ def timing(
     base: Optional[int] = None,
     bank_bytes: int = 4,
 ) -> Timing:
-    """The cycles of one warp instruction on sm_90 with `warps` warps of one SM
-    running it; `ValueError` on other capabilities (not measured)."""
+    """The cycles of one warp instruction on sm_90 with `warps` warps (1 to 64)
+    of one SM running it; `ValueError` on other capabilities (not measured)."""
 
 def wavefronts_batch(
     arch: _Arch,

@@ -160,8 +160,8 @@ impl Timing {
     }
 }
 
-/// The cycles of one warp instruction on sm_90 with `warps` warps of one SM
-/// running it; `ValueError` on other capabilities (not measured).
+/// The cycles of one warp instruction on sm_90 with `warps` warps (1 to 64)
+/// of one SM running it; `ValueError` on other capabilities (not measured).
 #[pyfunction]
 #[pyo3(signature = (arch, op, width, addresses, *, warps=1, base=None, bank_bytes=4))]
 #[allow(clippy::too_many_arguments)]
@@ -177,6 +177,15 @@ fn timing(
     let config = config(arch, bank_bytes)?;
     let request = request(op, width, addresses, base)?;
     let t = config.timing(&request).map_err(value_error)?;
+    // An SM holds at most this many warps (the occupancy calculator's limit):
+    // a figure for more, or for none, would answer a launch that cannot be.
+    let most = arch.max_warps_per_sm();
+    if !(1..=most).contains(&warps) {
+        return Err(PyValueError::new_err(format!(
+            "warps: {warps} is not a number of warps one SM of compute capability {arch} \
+             holds: expected 1 to {most}"
+        )));
+    }
     Ok(Timing {
         pipe_cycles: t.pipe_cycles(),
         latency: t.latency(),

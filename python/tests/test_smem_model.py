@@ -132,6 +132,17 @@ def test_stubs_and_marker_are_installed():
     assert smem_model.WARP_SIZE == 32
 
 
+@pytest.mark.parametrize("warps", [0, 65, 10**6])
+def test_timing_refuses_warps_an_sm_cannot_hold(warps):
+    with pytest.raises(ValueError) as e:
+        smem_model.timing("sm_90", "LDS", 4, strided(4), warps=warps)
+    assert str(e.value) == (
+        f"warps: {warps} is not a number of warps one SM of compute capability 9.0 holds: "
+        "expected 1 to 64"
+    )
+    assert smem_model.timing("sm_90", "LDS", 4, strided(4), warps=64).warps == 64
+
+
 def test_timing_on_sm_90():
     t = smem_model.timing("sm_90", "LDS", 4, strided(8), warps=16)
     assert t.pipe_cycles == 2 and t.warps == 16
