@@ -673,15 +673,16 @@ def kernel(
     released while it runs."""
 
 def triton_kernel(
-    compiled: Any,
+    compiled: Union[Any, _Path],
     grid: _Dims,
     args: _KernelArgs = None,
     *,
     arch: Optional[_Arch] = None,
     sample: Optional[int] = None,
 ) -> KernelRun:
-    """A compiled Triton kernel (`triton.compile(...)`, or what launching a
-    `@triton.jit` function returns) run as `kernel` runs PTX: its PTX
+    """A compiled Triton kernel (`triton.compile(...)`, what launching a
+    `@triton.jit` function returns, or its cache entry: a directory, its
+    `.json` or its `.ptx`) run as `kernel` runs PTX: its PTX
     (`asm["ptx"]`), `num_warps` warps a block and its shared bytes from its
     metadata; `args` the values of the PTX kernel's parameters (the call's
     arguments that are not `constexpr`, in order, or a dict by PTX parameter

@@ -2,6 +2,8 @@
 //! library): the interpreter (`kernel::ptx::Kernel`) runs the launch's
 //! blocks into the tally, and a Triton helper takes a compiled kernel.
 
+use std::path::{Path, PathBuf};
+
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyAny, PyBool, PyDict, PyFloat, PyInt, PyString, PyTuple};
@@ -233,8 +235,9 @@ pub fn kernel(
     })
 }
 
-/// A compiled Triton kernel (`triton.compile(...)`, or what launching a
-/// `@triton.jit` function returns) run as `kernel` runs PTX: its PTX
+/// A compiled Triton kernel (`triton.compile(...)`, what launching a
+/// `@triton.jit` function returns, or its cache entry: a directory, its
+/// `.json` or its `.ptx`) run as `kernel` runs PTX: its PTX
 /// (`asm["ptx"]`), `num_warps` warps a block and its shared bytes from its
 /// metadata; `args` the values of the PTX kernel's parameters (the call's
 /// arguments that are not `constexpr`, in order, or a dict by PTX parameter
@@ -255,14 +258,20 @@ pub fn triton_kernel(
             describe(compiled)
         ))
     };
-    let ptx_text: String = compiled
-        .getattr("asm")
-        .and_then(|asm| asm.get_item("ptx"))
-        .and_then(|p| p.extract())
-        .map_err(|_| missing("asm[\"ptx\"]"))?;
-    let metadata = compiled
-        .getattr("metadata")
-        .map_err(|_| missing("metadata"))?;
+    let (ptx_text, metadata) =
+        if compiled.is_instance_of::<PyString>() || compiled.hasattr("__fspath__")? {
+            cached(py, &compiled.extract::<PathBuf>()?)?
+        } else {
+            let ptx_text: String = compiled
+                .getattr("asm")
+                .and_then(|asm| asm.get_item("ptx"))
+                .and_then(|p| p.extract())
+                .map_err(|_| missing("asm[\"ptx\"]"))?;
+            let metadata = compiled
+                .getattr("metadata")
+                .map_err(|_| missing("metadata"))?;
+            (ptx_text, metadata)
+        };
     let get = |key: &str| -> PyResult<Bound<'_, PyAny>> {
         metadata
             .getattr(key)
@@ -297,4 +306,60 @@ pub fn triton_kernel(
         arch.as_ref(),
         sample,
     )
+}
+
+/// A kernel in Triton's cache: a directory holding one `.ptx` and its
+/// `.json` metadata, the `.json`, or the `.ptx` with `kernel.json` or a
+/// `.json` of its name beside it (as `smem kernel` finds them).
+fn cached<'py>(py: Python<'py>, path: &Path) -> PyResult<(String, Bound<'py, PyAny>)> {
+    let shown = |p: &Path| bounded(&p.display().to_string());
+    let io = |p: &Path, e: std::io::Error| {
+        PyValueError::new_err(format!("cannot read {}: {e}", shown(p)))
+    };
+    let (ptx, json) = if path.is_dir() {
+        let mut ptxs: Vec<PathBuf> = std::fs::read_dir(path)
+            .map_err(|e| io(path, e))?
+            .filter_map(|entry| entry.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
+            .collect();
+        ptxs.sort();
+        if ptxs.len() != 1 {
+            return Err(PyValueError::new_err(format!(
+                "{} holds {} .ptx files: expected one (a Triton cache entry)",
+                shown(path),
+                ptxs.len()
+            )));
+        }
+        let ptx = ptxs.remove(0);
+        let same = ptx.with_extension("json");
+        let json = if same.exists() {
+            same
+        } else {
+            ptx.with_file_name("kernel.json")
+        };
+        (ptx, json)
+    } else if path.extension().is_some_and(|x| x == "json") {
+        let same = path.with_extension("ptx");
+        let ptx = if same.exists() {
+            same
+        } else {
+            path.with_file_name("kernel.ptx")
+        };
+        (ptx, path.to_path_buf())
+    } else {
+        let same = path.with_extension("json");
+        let json = if same.exists() {
+            same
+        } else {
+            path.with_file_name("kernel.json")
+        };
+        (path.to_path_buf(), json)
+    };
+    let text = std::fs::read_to_string(&ptx).map_err(|e| io(&ptx, e))?;
+    let meta = std::fs::read_to_string(&json).map_err(|e| io(&json, e))?;
+    let metadata = py
+        .import("json")?
+        .call_method1("loads", (meta,))
+        .map_err(|_| PyValueError::new_err(format!("{}: not JSON", shown(&json))))?;
+    Ok((text, metadata))
 }

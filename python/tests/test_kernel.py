@@ -67,6 +67,11 @@ def test_a_compiled_triton_kernel():
     )
     assert run.name == "fx_colsum"
     assert run.summary == direct.summary
+    # Its cache entry as Triton leaves it on disk: the folder, the .json, the .ptx.
+    for entry in (folder, folder / "kernel.json", str(folder / "kernel.ptx")):
+        assert smem_model.triton_kernel(entry, tuple(launch["grid"]), args).summary == direct.summary
+    with pytest.raises(ValueError, match="holds 0 .ptx files"):
+        smem_model.triton_kernel(FIXTURES, 1)
     sampled = smem_model.triton_kernel(compiled, tuple(launch["grid"]), args, sample=2)
     assert sampled.sampled and sampled.blocks_run == 2
 
