@@ -649,6 +649,13 @@ class KernelRun:
     def notes(self) -> List[str]:
         """What could not be followed exactly, one line an instruction
         (`"line 41: ld.shared.u32: data-dependent address (64 warp executions)"`)."""
+    @property
+    def races(self) -> List[str]:
+        """The races the race checker found (`smem racecheck`'s model), one line
+        each with the blocks that have it; the sites are PTX lines."""
+    @property
+    def barrier_errors(self) -> List[str]:
+        """The barrier errors it found, one line each with the blocks that have it."""
 
 _Dims = Union[int, Tuple[int], Tuple[int, int], Tuple[int, int, int]]
 _KernelArgs = Union[None, Dict[Union[str, int], Any], Sequence[Any]]

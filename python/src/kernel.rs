@@ -10,7 +10,8 @@ use pyo3::types::{PyAny, PyBool, PyDict, PyFloat, PyInt, PyString, PyTuple};
 
 use smem_model::kernel::ptx::{self, Arg, ArgKey, Kernel, KernelLaunch, NoteKind, RunOptions};
 use smem_model::kernel::tally::Tally;
-use smem_model::ComputeCapability;
+use smem_model::kernel::{BlockInfo, Consumer, Event, KernelInfo, Place};
+use smem_model::{ComputeCapability, Error, Racecheck};
 
 use crate::args::{self, bounded, describe, value_error};
 use crate::trace::{summary_of, PySummary};
@@ -33,6 +34,54 @@ pub struct PyKernelRun {
     /// What could not be followed exactly, one line an instruction
     /// (`"line 41: ld.shared.u32: data-dependent address (64 warp executions)"`).
     notes: Vec<String>,
+    /// The races the race checker found (`smem racecheck`'s model), one line
+    /// each with the blocks that have it; the sites are PTX lines.
+    races: Vec<String>,
+    /// The barrier errors it found, one line each with the blocks that have it.
+    barrier_errors: Vec<String>,
+}
+
+/// Gives every event to both the tally and the race checker (as `smem
+/// kernel` does).
+struct Both<'a> {
+    tally: &'a mut Tally,
+    races: &'a mut Racecheck,
+}
+
+impl Consumer for Both<'_> {
+    fn begin_kernel(&mut self, kernel: &KernelInfo<'_>) -> Result<(), Error> {
+        self.tally.begin_kernel(kernel)?;
+        self.races.begin_kernel(kernel)
+    }
+
+    fn begin_block(&mut self, block: &BlockInfo) -> Result<(), Error> {
+        self.tally.begin_block(block)?;
+        self.races.begin_block(block)
+    }
+
+    fn place(&mut self, place: &Place<'_>) {
+        self.tally.place(place);
+        self.races.place(place);
+    }
+
+    fn event(&mut self, warp: u32, event: &Event<'_>) -> Result<(), Error> {
+        self.tally.event(warp, event)?;
+        self.races.event(warp, event)
+    }
+
+    fn end_block(&mut self) -> Result<(), Error> {
+        self.tally.end_block()?;
+        self.races.end_block()
+    }
+
+    fn end_kernel(&mut self) -> Result<(), Error> {
+        self.tally.end_kernel()?;
+        self.races.end_kernel()
+    }
+}
+
+fn blocks(n: u64) -> String {
+    format!("{n} block{}", if n == 1 { "" } else { "s" })
 }
 
 #[pymethods]
@@ -186,7 +235,7 @@ pub fn kernel(
     let text = ptx.to_owned();
     let kernel_name = kernel.map(str::to_owned);
     let cc = arch.unwrap_or(ComputeCapability::Sm90);
-    let (name, tally, run) = py
+    let (name, tally, races, run) = py
         .detach(|| {
             let module = ptx::parse(&text)?;
             let kernel = Kernel::new(&module, kernel_name.as_deref())?;
@@ -199,8 +248,16 @@ pub fn kernel(
                 options = options.with_sample(blocks);
             }
             let mut tally = Tally::new().with_capability(cc);
-            let run = kernel.run(&launch, &options, &mut tally)?;
-            Ok::<_, smem_model::Error>((kernel.name().to_owned(), tally, run))
+            let mut races = Racecheck::new().with_capability(cc);
+            let run = kernel.run(
+                &launch,
+                &options,
+                &mut Both {
+                    tally: &mut tally,
+                    races: &mut races,
+                },
+            )?;
+            Ok::<_, Error>((kernel.name().to_owned(), tally, races, run))
         })
         .map_err(value_error)?;
     let notes = run
@@ -217,7 +274,18 @@ pub fn kernel(
             )
         })
         .collect();
+    let (mut race_lines, mut barrier_lines) = (Vec::new(), Vec::new());
+    for k in races.kernels() {
+        for h in k.hazards() {
+            race_lines.push(format!("{} ({})", h.example(), blocks(h.blocks())));
+        }
+        for b in k.barrier_errors() {
+            barrier_lines.push(format!("{} ({})", b.error(), blocks(b.blocks())));
+        }
+    }
     Ok(PyKernelRun {
+        races: race_lines,
+        barrier_errors: barrier_lines,
         name,
         summary: summary_of(
             &tally,

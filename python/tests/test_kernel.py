@@ -76,6 +76,23 @@ def test_a_compiled_triton_kernel():
     assert sampled.sampled and sampled.blocks_run == 2
 
 
+def test_races_and_barrier_errors_from_ptx():
+    runs = {}
+    for name in ("racy_neighbour", "divergent_barrier", "transpose_naive_smem"):
+        folder, launch, _, scalars = fixture(name)
+        runs[name] = smem_model.kernel(
+            (folder / "kernel.ptx").read_text(), tuple(launch["grid"]), tuple(launch["block"]),
+            scalars, dynamic_shared=launch.get("dynamic_shared", 0),
+        )
+    # compute-sanitizer found these on the device (racecheck.txt, synccheck.txt).
+    assert runs["racy_neighbour"].races and all("(2 blocks)" in r for r in runs["racy_neighbour"].races)
+    assert runs["racy_neighbour"].barrier_errors == []
+    assert any(e.startswith("divergent barrier 0") for e in runs["divergent_barrier"].barrier_errors)
+    # Clean under compute-sanitizer, clean here.
+    assert runs["transpose_naive_smem"].races == []
+    assert runs["transpose_naive_smem"].barrier_errors == []
+
+
 def test_bad_launches_are_errors():
     folder, launch, _, scalars = fixture("triton_colsum")
     text = (folder / "kernel.ptx").read_text()
