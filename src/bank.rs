@@ -586,6 +586,37 @@ impl BankConfig {
         }
     }
 
+    /// The most bytes one wavefront moves: the banks times what a bank
+    /// delivers in one wavefront, 64 bits on 3.x (in both bank modes: the
+    /// mode changes which bank a word falls in, not the bank's width) and 32
+    /// bits on every other capability. 64 on 1.x (16 banks), 256 on 3.x,
+    /// 128 elsewhere.
+    ///
+    /// Source: Programming Guide v4.2, F.3.3 and F.4.3 (1.x, 2.x: each bank has
+    /// a bandwidth of 32 bits per two clock cycles), F.5.3 (3.x: "each bank has
+    /// a bandwidth of 64 bits per clock cycle"); later guides'
+    /// compute-capability appendix (5.x on: 32 bits per clock cycle). The
+    /// denominator of [`Partition::bandwidth_fraction`](crate::Partition::bandwidth_fraction).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, SharedMemConfig};
+    ///
+    /// let kepler = BankConfig::new(ComputeCapability::Sm35);
+    /// assert_eq!(kepler.wavefront_bytes(), 256);
+    /// assert_eq!(kepler.with_shared_mem_config(SharedMemConfig::EightByte).wavefront_bytes(), 256);
+    /// assert_eq!(BankConfig::new(ComputeCapability::Sm90).wavefront_bytes(), 128);
+    /// assert_eq!(BankConfig::new(ComputeCapability::Sm13).wavefront_bytes(), 64);
+    /// ```
+    pub const fn wavefront_bytes(self) -> u32 {
+        let bank_bytes = match self.rules() {
+            Rules::Kepler => 8,
+            Rules::Tesla | Rules::Fermi | Rules::Maxwell | Rules::Measured => 4,
+        };
+        self.bank_count() * bank_bytes
+    }
+
     /// How several lanes reading one word in one step are served.
     ///
     /// Source: Programming Guide v4.2, F.3.3.1 (1.x: one broadcast word per step)

@@ -467,7 +467,8 @@ fn several_archs_side_by_side() {
     assert!(
         support::has_row(
             &out,
-            &["sm_35", "32", "x", "4", "B", "lane*8", "1", "1", "0", "100.0%", "parallel"]
+            // A Kepler bank moves 64 bits, of which these floats use half.
+            &["sm_35", "32", "x", "4", "B", "lane*8", "1", "1", "0", "50.0%", "parallel"]
         ),
         "{out}"
     );
@@ -642,6 +643,29 @@ fn bank_bandwidth_counts_distinct_bytes() {
         "{out}"
     );
     assert!(!out.contains("of the peak"));
+    // Kepler: a bank moves 64 bits in both bank modes, so doubles at stride 1
+    // fill their one wavefront (it said 200% with 128-byte wavefronts).
+    for mode in ["4", "8"] {
+        let report = json(&[
+            "--arch",
+            "sm_35",
+            "--bank-mode",
+            mode,
+            "--width",
+            "8",
+            "lane*8",
+        ]);
+        assert_eq!(report["wavefronts"], 1, "{mode}");
+        assert_eq!(report["distinct_bytes"], 256, "{mode}");
+        assert_eq!(report["bank_bandwidth_used"].as_f64(), Some(1.0), "{mode}");
+    }
+    let out = stdout(&analyze(&["--arch", "sm_35", "--width", "8", "lane*8"]));
+    assert!(
+        out.contains(
+            "bank bandwidth used: 100.0% (256 bytes distinct in 1 wavefront of at most 256 bytes)\n"
+        ),
+        "{out}"
+    );
 }
 
 #[test]

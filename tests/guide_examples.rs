@@ -236,7 +236,9 @@ fn sm90_broadcast_is_one_wavefront() {
     let p = config.partition(&request).unwrap();
     assert_eq!(p.wavefronts(), 1);
     assert_eq!(p.classification(), Classification::Broadcast);
-    assert_eq!(p.bandwidth_fraction(), Some(1.0));
+    // One float asked for, of the 128 bytes the wavefront could move.
+    assert_eq!(p.distinct_bytes(), 4);
+    assert_eq!(p.bandwidth_fraction(), Some(4.0 / 128.0));
 }
 
 /// DESIGN 2.1 (measured): uniform LDS.64 and LDS.128 merge their phases (every

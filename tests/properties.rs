@@ -164,9 +164,20 @@ proptest! {
         prop_assert_eq!(fast.ideal_wavefronts(), slow.ideal);
         prop_assert_eq!(fast.bank_conflicts(), slow.wavefronts() - slow.ideal);
         prop_assert_eq!(fast.ways(), slow.ways);
+        // Distinct bytes, the obvious way: every byte of every active lane in a set.
+        let bytes: std::collections::BTreeSet<u64> = request
+            .active_addresses()
+            .flat_map(|(_, a)| (0..u64::from(request.width().bytes())).map(move |b| u64::from(a) + b))
+            .collect();
+        prop_assert_eq!(fast.distinct_bytes() as usize, bytes.len());
         match fast.bandwidth_fraction() {
             None => prop_assert_eq!(slow.wavefronts(), 0),
-            Some(f) => prop_assert_eq!(f, f64::from(slow.ideal) / f64::from(slow.wavefronts())),
+            Some(f) => {
+                let capacity = f64::from(slow.wavefronts()) * f64::from(config.wavefront_bytes());
+                prop_assert_eq!(f, bytes.len() as f64 / capacity);
+                // The wavefronts never move more than they can.
+                prop_assert!(f <= 1.0, "{}", f);
+            }
         }
     }
 }

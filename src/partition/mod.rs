@@ -13,7 +13,7 @@ use core::fmt;
 
 use smallvec::SmallVec;
 
-use crate::{Bank, BankConfig, BankSet, Error, Lane, LaneSet, Op, WarpRequest};
+use crate::{Bank, BankConfig, BankSet, Error, Lane, LaneSet, Op, WarpRequest, WARP_SIZE};
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) use simd::followers;
@@ -779,8 +779,11 @@ impl Partition {
         self.request.op() != Op::CpAsync(crate::CpAsync::Cg)
     }
 
-    /// `ideal_wavefronts / wavefronts`: the fraction of the peak bandwidth the
-    /// request achieves, or `None` for an empty request.
+    /// The bytes of shared memory the request's active lanes access, each
+    /// byte counted once however many lanes access it.
+    ///
+    /// Every lane accesses the request's width at an address aligned to it,
+    /// so two lanes' bytes are either the same or disjoint.
     ///
     /// # Example
     ///
@@ -788,17 +791,64 @@ impl Partition {
     /// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
     ///
     /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
-    /// // s[2 * lane]: a 2-way conflict halves the bandwidth.
+    /// // A broadcast: 32 lanes, one float.
+    /// let uniform = WarpRequest::from_fn(Op::Load, 4, |_| Some(64))?;
+    /// assert_eq!(sm90.partition(&uniform)?.distinct_bytes(), 4);
+    /// let doubles = WarpRequest::from_fn(Op::Load, 8, |lane| Some(8 * lane.get()))?;
+    /// assert_eq!(sm90.partition(&doubles)?.distinct_bytes(), 256);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn distinct_bytes(&self) -> u32 {
+        let mut addresses = [0u32; WARP_SIZE];
+        let mut active = 0;
+        for (slot, (_, address)) in addresses.iter_mut().zip(self.request.active_addresses()) {
+            *slot = address;
+            active += 1;
+        }
+        let addresses = &mut addresses[..active];
+        addresses.sort_unstable();
+        let distinct =
+            addresses.windows(2).filter(|w| w[0] != w[1]).count() + usize::from(active > 0);
+        distinct as u32 * self.request.width().bytes()
+    }
+
+    /// The fraction of the bank bandwidth the request's wavefronts spend on
+    /// data it asked for: [`distinct_bytes`](Self::distinct_bytes) over
+    /// `wavefronts` x [`BankConfig::wavefront_bytes`] (what the wavefronts
+    /// could have moved), or `None` for a request that takes no wavefront.
+    ///
+    /// At most 1. A conflict lowers it (more wavefronts), and so do narrow or
+    /// few accesses and broadcasts (fewer bytes asked for): one lane's float
+    /// uses 4 of the 128 bytes its wavefront could move. On 3.x a bank
+    /// moves 64 bits in both bank modes, so `double` at stride 1 is 256 bytes
+    /// in one wavefront of 256: 1.0 in four-byte mode too. `smem analyze`
+    /// prints it as "bank bandwidth used". (For the conflict-free share
+    /// alone, divide [`ideal_wavefronts`](Self::ideal_wavefronts) by
+    /// [`wavefronts`](Self::wavefronts).)
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Op, WarpRequest};
+    ///
+    /// let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    /// // s[lane] on floats: 128 bytes in one wavefront of 128.
+    /// let floats = WarpRequest::from_fn(Op::Load, 4, |lane| Some(4 * lane.get()))?;
+    /// assert_eq!(sm90.partition(&floats)?.bandwidth_fraction(), Some(1.0));
+    /// // s[2 * lane]: a 2-way conflict halves it.
     /// let stride2 = WarpRequest::from_fn(Op::Load, 4, |lane| Some(8 * lane.get()))?;
     /// assert_eq!(sm90.partition(&stride2)?.bandwidth_fraction(), Some(0.5));
+    /// // One lane's float: 4 of 128 bytes.
+    /// let one = WarpRequest::from_fn(Op::Load, 4, |lane| (lane.get() == 0).then_some(0))?;
+    /// assert_eq!(sm90.partition(&one)?.bandwidth_fraction(), Some(4.0 / 128.0));
     /// // A fully masked-off warp moves nothing, at no cost.
     /// let idle = WarpRequest::from_fn(Op::Load, 4, |_| None)?;
     /// assert_eq!(sm90.partition(&idle)?.bandwidth_fraction(), None);
     /// # Ok::<(), smem_model::Error>(())
     /// ```
     pub fn bandwidth_fraction(&self) -> Option<f64> {
-        (self.totals.wavefronts > 0)
-            .then(|| f64::from(self.totals.ideal) / f64::from(self.totals.wavefronts))
+        let capacity = u64::from(self.totals.wavefronts) * u64::from(self.config.wavefront_bytes());
+        (capacity > 0).then(|| f64::from(self.distinct_bytes()) / capacity as f64)
     }
 
     /// The request's [`Classification`].

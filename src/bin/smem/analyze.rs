@@ -169,8 +169,10 @@ pub struct Report {
     verdict: String,
     /// The bytes the active lanes access, counted once each.
     distinct_bytes: u32,
-    /// `distinct_bytes` over what the wavefronts could carry (banks x bank
-    /// width each): the share of the banks' bandwidth doing useful work.
+    /// `Partition::bandwidth_fraction`: `distinct_bytes` over what the
+    /// wavefronts could carry (`BankConfig::wavefront_bytes` each: 64-bit
+    /// banks on 3.x in both modes), the share of the banks' bandwidth doing
+    /// useful work; 0 for no wavefront.
     bank_bandwidth_used: f64,
     /// The transactions in the order served.
     transactions: Vec<TransactionReport>,
@@ -533,27 +535,12 @@ pub(crate) fn totals_line(partition: &Partition) -> String {
 }
 
 /// The bytes the active lanes access, each counted once, and the bytes the
-/// wavefronts could have carried (banks x bank width each).
+/// wavefronts could have carried (`BankConfig::wavefront_bytes` each).
 pub(crate) fn bank_bandwidth(partition: &Partition) -> (u32, u32) {
-    let request = partition.request();
-    let width = request.width().bytes();
-    let mut ranges: Vec<(u64, u64)> = request
-        .active_addresses()
-        .map(|(_, address)| (u64::from(address), u64::from(address) + u64::from(width)))
-        .collect();
-    ranges.sort_unstable();
-    let mut distinct = 0u64;
-    let mut covered = 0u64;
-    for (start, end) in ranges {
-        let start = start.max(covered);
-        if end > start {
-            distinct += end - start;
-            covered = end;
-        }
-    }
-    let config = partition.config();
-    let capacity = partition.wavefronts() * config.bank_count() * config.bank_width().bytes();
-    (distinct as u32, capacity)
+    // The library's definition (`Partition::bandwidth_fraction`): distinct
+    // bytes over what the wavefronts could move (64-bit banks on 3.x).
+    let capacity = partition.wavefronts() * partition.config().wavefront_bytes();
+    (partition.distinct_bytes(), capacity)
 }
 
 /// The text output: the request, the totals and the diagram.
@@ -615,7 +602,7 @@ fn describe(partition: &Partition, source: &str, grid: &diagram::Grid) -> String
                     100.0 * f64::from(distinct) / f64::from(capacity),
                     crate::output::plural(u64::from(distinct), "byte"),
                     crate::output::plural(u64::from(partition.wavefronts()), "wavefront"),
-                    config.bank_count() * config.bank_width().bytes()
+                    config.wavefront_bytes()
                 )
             )
         );
@@ -702,7 +689,7 @@ pub(crate) fn report(partition: &Partition, source: &str) -> Report {
         bank: w.bank.index() as u32,
         lanes: lanes(w.lanes),
     };
-    let (distinct, capacity) = bank_bandwidth(partition);
+    let (distinct, _) = bank_bandwidth(partition);
     Report {
         arch: config.capability().sm_name().to_owned(),
         source: source.to_owned(),
@@ -718,11 +705,7 @@ pub(crate) fn report(partition: &Partition, source: &str) -> Report {
         classification: ClassificationJson::new(partition.classification(), partition.ways()),
         verdict: partition.classification().to_string(),
         distinct_bytes: distinct,
-        bank_bandwidth_used: if capacity == 0 {
-            0.0
-        } else {
-            f64::from(distinct) / f64::from(capacity)
-        },
+        bank_bandwidth_used: partition.bandwidth_fraction().unwrap_or(0.0),
         transactions: partition
             .transactions()
             .map(|t| TransactionReport {
