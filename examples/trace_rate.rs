@@ -16,7 +16,9 @@
 //! after is printed: compare ratios within one run, not across runs.
 //!
 //! `smem` is looked for beside this example's directory
-//! (`target/release/smem`), or at `$SMEM`.
+//! (`target/release/smem`), or at `$SMEM`. With `$SMEM_OLD` (another build,
+//! e.g. of an earlier commit), that binary runs too, in the same rounds, so
+//! old and new are compared side by side.
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -79,25 +81,31 @@ fn main() {
         std::thread::available_parallelism().map_or(1, |n| n.get()),
         load_average()
     );
+    let mut binaries = vec![("smem", smem)];
+    if let Some(old) = std::env::var_os("SMEM_OLD") {
+        binaries.push(("old smem", PathBuf::from(old)));
+    }
     let mut best_wc = Duration::MAX;
-    let mut best: Vec<Duration> = vec![Duration::MAX; threads.len()];
+    let mut best: Vec<Vec<Duration>> = vec![vec![Duration::MAX; threads.len()]; binaries.len()];
     let mut requests = 0u64;
     for _ in 0..rounds {
         let (wc, _) = timed(Command::new("wc").args(["-l", &file]));
         best_wc = best_wc.min(wc);
-        for (n, best) in threads.iter().zip(&mut best) {
-            let (elapsed, out) = timed(Command::new(&smem).args([
-                "trace",
-                "--json",
-                "--no-progress",
-                "-j",
-                n,
-                &file,
-            ]));
-            *best = (*best).min(elapsed);
-            let report: serde_json::Value =
-                serde_json::from_slice(&out).expect("smem trace --json prints JSON");
-            requests = report["requests"].as_u64().unwrap_or(0);
+        for ((_, binary), best) in binaries.iter().zip(&mut best) {
+            for (n, best) in threads.iter().zip(best.iter_mut()) {
+                let (elapsed, out) = timed(Command::new(binary).args([
+                    "trace",
+                    "--json",
+                    "--no-progress",
+                    "-j",
+                    n,
+                    &file,
+                ]));
+                *best = (*best).min(elapsed);
+                let report: serde_json::Value =
+                    serde_json::from_slice(&out).expect("smem trace --json prints JSON");
+                requests = report["requests"].as_u64().unwrap_or(0);
+            }
         }
     }
     println!(
@@ -105,15 +113,17 @@ fn main() {
         best_wc.as_secs_f64(),
         bytes as f64 / best_wc.as_secs_f64() / 1e9
     );
-    for (n, elapsed) in threads.iter().zip(&best) {
-        let seconds = elapsed.as_secs_f64();
-        println!(
-            "smem trace -j {n}: {seconds:.3} s, {:.2} million requests/s, {:.2} GB/s, \
+    for ((name, _), best) in binaries.iter().zip(&best) {
+        for (n, elapsed) in threads.iter().zip(best) {
+            let seconds = elapsed.as_secs_f64();
+            println!(
+                "{name} trace -j {n}: {seconds:.3} s, {:.2} million requests/s, {:.2} GB/s, \
              {:.1} x wc -l",
-            requests as f64 / seconds / 1e6,
-            bytes as f64 / seconds / 1e9,
-            seconds / best_wc.as_secs_f64()
-        );
+                requests as f64 / seconds / 1e6,
+                bytes as f64 / seconds / 1e9,
+                seconds / best_wc.as_secs_f64()
+            );
+        }
     }
     println!("load average after: {}", load_average());
 }

@@ -331,3 +331,61 @@ fn a_tally_through_the_source() {
     assert_eq!(top[0].first.line, 6);
     assert_eq!(top[0].op.0, Op::Load);
 }
+
+/// Tallies of parts of an input, merged, are the tally of the whole: the
+/// totals, the per-op sums, the counts and the ranking.
+#[test]
+fn merged_tallies_are_the_tally_of_the_whole() {
+    let parts = [
+        data("traces/transpose.traceg"),
+        data("traces/kernels/kernel-2.traceg"),
+        data("traces/cas-loop.traceg"),
+    ];
+    let mut whole = Tally::default();
+    let summary = Trace::files(parts.iter().cloned())
+        .read(&mut whole)
+        .unwrap();
+    whole.add_other_instructions(summary.other_instructions);
+    let mut merged = Tally::default();
+    for part in &parts {
+        let mut tally = Tally::default();
+        let summary = Trace::open(part).read(&mut tally).unwrap();
+        tally.add_other_instructions(summary.other_instructions);
+        merged.merge(tally);
+    }
+    assert_eq!(merged.totals(), whole.totals());
+    assert_eq!(merged.other_instructions(), whole.other_instructions());
+    assert_eq!(merged.unmodelled(), whole.unmodelled());
+    let by_op = |t: &Tally| {
+        let mut v = t.by_op();
+        v.sort_by_key(|(op, _)| format!("{op:?}"));
+        v
+    };
+    assert_eq!(by_op(&merged), by_op(&whole));
+    let rank = |t: &Tally| {
+        t.ranking(5)
+            .iter()
+            .map(|e| {
+                (
+                    t.kernel_name(match e.key {
+                        smem_model::kernel::tally::Key::Code { kernel, .. } => kernel,
+                        _ => u32::MAX,
+                    })
+                    .to_owned(),
+                    e.totals,
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(rank(&merged).len(), 5);
+    assert_eq!(
+        rank(&merged)
+            .iter()
+            .map(|r| r.1.bank_conflicts)
+            .collect::<Vec<_>>(),
+        rank(&whole)
+            .iter()
+            .map(|r| r.1.bank_conflicts)
+            .collect::<Vec<_>>()
+    );
+}

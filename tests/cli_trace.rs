@@ -490,7 +490,7 @@ fn usage_errors() {
     assert_eq!(output.status.code(), Some(2));
     let output = trace(&["-j", "0", &format!("{TRACES}/labelled.jsonl")]);
     assert_eq!(stderr(&output), "error: --threads must be at least 1\n");
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(2));
 }
 
 /// `--timings` reports on standard error and leaves the report alone.
@@ -1083,7 +1083,8 @@ fn thread_counts_are_checked() {
     ] {
         let output = trace(&["-j", threads, &file]);
         assert_eq!(stderr(&output), message);
-        assert_eq!(output.status.code(), Some(1));
+        // A usage error, as clap's own.
+        assert_eq!(output.status.code(), Some(2));
     }
     let output = trace(&["-j", "64", &file]);
     assert!(output.status.success(), "{}", stderr(&output));
@@ -1451,4 +1452,161 @@ fn predicated_off_instructions_are_counted_as_ncu_counts_them() {
         }
     }
     assert_eq!(launches, 6);
+}
+
+/// A block size past 32 bits and warp ids whose threads cannot be numbered
+/// in 32 bits are errors of their line, naming the value; the rest is read.
+#[test]
+fn block_sizes_and_warp_ids_past_32_bits() {
+    let file = TempFile::from_lines(
+        "big.traceg",
+        &[
+            "-kernel name = k",
+            "-block dim = (65536,65536,2)",
+            "-grid dim = (1,1)",
+            "#BEGIN_TB",
+            "thread block = 0,0,0",
+            "warp = 4294967295",
+            "warp = 134217728",
+            "0010 ffffffff 0 LDS 1 R2 4 1 0x0 4 0",
+            "#END_TB",
+            "0 0 0 134217727 0010 ffffffff 0 LDS 1 R2 4 1 0x0 4 0",
+            "0 0 0 4294967295 0010 ffffffff 0 LDS 1 R2 4 1 0x0 4 0",
+        ],
+    );
+    let output = trace(&[file.name()]);
+    assert_eq!(output.status.code(), Some(1));
+    let name = file.name();
+    let past = |line: u32, warp: u64| {
+        format!(
+            "error: {name}:{line}: warp {warp} is past the last warp id, 134217727: a block's \
+             threads (32 a warp) are numbered in 32 bits\n"
+        )
+    };
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "error: {name}:2: `-block dim = (65536,65536,2)` is 8589934592 threads, more than fit 32 bits\n\
+             error: {name}:3: expected `-grid dim = (X,Y,Z)`, found `(1,1)`\n{}{}{}",
+            past(6, 4294967295),
+            past(7, 134217728),
+            past(11, 4294967295),
+        )
+    );
+    let output = trace(&["--json", file.name()]);
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["requests"], 2);
+    assert_eq!(report["lines_not_analysed"], 5);
+}
+
+/// A kernel list naming ten thousand missing files: the first errors are
+/// printed, the rest counted on one line.
+#[test]
+fn many_missing_listed_files_are_counted() {
+    let mut list = String::from("MemcpyHtoD,0x00007f4a20000000,4096\n");
+    for i in 0..10_000 {
+        writeln!(list, "missing-{i}.traceg").unwrap();
+    }
+    let file = TempFile::new("kernelslist.g", list.as_bytes());
+    let output = trace(&[file.name()]);
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert_eq!(err.lines().count(), 21, "{err}");
+    assert!(
+        err.ends_with("error: 9980 more errors not shown\n"),
+        "{err}"
+    );
+    assert!(
+        err.lines()
+            .all(|l| l.contains("No such file or directory") || l.contains("more errors")),
+        "{err}"
+    );
+    assert!(stdout(&output).contains("not read: 10000 files (errors on stderr)"));
+}
+
+/// Issue 23 item 9: the reports of runs over parts of an input, merged with
+/// `--merge`, have the totals of one run over all of it.
+#[test]
+fn merged_reports_add_up_to_one_run() {
+    let parts = [
+        format!("{TRACES}/transpose.traceg"),
+        format!("{TRACES}/kernels/kernelslist.g"),
+        format!("{TRACES}/labelled.jsonl"),
+        format!("{TRACES}/cas-loop.traceg"),
+    ];
+    let reports: Vec<TempFile> = parts
+        .iter()
+        .enumerate()
+        .map(|(i, part)| {
+            let output = trace(&["--json", part]);
+            assert!(output.status.success(), "{}", stderr(&output));
+            TempFile::new(&format!("part-{i}.json"), &output.stdout)
+        })
+        .collect();
+    let names: Vec<&str> = reports.iter().map(|r| r.name()).collect();
+    let mut args = vec!["--merge"];
+    args.extend(&names);
+    let output = trace(&args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let merged: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let all: Vec<&str> = parts.iter().map(String::as_str).collect();
+    let whole = json(&all);
+    for key in [
+        "archs",
+        "requests",
+        "wavefronts",
+        "ideal_wavefronts",
+        "bank_conflicts",
+        "conflicted_requests",
+        "worst_ways",
+        "other_instructions",
+        "not_modelled",
+        "predicated_off",
+        "constant_loads",
+        "constant_requests",
+        "constant_loads_without_addresses",
+        "lines_not_analysed",
+        "files_not_read",
+        "by_op",
+    ] {
+        assert_eq!(merged[key], whole[key], "{key}");
+    }
+    assert!(whole["requests"].as_u64().unwrap() > 0);
+    let metrics = |report: &Value| {
+        let mut metrics: Vec<(String, u64)> = report["ncu_metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["metric"].as_str().unwrap().to_owned(),
+                    m["predicted"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        metrics.sort();
+        metrics
+    };
+    assert_eq!(metrics(&merged), metrics(&whole));
+    // The worst instruction of the whole is the worst of the merge.
+    assert_eq!(
+        merged["top"][0]["instruction"],
+        whole["top"][0]["instruction"]
+    );
+    assert_eq!(
+        merged["top"][0]["bank_conflicts"],
+        whole["top"][0]["bank_conflicts"]
+    );
+
+    // Not a report: a clean error.
+    let output = trace(&["--merge", &parts[0]]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).starts_with(&format!(
+            "error: {}: not a JSON report of smem trace --json: ",
+            parts[0]
+        )),
+        "{}",
+        stderr(&output)
+    );
 }

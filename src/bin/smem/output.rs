@@ -45,6 +45,13 @@ pub fn fail(message: impl Display) -> ExitCode {
     ExitCode::FAILURE
 }
 
+/// Writes `error: MESSAGE` on stderr and returns the status of a usage
+/// error, 2, as clap does for the arguments it checks itself.
+pub fn usage(message: impl Display) -> ExitCode {
+    warn(message);
+    ExitCode::from(2)
+}
+
 /// Writes `error: MESSAGE` on stderr, for errors the command carries on after.
 pub fn warn(message: impl Display) {
     // Nothing useful is left to do when stderr itself is gone.

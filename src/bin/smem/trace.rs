@@ -49,6 +49,7 @@
 //! a worker thread (a bug) is an `error:` line and exit status 1.
 
 mod errors;
+mod merge;
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
@@ -71,7 +72,7 @@ use smem_model::{BankConfig, ComputeCapability, Op};
 use errors::{Errors, LineError, Timings};
 use smem_model::kernel::accelsim::input::{Chunk, Format, Input, Location, Reader};
 
-use crate::output::{emit, fail, plural, styled, warn, HEADING, NOTE};
+use crate::output::{emit, fail, plural, styled, usage, warn, HEADING, NOTE};
 use crate::table::{Align, Table};
 
 /// Arguments of `smem trace`.
@@ -97,7 +98,9 @@ Examples:
   smem trace traces/kernelslist.g
   smem trace --arch sm_86 --top 5 traces/kernel-*.traceg.xz
   smem trace --by-line kernel-1.traceg
-  smem trace --json requests.jsonl")]
+  smem trace --json requests.jsonl
+  smem trace --json a/kernelslist.g > a.json; smem trace --json b/kernelslist.g > b.json
+  smem trace --merge a.json b.json")]
 pub struct Args {
     /// Files to read; `-` reads standard input.
     #[arg(value_name = "FILE", required = true)]
@@ -121,6 +124,12 @@ pub struct Args {
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
+
+    /// The files are `--json` reports of earlier runs: print them merged
+    /// into one (as JSON), whose totals, per-op totals, Nsight Compute
+    /// predictions and counts are those of one run over all their files.
+    #[arg(long)]
+    merge: bool,
 
     /// Stop at the first line that cannot be analysed.
     #[arg(long)]
@@ -312,10 +321,19 @@ fn demangle(name: &str, brief: bool) -> String {
 
 /// Runs `smem trace`.
 pub fn run(args: &Args) -> ExitCode {
+    if args.merge {
+        return match merge::merge(&args.files) {
+            Ok(report) => match serde_json::to_string_pretty(&report) {
+                Ok(text) => emit(&(text + "\n")).map_or_else(|code| code, |()| ExitCode::SUCCESS),
+                Err(err) => fail(err),
+            },
+            Err(message) => fail(message),
+        };
+    }
     let threads = match args.threads {
-        Some(0) => return fail("--threads must be at least 1"),
+        Some(0) => return usage("--threads must be at least 1"),
         Some(n) if n > MAX_THREADS => {
-            return fail(format_args!(
+            return usage(format_args!(
                 "--threads {n} is more than the maximum of {MAX_THREADS}"
             ))
         }

@@ -409,10 +409,51 @@ pub fn header(bytes: &[u8]) -> Header<'_> {
 ///
 /// A shared atomic of a size other than 32 or 64 bits.
 pub fn classify(opcode: &str) -> Result<Class, String> {
-    // The commonest first, without splitting (the same as the rules below
-    // give them).
+    // Most instructions of a trace neither touch shared memory nor
+    // synchronise: every opcode below starts with one of these letters, so
+    // the rest are told by their first byte.
+    if !matches!(
+        opcode.as_bytes().first(),
+        Some(b'A' | b'B' | b'D' | b'H' | b'I' | b'L' | b'M' | b'N' | b'Q' | b'S' | b'U' | b'W')
+    ) {
+        return Ok(Class::Other);
+    }
+    let (base, modifiers) = match opcode.as_bytes().iter().position(|&b| b == b'.') {
+        Some(dot) => (&opcode[..dot], &opcode[dot + 1..]),
+        None => (opcode, ""),
+    };
+    // Told by the base's length and first two letters before any name is
+    // compared: only the bases matched below pass (`interesting_bases`
+    // checks it).
+    let b = base.as_bytes();
+    if !matches!(
+        (b.len(), b.first(), b.get(1)),
+        (3, Some(b'L'), Some(b'D'))
+            | (3, Some(b'S'), Some(b'T'))
+            | (3, Some(b'B'), Some(b'A'))
+            | (3, Some(b'N'), Some(b'O'))
+            | (4, Some(b'L'), Some(b'D'))
+            | (4, Some(b'S'), Some(b'T'))
+            | (4, Some(b'U'), Some(b'L'))
+            | (5, Some(b'A'), Some(b'T'))
+            | (5, Some(b'H' | b'I' | b'Q' | b'B'), Some(b'G'))
+            | (5, Some(b'S'), Some(b'Y'))
+            | (6, Some(b'L'), Some(b'D'))
+            | (6, Some(b'U'), Some(b'T' | b'B'))
+            | (6, Some(b'M' | b'D'), Some(b'E'))
+            | (7, Some(b'U'), Some(b'T' | b'B'))
+            | (7, Some(b'A'), Some(b'R'))
+            | (8, Some(b'U'), Some(b'T'))
+            | (8, Some(b'W'), Some(b'A'))
+            | (9, Some(b'L'), Some(b'D'))
+    ) {
+        return Ok(Class::Other);
+    }
+    // The commonest widths without reading the modifiers (the same as the
+    // rules below give them).
     let shared = |op, width| Ok(Class::Shared { op, width });
     match opcode {
+        _ if base != "LDS" && base != "STS" => {}
         "LDS" | "LDS.U" | "LDS.U.32" | "LDS.32" => return shared(Op::Load, 4),
         "STS" | "STS.32" => return shared(Op::Store, 4),
         "LDS.U.64" | "LDS.64" => return shared(Op::Load, 8),
@@ -421,10 +462,6 @@ pub fn classify(opcode: &str) -> Result<Class, String> {
         "STS.128" => return shared(Op::Store, 16),
         _ => {}
     }
-    let (base, modifiers) = match opcode.as_bytes().iter().position(|&b| b == b'.') {
-        Some(dot) => (&opcode[..dot], &opcode[dot + 1..]),
-        None => (opcode, ""),
-    };
     let bits = || access_bits(modifiers);
     // The matrix count of LDSM/STSM: the `.2` or `.4` suffix, none for one.
     let matrices = || {
@@ -527,6 +564,17 @@ pub fn classify(opcode: &str) -> Result<Class, String> {
 /// `RED`, any modifiers), which is a shared-memory request when its addresses
 /// fall in the shared window; `None` for other opcodes.
 fn generic_op(opcode: &str) -> Option<(Op, u32)> {
+    // The base told first, by its bytes: most instructions are none of these.
+    let bytes = opcode.as_bytes();
+    let base_len = match bytes {
+        [b'L', b'D', ..] | [b'S', b'T', ..] => 2,
+        [b'R', b'E', b'D', ..] => 3,
+        [b'A', b'T', b'O', b'M', ..] => 4,
+        _ => return None,
+    };
+    if bytes.get(base_len).is_some_and(|&b| b != b'.') {
+        return None;
+    }
     let (base, modifiers) = opcode.split_once('.').unwrap_or((opcode, ""));
     let has = |name: &str| modifiers.split('.').any(|m| m == name);
     let bits = access_bits(modifiers).unwrap_or(32);
@@ -1196,6 +1244,128 @@ fn any_start<'a>(text: &'a [u8], context: &Context) -> Result<(Start<'a>, usize)
         opcode,
     };
     Ok((start, end))
+}
+
+/// Whether `bytes` is an instruction line of the common shape (`PC MASK
+/// DEST_NUM [dests] OPCODE ...`, no leading fields, no lineinfo) whose
+/// opcode neither touches shared memory nor synchronises ([`Class::Other`],
+/// and not a generic access the shared window could hold): what [`line()`]
+/// would read as such an instruction, told from the line's start alone. A
+/// reader that only wants events skips these lines (some 96% of a real
+/// trace's) without reading the rest; `false` says nothing, and the line is
+/// read in full.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::kernel::accelsim::line::{is_other_instruction, Context};
+///
+/// let context = Context::default();
+/// assert!(is_other_instruction(b"0030 ffffffff 1 R59 HFMA2.MMA 2 R255 R255 0 0", &context));
+/// assert!(!is_other_instruction(b"0090 ffffffff 0 STS 2 R3 R4 4 1 0x400 4 0", &context));
+/// assert!(!is_other_instruction(b"00a0 ffffffff 0 BAR.SYNC 0 0 0", &context));
+/// ```
+#[inline]
+pub fn is_other_instruction(bytes: &[u8], context: &Context) -> bool {
+    if context.lineinfo {
+        return false;
+    }
+    // The shape `plain_start` reads, checked eight bytes at a time without
+    // building anything; anything unusual (a sign, a long count, a register
+    // that is not `R..`) answers `false`, and the full reading decides.
+    let n = bytes.len();
+    let mut i = 0;
+    while i < n && is_space(bytes[i]) {
+        i += 1;
+    }
+    // PC: 1 to 16 hexadecimal digits, perhaps after `0x`, then whitespace.
+    if i + 1 < n && bytes[i] == b'0' && bytes[i + 1] | 0x20 == b'x' {
+        i += 2;
+    }
+    let Some(end) = token_end(bytes, i) else {
+        return false;
+    };
+    if end == i
+        || end - i > 16
+        || end == n
+        || bytes[i..end].iter().any(|&b| HEX[usize::from(b)] == 0xff)
+    {
+        return false;
+    }
+    // One space is the rule; more are read as the full reading reads them.
+    i = skip(bytes, end);
+    // MASK: exactly 8 hexadecimal digits.
+    let mask = swar::load(bytes, i);
+    let zero_mask = mask == u64::from_le_bytes(*b"00000000");
+    if mask != u64::from_le_bytes(*b"ffffffff")
+        && !zero_mask
+        && bytes
+            .get(i..i + 8)
+            .is_none_or(|m| m.iter().any(|&b| HEX[usize::from(b)] == 0xff))
+    {
+        return false;
+    }
+    if !bytes.get(i + 8).is_some_and(|&b| is_space(b)) {
+        return false;
+    }
+    // DEST_NUM: one digit, 0 to 8, then that many registers `R..`.
+    i = skip(bytes, i + 8);
+    let dests = match bytes.get(i) {
+        Some(&d @ b'0'..=b'8') if bytes.get(i + 1).is_some_and(|&b| is_space(b)) => d - b'0',
+        _ => return false,
+    };
+    i += 1;
+    for _ in 0..dests {
+        i = skip(bytes, i);
+        if bytes.get(i) != Some(&b'R') {
+            return false;
+        }
+        match token_end(bytes, i) {
+            Some(end) => i = end,
+            None => return false,
+        }
+    }
+    // OPCODE: an uppercase letter, then ASCII up to whitespace.
+    i = skip(bytes, i);
+    if !bytes.get(i).is_some_and(u8::is_ascii_uppercase) {
+        return false;
+    }
+    let Some(end) = token_end(bytes, i) else {
+        return false;
+    };
+    let Ok(opcode) = opcode_text(&bytes[i..end]) else {
+        return false;
+    };
+    matches!(classify(opcode), Ok(Class::Other))
+        && (context.shmem_base == 0 || zero_mask || generic_op(opcode).is_none())
+}
+
+/// Past the whitespace at `at`: one byte as a rule, more where there are.
+#[inline(always)]
+fn skip(bytes: &[u8], mut at: usize) -> usize {
+    while bytes.get(at).is_some_and(|&b| is_space(b)) {
+        at += 1;
+    }
+    at
+}
+
+/// Where the token at `at` ends (its first whitespace, or the line's end),
+/// eight bytes at a time; `None` for a token of 64 bytes or more (no field
+/// of an instruction's start is so long).
+#[inline(always)]
+fn token_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let mut at = at;
+    for _ in 0..8 {
+        if at >= bytes.len() {
+            return Some(bytes.len());
+        }
+        let spaces = swar::spaces(swar::load(bytes, at));
+        if spaces != 0 {
+            return Some((at + spaces.trailing_zeros() as usize / 8).min(bytes.len()));
+        }
+        at += 8;
+    }
+    None
 }
 
 /// Reads an instruction line (trimmed, not empty), built where it is
@@ -1953,5 +2123,134 @@ mod tests {
             line(text.as_bytes(), &c).unwrap_err(),
             "LDS: expected the memory width, found the end of the line"
         );
+    }
+
+    /// Every base `classify` reads passes its quick test by length and first
+    /// letters (a base added to the table but not to the test would read as
+    /// `Other`).
+    #[test]
+    fn interesting_bases() {
+        for base in [
+            "LDS",
+            "STS",
+            "ATOMS",
+            "LDSM",
+            "STSM",
+            "LDGSTS",
+            "UTMALDG",
+            "UTMASTG",
+            "UTMAPF",
+            "UTMAREDG",
+            "UTMACCTL",
+            "UBLKCP",
+            "UBLKRED",
+            "UBLKPF",
+            "HGMMA",
+            "IGMMA",
+            "QGMMA",
+            "BGMMA",
+            "BAR",
+            "WARPSYNC",
+            "NOP",
+            "MEMBAR",
+            "LDGDEPBAR",
+            "DEPBAR",
+            "ARRIVES",
+            "SYNCS",
+            "LDC",
+            "ULDC",
+        ] {
+            assert_ne!(classify(base), Ok(Class::Other), "{base}");
+            assert_ne!(classify(&format!("{base}.X")), Ok(Class::Other), "{base}.X");
+        }
+    }
+
+    /// The fast test of `is_other_instruction` never contradicts the full
+    /// reading: every line it passes reads as an instruction of class
+    /// `Other`, on every trace line of the tests' data and on lines made
+    /// from every opcode family, with and without a shared base.
+    #[test]
+    fn other_instructions_are_told_as_the_full_reading_tells_them() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+        let mut lines: Vec<Vec<u8>> = Vec::new();
+        for folder in ["traces", "traces/kernels", "racecheck"] {
+            for entry in std::fs::read_dir(root.join(folder)).unwrap() {
+                let path = entry.unwrap().path();
+                if path
+                    .extension()
+                    .is_some_and(|e| e == "traceg" || e == "trace")
+                {
+                    let text = std::fs::read(&path).unwrap();
+                    lines.extend(text.split(|&b| b == b'\n').map(<[u8]>::to_vec));
+                }
+            }
+        }
+        let opcodes = [
+            "IMAD.MOV.U32",
+            "LDS",
+            "LDS.U.128",
+            "STS.64",
+            "LD.E",
+            "ST.E.64",
+            "ATOM.E.ADD",
+            "RED.E.ADD",
+            "ATOMS.CAS",
+            "ATOMS.CAST.SPIN",
+            "LDSM.16.M88.4",
+            "LDGSTS.E",
+            "BAR.SYNC",
+            "WARPSYNC",
+            "NOP",
+            "MEMBAR.SC.CTA",
+            "DEPBAR.LE",
+            "LDGDEPBAR",
+            "ARRIVES.LDGSTSBAR.64",
+            "SYNCS.ARRIVE",
+            "LDC",
+            "ULDC.64",
+            "UTMALDG.2D",
+            "HGMMA.64x128x16",
+            "HFMA2.MMA",
+            "EXIT",
+            "BRA",
+            "S2R",
+            "LDG.E",
+            "ATOMS.POPC.INC.32",
+            "ATOMS.ADD.16",
+            "Lé",
+        ];
+        for opcode in opcodes {
+            for mask in ["ffffffff", "00000000", "0000ffff"] {
+                lines.push(
+                    format!("0010 {mask} 1 R1 {opcode} 1 R2 4 1 0x7f0000000400 4 0").into_bytes(),
+                );
+                lines.push(format!("0010 {mask} 0 {opcode} 0 0 0").into_bytes());
+                lines.push(format!("  0010 {mask} 0 {opcode}").into_bytes());
+            }
+        }
+        let mut told = 0;
+        for bytes in &lines {
+            for context in [
+                Context::default(),
+                Context {
+                    shmem_base: 0x7f0000000000,
+                    lineinfo: false,
+                },
+                Context {
+                    shmem_base: 0,
+                    lineinfo: true,
+                },
+            ] {
+                if is_other_instruction(bytes, &context) {
+                    told += 1;
+                    let text = String::from_utf8_lossy(bytes);
+                    match line(bytes, &context) {
+                        Ok(Line::Instruction(i)) => assert_eq!(i.class, Class::Other, "{text}"),
+                        other => panic!("{text}: {other:?}"),
+                    }
+                }
+            }
+        }
+        assert!(told > 100, "{told}");
     }
 }

@@ -349,6 +349,24 @@ fn threads(dim: [u32; 3]) -> Option<u32> {
     dim[0].checked_mul(dim[1])?.checked_mul(dim[2])
 }
 
+/// The dimensions of a `-block dim` or `-grid dim` header; a block's
+/// threads must fit 32 bits.
+fn check_dims(key: &str, value: &str) -> Result<[u32; 3], String> {
+    let mut end = value.len().min(64);
+    while !value.is_char_boundary(end) {
+        end -= 1;
+    }
+    let shown = &value[..end];
+    let dim = dims(value).ok_or_else(|| format!("expected `-{key} = (X,Y,Z)`, found `{shown}`"))?;
+    if key == "block dim" && threads(dim).is_none() {
+        return Err(format!(
+            "`-block dim = {value}` is {} threads, more than fit 32 bits",
+            u64::from(dim[0]) * u64::from(dim[1]) * u64::from(dim[2])
+        ));
+    }
+    Ok(dim)
+}
+
 fn check_warp(warp: u32) -> Result<u32, Problem> {
     if warp >= WARP_LIMIT {
         return Err(Problem::line(format!(
@@ -478,6 +496,15 @@ impl State {
         bytes: &[u8],
     ) -> Result<(), Problem> {
         let number = at.line;
+        // Inside a block, most lines are told by their opcode alone.
+        if self.warp.is_some()
+            && self.block.as_ref().is_some_and(|b| b.id.is_some())
+            && line::is_other_instruction(bytes, &self.header.context)
+        {
+            self.summary.instructions += 1;
+            self.summary.other_instructions += 1;
+            return Ok(());
+        }
         let parsed = line::line(bytes, &self.header.context).map_err(Problem::line)?;
         match parsed {
             Line::Instruction(instruction) => self.instruction(consumer, at, &instruction)?,
@@ -504,16 +531,8 @@ impl State {
                         key: key @ ("block dim" | "grid dim"),
                         value,
                     } => {
-                        let dim = dims(value).ok_or_else(|| {
-                            Problem::line(format!("expected `-{key} = (X,Y,Z)`, found `{value}`"))
-                        })?;
+                        let dim = check_dims(key, value).map_err(Problem::line)?;
                         if key == "block dim" {
-                            if threads(dim).is_none() {
-                                return Err(Problem::line(format!(
-                                    "`-block dim = {value}` is {} threads, more than fit 32 bits",
-                                    u64::from(dim[0]) * u64::from(dim[1]) * u64::from(dim[2])
-                                )));
-                            }
                             self.block_dim = Some(dim);
                         } else {
                             self.grid_dim = Some(dim);
@@ -887,6 +906,12 @@ pub fn read_chunk<C: Consumer + ?Sized>(
             summary.kernels += 1;
             kernel = Some(state);
         }
+        // Most lines: told by their opcode, the rest never read.
+        if line::is_other_instruction(line.bytes, &line.kernel.context) {
+            summary.instructions += 1;
+            summary.other_instructions += 1;
+            continue;
+        }
         let instruction = match line::line(line.bytes, &line.kernel.context) {
             Ok(Line::Instruction(instruction)) => instruction,
             Ok(Line::Warp(w)) => {
@@ -897,6 +922,16 @@ pub fn read_chunk<C: Consumer + ?Sized>(
                         on_error(line.at, reason);
                     }
                     Err(Problem::Consumer(err)) => return Err(err),
+                }
+                continue;
+            }
+            Ok(Line::Header(Header::Other {
+                key: key @ ("block dim" | "grid dim"),
+                value,
+            })) => {
+                if let Err(reason) = check_dims(key, value) {
+                    summary.errors += 1;
+                    on_error(line.at, reason);
                 }
                 continue;
             }

@@ -1,0 +1,174 @@
+//! `smem trace --merge`: the `--json` reports of several runs (over different
+//! files, machines, Dask workers) added into one, as one run over all their
+//! files would report it.
+//!
+//! Every count is a sum and the worst ways a maximum (`Totals::merge` of
+//! the library), so the merged totals, per-op totals, Nsight Compute
+//! predictions and counts equal one run's exactly. The instruction ranking
+//! is merged from the instructions each report lists (its `--top`): an
+//! instruction below the top of every report is missing from it, so the
+//! merged `top` is exact only when the reports listed every instruction.
+//! `by_line` is left out.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use serde_json::{json, Map, Value};
+use smem_model::kernel::tally::Totals;
+
+/// The schema every merged report must carry.
+const SCHEMA: &str = "smem-trace/1";
+
+/// The counts summed as they are.
+const SUMS: [&str; 7] = [
+    "other_instructions",
+    "predicated_off",
+    "constant_loads",
+    "constant_requests",
+    "constant_loads_without_addresses",
+    "lines_not_analysed",
+    "files_not_read",
+];
+
+fn totals(value: &Value) -> Result<Totals, String> {
+    serde_json::from_value(value.clone()).map_err(|e| format!("totals: {e}"))
+}
+
+fn totals_value(totals: &Totals) -> Map<String, Value> {
+    match serde_json::to_value(totals) {
+        Ok(Value::Object(map)) => map,
+        _ => Map::new(),
+    }
+}
+
+/// Merges the reports in `paths` into one `smem-trace/1` report.
+pub(super) fn merge(paths: &[impl AsRef<Path>]) -> Result<Value, String> {
+    let mut files: Vec<Value> = Vec::new();
+    let mut archs: BTreeSet<String> = BTreeSet::new();
+    let mut total = Totals::default();
+    let mut sums: BTreeMap<&str, u64> = SUMS.iter().map(|k| (*k, 0)).collect();
+    let mut not_modelled: BTreeMap<String, u64> = BTreeMap::new();
+    let mut by_op: BTreeMap<String, Totals> = BTreeMap::new();
+    // Metric name -> (total, predicted, ops), in the order first seen.
+    let mut metrics: Vec<(String, Value, u64, BTreeSet<String>)> = Vec::new();
+    let mut top: Vec<(String, Map<String, Value>, Totals)> = Vec::new();
+    let mut listed = 0;
+    for path in paths {
+        let path = path.as_ref();
+        let name = path.display();
+        let text = std::fs::read(path).map_err(|e| format!("cannot read {name}: {e}"))?;
+        let report: Value = serde_json::from_slice(&text)
+            .map_err(|e| format!("{name}: not a JSON report of smem trace --json: {e}"))?;
+        if report["schema"] != SCHEMA {
+            return Err(format!(
+                "{name}: not a report of smem trace --json (its schema is {}, not \"{SCHEMA}\")",
+                report["schema"]
+            ));
+        }
+        let at = |what: &str, e: String| format!("{name}: {what}: {e}");
+        total.merge(&totals(&report).map_err(|e| at("the totals", e))?);
+        files.extend(report["files"].as_array().cloned().unwrap_or_default());
+        for arch in report["archs"].as_array().into_iter().flatten() {
+            archs.extend(arch.as_str().map(str::to_owned));
+        }
+        for (key, sum) in &mut sums {
+            *sum += report[*key]
+                .as_u64()
+                .ok_or_else(|| format!("{name}: `{key}` is not a count"))?;
+        }
+        for (op, count) in report["not_modelled"].as_object().into_iter().flatten() {
+            *not_modelled.entry(op.clone()).or_default() += count.as_u64().unwrap_or(0);
+        }
+        for (op, value) in report["by_op"].as_object().into_iter().flatten() {
+            let op_totals = totals(value).map_err(|e| at(op, e))?;
+            by_op.entry(op.clone()).or_default().merge(&op_totals);
+        }
+        for metric in report["ncu_metrics"].as_array().into_iter().flatten() {
+            let metric_name = metric["metric"].as_str().unwrap_or_default().to_owned();
+            let predicted = metric["predicted"].as_u64().unwrap_or(0);
+            let ops = metric["ops"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|o| o.as_str().map(str::to_owned));
+            match metrics.iter_mut().find(|m| m.0 == metric_name) {
+                Some(known) => {
+                    known.2 += predicted;
+                    known.3.extend(ops);
+                }
+                None => metrics.push((
+                    metric_name,
+                    metric["total"].clone(),
+                    predicted,
+                    ops.collect(),
+                )),
+            }
+        }
+        let entries = report["top"].as_array().cloned().unwrap_or_default();
+        listed = listed.max(entries.len());
+        for entry in entries {
+            let Value::Object(entry) = entry else {
+                continue;
+            };
+            let key = entry
+                .get("instruction")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            let entry_totals = totals(&Value::Object(entry.clone())).map_err(|e| at(&key, e))?;
+            match top.iter_mut().find(|(k, ..)| *k == key) {
+                Some((_, _, known)) => known.merge(&entry_totals),
+                None => top.push((key, entry, entry_totals)),
+            }
+        }
+    }
+    // Most bank conflicts first, then the order the reports list them.
+    top.sort_by_key(|(.., t)| std::cmp::Reverse(t.bank_conflicts));
+    top.truncate(listed);
+    let mut out = Map::new();
+    out.insert("schema".into(), json!(SCHEMA));
+    out.insert("files".into(), Value::Array(files));
+    out.insert("archs".into(), json!(archs));
+    out.extend(totals_value(&total));
+    for (key, sum) in &sums {
+        if !key.starts_with("lines") && !key.starts_with("files") {
+            out.insert((*key).into(), json!(sum));
+        }
+    }
+    out.insert("not_modelled".into(), json!(not_modelled));
+    for key in ["lines_not_analysed", "files_not_read"] {
+        out.insert(key.into(), json!(sums[key]));
+    }
+    out.insert(
+        "by_op".into(),
+        Value::Object(
+            by_op
+                .iter()
+                .map(|(op, t)| (op.clone(), Value::Object(totals_value(t))))
+                .collect(),
+        ),
+    );
+    out.insert(
+        "ncu_metrics".into(),
+        Value::Array(
+            metrics
+                .into_iter()
+                .map(|(metric, total, predicted, ops)| {
+                    json!({"metric": metric, "total": total, "predicted": predicted, "ops": ops})
+                })
+                .collect(),
+        ),
+    );
+    out.insert(
+        "top".into(),
+        Value::Array(
+            top.into_iter()
+                .map(|(_, mut entry, t)| {
+                    entry.extend(totals_value(&t));
+                    Value::Object(entry)
+                })
+                .collect(),
+        ),
+    );
+    Ok(Value::Object(out))
+}
