@@ -155,6 +155,13 @@ class Partition:
     def classification(self) -> str:
         """`"empty"`, `"broadcast"`, `"parallel"`, `"conflicted (n-way)"` or
         `"serial (n-way)"`."""
+    @property
+    def distinct_bytes(self) -> int:
+        """The distinct bytes the request moves (a broadcast word counted once)."""
+    @property
+    def bandwidth_fraction(self) -> Optional[float]:
+        """The bank bandwidth used: distinct bytes over what the wavefronts could
+        move (1.0 conflict-free and full; `None` for a warp with no lane)."""
     def __len__(self) -> int: ...
 
 def wavefronts(

@@ -239,6 +239,11 @@ struct Partition {
     /// `"empty"`, `"broadcast"`, `"parallel"`, `"conflicted (n-way)"` or
     /// `"serial (n-way)"`.
     classification: String,
+    /// The distinct bytes the request moves (a broadcast word counted once).
+    distinct_bytes: u32,
+    /// The bank bandwidth used: distinct bytes over what the wavefronts could
+    /// move (1.0 conflict-free and full; `None` for a warp with no lane).
+    bandwidth_fraction: Option<f64>,
 }
 
 #[pymethods]
@@ -298,6 +303,8 @@ fn partition(
         bank_conflicts: p.bank_conflicts(),
         ways: p.ways(),
         classification: p.classification().to_string(),
+        distinct_bytes: p.distinct_bytes(),
+        bandwidth_fraction: p.bandwidth_fraction(),
     })
 }
 

@@ -37,6 +37,16 @@ def test_partition_lanes_banks_words():
     assert "lanes=[0, 1," in repr(p.transactions[0])
 
 
+def test_bandwidth_as_the_library_defines_it():
+    assert smem_model.partition("sm_90", "LDS", 4, strided(4)).bandwidth_fraction == 1.0
+    assert smem_model.partition("sm_90", "LDS", 4, strided(8)).bandwidth_fraction == 0.5
+    one = smem_model.partition("sm_90", "LDS", 4, [0] + [None] * 31)
+    assert (one.distinct_bytes, one.bandwidth_fraction) == (4, 4 / 128)
+    assert smem_model.partition("sm_90", "LDS", 4, [None] * 32).bandwidth_fraction is None
+    # Kepler's 64-bit banks move 8 bytes a bank in both modes: 100%, not 200%.
+    assert smem_model.partition("sm_35", "LDS", 8, strided(8)).bandwidth_fraction == 1.0
+
+
 def test_broadcast_and_wide_accesses():
     # s[lane % 8]: four lanes share each word.
     p = smem_model.partition("sm_90", "LDS", 4, [4 * (lane % 8) for lane in FULL])
