@@ -73,11 +73,20 @@ enum Binding {
     Range { first: u32, count: u32 },
 }
 
+/// A single register's number and the depth of the block declaring it.
+type SingleAt = (u32, usize);
+
+/// A range's first number, length and the depth of the block declaring it.
+type RangeAt = (u32, u32, usize);
+
 /// What a scope must restore when it closes.
 #[derive(Debug, Clone, Copy)]
 enum Undo<'a> {
-    Single(&'a str, Option<Binding>),
-    Range(&'a str, Option<Binding>),
+    /// A single register's name, and what it named before.
+    Single(&'a str, Option<SingleAt>),
+    /// A range's prefix: its innermost range goes.
+    Range(&'a str),
+    /// A label, and what it named before.
     Label(&'a str, Option<u32>),
 }
 
@@ -93,8 +102,11 @@ struct Pending<'a> {
 /// logs, and the label references not yet resolved.
 #[derive(Debug, Default)]
 struct Scopes<'a> {
-    singles: HashMap<&'a str, Binding>,
-    ranges: HashMap<&'a str, Binding>,
+    singles: HashMap<&'a str, SingleAt>,
+    /// Each prefix's ranges, innermost last: a range shadows the outer ones
+    /// only for the numbers it declares (`%r<4>` in a block leaves the outer
+    /// `%r<100>`'s `%r50` in scope).
+    ranges: HashMap<&'a str, SmallVec<[RangeAt; 1]>>,
     labels: HashMap<&'a str, u32>,
     undo: Vec<Undo<'a>>,
     /// For each open block: the undo log's and pending list's lengths.
@@ -128,34 +140,45 @@ impl<'a> Scopes<'a> {
         }
         self.pending.truncate(kept);
         for entry in self.undo.drain(undo..).rev() {
-            let (map, name, previous) = match entry {
-                Undo::Single(name, previous) => (&mut self.singles, name, previous),
-                Undo::Range(name, previous) => (&mut self.ranges, name, previous),
+            match entry {
+                Undo::Single(name, previous) => {
+                    match previous {
+                        Some(at) => self.singles.insert(name, at),
+                        None => self.singles.remove(name),
+                    };
+                }
+                Undo::Range(name) => {
+                    if let Some(stack) = self.ranges.get_mut(name) {
+                        stack.pop();
+                        if stack.is_empty() {
+                            self.ranges.remove(name);
+                        }
+                    }
+                }
                 Undo::Label(name, previous) => {
                     match previous {
                         Some(target) => self.labels.insert(name, target),
                         None => self.labels.remove(name),
                     };
-                    continue;
                 }
-            };
-            match previous {
-                Some(binding) => map.insert(name, binding),
-                None => map.remove(name),
-            };
+            }
         }
         true
     }
 
     fn bind(&mut self, name: &'a str, binding: Binding) {
+        let depth = self.marks.len();
         match binding {
-            Binding::Single(_) => {
-                let previous = self.singles.insert(name, binding);
+            Binding::Single(id) => {
+                let previous = self.singles.insert(name, (id, depth));
                 self.undo.push(Undo::Single(name, previous));
             }
-            Binding::Range { .. } => {
-                let previous = self.ranges.insert(name, binding);
-                self.undo.push(Undo::Range(name, previous));
+            Binding::Range { first, count } => {
+                self.ranges
+                    .entry(name)
+                    .or_default()
+                    .push((first, count, depth));
+                self.undo.push(Undo::Range(name));
             }
         }
     }
@@ -165,11 +188,23 @@ impl<'a> Scopes<'a> {
         self.undo.push(Undo::Label(name, previous));
     }
 
-    /// The register `name` names in scope.
+    /// The register `name` names in scope: the innermost declaration of
+    /// that name, as a single register or as a number of a range.
     fn lookup(&self, name: &str) -> Option<RegId> {
-        if let Some(&Binding::Single(id)) = self.singles.get(name) {
-            return Some(RegId(id));
+        let single = self.singles.get(name).copied();
+        let ranged = self.ranged(name);
+        match (single, ranged) {
+            (Some((id, at)), Some((ranged, ranged_at))) => {
+                Some(RegId(if ranged_at > at { ranged } else { id }))
+            }
+            (Some((id, _)), None) | (None, Some((id, _))) => Some(RegId(id)),
+            (None, None) => None,
         }
+    }
+
+    /// `name` as a number of a range in scope (`%r17` of `%r<100>`), with the
+    /// depth of the range's block.
+    fn ranged(&self, name: &str) -> Option<(u32, usize)> {
         let digits = name.bytes().rev().take_while(u8::is_ascii_digit).count();
         if digits == 0 || digits > 9 {
             return None;
@@ -179,10 +214,9 @@ impl<'a> Scopes<'a> {
             return None;
         }
         let index: u32 = number.parse().ok()?;
-        match self.ranges.get(prefix) {
-            Some(&Binding::Range { first, count }) if index < count => Some(RegId(first + index)),
-            _ => None,
-        }
+        let stack = self.ranges.get(prefix)?;
+        let &(first, _, depth) = stack.iter().rev().find(|&&(_, count, _)| index < count)?;
+        Some((first + index, depth))
     }
 }
 

@@ -212,7 +212,23 @@ fn nested_blocks_scope_names() {
     assert_eq!(k.instructions[1].operands[0], Operand::Label(1));
     assert_eq!(k.instructions[3].operands[0], Operand::Label(3));
     assert_eq!(k.instructions[4].operands[0], Operand::Label(5));
-    // Names of a closed block are out of scope.
+    // A block's range shadows only the numbers it declares, and a block's
+    // range shadows an outer single register of the same name.
+    let ranges = entry(
+        "\t.reg .b32 %r<100>;\n\t.reg .b32 %s3;\n\t{\n\t.reg .b32 %r<4>;\n\t.reg .b32 %s<5>;\n\tmov.u32 %r3, %r50;\n\tmov.u32 %s3, 0;\n\t}\n\tmov.u32 %r3, %s3;\n",
+    );
+    let module = parse(&ranges).unwrap();
+    let k = &module.functions[0];
+    let id = |i: usize, j: usize| match k.instructions[i].operands[j] {
+        Operand::Reg { id, .. } => id,
+        ref other => panic!("{other:?}"),
+    };
+    assert_eq!(id(0, 0), RegId(101 + 3)); // the block's %r3
+    assert_eq!(id(0, 1), RegId(50)); // the outer %r50
+    assert_eq!(id(1, 0), RegId(101 + 4 + 3)); // the block's %s3
+    assert_eq!(id(2, 0), RegId(3)); // the outer %r3 again
+    assert_eq!(id(2, 1), RegId(100)); // the outer single %s3
+                                      // Names of a closed block are out of scope.
     let outside = entry("\t{\n\t.reg .b32 %t;\n\t}\n\tmov.u32 %t, 0;\n");
     assert!(parse(&outside).is_err());
 }
