@@ -39,7 +39,8 @@ fn correct_kernels_report_nothing_and_exit_0() {
         let output = racecheck(&[&case(name)]);
         assert_eq!(output.status.code(), Some(0), "{name}: {}", stderr(&output));
         assert!(
-            stdout(&output).ends_with("  no hazards, no barrier errors\n"),
+            stdout(&output)
+                .ends_with("  no hazards, no barrier errors\n0 errors, 0 warnings over 1 kernel\n"),
             "{name}: {}",
             stdout(&output)
         );
@@ -57,7 +58,8 @@ fn the_ab_race_names_both_threads_and_lines() {
         stdout(&output),
         "kernel ab_race(int*) (sm_90), 1 block:\n  \
          error read-write: pc 0x0080 (line 28) and pc 0x00e0 (line 29), 1 block, 4 bytes\n    \
-         e.g. block (0,0,0) byte 0x400: write by warp 0 lane 0, read by warp 1 lane 0\n"
+         e.g. block (0,0,0) byte 0x400: write by warp 0 lane 0, read by warp 1 lane 0\n\
+         1 error, 0 warnings over 1 kernel\n"
     );
     let report = json("ab_race");
     let hazard = &report["hazards"][0];
@@ -69,7 +71,10 @@ fn the_ab_race_names_both_threads_and_lines() {
     assert_eq!(hazard["second"]["pc"], 0xe0);
     assert_eq!(hazard["second"]["warp"], 1);
     assert_eq!(hazard["bytes"], 4);
-    assert_eq!(report["schema"], "smem-racecheck/1");
+    assert_eq!(report["schema"], "smem-racecheck/2");
+    assert_eq!(report["summary"]["errors"], 1);
+    assert_eq!(report["summary"]["warnings"], 0);
+    assert_eq!(report["summary"]["kernels"], 1);
 }
 
 #[test]
@@ -192,10 +197,6 @@ fn bad_input_is_an_error_with_status_2() {
              nonzero multiple of 32 of at most the block's 96 threads (its warps times 32)",
         ),
         (
-            "bad_no_warps",
-            "bad_no_warps.traceg:17: thread block (0,0,0) has no warps",
-        ),
-        (
             "bad_interleaved",
             "bad_interleaved.traceg:24: thread block (1,0,0) begins before thread block (0,0,0) \
              ends (#END_TB)",
@@ -211,13 +212,18 @@ fn bad_input_is_an_error_with_status_2() {
     }
     let missing = racecheck(&["no-such-file.traceg"]);
     assert_eq!(missing.status.code(), Some(2));
-    assert!(stderr(&missing).starts_with("error: no-such-file.traceg: cannot read:"));
+    assert!(
+        stderr(&missing).starts_with("error: cannot read no-such-file.traceg: No such file"),
+        "{}",
+        stderr(&missing)
+    );
     // Not a trace at all.
     let junk = TempFile::new("junk.traceg", b"hello world\n");
     let output = racecheck(&[junk.name()]);
     assert_eq!(output.status.code(), Some(2));
     assert!(
-        stderr(&output).contains(":1: not an instruction line"),
+        stderr(&output)
+            .contains("junk.traceg: line 1: neither a corpus record (a JSON object) nor an Accel-Sim trace line"),
         "{}",
         stderr(&output)
     );
@@ -234,10 +240,15 @@ fn bad_input_is_an_error_with_status_2() {
     );
     let output = racecheck(&[absurd.name()]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    // --threads out of range.
-    let output = racecheck(&["-j", "0", &case("ab_race")]);
-    assert_eq!(output.status.code(), Some(2));
-    assert_eq!(stderr(&output), "error: --threads 0: expected 1 to 64\n");
+    // Usage errors: status 2.
+    for args in [
+        &["--max", "x", "a.traceg"][..],
+        &["--nope", "a.traceg"],
+        &[],
+    ] {
+        let output = racecheck(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+    }
     // More than 32 warps.
     let many = TempFile::from_lines(
         "many.traceg",
@@ -245,7 +256,7 @@ fn bad_input_is_an_error_with_status_2() {
             "#BEGIN_TB",
             "thread block = 0,0,0",
             "warp = 40",
-            "0000 ffffffff 0 EXIT 0 0",
+            "0000 ffffffff 0 STS 2 R1 R2 4 1 0x0 4",
             "#END_TB",
         ],
     );
@@ -308,18 +319,21 @@ fn a_named_barrier_without_a_count_waits_for_the_whole_block() {
 }
 
 #[test]
-fn the_output_does_not_depend_on_the_thread_count() {
+fn several_files_are_one_report_with_one_summary() {
     let files: Vec<String> = ["matmul_no_second", "transpose_nosync", "divergent_lanes"]
         .iter()
         .map(|n| case(n))
         .collect();
-    let mut args: Vec<&str> = vec!["--json", "-j", "1"];
+    let mut args: Vec<&str> = vec!["--json"];
     args.extend(files.iter().map(String::as_str));
-    let one = racecheck(&args);
-    args[2] = "3";
-    let three = racecheck(&args);
-    assert_eq!(one.stdout, three.stdout);
-    assert_eq!(one.status.code(), Some(1));
+    let output = racecheck(&args);
+    assert_eq!(output.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["summary"]["kernels"], 3);
+    let (errors, warnings) = counts(&report);
+    let barrier = report["barrier_errors"].as_array().unwrap().len();
+    assert_eq!(report["summary"]["errors"], (errors + barrier) as u64);
+    assert_eq!(report["summary"]["warnings"], warnings as u64);
 }
 
 /// A CAS loop (`LDS` then `ATOMS.CAST.SPIN`, round after round) is the
@@ -402,4 +416,170 @@ fn compare_and_swap_loops_are_atomics() {
             "raw {raw}: {out}"
         );
     }
+}
+
+/// `smem racecheck` reads what `smem trace` reads: a kernel list (its files
+/// relative to its folder), standard input, and says "xz-compressed data"
+/// for a broken `.xz`.
+#[test]
+fn kernel_lists_stdin_and_xz_are_read_as_smem_trace_reads_them() {
+    let dir = std::env::temp_dir().join(format!("smem-racecheck-list-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(case("ab_race"), dir.join("kernel-1.traceg")).unwrap();
+    std::fs::copy(case("ab_sync"), dir.join("kernel-2.traceg")).unwrap();
+    std::fs::write(
+        dir.join("kernelslist.g"),
+        "kernel-1.traceg\nkernel-2.traceg\n",
+    )
+    .unwrap();
+    let list = dir.join("kernelslist.g").display().to_string();
+    let output = racecheck(&[&list]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let out = stdout(&output);
+    assert!(
+        out.contains("error read-write: pc 0x0080 (line 28)"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("1 error, 0 warnings over 2 kernels\n"),
+        "{out}"
+    );
+
+    let trace = std::fs::read(case("ab_race")).unwrap();
+    let piped = support::smem_with_stdin("racecheck", &["-"], &trace);
+    assert_eq!(piped.status.code(), Some(1));
+    assert_eq!(stdout(&piped), stdout(&racecheck(&[&case("ab_race")])));
+
+    // The xz magic bytes, then nothing valid.
+    let broken = TempFile::new("broken.traceg.xz", b"\xfd7zXZ\x00garbage");
+    let output = racecheck(&[broken.name()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("xz-compressed data"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+/// The same reason is printed at most 3 times, then counted: a kernel list
+/// of many missing files is a few lines, not one per file.
+#[test]
+fn repeated_errors_are_capped_with_a_count() {
+    let names: Vec<String> = (0..1000).map(|i| format!("kernel-{i}.traceg")).collect();
+    let dir = std::env::temp_dir().join(format!("smem-racecheck-missing-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let list = dir.join("kernelslist.g");
+    std::fs::write(&list, names.join("\n")).unwrap();
+    let output = racecheck(&[&list.display().to_string()]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
+    assert_eq!(err.lines().count(), 4, "{err}");
+    assert!(
+        err.lines()
+            .last()
+            .unwrap()
+            .starts_with("error: 997 more errors like the above: No such file or directory"),
+        "{err}"
+    );
+}
+
+/// Bad sizes and warp ids are errors naming the value, never a panic or a
+/// block of 0 threads.
+#[test]
+fn impossible_warps_and_block_sizes_name_the_value() {
+    let block = |header: &str, warp: &str| {
+        TempFile::from_lines(
+            "bad-size.traceg",
+            &[
+                header,
+                "#BEGIN_TB",
+                "thread block = 0,0,0",
+                warp,
+                "0010 ffffffff 0 STS 2 R1 R2 4 1 0x0 4",
+                "#END_TB",
+            ],
+        )
+    };
+    for (header, warp, message) in [
+        (
+            "-block dim = (65536,65536,1)",
+            "warp = 0",
+            ":1: `-block dim = (65536,65536,1)` is 4294967296 threads, more than fit 32 bits",
+        ),
+        (
+            "-block dim = (2048,1,1)",
+            "warp = 0",
+            "bad-size.traceg: a block of 2048 threads is not possible on compute capability \
+             9.0: expected 1 to 1024",
+        ),
+        (
+            "-kernel name = k",
+            "warp = 4294967295",
+            ":4: warp 4294967295 is past the last warp id, 134217727",
+        ),
+        (
+            "-kernel name = k",
+            "warp = 134217727",
+            ":5: warp 134217727 does not exist: the block has 32 warps, numbered from 0",
+        ),
+        (
+            "-block dim = (64,1,1)",
+            "warp = 2",
+            ":5: warp 2 does not exist: the block has 2 warps, numbered from 0",
+        ),
+    ] {
+        let trace = block(header, warp);
+        let output = racecheck(&[trace.name()]);
+        assert_eq!(output.status.code(), Some(2), "{header} {warp}");
+        assert!(
+            stderr(&output).contains(message),
+            "{header} {warp}: {}",
+            stderr(&output)
+        );
+    }
+}
+
+/// Instructions the model cannot check are counted and named, in the text
+/// and in `--json`; `--max` bounds what is printed, not what is counted.
+#[test]
+fn unchecked_instructions_are_named_and_max_bounds_the_listing() {
+    let trace = TempFile::from_lines(
+        "unchecked.traceg",
+        &[
+            "-block dim = (64,1,1)",
+            "-binary version = 80",
+            "#BEGIN_TB",
+            "thread block = 0,0,0",
+            "warp = 0",
+            "0010 ffffffff 0 LDGSTS.E.BYPASS.LTC128B.128 2 R1 R2 16 1 0x7f0000000000 16",
+            "0020 ffffffff 0 STS 2 R1 R2 4 1 0x0 4",
+            "0030 ffffffff 0 STS 2 R1 R2 4 1 0x100 4",
+            "warp = 1",
+            "0040 ffffffff 1 R3 LDS 1 R2 4 1 0x0 4",
+            "0050 ffffffff 1 R3 LDS 1 R2 4 1 0x100 4",
+            "#END_TB",
+        ],
+    );
+    let output = racecheck(&["--max", "1", trace.name()]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let out = stdout(&output);
+    assert!(
+        out.contains("  ... 1 hazard not shown (--max 1)\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  not checked (shared-memory instructions the model does not cover): LDGSTS"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("2 errors, 0 warnings over 1 kernel; 1 instruction not checked\n"),
+        "{out}"
+    );
+    let output = racecheck(&["--json", trace.name()]);
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["not_checked"][0]["count"], 1);
+    assert_eq!(report["summary"]["not_checked"], 1);
+    assert_eq!(report["hazards"].as_array().unwrap().len(), 2);
 }

@@ -280,6 +280,9 @@ pub struct Racecheck {
     current: Current,
     /// The last block's model, kept so that its tables are reused.
     spare: Option<Block>,
+    /// Per warp (below 32), a load held back one event: a compare-and-swap
+    /// round right after it makes it part of the atomic.
+    loads: Vec<Option<(Site, WarpRequest)>>,
 }
 
 impl Default for Racecheck {
@@ -303,6 +306,7 @@ impl Racecheck {
             block_dim: None,
             current: Current::None,
             spare: None,
+            loads: Vec::new(),
         }
     }
 
@@ -379,6 +383,7 @@ impl Racecheck {
 
     /// Ends the open block, if any, and merges its report.
     fn close(&mut self) -> Result<(), Error> {
+        self.flush_loads()?;
         let (id, mut block) = match core::mem::replace(&mut self.current, Current::None) {
             Current::None => return Ok(()),
             Current::Running { id, block } => (id, *block),
@@ -523,6 +528,59 @@ impl Consumer for Racecheck {
             }
             Event::Unmodelled { name, .. } => return self.not_checked(name),
         };
+        // A load is held back one event of its warp: nvcc's compare-and-swap
+        // loop reads the word (LDS) and then tries (ATOMS.CAST.SPIN) with the
+        // same lanes and addresses; the read is part of the atomic it
+        // emulates, so it races with no other atomic (a modelling choice,
+        // without which every correct float or 64-bit shared atomicAdd of two
+        // lanes on one word would be reported). It still races with plain
+        // writes, as the try does.
+        let slot = warp as usize;
+        if slot < 32 {
+            if self.loads.len() < 32 {
+                self.loads.resize(32, None);
+            }
+            if let Some((site, mut load)) = self.loads[slot].take() {
+                if let Event::CasRound { request: cas, .. } = event
+                    && load.width() == cas.width()
+                    && load.to_array() == cas.to_array()
+                {
+                    load = *cas;
+                }
+                self.process(warp, Held::Access(site, load))?;
+            }
+            if let Held::Access(site, request) = held
+                && request.op() == crate::Op::Load
+            {
+                self.loads[slot] = Some((site, request));
+                return Ok(());
+            }
+        }
+        self.process(warp, held)
+    }
+
+    fn end_block(&mut self) -> Result<(), Error> {
+        self.close()
+    }
+
+    fn end_kernel(&mut self) -> Result<(), Error> {
+        self.close()
+    }
+}
+
+impl Racecheck {
+    /// Gives the loads held back to the block model.
+    fn flush_loads(&mut self) -> Result<(), Error> {
+        for warp in 0..self.loads.len() {
+            if let Some((site, load)) = self.loads[warp].take() {
+                self.process(warp as u32, Held::Access(site, load))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Gives an event to the open block (one of unknown size if none is).
+    fn process(&mut self, warp: u32, held: Held) -> Result<(), Error> {
         let (max_warps, capability) = (self.max_warps(), self.capability);
         match &mut self.current {
             Current::Running { block, .. } => run(block, warp, held),
@@ -543,16 +601,35 @@ impl Consumer for Racecheck {
         }
     }
 
-    fn end_block(&mut self) -> Result<(), Error> {
-        self.close()
+    /// Drops the open block without adding it to its kernel: after an error
+    /// in it, a caller that goes on with the next block calls this.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::kernel::{BlockInfo, Consumer, Event, KernelInfo, Site};
+    /// use smem_model::{LaneSet, Racecheck};
+    ///
+    /// let mut check = Racecheck::new();
+    /// check.begin_kernel(&KernelInfo::named("k"))?;
+    /// check.begin_block(&BlockInfo::new([0, 0, 0], Some(32)))?;
+    /// let fence = Event::Fence { site: Site::pc(0), lanes: LaneSet::FULL };
+    /// assert!(check.event(5, &fence).is_err()); // the block has 1 warp
+    /// check.discard_block();
+    /// check.end_kernel()?;
+    /// assert_eq!(check.kernels()[0].blocks(), 0);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn discard_block(&mut self) {
+        for load in &mut self.loads {
+            *load = None;
+        }
+        if let Current::Running { block, .. } = core::mem::replace(&mut self.current, Current::None)
+        {
+            self.spare = Some(*block);
+        }
     }
 
-    fn end_kernel(&mut self) -> Result<(), Error> {
-        self.close()
-    }
-}
-
-impl Racecheck {
     fn not_checked(&mut self, name: &str) -> Result<(), Error> {
         let kernel = self.kernel();
         match kernel.not_checked.get_mut(name) {

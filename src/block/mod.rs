@@ -836,11 +836,14 @@ impl Block {
         self.warps[warp as usize].waiting = Some(id);
         if generation.arrived.count_ones() >= generation.expected {
             if generation.sites.len() > 1 {
-                let sites = generation
+                // By site, so that the message does not depend on the order
+                // the warps arrived in.
+                let mut sites: Vec<(u64, Vec<u32>)> = generation
                     .sites
                     .iter()
                     .map(|&(site, warps)| (site, bits(warps)))
                     .collect();
+                sites.sort_unstable();
                 self.barrier_errors
                     .push(BarrierError::DifferentSites { id, sites });
             }
