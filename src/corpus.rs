@@ -337,7 +337,7 @@ impl Check {
             0
         };
         let counted = match self.kind {
-            RecordKind::Winners | RecordKind::Timing => !self.comparisons.is_empty(),
+            RecordKind::Winners | RecordKind::Timing => self.compared(),
             _ => {
                 self.measured_wavefronts == Some(seen)
                     && self
@@ -346,6 +346,46 @@ impl Check {
             }
         };
         counted && self.comparisons.iter().all(Comparison::holds)
+    }
+
+    /// Whether any measured figure of the record was compared: for timing, a
+    /// latency or throughput figure the model claims (a record measured only
+    /// where the model claims nothing, such as merged 8-byte loads'
+    /// throughput or fewer than 12 warps, is not); for winners, the winners;
+    /// otherwise a measured wavefront or bank-conflict count. A record not
+    /// compared is never [`is_exact`](Self::is_exact); [`Summary`] counts it
+    /// apart.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::corpus::Record;
+    ///
+    /// let offsets: Vec<String> = (0..32).map(|lane| (8 * lane).to_string()).collect();
+    /// let line = |cycles: &str| format!(
+    ///     r#"{{"arch":"sm_90","op":"ld","width":8,"offsets":[{}],"measure":"throughput","cycles_per_instruction":{{{cycles}}}}}"#,
+    ///     offsets.join(",")
+    /// );
+    /// // Throughput of 4 warps: the model claims nothing there.
+    /// let check = Record::from_json(&line(r#""warps_4":2.5"#))?.check(None)?;
+    /// assert!(!check.compared() && !check.is_exact());
+    /// let check = Record::from_json(&line(r#""warps_16":2.0"#))?.check(None)?;
+    /// assert!(check.compared() && check.is_exact());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn compared(&self) -> bool {
+        match self.kind {
+            RecordKind::Winners => !self.comparisons.is_empty(),
+            RecordKind::Timing => self
+                .comparisons
+                .iter()
+                .any(|c| c.figure.starts_with("latency ") || c.figure.starts_with("throughput ")),
+            RecordKind::Access | RecordKind::Atomic | RecordKind::CpAsync => {
+                self.measured_wavefronts.is_some()
+                    || self.measured_bank_conflicts.is_some()
+                    || !self.comparisons.is_empty()
+            }
+        }
     }
 }
 
@@ -714,6 +754,20 @@ impl Record {
                         winners.len()
                     )));
                 }
+                if let Some((lane, winner)) = winners
+                    .iter()
+                    .enumerate()
+                    .find(|(_, w)| !(-1..=31).contains(*w))
+                {
+                    return Err(bad(format!(
+                        "field `winners`: lane {lane}'s winner is {winner}, not a lane (0 to 31) or -1 (inactive)"
+                    )));
+                }
+                if self.runs == Some(0) {
+                    return Err(bad(
+                        "field `runs`: 0 runs measured nothing; expected 1 or more".into(),
+                    ));
+                }
                 let predicted = store_winners(&request, StoreOrder::LowestLaneOfLastPhase);
                 for (lane, (&measured, predicted)) in winners.iter().zip(predicted).enumerate() {
                     let predicted = predicted.map_or(-1, i64::from);
@@ -740,6 +794,11 @@ impl Record {
                                 "field `cycles_per_instruction`: key `{key}` is not `warps_N` with N from 1 to 32"
                             ))
                         })?;
+                    if !(measured.is_finite() && measured > 0.0) {
+                        return Err(bad(format!(
+                            "field `cycles_per_instruction`: `{key}` is {measured} cycles; a measurement is a positive number"
+                        )));
+                    }
                     figures.push((warps, key, measured));
                 }
                 figures.sort_by_key(|&(warps, _, _)| warps);
@@ -1018,6 +1077,8 @@ impl<R: BufRead> Iterator for Records<R> {
 pub struct Summary {
     rows: BTreeMap<(RecordKind, String, u32), (usize, usize)>,
     mismatches: Vec<(Record, Check)>,
+    /// Records of which nothing was compared ([`Check::compared`]), by kind.
+    not_compared: BTreeMap<RecordKind, usize>,
 }
 
 impl Summary {
@@ -1037,6 +1098,11 @@ impl Summary {
     /// # Ok::<(), smem_model::Error>(())
     /// ```
     pub fn add(&mut self, record: &Record, check: &Check) {
+        // Nothing measured was compared: neither exact nor a mismatch.
+        if !check.compared() {
+            *self.not_compared.entry(check.kind).or_default() += 1;
+            return;
+        }
         let row = self
             .rows
             .entry((check.kind, record.label(), record.width))
@@ -1185,6 +1251,29 @@ impl Summary {
     /// ```
     pub fn total(&self) -> usize {
         self.rows.values().map(|row| row.1).sum()
+    }
+
+    /// Records of which nothing was compared ([`Check::compared`]): counted
+    /// neither in [`exact`](Self::exact) nor in [`total`](Self::total).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::corpus::{Record, Summary};
+    ///
+    /// let offsets: Vec<String> = (0..32).map(|lane| (8 * lane).to_string()).collect();
+    /// let line = format!(
+    ///     r#"{{"arch":"sm_90","op":"ld","width":8,"offsets":[{}],"measure":"throughput","cycles_per_instruction":{{"warps_4":2.5}}}}"#,
+    ///     offsets.join(",")
+    /// );
+    /// let record = Record::from_json(&line)?;
+    /// let mut summary = Summary::default();
+    /// summary.add(&record, &record.check(None)?);
+    /// assert_eq!((summary.exact(), summary.total(), summary.not_compared()), (0, 0, 1));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn not_compared(&self) -> usize {
+        self.not_compared.values().sum()
     }
 }
 

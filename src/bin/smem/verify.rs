@@ -188,7 +188,7 @@ impl Tally {
             match checked {
                 Ok((record, check)) => {
                     self.summary.add(&record, &check);
-                    if !check.is_exact() {
+                    if check.compared() && !check.is_exact() {
                         self.mismatches += 1;
                         if self.shown.len() < SHOWN_MISMATCHES {
                             self.shown.push(Mismatch {
@@ -295,8 +295,15 @@ impl Tally {
                 out.push_str(&mismatch.describe());
             }
         }
-        if self.line_errors > 0 || self.file_errors > 0 {
+        if self.line_errors > 0 || self.file_errors > 0 || self.summary.not_compared() > 0 {
             out.push('\n');
+        }
+        if self.summary.not_compared() > 0 {
+            _ = writeln!(
+                out,
+                "not compared: {} (no figure the model claims; not counted below)",
+                plural(self.summary.not_compared(), "record")
+            );
         }
         if self.line_errors > 0 {
             _ = writeln!(
