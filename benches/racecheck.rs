@@ -13,6 +13,10 @@
 //! - `blocks`: 256 blocks of 2 warps, each a reverse kernel (store, barrier,
 //!   load): the cost of starting a block (`new` reuses its tables through
 //!   `Racecheck`; `old` builds a `Block` per block).
+//! - `real/NAME`: the blocks of a real trace in `../shared/real-traces`
+//!   (FlashInfer single-decode and prefill, read once with
+//!   `kernel::accelsim::Trace`), replayed block by block (skipped where the
+//!   traces are not there).
 //!
 //! Run `cargo bench -p smem-bench --bench racecheck -- --warm-up-time 1
 //! --measurement-time 3`.
@@ -178,6 +182,145 @@ fn run_new_blocks(blocks: u32, events: &[Ev]) -> usize {
     check.kernels()[0].hazards().len()
 }
 
+/// One block's events of a real trace, as the block model takes them.
+#[derive(Clone, Copy)]
+enum Real {
+    Access(u32, u64, WarpRequest),
+    Barrier(u32, u64, LaneSet, u32, Option<u32>),
+    SyncWarp(u32, u64, LaneSet, LaneSet),
+    Fence(u32, u64, LaneSet),
+}
+
+/// A trace's blocks: threads and events.
+#[derive(Default)]
+struct Recorded {
+    block_dim: Option<[u32; 3]>,
+    blocks: Vec<(u32, Vec<Real>)>,
+}
+
+impl Consumer for Recorded {
+    fn begin_kernel(&mut self, kernel: &KernelInfo<'_>) -> Result<(), smem_model::Error> {
+        self.block_dim = kernel.block_dim;
+        Ok(())
+    }
+    fn begin_block(&mut self, block: &BlockInfo) -> Result<(), smem_model::Error> {
+        let threads = block
+            .threads
+            .or(self.block_dim.map(|d| d[0] * d[1] * d[2]))
+            .unwrap_or(1024);
+        self.blocks.push((threads, Vec::new()));
+        Ok(())
+    }
+    fn event(&mut self, warp: u32, event: &Event<'_>) -> Result<(), smem_model::Error> {
+        let real = match *event {
+            Event::Access { site, request } | Event::CasRound { site, request } => {
+                Real::Access(warp, site.pc, request)
+            }
+            Event::Barrier {
+                site,
+                lanes,
+                id,
+                threads,
+                ..
+            } => Real::Barrier(warp, site.pc, lanes, id, threads),
+            Event::SyncWarp { site, lanes, mask } => Real::SyncWarp(warp, site.pc, lanes, mask),
+            Event::Fence { site, lanes } => Real::Fence(warp, site.pc, lanes),
+            _ => return Ok(()),
+        };
+        if let Some(block) = self.blocks.last_mut() {
+            block.1.push(real);
+        }
+        Ok(())
+    }
+}
+
+fn real_requests(blocks: &[(u32, Vec<Real>)]) -> u64 {
+    blocks
+        .iter()
+        .flat_map(|b| &b.1)
+        .filter(|e| matches!(e, Real::Access(..)))
+        .count() as u64
+}
+
+fn replay_new(capability: ComputeCapability, blocks: &[(u32, Vec<Real>)]) -> usize {
+    let mut check = Racecheck::new().with_capability(capability);
+    check.begin_kernel(&KernelInfo::named("real")).unwrap();
+    for (i, (threads, events)) in blocks.iter().enumerate() {
+        check
+            .begin_block(&BlockInfo::new([i as u32, 0, 0], Some(*threads)))
+            .unwrap();
+        for e in events {
+            let (warp, event) = match *e {
+                Real::Access(w, pc, request) => (
+                    w,
+                    Event::Access {
+                        site: Site::pc(pc),
+                        request,
+                    },
+                ),
+                Real::Barrier(w, pc, lanes, id, threads) => (
+                    w,
+                    Event::Barrier {
+                        site: Site::pc(pc),
+                        lanes,
+                        id,
+                        threads,
+                        kind: BarrierKind::Sync,
+                    },
+                ),
+                Real::SyncWarp(w, pc, lanes, mask) => (
+                    w,
+                    Event::SyncWarp {
+                        site: Site::pc(pc),
+                        lanes,
+                        mask,
+                    },
+                ),
+                Real::Fence(w, pc, lanes) => (
+                    w,
+                    Event::Fence {
+                        site: Site::pc(pc),
+                        lanes,
+                    },
+                ),
+            };
+            check.event(warp, &event).unwrap();
+        }
+        check.end_block().unwrap();
+    }
+    check.end_kernel().unwrap();
+    check.kernels()[0].hazards().len()
+}
+
+fn replay_old(capability: ComputeCapability, blocks: &[(u32, Vec<Real>)]) -> usize {
+    use old_block::SyncOp;
+    let mut found = 0;
+    for (threads, events) in blocks {
+        let mut block = old_block::Block::new(capability, *threads).unwrap();
+        for e in events {
+            match *e {
+                Real::Access(w, pc, ref r) => block.access(w, pc, r).unwrap(),
+                Real::Barrier(w, pc, lanes, id, threads) => {
+                    let op = match (id, threads) {
+                        (0, None) => SyncOp::Threads,
+                        (id, t) => SyncOp::Named {
+                            id,
+                            threads: t.unwrap_or(32 * block.warps()),
+                        },
+                    };
+                    block.sync(w, pc, lanes, op).unwrap()
+                }
+                Real::SyncWarp(w, pc, lanes, mask) => {
+                    block.sync(w, pc, lanes, SyncOp::Warp(mask)).unwrap()
+                }
+                Real::Fence(w, pc, lanes) => block.sync(w, pc, lanes, SyncOp::Fence).unwrap(),
+            }
+        }
+        found += block.finish().hazards().len();
+    }
+    found
+}
+
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("racecheck");
     for (name, threads, events) in [("gen_trace", 32, gen_trace(1024)), ("tile", 256, tile())] {
@@ -203,6 +346,31 @@ fn bench(c: &mut Criterion) {
     group.bench_function("blocks/new", |b| {
         b.iter(|| run_new_blocks(blocks, black_box(&one)))
     });
+    let traces = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/real-traces");
+    for name in ["flashinfer-singledecode", "flashinfer-prefill"] {
+        let list = format!("{traces}/{name}/kernelslist.g");
+        if !std::path::Path::new(&list).exists() {
+            eprintln!("real/{name}: {list} is not there, skipped");
+            continue;
+        }
+        let mut recorded = Recorded::default();
+        smem_model::kernel::accelsim::Trace::open(&list)
+            .read(&mut recorded)
+            .unwrap();
+        let blocks = recorded.blocks;
+        group.throughput(Throughput::Elements(real_requests(&blocks)));
+        let sm80 = ComputeCapability::Sm80;
+        assert_eq!(
+            replay_old(sm80, &blocks) == 0,
+            replay_new(sm80, &blocks) == 0
+        );
+        group.bench_function(format!("real/{name}/old"), |b| {
+            b.iter(|| replay_old(sm80, black_box(&blocks)))
+        });
+        group.bench_function(format!("real/{name}/new"), |b| {
+            b.iter(|| replay_new(sm80, black_box(&blocks)))
+        });
+    }
     group.finish();
 }
 
