@@ -1610,3 +1610,46 @@ fn merged_reports_add_up_to_one_run() {
         stderr(&output)
     );
 }
+
+/// Issue 23 item 8: a trace without a shared-memory request has no worst
+/// request ("-", not "0-way").
+#[test]
+fn an_empty_trace_has_no_worst() {
+    let file = TempFile::from_lines(
+        "empty.traceg",
+        &["-kernel name = k", "0010 ffffffff 0 BRA 0 0 0"],
+    );
+    let output = trace(&[file.name()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let out = stdout(&output);
+    assert!(
+        has_row(&out, &["all", "0", "0", "0", "0", "0", "-"]),
+        "{out}"
+    );
+    assert!(!out.contains("0-way"), "{out}");
+}
+
+/// Issue 23 item 8: long kernel names are shortened in the middle and files
+/// below the current folder shown relative to it, so that the ranking fits
+/// 120 columns.
+#[test]
+fn the_ranking_fits_120_columns() {
+    let name = "_ZN10flashinfer29SingleDecodeWithKVCacheKernelILNS_15PosEncodingModeE0ELj2ELj8ELj8ELj16ELj1ELj8ENS_16DefaultAttentionILb0ELb0ELb0ELb0EEE6ParamsEEvT7_";
+    let text = format!(
+        "-kernel name = {name}\n-binary version = 80\n0010 ffffffff 0 LDS 1 R2 4 1 0x0 128 0\n"
+    );
+    let file = TempFile::new("k.traceg", text.as_bytes());
+    let absolute = std::fs::canonicalize(file.name()).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_smem"))
+        .args(["trace", absolute.to_str().unwrap()])
+        .current_dir(absolute.parent().unwrap())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let out = stdout(&output);
+    let widest = out.lines().map(|l| l.chars().count()).max().unwrap();
+    assert!(widest <= 120, "{widest} columns:\n{out}");
+    let file_name = absolute.file_name().unwrap().to_str().unwrap();
+    assert!(out.contains(&format!(" {file_name}:3 ")), "{out}");
+    assert!(out.contains("flashinfer..."), "{out}");
+}

@@ -287,17 +287,45 @@ fn corpus_line(
     Ok(())
 }
 
-/// A kernel name short enough for a table cell.
+/// The worst request's ways, as the tables show them: none without a
+/// request (issue 23 item 8: an empty trace has no worst).
+fn worst(t: &Totals) -> String {
+    if t.requests == 0 {
+        "-".to_owned()
+    } else {
+        format!("{}-way", t.worst_ways)
+    }
+}
+
+/// A kernel name short enough for a table cell, shortened in the middle
+/// (issue 23 item 8): the namespace it starts with and the name it ends
+/// with both stay (`flashinfer...`, then the name's last 11 characters).
 pub(super) fn short(name: &str) -> String {
-    const MAX: usize = 40;
+    const MAX: usize = 24;
+    let count = name.chars().count();
     if name.is_empty() {
         "(kernel)".to_owned()
-    } else if name.chars().count() <= MAX {
+    } else if count <= MAX {
         name.to_owned()
     } else {
-        let head: String = name.chars().take(MAX - 3).collect();
-        format!("{head}...")
+        let head: String = name.chars().take(10).collect();
+        let tail: String = name.chars().skip(count - (MAX - 13)).collect();
+        format!("{head}...{tail}")
     }
+}
+
+/// A file's name as the tables show it: relative to the current folder
+/// where it lies below it (issue 23 item 8: the table fits 120 columns).
+fn shown_path(name: &str) -> String {
+    let path = std::path::Path::new(name);
+    if path.is_absolute() {
+        if let Ok(cwd) = std::env::current_dir() {
+            if let Ok(relative) = path.strip_prefix(&cwd) {
+                return relative.display().to_string();
+            }
+        }
+    }
+    name.to_owned()
 }
 
 /// A C++ kernel name demangled (`_Z13transposeTilePfPKf` is
@@ -918,7 +946,11 @@ fn format_name(format: Option<Format>) -> Option<&'static str> {
 }
 
 fn first_seen(inputs: &[Input], at: Location) -> String {
-    format!("{}:{}", inputs[at.input as usize].name, at.line)
+    format!(
+        "{}:{}",
+        shown_path(&inputs[at.input as usize].name),
+        at.line
+    )
 }
 
 fn source_text(source: &Option<smem_model::kernel::tally::SourceLine>) -> Option<String> {
@@ -939,7 +971,17 @@ fn entry_name(tally: &Tally, entry: &Entry, demangled: bool) -> String {
             } else {
                 name.to_owned()
             };
-            format!("{} {pc:#06x} {}", short(&name), entry.instruction)
+            // The table's cell is shortened in the middle; `--json` keeps
+            // its `smem-trace/1` spelling (the first 37 characters and `...`
+            // past 40), the full name being its `kernel`.
+            let name = if demangled {
+                short(&name)
+            } else if name.chars().count() > 40 {
+                format!("{}...", name.chars().take(37).collect::<String>())
+            } else {
+                name
+            };
+            format!("{name} {pc:#06x} {}", entry.instruction)
         }
         Key::Label(label) => label.to_string(),
         _ => "(no label)".to_owned(),
@@ -1200,7 +1242,7 @@ fn text_report(args: &Args, reader: &Reader, tally: &Report<'_>) -> String {
             t.ideal_wavefronts.to_string(),
             t.bank_conflicts.to_string(),
             t.conflicted_requests.to_string(),
-            format!("{}-way", t.worst_ways),
+            worst(t),
         ]
     };
     let by_op = tally.by_op();
@@ -1280,7 +1322,7 @@ fn text_report(args: &Args, reader: &Reader, tally: &Report<'_>) -> String {
                     t.requests.to_string(),
                     t.wavefronts.to_string(),
                     t.bank_conflicts.to_string(),
-                    format!("{}-way", t.worst_ways),
+                    worst(t),
                 ]);
             }
             out.push_str(&table.render(0));
@@ -1329,7 +1371,7 @@ fn text_report(args: &Args, reader: &Reader, tally: &Report<'_>) -> String {
                 t.requests.to_string(),
                 t.wavefronts.to_string(),
                 t.bank_conflicts.to_string(),
-                format!("{}-way", t.worst_ways),
+                worst(t),
             ]);
         }
         out.push_str(&table.render(0));
