@@ -42,7 +42,7 @@ instructions are listed as data-dependent.
 Examples:
   smem kernel matmul.ptx --grid 20,10 --block 32,32 --arg 3=320 --arg 4=640
   smem kernel transpose.ptx --kernel _Z9transposePfPKf --grid 8,8 --block 32,8 --by-line
-  smem kernel ~/.triton/cache/<hash>/ --grid 8 --arg M=512 --arg N=512 --json")]
+  smem kernel ~/.triton/cache/<hash>/ --grid 8 --arg 2=512 --arg 3=512 --json")]
 pub struct Args {
     /// The PTX file, Triton cache directory or Triton kernel.json.
     #[arg(value_name = "FILE")]
