@@ -371,6 +371,9 @@ impl Warp {
 struct Shared {
     bytes: Vec<u8>,
     known: Vec<u64>,
+    /// Whether any byte was ever stored known (and not forgotten all at
+    /// once): when none was, every load is unknown without looking.
+    any_known: bool,
 }
 
 impl Shared {
@@ -378,6 +381,7 @@ impl Shared {
         Shared {
             bytes: vec![0; size],
             known: vec![0; size.div_ceil(64) + 1],
+            any_known: false,
         }
     }
 
@@ -422,6 +426,7 @@ impl Shared {
             return;
         }
         let value = value.bits().filter(|_| n <= 8);
+        self.any_known |= value.is_some();
         if let Some(v) = value {
             let bytes = v.to_le_bytes();
             self.bytes[a..end].copy_from_slice(&bytes[..end - a]);
@@ -442,6 +447,7 @@ impl Shared {
 
     fn forget_all(&mut self) {
         self.known.iter_mut().for_each(|k| *k = 0);
+        self.any_known = false;
     }
 }
 
@@ -1032,7 +1038,8 @@ fn target(space: Space, a: &Lanes, mask: u32) -> Target {
         Space::Shared => {
             let mut high = 0u64;
             for (lane, slot) in offsets.iter_mut().enumerate() {
-                let x = if mask >> lane & 1 == 1 { a.v[lane] } else { 0 };
+                let keep = u64::from(mask >> lane & 1).wrapping_neg();
+                let x = a.v[lane] & keep;
                 high |= x >> 32;
                 *slot = x as u32;
             }
@@ -1641,8 +1648,13 @@ fn execute<C: Consumer + ?Sized>(
                     // ptxas's merged loads (see `Merge`): where the group's
                     // first address is aligned in every lane, the lead
                     // carries the group's request and the others none.
+                    // The widths are powers of two: a mask, not a division.
                     let aligned = |delta: u32, w: u32| {
-                        lanes_of(mask).all(|l| offsets[l].wrapping_sub(delta) % w == 0)
+                        let mut low = 0;
+                        for (l, &o) in offsets.iter().enumerate() {
+                            low |= (o.wrapping_sub(delta) & (w - 1)) * (mask >> l & 1);
+                        }
+                        low == 0
                     };
                     match *merge {
                         Merge::Lead { width: w } if aligned(0, w) => {
@@ -1654,7 +1666,9 @@ fn execute<C: Consumer + ?Sized>(
                     for (i, d) in ds.iter().enumerate() {
                         if let Some(d) = d {
                             let mut out = Lanes::UNKNOWN;
-                            for lane in lanes_of(mask) {
+                            // Nothing known in shared memory: every value unknown.
+                            let lanes = if shared.any_known { mask } else { 0 };
+                            for lane in lanes_of(lanes) {
                                 let at = u64::from(offsets[lane]) + u64::from(bytes) * i as u64;
                                 out.set(lane, shared.load(at, bytes));
                             }
