@@ -562,6 +562,45 @@ pub enum Error {
         capability: ComputeCapability,
     },
 
+    /// A Triton shared-encoding parameter that is not a power of two.
+    #[error("Triton's {name} must be a power of two up to 65536, not {value}")]
+    TritonParameter {
+        /// `vec`, `perPhase` or `maxPhase`.
+        name: &'static str,
+        /// The value given.
+        value: u32,
+    },
+
+    /// A Triton shared encoding on a row that is not a power of two long.
+    #[error("Triton's shared encodings need a power-of-two number of columns, not {cols}")]
+    TritonShape {
+        /// The columns given.
+        cols: u32,
+    },
+
+    /// A Triton shared encoding on a padded tile.
+    #[error("Triton's shared encodings have no padding, but the tile has {padding} elements of it per row")]
+    TritonPadded {
+        /// Elements of padding per row.
+        padding: u32,
+    },
+
+    /// An NVMMA swizzle width Triton does not have.
+    #[error("NVMMA swizzle width of {bytes} bytes: expected 0, 32, 64 or 128")]
+    NvmmaSwizzle {
+        /// The width given.
+        bytes: u32,
+    },
+
+    /// An NVMMA-swizzled tile whose rows are not the swizzle's width.
+    #[error("not modelled: rows of {row_bytes} bytes under a {swizzle_bytes}-byte NVMMA swizzle (Triton stores rows longer than the swizzle as tiles of {swizzle_bytes}-byte columns side by side, rows shorter it refuses); give a tile whose rows are {swizzle_bytes} bytes")]
+    NvmmaRow {
+        /// Bytes per row.
+        row_bytes: u64,
+        /// The swizzle width.
+        swizzle_bytes: u32,
+    },
+
     /// A tile that is not a whole number of `ldmatrix`/`stmatrix` matrices:
     /// each is 8 rows of 16 bytes.
     #[error("a tile of {rows} rows and {cols} columns is not a whole number of ldmatrix matrices of 8 rows and {matrix_cols} columns (16 bytes of {element_bytes}-byte elements)")]

@@ -246,7 +246,9 @@ pub use partition::{
 pub use request::{
     AccessWidth, AtomicKind, CpAsync, Matrices, Op, OpName, StoreOrder, WarpRequest, WriteCollision,
 };
-pub use tile::{Advice, BankConflict, Candidate, Fix, Swizzle, TileAccess, TileLayout, TmaSwizzle};
+pub use tile::{
+    Advice, BankConflict, Candidate, Fix, Swizzle, TileAccess, TileLayout, TmaSwizzle, TritonShared,
+};
 pub use timing::Timing;
 
 // The README's examples are compiled and run as doc tests.

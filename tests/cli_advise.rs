@@ -230,3 +230,112 @@ fn bad_tiles_and_accesses() {
     );
     assert_eq!(stdout(&output), "");
 }
+
+/// The layout as given by the name Triton or CuTe gives it, with its index.
+#[test]
+fn layouts_by_name() {
+    let report = support::json(
+        "advise",
+        &[
+            "--tile",
+            "128x64",
+            "--element",
+            "half",
+            "--layout",
+            "triton:8,1,8",
+            "ldmatrix",
+        ],
+    );
+    assert_eq!(
+        report["original"]["index"],
+        "row * 64 + (col ^ ((row % 8) * 8))"
+    );
+    assert_eq!(report["original"]["conflict_free"], true);
+    for (layout, index) in [
+        ("Swizzle<3,3,3>", "row * 64 + (col ^ ((row % 8) * 8))"),
+        ("swizzle:2,3,3", "row * 64 + (col ^ ((row % 4) * 8))"),
+        ("nvmma:128", "row * 64 + (col ^ ((row % 8) * 8))"),
+        ("triton:8,2,4", "row * 64 + (col ^ ((row / 2 % 4) * 8))"),
+        ("pad:8", "row * 72 + col"),
+    ] {
+        let output = support::smem(
+            "advise",
+            &[
+                "--tile",
+                "64x64",
+                "--element",
+                "half",
+                "--layout",
+                layout,
+                "ldmatrix",
+            ],
+        );
+        let out = stdout(&output);
+        assert!(
+            out.contains(&format!("\nas given: as given, index {index}: ")),
+            "{layout}: {out}{}",
+            stderr(&output)
+        );
+    }
+    for (layout, message) in [
+        (
+            "triton:3,1,8",
+            "Triton's vec must be a power of two up to 65536, not 3",
+        ),
+        ("nvmma:96", ""),
+        ("tma:16", "TMA swizzle of 16 bytes: expected 32, 64 or 128"),
+        (
+            "zigzag",
+            "`zigzag` is not a layout: expected pad:N, swizzle:B,M,S",
+        ),
+        ("swizzle:3,0,2", "swizzle bit ranges overlap"),
+    ] {
+        let output = support::smem("advise", &["--tile", "64x64", "--layout", layout, "row"]);
+        if message.is_empty() {
+            assert_eq!(output.status.code(), Some(1), "{layout}");
+            assert_eq!(
+                stderr(&output),
+                "error: NVMMA swizzle width of 96 bytes: expected 0, 32, 64 or 128\n"
+            );
+        } else {
+            assert_eq!(output.status.code(), Some(2), "{layout}");
+            assert!(
+                stderr(&output).contains(message),
+                "{layout}: {}",
+                stderr(&output)
+            );
+        }
+    }
+    let report = support::json(
+        "advise",
+        &[
+            "--tile",
+            "64x32",
+            "--element",
+            "half",
+            "--layout",
+            "tma:64",
+            "ldmatrix",
+        ],
+    );
+    assert_eq!(
+        report["original"]["index"],
+        "row * 32 + (col ^ ((row / 2 % 4) * 8))"
+    );
+    // Rows wider than the NVMMA swizzle are refused by name, not mis-modelled.
+    let output = support::smem(
+        "advise",
+        &[
+            "--tile",
+            "8x64",
+            "--element",
+            "float",
+            "--layout",
+            "nvmma:128",
+            "row",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output)
+        .starts_with("error: not modelled: rows of 256 bytes under a 128-byte NVMMA swizzle"));
+}

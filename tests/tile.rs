@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use proptest::sample::select;
 use smem_model::{
     BankConfig, Classification, ComputeCapability, Error, Fix, Lane, LaneSet, Matrices, Op,
-    Swizzle, TileAccess, TileLayout, TmaSwizzle, WarpRequest,
+    Swizzle, TileAccess, TileLayout, TmaSwizzle, TritonShared, WarpRequest,
 };
 
 fn sm90() -> BankConfig {
@@ -1345,4 +1345,140 @@ fn display_forms() {
     // Removing a swizzle with the identity.
     let identity = Swizzle::new(0, 4, 3).unwrap();
     assert_eq!(swizzled.with_swizzle(identity).unwrap(), float_tile());
+}
+
+/// A Triton linear layout's bases checked against a tile: the element at
+/// element offset `o` is the XOR of the bases of `o`'s set bits.
+fn assert_bases(tile: TileLayout, bases: &[(u32, u32)]) {
+    let elements = tile.rows() * tile.cols();
+    assert_eq!(1u32 << bases.len(), elements, "{tile}");
+    for offset in 0..elements {
+        let (mut row, mut col) = (0, 0);
+        for (bit, (r, c)) in bases.iter().enumerate() {
+            if offset >> bit & 1 == 1 {
+                row ^= r;
+                col ^= c;
+            }
+        }
+        assert_eq!(
+            tile.element_at(offset * tile.element_bytes()),
+            Some((row, col)),
+            "{tile} at element offset {offset}"
+        );
+    }
+}
+
+/// Triton's own examples (unittest/Dialect/TritonGPU/LinearLayoutConversionsTest.cpp):
+/// the offset bases its `toLinearLayout` gives for swizzled and NVMMA shared
+/// encodings, as (dim0, dim1) with dim1 contiguous.
+#[test]
+fn triton_shared_encodings_match_tritons_tests() {
+    let cols = |n: u32| (0..n.trailing_zeros()).map(move |k| (0, 1 << k));
+    let swizzled = |rows, c, (vec, per_phase, max_phase)| {
+        TileLayout::new(rows, c, 2)
+            .unwrap()
+            .with_triton_shared(TritonShared::new(vec, per_phase, max_phase).unwrap())
+            .unwrap()
+    };
+    // SharedSwizzled2D_MaxPhaseOnly: {32, 32}, shared(1, 1, 4).
+    let mut bases: Vec<_> = cols(32).collect();
+    bases.extend([(1, 1), (2, 2), (4, 0), (8, 0), (16, 0)]);
+    assert_bases(swizzled(32, 32, (1, 1, 4)), &bases);
+    // SharedSwizzled2D_PerPhaseMaxPhase: shared(1, 2, 4).
+    let mut bases: Vec<_> = cols(32).collect();
+    bases.extend([(1, 0), (2, 1), (4, 2), (8, 0), (16, 0)]);
+    assert_bases(swizzled(32, 32, (1, 2, 4)), &bases);
+    // SharedSwizzled2D_PerPhaseMaxPhaseVec: shared(2, 2, 4).
+    let mut bases: Vec<_> = cols(32).collect();
+    bases.extend([(1, 0), (2, 2), (4, 4), (8, 0), (16, 0)]);
+    assert_bases(swizzled(32, 32, (2, 2, 4)), &bases);
+    // SharedSwizzled2D_Order01: {4, 8} with order {0, 1}: dim0 (4) is the
+    // contiguous one, so the tile is 8 rows (dim1) of 4 columns (dim0); the
+    // bases are Triton's with the pair swapped.
+    assert_bases(
+        swizzled(8, 4, (1, 1, 4)),
+        &[(0, 1), (0, 2), (1, 1), (2, 2), (4, 0)],
+    );
+    let nvmma = |rows, c, bytes, element| {
+        TileLayout::new(rows, c, element)
+            .unwrap()
+            .with_nvmma_swizzle(bytes)
+            .unwrap()
+    };
+    // LeadingOffset_8x16_4_2: {8, 16}, nvmmaShared(32, 16-bit).
+    let mut bases: Vec<_> = cols(16).collect();
+    bases.extend([(1, 0), (2, 0), (4, 8)]);
+    assert_bases(nvmma(8, 16, 32, 2), &bases);
+    // LeadingOffset_128x16_4_2: the same rows repeated down 128.
+    let mut bases: Vec<_> = cols(16).collect();
+    bases.extend([(1, 0), (2, 0), (4, 8), (8, 0), (16, 0), (32, 0), (64, 0)]);
+    assert_bases(nvmma(128, 16, 32, 2), &bases);
+    // LeadingOffset_8x32_2_4: nvmmaShared(64, 16-bit).
+    let mut bases: Vec<_> = cols(32).collect();
+    bases.extend([(1, 0), (2, 8), (4, 16)]);
+    assert_bases(nvmma(8, 32, 64, 2), &bases);
+    // LeadingOffset_8x64_1_8: nvmmaShared(128, 16-bit).
+    let mut bases: Vec<_> = cols(64).collect();
+    bases.extend([(1, 8), (2, 16), (4, 32)]);
+    assert_bases(nvmma(8, 64, 128, 2), &bases);
+    // LeadingOffset_8x64_1_8_32b: 64 floats are two 128-byte tiles side by
+    // side, which a TileLayout does not express: refused, by name.
+    assert_eq!(
+        TileLayout::new(8, 64, 4).unwrap().with_nvmma_swizzle(128),
+        Err(Error::NvmmaRow {
+            row_bytes: 256,
+            swizzle_bytes: 128
+        })
+    );
+    assert_eq!(
+        Error::NvmmaRow {
+            row_bytes: 256,
+            swizzle_bytes: 128
+        }
+        .to_string(),
+        "not modelled: rows of 256 bytes under a 128-byte NVMMA swizzle (Triton stores rows \
+         longer than the swizzle as tiles of 128-byte columns side by side, rows shorter it \
+         refuses); give a tile whose rows are 128 bytes"
+    );
+    // Its first 128-byte tile is modelled: the bases of Triton's test up to there.
+    let mut bases: Vec<_> = cols(32).collect();
+    bases.extend([(1, 4), (2, 8), (4, 16)]);
+    assert_bases(nvmma(8, 32, 128, 4), &bases);
+}
+
+#[test]
+fn triton_parameters_are_checked() {
+    assert_eq!(
+        TritonShared::new(8, 0, 8),
+        Err(Error::TritonParameter {
+            name: "perPhase",
+            value: 0
+        })
+    );
+    assert_eq!(
+        TritonShared::new(8, 1, 6).unwrap_err().to_string(),
+        "Triton's maxPhase must be a power of two up to 65536, not 6"
+    );
+    let shared = TritonShared::new(8, 1, 8).unwrap();
+    assert_eq!(
+        TileLayout::new(32, 48, 2)
+            .unwrap()
+            .with_triton_shared(shared),
+        Err(Error::TritonShape { cols: 48 })
+    );
+    assert_eq!(
+        TileLayout::new(32, 32, 2)
+            .unwrap()
+            .with_padding(8)
+            .unwrap()
+            .with_triton_shared(shared),
+        Err(Error::TritonPadded { padding: 8 })
+    );
+    assert_eq!(
+        TritonShared::nvmma(96, 2),
+        Err(Error::NvmmaSwizzle { bytes: 96 })
+    );
+    // No swizzle: any row, unchanged.
+    let plain = TileLayout::new(8, 100, 2).unwrap();
+    assert_eq!(plain.with_nvmma_swizzle(0), Ok(plain));
 }

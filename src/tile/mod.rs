@@ -9,10 +9,13 @@
 //!   broadcast, shuffled and `(row, bank)` patterns.
 //! - `padding`: the classic padding advice (one element per row) for column accesses.
 //! - `advisor`: [`TileLayout::advise`] and its report.
+//! - `named`: the layouts Triton names ([`TritonShared`]: its swizzled and
+//!   NVMMA shared encodings) as swizzles of a [`TileLayout`].
 
 mod access;
 mod advisor;
 mod layout;
+mod named;
 mod padding;
 mod pattern;
 mod swizzle;
@@ -20,4 +23,5 @@ mod swizzle;
 pub use access::TileAccess;
 pub use advisor::{Advice, BankConflict, Candidate, Fix};
 pub use layout::TileLayout;
+pub use named::TritonShared;
 pub use swizzle::{Swizzle, TmaSwizzle};

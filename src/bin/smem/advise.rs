@@ -7,7 +7,10 @@ use std::process::ExitCode;
 
 use clap::ValueEnum;
 use serde::Serialize;
-use smem_model::{Advice, BankConfig, Candidate, ComputeCapability, Op, TileAccess, TileLayout};
+use smem_model::{
+    Advice, BankConfig, Candidate, ComputeCapability, Op, Swizzle, TileAccess, TileLayout,
+    TmaSwizzle, TritonShared,
+};
 
 use crate::analyze::expr::type_size;
 use crate::output::{emit, fail};
@@ -24,6 +27,8 @@ Examples:
   smem advise --tile 64x64 --element half ldmatrix   ldmatrix.x4 of every 16x16 block
   smem advise --tile 32x32 --element double --arch sm_35 column
   smem advise --tile 16x16 matmul --json
+  smem advise --tile 128x64 --element half --layout triton:8,1,8 ldmatrix   Triton's layout, checked
+  smem advise --tile 64x64 --element half --layout 'Swizzle<3,3,3>' ldmatrix   CuTe's
 
 Accesses (each by one warp, lane l):
   row, store-row        (0, l*V)      along row 0, V = --vector elements a lane
@@ -57,6 +62,13 @@ pub struct Args {
     #[arg(long, value_name = "CC", default_value = "sm_90", value_parser = crate::arch::parse)]
     arch: ComputeCapability,
 
+    /// The layout as given, by the name Triton or CuTe gives it (default: the packed tile):
+    /// `pad:N` (N elements of padding a row), `swizzle:B,M,S` or `Swizzle<B,M,S>` (CuTe, on
+    /// element offsets), `tma:32|64|128`, `triton:VEC,PERPHASE,MAXPHASE`
+    /// (#ttg.swizzled_shared), `nvmma:0|32|64|128` (#ttg.nvmma_shared swizzle bytes).
+    #[arg(long, value_name = "LAYOUT", value_parser = parse_layout)]
+    layout: Option<NamedLayout>,
+
     /// Print the advice as JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -77,6 +89,76 @@ enum Pattern {
     Transpose,
     Matmul,
     Ldmatrix,
+}
+
+/// A layout named on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NamedLayout {
+    Padding(u32),
+    Swizzle(Swizzle),
+    Tma(TmaSwizzle),
+    Triton(TritonShared),
+    Nvmma(u32),
+}
+
+impl NamedLayout {
+    /// The packed `tile` under this layout.
+    fn apply(self, tile: TileLayout) -> Result<TileLayout, smem_model::Error> {
+        match self {
+            NamedLayout::Padding(n) => tile.with_padding(n),
+            NamedLayout::Swizzle(swizzle) => tile.with_swizzle(swizzle),
+            NamedLayout::Tma(mode) => tile.with_tma_swizzle(mode),
+            NamedLayout::Triton(shared) => tile.with_triton_shared(shared),
+            NamedLayout::Nvmma(bytes) => tile.with_nvmma_swizzle(bytes),
+        }
+    }
+}
+
+/// `--layout`'s parser.
+fn parse_layout(text: &str) -> Result<NamedLayout, String> {
+    let numbers = |list: &str| -> Result<Vec<u32>, String> {
+        list.split(',')
+            .map(|n| {
+                n.trim()
+                    .parse::<u32>()
+                    .map_err(|_| format!("`{}` in `{text}` is not a number", n.trim()))
+            })
+            .collect()
+    };
+    let trimmed = text.trim();
+    let (kind, rest) = if let Some(inner) = trimmed
+        .strip_prefix("Swizzle<")
+        .or_else(|| trimmed.strip_prefix("swizzle<"))
+        .and_then(|r| r.strip_suffix('>'))
+    {
+        ("swizzle", inner)
+    } else {
+        trimmed.split_once(':').ok_or_else(|| {
+            format!(
+                "`{text}` is not a layout: expected pad:N, swizzle:B,M,S, Swizzle<B,M,S>, \
+                 tma:BYTES, triton:VEC,PERPHASE,MAXPHASE or nvmma:BYTES"
+            )
+        })?
+    };
+    let values = numbers(rest)?;
+    let err = |e: smem_model::Error| e.to_string();
+    match (kind, values.as_slice()) {
+        ("pad", &[n]) => Ok(NamedLayout::Padding(n)),
+        ("swizzle", &[b, m, s]) => Swizzle::new(b, m, s).map(NamedLayout::Swizzle).map_err(err),
+        ("tma", &[bytes]) => TmaSwizzle::ALL
+            .into_iter()
+            .find(|mode| mode.span() == bytes)
+            .map(NamedLayout::Tma)
+            .ok_or_else(|| format!("TMA swizzle of {bytes} bytes: expected 32, 64 or 128")),
+        ("triton", &[vec, per_phase, max_phase]) => TritonShared::new(vec, per_phase, max_phase)
+            .map(NamedLayout::Triton)
+            .map_err(err),
+        ("nvmma", &[bytes]) => Ok(NamedLayout::Nvmma(bytes)),
+        _ => Err(format!(
+            "`{text}` is not a layout: expected pad:N, swizzle:B,M,S, Swizzle<B,M,S>, \
+             tma:BYTES, triton:VEC,PERPHASE,MAXPHASE or nvmma:BYTES"
+        )),
+    }
 }
 
 /// `32x32` as (rows, columns).
@@ -255,7 +337,10 @@ pub fn run(args: &Args) -> ExitCode {
 
 fn advise(args: &Args) -> Result<(), ExitCode> {
     let (rows, cols) = args.tile;
-    let layout = TileLayout::new(rows, cols, args.element).map_err(fail)?;
+    let mut layout = TileLayout::new(rows, cols, args.element).map_err(fail)?;
+    if let Some(named) = args.layout {
+        layout = named.apply(layout).map_err(fail)?;
+    }
     let mut all: Vec<TileAccess> = Vec::new();
     for &pattern in &args.accesses {
         all.extend(accesses(pattern, args.tile, args.element, args.vector).map_err(fail)?);
