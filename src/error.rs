@@ -601,6 +601,15 @@ pub enum Error {
         swizzle_bytes: u32,
     },
 
+    /// A number of warps an SM cannot hold, asked of a timing.
+    #[error("{warps} warps on one SM: an SM of compute capability 9.0 holds 1 to {limit}")]
+    WarpsPerSm {
+        /// The warps given.
+        warps: u32,
+        /// The most an SM holds.
+        limit: u32,
+    },
+
     /// A tile that is not a whole number of `ldmatrix`/`stmatrix` matrices:
     /// each is 8 rows of 16 bytes.
     #[error("a tile of {rows} rows and {cols} columns is not a whole number of ldmatrix matrices of 8 rows and {matrix_cols} columns (16 bytes of {element_bytes}-byte elements)")]

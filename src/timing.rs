@@ -67,6 +67,10 @@ const CLAIMED_THROUGHPUT_WARPS: u32 = 12;
 /// Warps per scheduler (SM sub-partition) with 4 or more warps: an SM has 4.
 const SCHEDULERS: u32 = 4;
 
+/// The most warps one sm_90 SM holds (Programming Guide: 64 resident warps
+/// per SM), the most a timing can be asked for.
+const MAX_WARPS: u32 = ComputeCapability::Sm90.max_warps_per_sm();
+
 /// What one shared-memory instruction costs in cycles on sm_90.
 ///
 /// Built by [`BankConfig::timing`]. Only sm_90 was measured: other
@@ -148,7 +152,8 @@ impl Timing {
     /// dependent chain of this load: `max(wavefronts, (latency + delay) /
     /// warps)`, the delay being the other warps of a scheduler's (fitted,
     /// see the module docs). `None` where [`latency`](Self::latency) is, and
-    /// for no warps.
+    /// for a number of warps an SM cannot hold: none, or more than 64
+    /// ([`check_warps`](Self::check_warps) says why as an error).
     ///
     /// # Example
     ///
@@ -168,9 +173,7 @@ impl Timing {
     /// ```
     pub fn latency_cycles_per_instruction(&self, warps: u32) -> Option<f64> {
         let (latency, delay) = (self.latency?, self.delay?);
-        if warps == 0 {
-            return None;
-        }
+        Timing::check_warps(warps).ok()?;
         let sharing = f64::from(warps.div_ceil(SCHEDULERS).saturating_sub(1));
         let round = latency + sharing * delay * f64::from(self.wavefronts);
         Some((round / f64::from(warps)).max(f64::from(self.wavefronts)))
@@ -186,9 +189,10 @@ impl Timing {
     /// choice beyond 16). `None`, not a guess, where the model claims nothing:
     /// fewer than 12 warps, where the measured figure depends on the
     /// instructions around the access, not only on its pattern (see the
-    /// module docs: up to 78% above the bound at 4 warps, by stream), and 8-byte loads
+    /// module docs: up to 78% above the bound at 4 warps, by stream), 8-byte loads
     /// whose half-warps merge (the corpus's harness measured 4% above the
-    /// bound at 16 warps).
+    /// bound at 16 warps), and more warps than an SM holds (64; see
+    /// [`check_warps`](Self::check_warps)).
     ///
     /// # Example
     ///
@@ -205,7 +209,47 @@ impl Timing {
     /// # Ok::<(), smem_model::Error>(())
     /// ```
     pub fn throughput_cycles_per_instruction(&self, warps: u32) -> Option<f64> {
-        (warps >= CLAIMED_THROUGHPUT_WARPS && !self.merged_wide).then(|| f64::from(self.wavefronts))
+        (Timing::check_warps(warps).is_ok()
+            && warps >= CLAIMED_THROUGHPUT_WARPS
+            && !self.merged_wide)
+            .then(|| f64::from(self.wavefronts))
+    }
+
+    /// Checks a number of warps for the per-warp figures: an sm_90 SM holds
+    /// 1 to 64 (Programming Guide, "Maximum number of resident warps per SM";
+    /// [`ComputeCapability::max_warps_per_sm`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::WarpsPerSm`] for 0 or more than 64.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{BankConfig, ComputeCapability, Error, Op, Timing, WarpRequest};
+    ///
+    /// assert_eq!(Timing::check_warps(16), Ok(()));
+    /// // The per-warp figures are None for those, not a number.
+    /// let load = WarpRequest::from_fn(Op::Load, 4, |lane| Some(4 * lane.get()))?;
+    /// let timing = BankConfig::new(ComputeCapability::Sm90).timing(&load)?;
+    /// assert_eq!(timing.latency_cycles_per_instruction(64).map(f64::round), Some(1.0));
+    /// assert_eq!(timing.latency_cycles_per_instruction(65), None);
+    /// assert_eq!(timing.throughput_cycles_per_instruction(1_000_000), None);
+    /// assert_eq!(Timing::check_warps(0), Err(Error::WarpsPerSm { warps: 0, limit: 64 }));
+    /// assert_eq!(
+    ///     Timing::check_warps(1_000_000).unwrap_err().to_string(),
+    ///     "1000000 warps on one SM: an SM of compute capability 9.0 holds 1 to 64"
+    /// );
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub const fn check_warps(warps: u32) -> Result<(), Error> {
+        if warps == 0 || warps > MAX_WARPS {
+            return Err(Error::WarpsPerSm {
+                warps,
+                limit: MAX_WARPS,
+            });
+        }
+        Ok(())
     }
 }
 

@@ -244,7 +244,7 @@ fn an_expression_that_does_not_parse_shows_where() {
     );
     fails_with(
         &["tid*4"],
-        "error: invalid address expression: unknown name `tid`: the names are `lane`, `warpSize` and those given with --define NAME=VALUE\n  tid*4\n  ^^^\n",
+        "error: invalid address expression: unknown name `tid`: the names are `lane`, `warpSize`, `threadIdx.x/y/z`, `blockDim.x/y/z` (with --block), and those given with --define NAME=VALUE\n  tid*4\n  ^^^\n",
     );
 }
 
@@ -275,8 +275,9 @@ fn a_list_of_the_wrong_length() {
     fails_with(
         &[&list.join(",")],
         "error: entry 31 of the address list is `x`: unknown name `x`: the names are `lane`, \
-         `warpSize` and those given with --define NAME=VALUE; expected a byte address from 0 \
-         to 4294967295 or `-` for an inactive lane\n",
+         `warpSize`, `threadIdx.x/y/z`, `blockDim.x/y/z` (with --block), and those given with \
+         --define NAME=VALUE; expected a byte address from 0 to 4294967295 or `-` for an \
+         inactive lane\n",
     );
 }
 
@@ -752,4 +753,100 @@ fn atomics_cp_async_and_cycles() {
     assert_eq!(json["instructions"], 32);
     assert_eq!(json["load_wavefronts"], 32);
     assert_eq!(json["cycles"]["pipe"], 96 + 32);
+}
+
+/// Every report says where its capability's bank rules come from.
+#[test]
+fn the_rules_source_is_named() {
+    for (arch, source) in [
+        (
+            "sm_90",
+            "\nbank rules: measured on this capability with Nsight Compute (the hardware corpus, \
+             tests/data/hw-corpus; `smem verify` re-checks it)\n",
+        ),
+        (
+            "sm_80",
+            "\nbank rules: those measured on sm_90, applied here: 7.0 and later share them as far \
+             as published sources tell (not measured on this capability)\n",
+        ),
+        (
+            "sm_61",
+            "\nbank rules: the CUDA C++ Programming Guide's 4-byte rule; wider accesses are a \
+             modelling choice (not measured)\n",
+        ),
+        (
+            "sm_20",
+            "\nbank rules: the CUDA C++ Programming Guide's for this capability (not measured)\n",
+        ),
+    ] {
+        let output = analyze(&["--arch", arch, "lane*4"]);
+        let out = stdout(&output);
+        assert!(out.contains(source), "{arch}: {out}");
+    }
+    // One cycle is not "1 cycles".
+    let out = stdout(&analyze(&["lane*4"]));
+    assert!(out.contains("the shared pipe is busy 1 cycle;"), "{out}");
+}
+
+/// `threadIdx` and `blockDim` with `--block`: a kernel's index expression as
+/// written, for the lanes of warp `--warp`.
+#[test]
+fn thread_indices_with_a_block_shape() {
+    // A 16x16 block reading a [16][17] float tile down... across rows: warp 1
+    // holds rows 2 and 3.
+    let as_lane = analyze(&[
+        "--json",
+        "--block",
+        "16x16",
+        "--warp",
+        "1",
+        "(threadIdx.y*17 + threadIdx.x)*4",
+    ]);
+    let report: serde_json::Value = serde_json::from_slice(&as_lane.stdout).unwrap();
+    let addresses: Vec<u64> = report["addresses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_u64().unwrap())
+        .collect();
+    let expected: Vec<u64> = (32..64u64).map(|t| ((t / 16) * 17 + t % 16) * 4).collect();
+    assert_eq!(addresses, expected);
+    // blockDim, and threadIdx.z of a 3-D block.
+    let report = support::json(
+        "analyze",
+        &[
+            "--block",
+            "8x2x4",
+            "--warp",
+            "1",
+            "(threadIdx.z*blockDim.y*blockDim.x + threadIdx.y*8 + threadIdx.x)*4",
+        ],
+    );
+    assert_eq!(report["addresses"][0], 32 * 4);
+    assert_eq!(report["wavefronts"], 1);
+    // A block of 48 threads: lanes 16-31 of warp 1 have no thread.
+    let report = support::json(
+        "analyze",
+        &["--block", "48", "--warp", "1", "threadIdx.x*4"],
+    );
+    assert_eq!(report["addresses"][15], 47 * 4);
+    assert_eq!(report["addresses"][16], serde_json::Value::Null);
+    fails_with(
+        &["threadIdx.x*4"],
+        "error: invalid address expression: `threadIdx.x` needs the block's shape: give --block \
+         X, XxY or XxYxZ\n  threadIdx.x*4\n  ^^^^^^^^^^^\n",
+    );
+    let output = analyze(&["--block", "64", "--warp", "2", "threadIdx.x*4"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        stderr(&output),
+        "error: warp 2 does not exist: a block of 64x1x1 threads has warps 0 to 1\n"
+    );
+    let output = analyze(&["--block", "64x32", "threadIdx.x*4"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("a block of 2048 threads: a block has 1 to 1024"),
+        "{}",
+        stderr(&output)
+    );
 }

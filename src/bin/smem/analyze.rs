@@ -40,12 +40,14 @@ Examples:
   smem analyze 'lane<16 ? lane*8 : -'           only the lower half-warp is active
   smem analyze --op ldsm.x4 '(lane%8)*128 + (lane/8)*16'
   smem analyze --arch sm_35 --bank-mode 8 '4*((3*lane)%32)'
+  smem analyze --block 16x16 --warp 1 '(threadIdx.y*17 + threadIdx.x)*4'   a 16x16 tile, padded
   smem analyze --svg column.svg 'lane*32*4'     also draw the diagram as an SVG picture
   print_addresses | smem analyze -              the addresses from stdin
 
 An expression is C's: + - * / % << >> & ^ | == != < <= > >= && || ! ~ ?: and parentheses, with
 C's precedence, on 64-bit integers; literals 42, 0x2a, 052, 0b101010 with any u/l suffix;
-the names lane (0 to 31), warpSize, sizeof(TYPE) and the constants given with --define. A `-`
+the names lane (0 to 31), warpSize, sizeof(TYPE), the constants given with --define, and with
+--block threadIdx.x/y/z (of the lane's thread in warp --warp) and blockDim.x/y/z. A `-`
 with no operand after it marks the lane inactive. A constant expression ('0x100 + 4') gives every
 lane the same address. A list holds 32 entries separated by commas (each entry an expression) or
 spaces (each a number), `-` for an inactive lane.")]
@@ -92,6 +94,15 @@ pub struct Args {
     /// of the text).
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
+
+    /// The block's shape, X, XxY or XxYxZ threads: the expressions may then use
+    /// `threadIdx.x/y/z` (of the lane's thread, in warp --warp) and `blockDim.x/y/z`.
+    #[arg(long, value_name = "XxYxZ", value_parser = parse_block)]
+    block: Option<[u32; 3]>,
+
+    /// The warp of the block whose lanes are analysed (with --block).
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "block")]
+    warp: u32,
 
     /// A constant for the expressions: NAME=VALUE, VALUE a constant expression
     /// (it may use constants defined before it). Repeatable.
@@ -263,6 +274,31 @@ pub fn run(args: &Args) -> ExitCode {
     }
 }
 
+/// `--block`'s parser: `256`, `16x16`, `8x8x4`, at most 1024 threads.
+fn parse_block(text: &str) -> Result<[u32; 3], String> {
+    let mut dims = [1u32; 3];
+    let parts: Vec<&str> = text.split(['x', 'X', '*']).collect();
+    if parts.len() > 3 {
+        return Err(format!(
+            "`{text}` is not a block shape: expected X, XxY or XxYxZ"
+        ));
+    }
+    for (dim, part) in dims.iter_mut().zip(&parts) {
+        *dim = part
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{part}` in `{text}` is not a number of threads"))?;
+    }
+    let threads = dims.iter().map(|&d| u64::from(d)).product::<u64>();
+    if threads == 0 || threads > 1024 {
+        return Err(format!(
+            "a block of {threads} threads: a block has 1 to 1024 (Programming Guide, \
+             \"Maximum number of threads per block\")"
+        ));
+    }
+    Ok(dims)
+}
+
 /// The most requests one run compares.
 const MAX_CASES: usize = 64;
 
@@ -271,6 +307,20 @@ const MAX_STDIN: u64 = 1 << 20;
 
 fn analyze(args: &Args) -> Result<(), ExitCode> {
     let mut constants = expr::Constants::new();
+    if let Some(dims) = args.block {
+        let warps = (dims[0] * dims[1] * dims[2]).div_ceil(32);
+        if args.warp >= warps {
+            return Err(fail(format_args!(
+                "warp {} does not exist: a block of {}x{}x{} threads has warps 0 to {}",
+                args.warp,
+                dims[0],
+                dims[1],
+                dims[2],
+                warps - 1
+            )));
+        }
+        constants.set_block(dims, args.warp);
+    }
     for definition in &args.define {
         constants.define(definition).map_err(|err| {
             fail(format_args!(
@@ -662,8 +712,8 @@ fn extra_lines(partition: &Partition) -> Vec<String> {
     match partition.config().timing(request) {
         Ok(timing) => {
             let mut line = format!(
-                "cycles (measured on sm_90): the shared pipe is busy {} cycles",
-                timing.pipe_cycles()
+                "cycles (measured on sm_90): the shared pipe is busy {}",
+                crate::output::plural(u64::from(timing.pipe_cycles()), "cycle")
             );
             match timing.latency() {
                 Some(latency) => line.push_str(&format!(
@@ -676,6 +726,10 @@ fn extra_lines(partition: &Partition) -> Vec<String> {
         }
         Err(err) => lines.push(format!("cycles: {err}")),
     }
+    lines.push(format!(
+        "bank rules: {}",
+        crate::archs::Rules::of(partition.config().capability()).source()
+    ));
     lines
 }
 

@@ -49,6 +49,27 @@ impl Rules {
         }
     }
 
+    /// Where the rules come from, as a sentence for `smem analyze`.
+    pub fn source(self) -> &'static str {
+        match self {
+            Rules::Measured => {
+                "measured on this capability with Nsight Compute (the hardware corpus, \
+                 tests/data/hw-corpus; `smem verify` re-checks it)"
+            }
+            Rules::MeasuredOnSm90 => {
+                "those measured on sm_90, applied here: 7.0 and later share them as far as \
+                 published sources tell (not measured on this capability)"
+            }
+            Rules::Documented => {
+                "the CUDA C++ Programming Guide's for this capability (not measured)"
+            }
+            Rules::DocumentedAndChosen => {
+                "the CUDA C++ Programming Guide's 4-byte rule; wider accesses are a modelling \
+                 choice (not measured)"
+            }
+        }
+    }
+
     /// The short form in the table.
     fn label(self) -> &'static str {
         match self {

@@ -20,7 +20,12 @@
 //! They are evaluated in 64-bit signed arithmetic with overflow and division
 //! by zero reported. The names are `lane` (0 to 31), `warpSize` (32) and the
 //! constants of a [`Constants`] (`smem analyze --define k=3`). `sizeof` knows
-//! C's and CUDA's arithmetic and vector types (`sizeof(float4)` is 16).
+//! C's and CUDA's arithmetic and vector types (`sizeof(float4)` is 16). With a
+//! block shape ([`Constants::set_block`], `smem analyze --block`),
+//! `threadIdx.x`, `threadIdx.y`, `threadIdx.z` are the lane's thread's index
+//! in the block (thread `32 * warp + lane`, x fastest, as CUDA numbers them;
+//! Programming Guide, "Thread Hierarchy") and `blockDim.x/.y/.z` the shape; a
+//! lane past the block's last thread is inactive.
 //!
 //! A `-` where an operand is expected and none follows (before `)`, `:` or the
 //! end) is the *inactive* value: the lane takes no part in the instruction, as
@@ -76,6 +81,9 @@ impl fmt::Display for ExprError {
 enum Node {
     Number(i64),
     Lane,
+    /// `threadIdx.x/y/z` (axis 0, 1, 2) of the lane's thread, in a block of
+    /// the dims, of the warp.
+    Thread(usize, [u32; 3], u32),
     Inactive,
     Negate(Box<Node>, Span),
     /// `~`.
@@ -232,10 +240,20 @@ fn tokenize(source: &str) -> Result<Vec<(Token, Span)>, ExprError> {
                 (Token::Number(value), end - i)
             }
             (b'a'..=b'z' | b'A'..=b'Z' | b'_', _) => {
-                let end = bytes[i..]
+                let mut end = bytes[i..]
                     .iter()
                     .position(|b| !b.is_ascii_alphanumeric() && *b != b'_')
                     .map_or(bytes.len(), |n| i + n);
+                // CUDA's `threadIdx.x` and `blockDim.x` are one name here.
+                if matches!(&source[i..end], "threadIdx" | "blockDim")
+                    && bytes.get(end) == Some(&b'.')
+                    && matches!(bytes.get(end + 1), Some(b'x' | b'y' | b'z'))
+                    && !bytes
+                        .get(end + 2)
+                        .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+                {
+                    end += 2;
+                }
                 (Token::Name(source[i..end].to_owned()), end - i)
             }
             _ => {
@@ -376,12 +394,38 @@ impl Parser<'_> {
                 Ok(Node::Lane)
             }
             Token::Name(name) if name == "warpSize" => Ok(Node::Number(32)),
+            Token::Name(name) if name.starts_with("threadIdx.") || name.starts_with("blockDim.") => {
+                let axis = match name.as_bytes().last() {
+                    Some(b'x') => 0,
+                    Some(b'y') => 1,
+                    _ => 2,
+                };
+                let Some((dims, warp)) = self.constants.block else {
+                    return Err(ExprError {
+                        message: format!(
+                            "`{name}` needs the block's shape: give --block X, XxY or XxYxZ"
+                        ),
+                        span,
+                    });
+                };
+                if name.starts_with("blockDim.") {
+                    return Ok(Node::Number(i64::from(dims[axis])));
+                }
+                if self.constants_only {
+                    return Err(ExprError {
+                        message: format!("a constant cannot use `{name}`"),
+                        span,
+                    });
+                }
+                Ok(Node::Thread(axis, dims, warp))
+            }
             Token::Name(name) if name == "sizeof" => self.size_of(span),
             Token::Name(name) => match self.constants.get(&name) {
                 Some(value) => Ok(Node::Number(value)),
                 None => Err(ExprError {
                     message: format!(
-                        "unknown name `{name}`: the names are `lane`, `warpSize`{}",
+                        "unknown name `{name}`: the names are `lane`, `warpSize`, `threadIdx.x/y/z`, \
+                         `blockDim.x/y/z` (with --block){}",
                         self.constants.listed()
                     ),
                     span,
@@ -513,12 +557,20 @@ pub fn type_size(name: &str) -> Option<i64> {
 #[derive(Debug, Clone, Default)]
 pub struct Constants {
     values: Vec<(String, i64)>,
+    /// The block's shape and the warp, for `threadIdx` and `blockDim`.
+    block: Option<([u32; 3], u32)>,
 }
 
 impl Constants {
     /// No constants.
     pub fn new() -> Constants {
         Constants::default()
+    }
+
+    /// Gives `threadIdx` and `blockDim` their meaning: a block of `dims`
+    /// threads (x fastest), the lanes being those of warp `warp`.
+    pub fn set_block(&mut self, dims: [u32; 3], warp: u32) {
+        self.block = Some((dims, warp));
     }
 
     /// The value of `name`, if defined.
@@ -606,7 +658,7 @@ impl Constants {
     /// `, and k, base (given with --define)` for error messages.
     fn listed(&self) -> String {
         if self.values.is_empty() {
-            return " and those given with --define NAME=VALUE".to_owned();
+            return ", and those given with --define NAME=VALUE".to_owned();
         }
         let mut names: Vec<&str> = Vec::new();
         for (name, _) in &self.values {
@@ -699,6 +751,20 @@ fn eval(node: &Node, lane: i64) -> Result<Option<i64>, ExprError> {
     Ok(match node {
         Node::Number(n) => Some(*n),
         Node::Lane => Some(lane),
+        Node::Thread(axis, [x, y, z], warp) => {
+            let thread = i64::from(*warp) * 32 + lane;
+            let (x, y, z) = (i64::from(*x), i64::from(*y), i64::from(*z));
+            if thread >= x * y * z {
+                // Past the block's last thread: the lane has no thread.
+                None
+            } else {
+                Some(match axis {
+                    0 => thread % x,
+                    1 => thread / x % y,
+                    _ => thread / (x * y),
+                })
+            }
+        }
         Node::Inactive => None,
         Node::Negate(inner, span) => match eval(inner, lane)? {
             Some(v) => Some(v.checked_neg().ok_or_else(|| overflow(*span))?),
@@ -820,7 +886,7 @@ mod tests {
         );
         assert_eq!(
             parse_error("tid*4"),
-            "unknown name `tid`: the names are `lane`, `warpSize` and those given with --define NAME=VALUE\n  tid*4\n  ^^^"
+            "unknown name `tid`: the names are `lane`, `warpSize`, `threadIdx.x/y/z`, `blockDim.x/y/z` (with --block), and those given with --define NAME=VALUE\n  tid*4\n  ^^^"
         );
         assert_eq!(
             parse_error("(lane%8*16"),
@@ -952,7 +1018,7 @@ mod tests {
         );
         assert_eq!(
             parse_with("tid", &constants).unwrap_err().to_string(),
-            "unknown name `tid`: the names are `lane`, `warpSize`, and k, base (given with --define)"
+            "unknown name `tid`: the names are `lane`, `warpSize`, `threadIdx.x/y/z`, `blockDim.x/y/z` (with --block), and k, base (given with --define)"
         );
     }
 }
