@@ -302,7 +302,9 @@ _Accesses = Sequence[Union[TileAccess, Tuple[TileAccess, ...]]]
 class TileLayout:
     """A tile's layout in shared memory: `rows` x `cols` elements of
     `element_bytes`, with padding after each row, an XOR swizzle, a TMA mode,
-    and the tile's base address."""
+    Triton's swizzled shared encoding (`triton_shared=(vec, perPhase,
+    maxPhase)`) or NVMMA shared encoding (`nvmma_swizzle=` bytes), and the
+    tile's base address."""
 
     def __new__(
         cls,
@@ -313,6 +315,8 @@ class TileLayout:
         padding: int = 0,
         swizzle: Optional[Swizzle] = None,
         tma_swizzle: Union[None, int, str] = None,
+        triton_shared: Optional[Tuple[int, int, int]] = None,
+        nvmma_swizzle: Optional[int] = None,
         base: int = 0,
     ) -> TileLayout: ...
     def offset(self, row: int, col: int) -> int:

@@ -7,7 +7,7 @@ use pyo3::types::{PyAny, PyString, PyTuple};
 
 use smem_model::{
     Advice, BankConfig, Candidate, ComputeCapability, Swizzle, TileAccess, TileLayout, TmaSwizzle,
-    WARP_SIZE,
+    TritonShared, WARP_SIZE,
 };
 
 use crate::args::{self, describe, value_error};
@@ -213,7 +213,9 @@ impl PyTileAccess {
 
 /// A tile's layout in shared memory: `rows` x `cols` elements of
 /// `element_bytes`, with padding after each row, an XOR swizzle, a TMA mode,
-/// and the tile's base address.
+/// Triton's swizzled shared encoding (`triton_shared=(vec, perPhase,
+/// maxPhase)`) or NVMMA shared encoding (`nvmma_swizzle=` bytes), and the
+/// tile's base address.
 #[pyclass(frozen, module = "smem_model", name = "TileLayout")]
 #[derive(Clone, Copy)]
 pub struct PyTileLayout(TileLayout);
@@ -221,7 +223,7 @@ pub struct PyTileLayout(TileLayout);
 #[pymethods]
 impl PyTileLayout {
     #[new]
-    #[pyo3(signature = (rows, cols, element_bytes, *, padding=0, swizzle=None, tma_swizzle=None, base=0))]
+    #[pyo3(signature = (rows, cols, element_bytes, *, padding=0, swizzle=None, tma_swizzle=None, triton_shared=None, nvmma_swizzle=None, base=0))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         #[pyo3(from_py_with = args::rows)] rows: u32,
@@ -230,6 +232,8 @@ impl PyTileLayout {
         #[pyo3(from_py_with = args::padding)] padding: u32,
         swizzle: Option<PyRef<'_, PySwizzle>>,
         tma_swizzle: Option<&Bound<'_, PyAny>>,
+        triton_shared: Option<(u32, u32, u32)>,
+        nvmma_swizzle: Option<u32>,
         #[pyo3(from_py_with = args::tile_base)] base: u32,
     ) -> PyResult<Self> {
         let mut layout = TileLayout::new(rows, cols, element_bytes).map_err(value_error)?;
@@ -243,6 +247,13 @@ impl PyTileLayout {
             layout = layout
                 .with_tma_swizzle(tma_mode(mode)?)
                 .map_err(value_error)?;
+        }
+        if let Some((vec, per_phase, max_phase)) = triton_shared {
+            let shared = TritonShared::new(vec, per_phase, max_phase).map_err(value_error)?;
+            layout = layout.with_triton_shared(shared).map_err(value_error)?;
+        }
+        if let Some(bytes) = nvmma_swizzle {
+            layout = layout.with_nvmma_swizzle(bytes).map_err(value_error)?;
         }
         if base != 0 {
             layout = layout.with_base(base).map_err(value_error)?;

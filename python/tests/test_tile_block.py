@@ -63,6 +63,20 @@ def test_swizzles_and_tma_modes():
         assert TileLayout(8, 32, 4, tma_swizzle=mode).swizzle == Swizzle(3, 2, 3)
 
 
+def test_triton_shared_encodings():
+    # fp16 A operand of a 64-wide K block: #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8}>.
+    tile = TileLayout(128, 64, 2, triton_shared=(8, 1, 8))
+    assert tile.swizzle == Swizzle(3, 3, 3)
+    assert tile.index_formula == "row * 64 + (col ^ ((row % 8) * 8))"
+    # NVMMA's 128-byte swizzle on 128-byte rows is the TMA mode's layout.
+    nvmma = TileLayout(128, 64, 2, nvmma_swizzle=128)
+    assert nvmma.swizzle == TileLayout(128, 64, 2, tma_swizzle=128).swizzle
+    loads = TileAccess.ldmatrix_tile(128, 64, 2)
+    assert nvmma.wavefronts("sm_90", loads) == TileLayout(128, 64, 2, tma_swizzle="128B").wavefronts("sm_90", loads)
+    with pytest.raises(ValueError):
+        TileLayout(32, 32, 2, triton_shared=(3, 1, 8))  # vec must be a power of two
+
+
 def test_occupancy():
     # 48 KB + 1 KB reserved a block: four fit in 228 KB.
     o = smem_model.occupancy("sm_90", 0, 48 * 1024)
