@@ -447,3 +447,64 @@ fn barriers_of_the_whole_block_empty_the_shadow() {
     }
     assert!(block.try_finish().unwrap().is_clean());
 }
+
+/// A producer warp writes and arrives (`bar.arrive 1, 64`); the consumer warp
+/// waits (`bar.sync 1, 64`) and reads: ordered, and not a barrier error
+/// although the two are at different instructions (PTX ISA, `bar.arrive`).
+#[test]
+fn an_arrival_orders_the_producer_before_the_waiting_consumer() {
+    let arrive = SyncOp::Arrive { id: 1, threads: 64 };
+    let wait = SyncOp::Named { id: 1, threads: 64 };
+    let mut block = Block::new(SM90, 64).unwrap();
+    block.access(0, 1, &one(Op::Store, 0, 0)).unwrap();
+    block.sync(0, 2, LaneSet::FULL, arrive).unwrap();
+    block.sync(1, 3, LaneSet::FULL, wait).unwrap();
+    block.access(1, 4, &one(Op::Load, 0, 0)).unwrap();
+    let report = block.finish();
+    assert!(report.is_clean(), "{report:?}");
+}
+
+/// What the producer does after its arrival is ordered after nothing the
+/// consumer did: a write there races with the consumer's read, and the
+/// consumer's write before its wait races with the producer's later read.
+#[test]
+fn an_arrival_does_not_order_the_producers_later_accesses() {
+    let arrive = SyncOp::Arrive { id: 1, threads: 64 };
+    let wait = SyncOp::Named { id: 1, threads: 64 };
+    let mut block = Block::new(SM90, 64).unwrap();
+    block.access(1, 10, &one(Op::Store, 0, 8)).unwrap();
+    block.sync(1, 11, LaneSet::FULL, wait).unwrap();
+    block.access(1, 12, &one(Op::Load, 0, 0)).unwrap();
+    block.sync(0, 2, LaneSet::FULL, arrive).unwrap();
+    block.access(0, 3, &one(Op::Store, 0, 0)).unwrap();
+    block.access(0, 4, &one(Op::Load, 0, 8)).unwrap();
+    let report = block.finish();
+    let mut kinds: Vec<_> = report
+        .hazards()
+        .iter()
+        .map(|h| (h.kind(), h.first().site(), h.second().site()))
+        .collect();
+    kinds.sort_unstable_by_key(|k| (k.1, k.2));
+    assert_eq!(
+        kinds,
+        [
+            (HazardKind::ReadWrite, 3, 12),
+            (HazardKind::ReadWrite, 4, 10),
+        ]
+    );
+}
+
+/// Two warps that both only arrive complete the barrier without waiting and
+/// order nothing between them.
+#[test]
+fn arrivals_alone_order_nothing() {
+    let arrive = SyncOp::Arrive { id: 2, threads: 64 };
+    let mut block = Block::new(SM90, 64).unwrap();
+    block.access(0, 1, &one(Op::Store, 0, 0)).unwrap();
+    block.sync(0, 2, LaneSet::FULL, arrive).unwrap();
+    block.sync(1, 2, LaneSet::FULL, arrive).unwrap();
+    block.access(1, 3, &one(Op::Load, 0, 0)).unwrap();
+    let report = block.finish();
+    assert_eq!(report.hazards().len(), 1, "{report:?}");
+    assert!(report.barrier_errors().is_empty(), "{report:?}");
+}

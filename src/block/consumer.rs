@@ -23,7 +23,11 @@ enum Held {
 /// block's size is.
 #[derive(Debug, Clone, Copy)]
 enum HeldSync {
-    Barrier { id: u32, threads: Option<u32> },
+    Barrier {
+        id: u32,
+        threads: Option<u32>,
+        waits: bool,
+    },
     Op(SyncOp),
 }
 
@@ -218,8 +222,8 @@ impl KernelRaces {
 /// Events map to the block model as follows: [`Event::Access`] is an access at
 /// the site's PC; [`Event::Barrier`] barrier 0 without a count is
 /// `__syncthreads()`, any other a named barrier of its count (the whole block
-/// when it has none); `bar.arrive` is taken as `bar.sync` (a modelling choice:
-/// an arrival that does not wait orders less than the model then assumes);
+/// when it has none), `bar.arrive` an arrival that does not wait
+/// ([`SyncOp::Arrive`]) and `bar.red` a `bar.sync`;
 /// [`Event::SyncWarp`] is `__syncwarp`; [`Event::Fence`] a fence.
 /// [`Event::Unmodelled`] and the `cp.async` group events are counted by name in
 /// [`KernelRaces::not_checked`], never dropped.
@@ -413,12 +417,17 @@ fn run(block: &mut Block, warp: u32, held: Held) -> Result<(), Error> {
     match held {
         Held::Access(site, request) => block.access(warp, site.pc, &request),
         Held::Sync(site, lanes, HeldSync::Op(op)) => block.sync(warp, site.pc, lanes, op),
-        Held::Sync(site, lanes, HeldSync::Barrier { id, threads }) => {
-            let op = match (id, threads) {
-                (0, None) => SyncOp::Threads,
-                (id, threads) => SyncOp::Named {
+        Held::Sync(site, lanes, HeldSync::Barrier { id, threads, waits }) => {
+            let all = 32 * block.warps();
+            let op = match (id, threads, waits) {
+                (0, None, true) => SyncOp::Threads,
+                (id, threads, true) => SyncOp::Named {
                     id,
-                    threads: threads.unwrap_or(32 * block.warps()),
+                    threads: threads.unwrap_or(all),
+                },
+                (id, threads, false) => SyncOp::Arrive {
+                    id,
+                    threads: threads.unwrap_or(all),
                 },
             };
             block.sync(warp, site.pc, lanes, op)
@@ -509,8 +518,16 @@ impl Consumer for Racecheck {
                 lanes,
                 id,
                 threads,
-                kind: _,
-            } => Held::Sync(site, lanes, HeldSync::Barrier { id, threads }),
+                kind,
+            } => Held::Sync(
+                site,
+                lanes,
+                HeldSync::Barrier {
+                    id,
+                    threads,
+                    waits: kind.waits(),
+                },
+            ),
             Event::SyncWarp { site, lanes, mask } => {
                 Held::Sync(site, lanes, HeldSync::Op(SyncOp::Warp(mask)))
             }

@@ -103,6 +103,20 @@ pub enum SyncOp {
         /// The threads it waits for.
         threads: u32,
     },
+    /// `bar.arrive id, threads` (`barrier.arrive`, SASS `BAR.ARV`): the warp's
+    /// arrival counts toward the barrier's `threads`, but the warp does not
+    /// wait (PTX ISA, `bar`/`barrier`: "bar.arrive does not cause any waiting
+    /// by the executing threads"). Its earlier accesses are ordered before
+    /// the later accesses of the warps that wait for that barrier generation
+    /// (`bar.sync`, `bar.red`): the producer side of a producer-consumer pair.
+    /// Its own later accesses are ordered after nothing. A warp that arrives
+    /// twice at one generation counts once (a modelling choice).
+    Arrive {
+        /// The barrier, 0 to 15.
+        id: u32,
+        /// The threads the barrier waits for.
+        threads: u32,
+    },
     /// `__syncwarp(mask)`: orders the lanes in `mask` among themselves (CUDA
     /// C++ Programming Guide, `__syncwarp`). The model synchronises the lanes
     /// that execute it and are in the mask.
@@ -172,6 +186,10 @@ struct Warp {
 struct Generation {
     /// Warps arrived (bits).
     arrived: u32,
+    /// Of those, the warps that only arrived (`bar.arrive`) and went on.
+    passed: u32,
+    /// The clocks the arrived warps brought, joined.
+    joined: [u32; WARP_SIZE],
     /// Warps it waits for.
     expected: u32,
     /// The count in threads it was first reached with.
@@ -557,7 +575,7 @@ impl Block {
         sync: SyncOp,
     ) -> Result<(), Error> {
         self.check_warp(warp)?;
-        if let SyncOp::Named { id, threads } = sync {
+        if let SyncOp::Named { id, threads } | SyncOp::Arrive { id, threads } = sync {
             if id >= BARRIERS {
                 return Err(Error::BarrierId { id });
             }
@@ -764,9 +782,12 @@ impl Block {
             Event::Sync { site, lanes, sync } => match sync {
                 SyncOp::Threads => {
                     let threads = 32 * self.warps();
-                    self.arrive(warp, site, lanes, 0, threads);
+                    self.arrive(warp, site, lanes, 0, threads, true);
                 }
-                SyncOp::Named { id, threads } => self.arrive(warp, site, lanes, id, threads),
+                SyncOp::Named { id, threads } => self.arrive(warp, site, lanes, id, threads, true),
+                SyncOp::Arrive { id, threads } => {
+                    self.arrive(warp, site, lanes, id, threads, false)
+                }
                 SyncOp::Warp(mask) => self.syncwarp(warp, site, lanes, mask),
                 SyncOp::Fence => {}
                 SyncOp::CpAsyncCommit => self.warps[warp as usize].groups += 1,
@@ -803,7 +824,9 @@ impl Block {
         }
     }
 
-    fn arrive(&mut self, warp: u32, site: u64, lanes: LaneSet, id: u32, threads: u32) {
+    /// Warp `warp` arrives at barrier `id`; it waits for the generation to
+    /// complete when `waits` (`bar.sync`), else goes on (`bar.arrive`).
+    fn arrive(&mut self, warp: u32, site: u64, lanes: LaneSet, id: u32, threads: u32, waits: bool) {
         let all = self.warps[warp as usize].threads;
         let missing = all.bits() & !lanes.bits();
         if missing != 0 {
@@ -833,9 +856,22 @@ impl Block {
             Some(s) => s.1 |= 1 << warp,
             None => generation.sites.push((site, 1 << warp)),
         }
-        self.warps[warp as usize].waiting = Some(id);
+        let me = &mut self.warps[warp as usize];
+        for (j, c) in generation.joined.iter_mut().zip(me.clock) {
+            *j = (*j).max(c);
+        }
+        if waits {
+            me.waiting = Some(id);
+        } else {
+            // It goes on: what it does next is ordered after nothing the
+            // barrier brings.
+            generation.passed |= 1 << warp;
+            me.clock[warp as usize] += 1;
+        }
         if generation.arrived.count_ones() >= generation.expected {
-            if generation.sites.len() > 1 {
+            // Producers arrive at their own instruction and consumers wait at
+            // theirs: different sites are an error only when every warp waits.
+            if generation.sites.len() > 1 && generation.passed == 0 {
                 // By site, so that the message does not depend on the order
                 // the warps arrived in.
                 let mut sites: Vec<(u64, Vec<u32>)> = generation
@@ -854,14 +890,11 @@ impl Block {
 
     /// Completes a barrier's generation with the warps that arrived: their clocks are
     /// joined, their lanes synchronised, and their held events run.
+    ///
+    /// Warps that only arrived went on already: their clocks are left alone.
     fn release(&mut self, generation: Generation) {
-        let arrived = bits(generation.arrived);
-        let mut joined = [0u32; WARP_SIZE];
-        for &w in &arrived {
-            for (j, c) in joined.iter_mut().zip(self.warps[w as usize].clock) {
-                *j = (*j).max(c);
-            }
-        }
+        let arrived = bits(generation.arrived & !generation.passed);
+        let joined = generation.joined;
         for &w in &arrived {
             let warp = &mut self.warps[w as usize];
             warp.clock = joined;
