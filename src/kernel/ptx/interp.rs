@@ -187,6 +187,41 @@ impl Kernel {
         })
     }
 
+    /// The instructions the interpreter does not evaluate (opaque: their
+    /// destinations become unknown), by opcode as written, with how many
+    /// times each occurs in the kernel and the functions it calls. None of
+    /// them touches shared memory: those it does not model are events
+    /// ([`Event::Unmodelled`](crate::kernel::Event::Unmodelled)), not opaque.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::kernel::ptx::{self, Kernel};
+    ///
+    /// let module = ptx::parse(
+    ///     ".version 8.0\n.target sm_90\n.address_size 64\n\
+    ///      .visible .entry k()\n{\n.reg .b32 %r<2>;\n\
+    ///      mov.u32 %r1, %clock;\n\
+    ///      ret;\n}\n",
+    /// )?;
+    /// let kernel = Kernel::new(&module, None)?;
+    /// assert!(kernel.opaque_instructions().is_empty());
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn opaque_instructions(&self) -> std::collections::BTreeMap<&str, usize> {
+        let mut counts = std::collections::BTreeMap::new();
+        for function in &self.program.functions {
+            for inst in &function.insts {
+                if let ir::Kind::Opaque { .. } = inst.kind {
+                    *counts
+                        .entry(self.program.names[inst.name as usize].as_str())
+                        .or_insert(0) += 1;
+                }
+            }
+        }
+        counts
+    }
+
     /// The source file named by `.file` number `index`, where the module has
     /// one.
     pub fn source_file(&self, index: u32) -> Option<&str> {
