@@ -439,6 +439,18 @@ class Block:
         self, warp: int, id: int, threads: int, *, lanes: int = 0xFFFFFFFF, site: int = 0
     ) -> None:
         """Warp `warp` executes `bar.sync id, threads` at `site`."""
+    def arrive(
+        self, warp: int, id: int, threads: int, *, lanes: int = 0xFFFFFFFF, site: int = 0
+    ) -> None:
+        """Warp `warp` executes `bar.arrive id, threads` at `site`: its arrival
+        counts toward the barrier but it does not wait (the producer side)."""
+    def cp_async_commit(self, warp: int, *, site: int = 0) -> None:
+        """Warp `warp` executes `cp.async.commit_group` at `site`."""
+    def cp_async_wait(
+        self, warp: int, pending: int = 0, *, lanes: int = 0xFFFFFFFF, site: int = 0
+    ) -> None:
+        """The lanes `lanes` of warp `warp` execute `cp.async.wait_group pending`
+        at `site` (`pending` 0: `cp.async.wait_all`)."""
     def syncwarp(self, warp: int, mask: int = 0xFFFFFFFF, *, site: int = 0) -> None:
         """Warp `warp` executes `__syncwarp(mask)` at `site`."""
     def fence(self, warp: int, *, site: int = 0) -> None:

@@ -159,6 +159,7 @@ u32_args!(
     mask => "mask",
     lanes_mask => "lanes",
     barrier_id => "id",
+    pending => "pending",
     static_bytes => "static_bytes",
     dynamic_bytes => "dynamic_bytes",
     registers => "registers",

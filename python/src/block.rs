@@ -89,6 +89,43 @@ impl PyBlock {
         self.sync(warp, site, lanes, SyncOp::Named { id, threads })
     }
 
+    /// Warp `warp` executes `bar.arrive id, threads` at `site`: its arrival
+    /// counts toward the barrier but it does not wait (the producer side).
+    #[pyo3(signature = (warp, id, threads, *, lanes=0xFFFF_FFFF, site=0))]
+    fn arrive(
+        &mut self,
+        #[pyo3(from_py_with = args::warp)] warp: u32,
+        #[pyo3(from_py_with = args::barrier_id)] id: u32,
+        #[pyo3(from_py_with = args::threads)] threads: u32,
+        #[pyo3(from_py_with = args::lanes_mask)] lanes: u32,
+        #[pyo3(from_py_with = args::site)] site: u64,
+    ) -> PyResult<()> {
+        self.sync(warp, site, lanes, SyncOp::Arrive { id, threads })
+    }
+
+    /// Warp `warp` executes `cp.async.commit_group` at `site`.
+    #[pyo3(signature = (warp, *, site=0))]
+    fn cp_async_commit(
+        &mut self,
+        #[pyo3(from_py_with = args::warp)] warp: u32,
+        #[pyo3(from_py_with = args::site)] site: u64,
+    ) -> PyResult<()> {
+        self.sync(warp, site, u32::MAX, SyncOp::CpAsyncCommit)
+    }
+
+    /// The lanes `lanes` of warp `warp` execute `cp.async.wait_group pending`
+    /// at `site` (`pending` 0: `cp.async.wait_all`).
+    #[pyo3(signature = (warp, pending=0, *, lanes=0xFFFF_FFFF, site=0))]
+    fn cp_async_wait(
+        &mut self,
+        #[pyo3(from_py_with = args::warp)] warp: u32,
+        #[pyo3(from_py_with = args::pending)] pending: u32,
+        #[pyo3(from_py_with = args::lanes_mask)] lanes: u32,
+        #[pyo3(from_py_with = args::site)] site: u64,
+    ) -> PyResult<()> {
+        self.sync(warp, site, lanes, SyncOp::CpAsyncWait { pending })
+    }
+
     /// Warp `warp` executes `__syncwarp(mask)` at `site`.
     #[pyo3(signature = (warp, mask=0xFFFF_FFFF, *, site=0))]
     fn syncwarp(

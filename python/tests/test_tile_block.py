@@ -168,3 +168,44 @@ def test_bad_input_is_an_error_with_its_message(call, error, message):
         assert str(e.value) == message
     else:
         assert str(e.value)
+
+
+def test_racecheck_arrive_orders_the_producer_only():
+    stores = [4 * lane for lane in range(32)]
+    # Warp 0 produces and arrives (bar.arrive 1, 64); warp 1 waits and reads.
+    block = Block("sm_90", 64)
+    block.access(0, "STS", 4, stores, site=1)
+    block.arrive(0, 1, 64, site=2)
+    block.named_barrier(1, 1, 64, site=3)
+    block.access(1, "LDS", 4, stores, site=4)
+    assert block.finish().is_clean
+    # The producer's store after its arrival races with the consumer's read.
+    block = Block("sm_90", 64)
+    block.arrive(0, 1, 64, site=2)
+    block.access(0, "STS", 4, stores, site=5)
+    block.named_barrier(1, 1, 64, site=3)
+    block.access(1, "LDS", 4, stores, site=4)
+    [hazard] = block.finish().hazards
+    assert {hazard.first.site, hazard.second.site} == {4, 5}
+
+
+def test_racecheck_cp_async_completes_at_its_wait():
+    stores = [4 * lane for lane in range(32)]
+    op = "cp.async.ca.shared.global"
+    # Waited for, then a barrier: the other warp's read is ordered.
+    block = Block("sm_90", 64)
+    block.access(0, op, 4, stores, site=1)
+    block.cp_async_commit(0, site=2)
+    block.cp_async_wait(0, 0, site=3)
+    block.syncthreads(site=4)
+    block.access(1, "LDS", 4, stores, site=5)
+    assert block.finish().is_clean
+    # No wait: the barrier does not complete the copy, the read races with it.
+    block = Block("sm_90", 64)
+    block.access(0, op, 4, stores, site=1)
+    block.cp_async_commit(0, site=2)
+    block.syncthreads(site=4)
+    block.access(1, "LDS", 4, stores, site=5)
+    report = block.finish()
+    assert not report.is_clean
+    assert any(h.first.site == 1 and h.second.site == 5 for h in report.hazards)
