@@ -144,6 +144,31 @@ warp = 1
     let _ = BarrierKind::Sync;
 }
 
+/// The matrix ops as the library's op-name parser reads them: `MT88` is
+/// `.trans` (the same cost as the plain form, measured: tests/data/hw-corpus/sm90-ldsm-trans.jsonl).
+#[test]
+fn ldmatrix_trans_from_a_trace_line() {
+    let trace = "\
+-shmem base_addr = 0x7000000000
+#BEGIN_TB
+thread block = 0,0,0
+warp = 0
+0010 ffffffff 1 R4 LDSM.16.MT88.4 1 R2 16 1 0x7000000000 16
+0020 ffffffff 1 R4 LDSM.16.M88.4 1 R2 16 1 0x7000000000 16
+0030 ffffffff 0 STSM.16.MT88.2 2 R2 R4 16 1 0x7000000000 16
+#END_TB
+";
+    let calls = events(trace).unwrap();
+    assert_eq!(
+        calls[2..5],
+        [
+            "5: w0 0x10 LDSM.x4.trans 16B lanes ffffffff lane0 0x0",
+            "6: w0 0x20 LDSM.x4 16B lanes ffffffff lane0 0x0",
+            "7: w0 0x30 STSM.x2.trans 16B lanes ffff lane0 0x0",
+        ]
+    );
+}
+
 /// The raw form: blocks gathered from the ids on each line, each ending
 /// when all its threads exited (with `-block dim`), warps in order.
 #[test]

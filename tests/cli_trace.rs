@@ -1155,6 +1155,9 @@ fn new_shared_memory_instructions_are_counted() {
     // Two lanes on one 8-byte word: one half-warp, 2 lanes in a bank pair, cas x2.
     assert_eq!(report["by_op"]["ATOMS.CAS.64"]["wavefronts"], 4);
     assert_eq!(report["by_op"]["ATOMS.EXCH.32"]["wavefronts"], 1);
+    // `MT88` is ldmatrix's `.trans`, read by the library's op-name parser.
+    assert_eq!(report["by_op"]["LDSM.x4.trans"]["requests"], 1);
+    assert!(report["by_op"].get("LDSM.x4").is_none(), "{report}");
 }
 
 /// Generic LD/ST/ATOM whose addresses fall in the shared window are shared

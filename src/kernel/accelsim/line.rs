@@ -55,11 +55,12 @@
 //! bytes, `LDS.U8`: 1, no size: 4), not from MEM_WIDTH, which the tracer
 //! derives from the first number in the opcode and so gets wrong for
 //! `LDSM.16.M88.4`; the matrix count of `LDSM`/`STSM` is the `.2` or `.4`
-//! suffix (none: one matrix). NVBit reports shared addresses as generic
+//! suffix (none: one matrix), `MT88` their `.trans`. Opcodes are read by the
+//! crate's one op-name parser ([`OpName`](crate::OpName)). NVBit reports shared addresses as generic
 //! addresses: when the header gives a shared base address, it is subtracted.
 
 use crate::kernel::BarrierKind;
-use crate::{AtomicKind, Matrices, Op, WARP_SIZE};
+use crate::{AccessWidth, AtomicKind, Matrices, Op, OpName, WARP_SIZE};
 
 /// The message of a line that is neither a header, a marker nor an
 /// instruction (how a file that is not a trace at all is told apart).
@@ -463,6 +464,15 @@ pub fn classify(opcode: &str) -> Result<Class, String> {
         _ => {}
     }
     let bits = || access_bits(modifiers);
+    // The library's one op-name parser reads every spelling it knows
+    // (`LDSM.16.MT88.4` is `.x4.trans`, `ATOMS.ADD.F32` the float add); the
+    // rules below read the rest by base and size as before (`ATOMS.POPC.INC`,
+    // modifiers it does not list), so no line read before is refused now.
+    if matches!(base, "LDS" | "STS" | "ATOMS" | "LDSM" | "STSM") && !has_word(modifiers, "CAST") {
+        if let Ok(name) = opcode.parse::<OpName>() {
+            return shared(name.op(), name.width().map_or(4, AccessWidth::bytes));
+        }
+    }
     // The matrix count of LDSM/STSM: the `.2` or `.4` suffix, none for one.
     let matrices = || {
         let has = |n| modifiers.split('.').any(|m| m == n);
@@ -502,8 +512,7 @@ pub fn classify(opcode: &str) -> Result<Class, String> {
             }
             (Op::Atomic(kind), bits / 8)
         }
-        // ldmatrix .trans (`LDSM.16.MT88`) addresses rows as the plain form
-        // does: the same rule, a modelling choice until measured.
+        // Spellings `OpName` refuses: the count as the suffix says.
         "LDSM" => (Op::LdMatrix(matrices()), 16),
         "STSM" => (Op::StMatrix(matrices()), 16),
         // cp.async: every spelling (`LDGSTS.E`, `.E.64`, `.E.128`,
@@ -597,6 +606,11 @@ fn generic_op(opcode: &str) -> Option<(Op, u32)> {
         _ => return None,
     };
     matches!(bits, 8 | 16 | 32 | 64 | 128).then_some((op, bits / 8))
+}
+
+/// Whether `word` is one of the dot-separated `modifiers`.
+fn has_word(modifiers: &str, word: &str) -> bool {
+    modifiers.split('.').any(|m| m == word)
 }
 
 /// The access size in bits: the first modifier that is a number, with or
@@ -1786,9 +1800,12 @@ mod tests {
             ("ATOMS.CAS.64", Op::Atomic(AtomicKind::Cas), 8),
             ("ATOMS.EXCH", Op::Atomic(AtomicKind::Exch), 4),
             ("ATOMS.MIN.S32", Op::Atomic(AtomicKind::Min), 4),
-            ("LDSM.16.MT88.4", Op::LdMatrix(Matrices::X4), 16),
+            ("LDSM.16.MT88.4", Op::LdMatrix(Matrices::X4Trans), 16),
             ("LDSM.16.M88", Op::LdMatrix(Matrices::X1), 16),
-            ("LDSM.16.MT88.2", Op::LdMatrix(Matrices::X2), 16),
+            ("LDSM.16.MT88.2", Op::LdMatrix(Matrices::X2Trans), 16),
+            ("LDSM.16.MT88", Op::LdMatrix(Matrices::X1Trans), 16),
+            ("STSM.16.MT88.4", Op::StMatrix(Matrices::X4Trans), 16),
+            ("ATOMS.ADD.F32", Op::Atomic(AtomicKind::AddF32), 4),
             ("STSM.16.M88.4", Op::StMatrix(Matrices::X4), 16),
         ];
         for (opcode, op, width) in cases {
@@ -1799,6 +1816,40 @@ mod tests {
             );
         }
         assert_eq!(classify("LDG.E.128"), Ok(Class::Other));
+        // Every spelling `OpName` knows is read as it reads it, the common
+        // ones told without it included.
+        for opcode in [
+            "LDS",
+            "LDS.U",
+            "LDS.U.32",
+            "LDS.32",
+            "STS",
+            "STS.32",
+            "LDS.U.64",
+            "LDS.64",
+            "STS.64",
+            "LDS.U.128",
+            "LDS.128",
+            "STS.128",
+            "LDS.U8",
+            "STS.S16",
+            "ATOMS.CAS.64",
+            "ATOMS.INC",
+            "LDSM.16.M88.2",
+            "LDSM.16.MT88.4",
+            "STSM.16.MT88",
+        ] {
+            let name: OpName = opcode.parse().unwrap();
+            let width = name.width().map_or(4, AccessWidth::bytes);
+            assert_eq!(
+                classify(opcode),
+                Ok(Class::Shared {
+                    op: name.op(),
+                    width
+                }),
+                "{opcode}"
+            );
+        }
         for (ldc, width) in [("LDC", 4), ("LDC.64", 8), ("LDC.U8", 1), ("ULDC.64", 8)] {
             assert_eq!(
                 classify(ldc),
