@@ -371,6 +371,25 @@ pub fn trace_line(data: &[u8]) {
         assert!(summary.lines >= summary.instructions);
         assert!(tally.totals().requests <= summary.instructions);
     }
+    // `smem trace`'s reading, chunk by chunk (its lines cut by the fast
+    // check of other instructions): the same lines, never a panic.
+    let mut reader = smem_model::kernel::accelsim::input::Reader::new(vec![
+        smem_model::kernel::accelsim::input::Input::reader(
+            "fuzz.traceg",
+            std::io::Cursor::new(data.to_vec()),
+        ),
+    ]);
+    let mut tally = smem_model::kernel::tally::Tally::default();
+    while let Some(chunk) = reader.next_chunk() {
+        let lines = chunk.lines().count() as u64;
+        let summary =
+            smem_model::kernel::accelsim::read_chunk(&chunk, &mut tally, &mut |_, reason| {
+                assert!(!reason.is_empty());
+            })
+            .expect("a tally takes every event");
+        assert_eq!(summary.lines, lines);
+        assert!(summary.instructions <= lines);
+    }
 }
 
 /// Target `ptx`: the bytes (made UTF-8, lossily) as a PTX module. A module

@@ -965,6 +965,29 @@ mod sse2 {
         _mm_set1_epi8, _mm_slli_epi16, _mm_srli_epi16, _mm_sub_epi8,
     };
 
+    /// [`window_masks`](super::window_masks) sixteen bytes at a time.
+    #[inline(always)]
+    pub(super) fn window_masks(window: &[u8; super::WINDOW]) -> (u64, u64, u64) {
+        let (mut space, mut newline, mut high) = (0u64, 0u64, 0u64);
+        for (i, block) in window.chunks_exact(16).enumerate() {
+            // SAFETY: SSE2 is assumed by this module's cfg; the load reads
+            // the 16 bytes of `block`, at any alignment.
+            let (s, n, h) = unsafe {
+                let v = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
+                let at_most_space = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x20)), v);
+                (
+                    _mm_movemask_epi8(at_most_space) as u32,
+                    _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\n' as i8))) as u32,
+                    _mm_movemask_epi8(v) as u32,
+                )
+            };
+            space |= u64::from(s) << (16 * i);
+            newline |= u64::from(n) << (16 * i);
+            high |= u64::from(h) << (16 * i);
+        }
+        (space, newline, high)
+    }
+
     /// The hexadecimal digits at the start of `block`, up to the first byte
     /// that is at most 0x20 (whitespace, a control byte) or the block's end:
     /// how many (1 to 16) and their value, the first the most significant;
@@ -1045,6 +1068,18 @@ mod swar {
     /// that is used.
     pub(super) fn spaces(x: u64) -> u64 {
         x.wrapping_sub(ONES * 0x21) & !x & HIGH
+    }
+
+    /// The high bit of each zero byte; exact for the lowest one, which is
+    /// all that is used.
+    #[inline(always)]
+    pub(super) fn zeros(x: u64) -> u64 {
+        x.wrapping_sub(ONES) & !x & HIGH
+    }
+
+    /// `byte` in each of the eight bytes.
+    pub(super) const fn splat(byte: u8) -> u64 {
+        ONES * byte as u64
     }
 
     /// The high bit of each byte (of 7-bit bytes) that is at least `low`.
@@ -1352,6 +1387,240 @@ pub fn is_other_instruction(bytes: &[u8], context: &Context) -> bool {
     };
     matches!(classify(opcode), Ok(Class::Other))
         && (context.shmem_base == 0 || zero_mask || generic_op(opcode).is_none())
+}
+
+/// Bytes of a line's start read at once by [`other_line_end`].
+const WINDOW: usize = 64;
+
+/// The end of the line at `buf[start..]` (the index of its newline, or
+/// `len`) when that line is what [`is_other_instruction`] calls an other
+/// instruction, told from the 64 bytes at its start in one pass: where its
+/// first whitespace-separated fields begin and end, its first newline, its
+/// non-ASCII bytes, as bit masks, then the fields checked by their shape
+/// (`PC MASK DEST_NUM [R.. dests] OPCODE`, with a decimal line number first
+/// where the header turns lineinfo on) and the opcode's base looked up in
+/// the short list of those that matter ([`interesting_base`]). `None` says
+/// nothing: the line is short of 64 bytes before `len`, its fields are
+/// spelled in another way that [`line()`] also reads (`0x` before the PC, a
+/// source file, a count `+1`), or it is anything else; the caller reads it
+/// in full.
+///
+/// The bytes `buf[len..]` are never looked at. Some 96% of a real trace's
+/// lines are other instructions, each skipped here in about a hundred
+/// instructions (cutting the line included), where the token-by-token
+/// reading took about 340.
+#[inline(always)]
+pub(crate) fn other_line_end(
+    buf: &[u8],
+    start: usize,
+    len: usize,
+    context: &Context,
+) -> Option<usize> {
+    let window: &[u8; WINDOW] = buf.get(start..len)?.first_chunk::<WINDOW>()?;
+    let (space, newline, high) = window_masks(window);
+    // The line's bytes in the window: up to its newline.
+    let line = match newline {
+        0 => u64::MAX,
+        bits => (1u64 << bits.trailing_zeros()) - 1,
+    };
+    let word = !space & line;
+    let mut starts = word & !(word << 1);
+    // A field's end is the whitespace (or newline) after it; a field running
+    // to the window's end has none here.
+    let mut ends = !word & (word << 1);
+    let mut field = || -> Option<(usize, usize)> {
+        let begin = starts.trailing_zeros() as usize;
+        let end = ends.trailing_zeros() as usize;
+        if begin >= WINDOW || end >= WINDOW {
+            return None;
+        }
+        starts &= starts - 1;
+        ends &= ends - 1;
+        Some((begin, end))
+    };
+    if context.lineinfo {
+        // The source line number (any_start's first try with lineinfo).
+        let (begin, end) = field()?;
+        if end - begin > 19 || !window[begin..end].iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+    }
+    // PC: 1 to 16 hexadecimal digits (as `Tokens::hex` reads them).
+    let (begin, end) = field()?;
+    let pc = end - begin;
+    if pc > 16 || !hex_digits(window, begin, pc) {
+        return None;
+    }
+    // MASK: 8 hexadecimal digits; all-zero noted (a generic access with no
+    // lane is no request).
+    let (begin, end) = field()?;
+    if end - begin != 8 {
+        return None;
+    }
+    let mask = swar::load(window, begin);
+    let zero_mask = mask == u64::from_le_bytes(*b"00000000");
+    if mask != u64::from_le_bytes(*b"ffffffff") && !zero_mask && swar::hex(mask, 8).is_none() {
+        return None;
+    }
+    // DEST_NUM: one digit, 0 to 8, then as many registers `R..`.
+    let (begin, end) = field()?;
+    let dests = match window[begin] {
+        d @ b'0'..=b'8' if end - begin == 1 => d - b'0',
+        _ => return None,
+    };
+    for _ in 0..dests {
+        let (begin, _) = field()?;
+        if window[begin] != b'R' {
+            return None;
+        }
+    }
+    // OPCODE: an uppercase letter, ASCII (as `opcode_text` checks it).
+    let (begin, end) = field()?;
+    let opcode_bytes = ((1u64 << (end - begin)) - 1) << begin;
+    if !window[begin].is_ascii_uppercase() || high & opcode_bytes != 0 {
+        return None;
+    }
+    // The base: up to the first `.` or whitespace, as a little-endian
+    // number; a base of 8 bytes or more has none in `key`.
+    let key = swar::load(window, begin);
+    let stops = swar::spaces(key) | swar::zeros(key ^ swar::splat(b'.'));
+    if stops == 0 {
+        // Of the bases of 8 bytes and more, these are the ones that matter.
+        let long = [*b"WARPSYNC", *b"UTMAREDG", *b"UTMACCTL", *b"LDGDEPBA"];
+        if long.iter().any(|b| u64::from_le_bytes(*b) == key) {
+            return None;
+        }
+    } else {
+        let base = stops.trailing_zeros() as usize / 8;
+        let base = key & ((1u64 << (8 * base)) - 1);
+        if interesting_base(base) {
+            return None;
+        }
+        // A generic access is a shared request where an active lane's
+        // address is in the window above the header's base.
+        if context.shmem_base != 0 && !zero_mask && generic_base(base) {
+            return None;
+        }
+    }
+    Some(if newline != 0 {
+        start + newline.trailing_zeros() as usize
+    } else {
+        let end = start + end;
+        memchr::memchr(b'\n', &buf[end..len]).map_or(len, |n| end + n)
+    })
+}
+
+/// `bytes`, little-endian, as a number: the key of an opcode base.
+const fn key(bytes: &[u8]) -> u64 {
+    let mut key = 0u64;
+    let mut i = 0;
+    while i < bytes.len() {
+        key |= (bytes[i] as u64) << (8 * i);
+        i += 1;
+    }
+    key
+}
+
+/// Whether an opcode base (of at most 7 bytes, as [`key`]) is one that
+/// [`classify`] gives a class other than [`Class::Other`]: the bases its
+/// table names (those of 8 bytes and more are checked by
+/// [`other_line_end`]). `classify_agrees_with_the_base_list` checks the two lists
+/// agree.
+#[inline(always)]
+fn interesting_base(base: u64) -> bool {
+    const LDS: u64 = key(b"LDS");
+    const STS: u64 = key(b"STS");
+    const ATOMS: u64 = key(b"ATOMS");
+    const LDSM: u64 = key(b"LDSM");
+    const STSM: u64 = key(b"STSM");
+    const LDGSTS: u64 = key(b"LDGSTS");
+    const UTMALDG: u64 = key(b"UTMALDG");
+    const UTMASTG: u64 = key(b"UTMASTG");
+    const UTMAPF: u64 = key(b"UTMAPF");
+    const UBLKCP: u64 = key(b"UBLKCP");
+    const UBLKRED: u64 = key(b"UBLKRED");
+    const UBLKPF: u64 = key(b"UBLKPF");
+    const HGMMA: u64 = key(b"HGMMA");
+    const IGMMA: u64 = key(b"IGMMA");
+    const QGMMA: u64 = key(b"QGMMA");
+    const BGMMA: u64 = key(b"BGMMA");
+    const BAR: u64 = key(b"BAR");
+    const NOP: u64 = key(b"NOP");
+    const MEMBAR: u64 = key(b"MEMBAR");
+    const DEPBAR: u64 = key(b"DEPBAR");
+    const ARRIVES: u64 = key(b"ARRIVES");
+    const SYNCS: u64 = key(b"SYNCS");
+    const LDC: u64 = key(b"LDC");
+    const ULDC: u64 = key(b"ULDC");
+    matches!(
+        base,
+        LDS | STS
+            | ATOMS
+            | LDSM
+            | STSM
+            | LDGSTS
+            | UTMALDG
+            | UTMASTG
+            | UTMAPF
+            | UBLKCP
+            | UBLKRED
+            | UBLKPF
+            | HGMMA
+            | IGMMA
+            | QGMMA
+            | BGMMA
+            | BAR
+            | NOP
+            | MEMBAR
+            | DEPBAR
+            | ARRIVES
+            | SYNCS
+            | LDC
+            | ULDC
+    )
+}
+
+/// Whether an opcode base is a generic access's ([`generic_op`]).
+#[inline(always)]
+fn generic_base(base: u64) -> bool {
+    const LD: u64 = key(b"LD");
+    const ST: u64 = key(b"ST");
+    const ATOM: u64 = key(b"ATOM");
+    const RED: u64 = key(b"RED");
+    matches!(base, LD | ST | ATOM | RED)
+}
+
+/// Whether `window[at..at + count]` (`count` at most 16) are hexadecimal
+/// digits, eight at a time.
+#[inline(always)]
+fn hex_digits(window: &[u8; WINDOW], at: usize, count: usize) -> bool {
+    match count {
+        0 => false,
+        1..=8 => swar::hex(swar::load(window, at), count).is_some(),
+        _ => {
+            swar::hex(swar::load(window, at), 8).is_some()
+                && swar::hex(swar::load(window, at + 8), count - 8).is_some()
+        }
+    }
+}
+
+/// For the 64 bytes of `window`, a bit for each (bit i for byte i): bytes
+/// that are whitespace or control bytes (at most 0x20, [`is_space`]),
+/// newlines, and bytes that are not ASCII.
+#[inline(always)]
+fn window_masks(window: &[u8; WINDOW]) -> (u64, u64, u64) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    return sse2::window_masks(window);
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        let (mut space, mut newline, mut high) = (0u64, 0u64, 0u64);
+        for (i, &b) in window.iter().enumerate() {
+            space |= u64::from(is_space(b)) << i;
+            newline |= u64::from(b == b'\n') << i;
+            high |= u64::from(b >= 0x80) << i;
+        }
+        (space, newline, high)
+    }
 }
 
 /// Past the whitespace at `at`: one byte as a rule, more where there are.
@@ -1969,6 +2238,176 @@ mod tests {
         );
         let i = parse("0070 ffffffff 1 R1 IMAD.MOV.U32 2 R255 R255 0", &c).unwrap();
         assert_eq!((i.opcode, i.class), ("IMAD.MOV.U32", Class::Other));
+    }
+
+    /// Lines of every shape near the common one, with odd bytes where the
+    /// fields are: whenever the fast check says a line is an other
+    /// instruction, the full reading ([`line()`]) agrees, and the end it
+    /// gives is the line's; and it does say so of the common lines.
+    #[test]
+    fn other_line_end_agrees_with_the_full_reading() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut random = move |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let opcodes = [
+            "IMAD.MOV.U32",
+            "HFMA2.MMA",
+            "LDG.E.128",
+            "S2R",
+            "BRA",
+            "EXIT",
+            "LDS",
+            "LDS.U.128",
+            "STS",
+            "ATOMS.ADD",
+            "LDSM.16.MT88.4",
+            "BAR.SYNC",
+            "WARPSYNC",
+            "WARPSYNCX",
+            "NOP",
+            "NOPE",
+            "LDC",
+            "ULDC.64",
+            "LD.E",
+            "LD",
+            "ST.E.64",
+            "ATOM.E.ADD",
+            "RED.E.ADD",
+            "LDGDEPBAR",
+            "LDGSTS.E",
+            "DEPBAR.LE",
+            "MEMBAR.SC",
+            "SYNCS.ARRIVE",
+            "UTMALDG.2D",
+            "UTMAREDG",
+            "HGMMA.64x64",
+            "ARRIVES.X",
+            "LDSX",
+            "STG.E",
+            "Imad",
+            "I\u{e9}MAD",
+            "LDS\u{e9}",
+        ];
+        let fields = [
+            "0010",
+            "1",
+            "ffffffffffffffff",
+            "1ffffffffffffffff",
+            "0x10",
+            "+1",
+            "zz",
+            "08",
+            "9",
+            "ffffffff",
+            "00000000",
+            "0000ffff",
+            "0000fffg",
+            "R1",
+            "R255",
+            "P0",
+            "-1",
+            "",
+        ];
+        let spaces = [" ", " ", " ", " ", "  ", "\t", "\x0b", "\r"];
+        let mut fast = 0;
+        for _ in 0..200_000 {
+            let mut text = String::new();
+            if random(8) == 0 {
+                text.push_str(spaces[random(spaces.len())]);
+            }
+            let lineinfo = random(4) == 0;
+            if lineinfo || random(16) == 0 {
+                text.push_str(["42", "7", "a.cu:3", "+3", "x"][random(5)]);
+                text.push_str(spaces[random(spaces.len())]);
+            }
+            let pc = format!("{:0width$x}", random(1 << 20), width = 1 + random(6));
+            text.push_str(if random(10) == 0 {
+                fields[random(fields.len())]
+            } else {
+                &pc
+            });
+            text.push_str(spaces[random(spaces.len())]);
+            let mask = ["ffffffff", "00000000", "0000ffff", "8000000F"][random(4)];
+            text.push_str(if random(10) == 0 {
+                fields[random(fields.len())]
+            } else {
+                mask
+            });
+            text.push_str(spaces[random(spaces.len())]);
+            let dests = random(4);
+            text.push_str(&if random(10) == 0 {
+                fields[random(fields.len())].to_owned()
+            } else {
+                dests.to_string()
+            });
+            for _ in 0..dests {
+                text.push_str(spaces[random(spaces.len())]);
+                text.push_str(if random(10) == 0 {
+                    fields[random(fields.len())]
+                } else {
+                    "R12"
+                });
+            }
+            text.push_str(spaces[random(spaces.len())]);
+            text.push_str(opcodes[random(opcodes.len())]);
+            let rest = [
+                "",
+                " 2 R255 R255 0 0",
+                " 1 R2 4 1 0x7f0000000400 4 0",
+                " 1 R2 16 0 0x7f0000000400 0x7f0000000410 0x7f0000000420 0x7f0000000430 \
+                 0x7f0000000440 0x7f0000000450 0x7f0000000460 0x7f0000000470 0",
+                " 0 0 0x1, 0x40",
+            ];
+            text.push_str(rest[random(rest.len())]);
+            let mut bytes = text.into_bytes();
+            if random(16) == 0 && !bytes.is_empty() {
+                let at = random(bytes.len());
+                bytes[at] = [0xff, b'\n', 0, b'.', b' '][random(5)];
+            }
+            let line_len = bytes
+                .iter()
+                .position(|&b| b == b'\n')
+                .unwrap_or(bytes.len());
+            // The next line, or stale bytes past the length.
+            bytes.push(b'\n');
+            bytes.extend_from_slice(b"0020 ffffffff 0 BRA 0 0 0\n");
+            bytes.resize(bytes.len() + random(80), b'x');
+            let len = bytes.len() - random(2) * random(bytes.len() - line_len);
+            let context = Context {
+                shmem_base: [0, 0x7f00_0000_0000][random(2)],
+                lineinfo,
+            };
+            let Some(end) = other_line_end(&bytes, 0, len, &context) else {
+                continue;
+            };
+            fast += 1;
+            let shown = String::from_utf8_lossy(&bytes[..line_len]);
+            assert_eq!(end, line_len.min(len), "{shown:?}");
+            match line(&bytes[..end], &context) {
+                Ok(Line::Instruction(i)) => assert_eq!(i.class, Class::Other, "{shown:?}"),
+                other => panic!("{shown:?}: {other:?}"),
+            }
+        }
+        assert!(fast > 20_000, "the fast check read {fast} lines");
+        // The real traces' common lines.
+        let c = context();
+        for text in [
+            "0000 ffffffff 1 R1 IMAD.MOV.U32 2 R255 R255 0 0 ",
+            "0080 00000000 1 R6 LDG.E.64 1 R28 8 1 0x0 0 0 ",
+            "0300 ffffffff 0 BRA 0 0 0 ",
+        ] {
+            let mut bytes = text.as_bytes().to_vec();
+            bytes.resize(100, b'\n');
+            assert_eq!(
+                other_line_end(&bytes, 0, 100, &c),
+                Some(text.len()),
+                "{text}"
+            );
+        }
     }
 
     #[test]

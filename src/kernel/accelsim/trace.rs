@@ -877,8 +877,48 @@ pub fn read_chunk<C: Consumer + ?Sized>(
     let mut summary = Summary::default();
     let mut kernel: Option<super::input::KernelState> = None;
     let mut warp = 0u32;
-    for line in chunk.lines() {
+    // The lines are cut here rather than by `Chunk::lines`: most are told
+    // other instructions from their first bytes, which also give their end.
+    let (buf, len) = (&chunk.buf[..], chunk.len);
+    let mut switch = 0;
+    let mut current = chunk.kernels.first().map(|k| k.1).unwrap_or_default();
+    let mut next_switch = chunk.kernels.get(1).map_or(u64::MAX, |k| k.0);
+    // Whether `current` is the kernel begun on the consumer.
+    let mut begun = false;
+    let mut start = 0;
+    let mut index = 0u64;
+    while start < len {
+        while next_switch <= index {
+            switch += 1;
+            current = chunk.kernels[switch].1;
+            next_switch = chunk.kernels.get(switch + 1).map_or(u64::MAX, |k| k.0);
+            begun = false;
+        }
+        let this = index;
+        index += 1;
         summary.lines += 1;
+        // Whether the fast check read the line (and said nothing).
+        let mut checked = false;
+        if begun && start + 64 <= len {
+            if let Some(end) = line::other_line_end(buf, start, len, &current.context) {
+                summary.instructions += 1;
+                summary.other_instructions += 1;
+                start = end + 1;
+                continue;
+            }
+            checked = true;
+        }
+        let end = memchr::memchr(b'\n', &buf[start..len]).map_or(len, |n| start + n);
+        let line = super::input::Line {
+            at: Location {
+                input: chunk.file,
+                line: chunk.first_line + this,
+            },
+            bytes: &buf[start..end],
+            format: chunk.format.filter(|_| this >= chunk.format_from),
+            kernel: current,
+        };
+        start = end + 1;
         match line.format {
             Some(Format::AccelSim) => {}
             None => {
@@ -906,8 +946,10 @@ pub fn read_chunk<C: Consumer + ?Sized>(
             summary.kernels += 1;
             kernel = Some(state);
         }
-        // Most lines: told by their opcode, the rest never read.
-        if line::is_other_instruction(line.bytes, &line.kernel.context) {
+        begun = true;
+        // Lines the fast check above could not read (the chunk's last
+        // bytes), told by their opcode where they can be.
+        if !checked && line::is_other_instruction(line.bytes, &line.kernel.context) {
             summary.instructions += 1;
             summary.other_instructions += 1;
             continue;
