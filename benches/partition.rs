@@ -12,6 +12,12 @@
 //! partial warps) on the same addresses, to read as ratios to the 4-byte
 //! mix's `wavefronts`. Run `cargo bench -p smem-bench --bench partition -- api`
 //! briefly.
+//!
+//! The `cas_loop` group counts (`cost`) and partitions the atomics nvcc runs
+//! as a compare-and-swap loop (`corpus::cas_loops`: `atomicAdd` on floats and
+//! 64-bit `atomicAdd`, each on one hot word, at strides 1, 2 and 32 and on
+//! the random warps of the mix), and every request of the hardware corpus
+//! (`corpus::corpus`), per request.
 
 use std::hint::black_box;
 
@@ -20,6 +26,8 @@ use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Thro
 use smem_model::{BankConfig, ComputeCapability, LaneSet, Op, WarpRequest};
 
 mod common;
+#[path = "common/corpus.rs"]
+mod corpus;
 
 /// `wavefronts/NAME` and `partition/NAME`: counting and partitioning each of
 /// `requests` in turn, per request.
@@ -255,5 +263,41 @@ fn api(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench, api);
+fn cas_loop(c: &mut Criterion) {
+    let config = BankConfig::new(ComputeCapability::Sm90);
+    let mut group = c.benchmark_group("cas_loop");
+    let corpus = corpus::corpus();
+    let loops: Vec<WarpRequest> = corpus
+        .iter()
+        .filter(|r| r.op().is_cas_loop(r.width()))
+        .copied()
+        .collect();
+    for (name, requests) in [
+        ("add.f32/4B".to_string(), corpus::cas_loops(4)),
+        ("add.u64/8B".to_string(), corpus::cas_loops(8)),
+        (format!("corpus-loops/{}", loops.len()), loops),
+        (format!("corpus/{}", corpus.len()), corpus),
+    ] {
+        group.throughput(Throughput::Elements(requests.len() as u64));
+        group.bench_function(format!("cost/{name}"), |b| {
+            b.iter(|| {
+                requests
+                    .iter()
+                    .map(|r| config.cost(black_box(r)).unwrap().load_wavefronts())
+                    .sum::<u32>()
+            })
+        });
+        group.bench_function(format!("partition/{name}"), |b| {
+            b.iter(|| {
+                requests
+                    .iter()
+                    .map(|r| config.partition(black_box(r)).unwrap().load_wavefronts())
+                    .sum::<u32>()
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, api, cas_loop);
 criterion_main!(benches);

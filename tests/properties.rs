@@ -245,6 +245,35 @@ proptest! {
 }
 
 proptest! {
+    #![proptest_config(cases::cases(4096))]
+
+    /// The compare-and-swap loops (counted directly on 2.x and from 5.0 on,
+    /// by the slow loop on Kepler) give the reference loop's transactions
+    /// (round, phase, lanes, in order), loads, rounds and totals, counted and
+    /// recorded, on every capability that has them.
+    #[test]
+    fn cas_loops_match_reference((config, request) in cas_loop_request()) {
+        let fast = config.partition(&request).unwrap();
+        let slow = reference::cas_loop(config, &request);
+        let fast_steps: Vec<(u32, u32, LaneSet)> =
+            fast.transactions().map(|t| (t.round(), t.phase(), t.lanes())).collect();
+        let slow_steps: Vec<(u32, u32, LaneSet)> =
+            slow.transactions.iter().map(|t| (t.round, t.phase, t.lanes)).collect();
+        prop_assert_eq!(fast_steps, slow_steps);
+        prop_assert_eq!(
+            (fast.load_wavefronts(), fast.instructions()),
+            (slow.loads, slow.rounds)
+        );
+        let cost = config.cost(&request).unwrap();
+        prop_assert_eq!(cost, fast.cost());
+        prop_assert_eq!(
+            (cost.wavefronts(), cost.ideal_wavefronts(), cost.ways()),
+            (slow.wavefronts(), slow.ideal, slow.ways)
+        );
+    }
+}
+
+proptest! {
     #![proptest_config(cases::cases(2048))]
 
     /// A compare-and-swap loop ends: every round at least one lane succeeds,

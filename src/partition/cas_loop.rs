@@ -12,16 +12,25 @@
 //! instructions executed. The lowest pending lane always succeeds, so a warp
 //! needs at most 32 rounds.
 //!
-//! A leaf: the caller gives the loads' cost, and it calls nothing above.
+//! Two implementations: [`run`], the slow one that reads as the rule does
+//! (each round builds the pending lanes' load and has it scheduled), and
+//! [`direct`], which counts the same totals and reports the same steps in
+//! O(rounds + lanes) without scheduling a load, for the capabilities whose
+//! load rules it knows (2.x and from 5.0 on). The property tests compare the
+//! two on every capability (tests/properties.rs, and the tests below).
+//!
+//! A leaf: the caller gives the loads' cost and the lanes' key classes, and
+//! it calls nothing above.
 
 use super::types::{Sink, Totals};
+use crate::bank::Rules;
 use crate::lane::WARP_SIZE;
 use crate::{BankConfig, LaneSet, Op, WarpRequest};
 
 /// ATOMS wavefronts of one phase's try (measured on sm_90).
 const TRY_WAVEFRONTS: u32 = 2;
 
-/// The loop's totals: `wavefronts` are the ATOMS wavefronts, `loads` the LDS
+/// The loop's totals, the slow way: `wavefronts` are the ATOMS wavefronts, `loads` the LDS
 /// wavefronts, `rounds` the ATOMS instructions; each try is reported to `sink`
 /// as two steps serving the phase's pending lanes. `load_wavefronts` gives the
 /// wavefronts of a load request under `config`.
@@ -99,6 +108,268 @@ pub(super) fn run<S: Sink>(
     totals
 }
 
+/// Per-lane key classes: for each active lane, the first active lane with its
+/// key (`address >> shift`); what `followers` gives where the CPU has it.
+pub(super) type Classes = [u8; WARP_SIZE];
+
+/// The loop's totals computed directly, reported to `sink` exactly as
+/// [`run`] reports them, where the loads follow the rules it knows: 2.x and
+/// from 5.0 on (four-byte banks, multicast loads in the tries' own phases,
+/// keyed as the tries are, and sm_90's merged 8-byte loads). `None` (nothing
+/// reported) elsewhere: Kepler's loads are keyed by 64-bit bank words and, at
+/// 8 bytes, served by the whole warp, and 1.x has no loop at all; [`run`]
+/// serves those.
+///
+/// Why it needs no load schedule: in each (phase, bank group) only the
+/// lowest pending lane tries, so the pending lanes of each are always a tail
+/// of its lanes in lane order, and an address is still loaded exactly while
+/// its last lane in the phase is pending. So the distinct addresses of each
+/// (phase, group), and the largest per phase, fall by one each time such a
+/// last lane succeeds: counted as lanes succeed (a histogram per phase keeps
+/// the largest), they give each round's load wavefronts without scheduling
+/// the load. A try fails only on an address an earlier phase's winner took
+/// this round: one bit per key class. Each round costs its phases and its
+/// winners, so a loop costs O(rounds + lanes) where the reference schedules
+/// a load each round.
+///
+/// `classes` gives, for each active lane, the first active lane with its
+/// key (any value for inactive lanes).
+pub(super) fn direct<S: Sink>(
+    config: BankConfig,
+    request: &WarpRequest,
+    sink: &mut S,
+    classes: impl FnOnce(&[u32; WARP_SIZE], u32, u32) -> Classes,
+) -> Option<Totals> {
+    let width = request.width();
+    let bytes = width.bytes();
+    let phase_lanes = config.phase_lanes(request.op(), width);
+    let known = matches!(
+        config.rules(),
+        Rules::Fermi | Rules::Maxwell | Rules::Measured
+    ) && config.bank_width().bytes() == 4
+        && matches!(bytes, 4 | 8)
+        && config.phase_lanes(Op::Load, width) == phase_lanes;
+    if !known {
+        return None;
+    }
+    let shift = bytes.trailing_zeros();
+    let groups = config.bank_count() * 4 / bytes;
+    let addresses = request.raw_addresses();
+    let active = request.active().bits();
+    // sm_90 serves an 8-byte load's half-warps together when its lanes pair
+    // up on addresses (`Plan::new`'s rule): checked each round.
+    let merges = config.merges_paired_loads() && phase_lanes < WARP_SIZE as u32;
+    let phase_shift = phase_lanes.trailing_zeros();
+    let phases = WARP_SIZE >> phase_shift;
+    let class = classes(addresses, active, shift);
+
+    // Lanes by (phase, group): the pending lanes of each, and per phase the
+    // groups with any.
+    let mut pending_in = [0u32; 2 * WARP_SIZE];
+    let mut busy = [0u32; 2];
+    // Distinct addresses per (phase, group) and, for merged loads, per
+    // group over the warp, with the largest of each; the phases each class
+    // has lanes in.
+    let mut distinct = [[0u8; WARP_SIZE]; 2];
+    let mut distinct_warp = [0u8; WARP_SIZE];
+    let mut phases_with = [0u8; WARP_SIZE];
+    // The last lane of each class in its phase.
+    let mut last = 0u32;
+    let mut seen = 0u64;
+    let mut rest = active;
+    while rest != 0 {
+        let lane = 31 - rest.leading_zeros() as usize;
+        rest &= !(1 << lane);
+        let phase = lane >> phase_shift;
+        let group = ((addresses[lane] >> shift) & (groups - 1)) as usize;
+        pending_in[phase * WARP_SIZE + group] |= 1 << lane;
+        busy[phase] |= 1 << group;
+        let c = usize::from(class[lane] & 31);
+        let key = 1u64 << (c + WARP_SIZE * phase);
+        if seen & key == 0 {
+            seen |= key;
+            last |= 1 << lane;
+            distinct[phase][group] += 1;
+            if merges {
+                phases_with[c] += 1;
+                if phases_with[c] == 1 {
+                    distinct_warp[group] += 1;
+                }
+            }
+        }
+    }
+    let mut most = [Most::of(&distinct[0]), Most::of(&distinct[1])];
+    let mut most_warp = if merges {
+        Most::of(&distinct_warp)
+    } else {
+        Most {
+            value: 0,
+            at_value: 0,
+        }
+    };
+    // Pairs of lanes (n, n ^ 1) and (n, n ^ 2) on one address.
+    let same = |x: usize| {
+        (0..WARP_SIZE).fold(0u32, |same, lane| {
+            same | u32::from(class[lane] == class[lane ^ x]) << lane
+        })
+    };
+    let (same1, same2) = if merges { (same(1), same(2)) } else { (0, 0) };
+
+    let mut pending = active;
+    let mut totals = Totals {
+        rounds: 0,
+        ..Totals::ZERO
+    };
+    while pending != 0 {
+        let round = totals.rounds;
+        if S::STEPS {
+            sink.round(round as u8);
+        }
+        totals.loads += if merges && paired(pending, same1, same2) {
+            u32::from(most_warp.value)
+        } else {
+            u32::from(most[0].value) + u32::from(most[1].value)
+        };
+        let mut succeeded = 0u32;
+        let mut winners = 0u32;
+        let mut phases_tried = 0;
+        for phase in 0..phases {
+            let lanes = LaneSet::range(
+                (phase << phase_shift) as u32,
+                ((phase + 1) << phase_shift) as u32,
+            );
+            let trying = pending & lanes.bits();
+            if trying == 0 {
+                continue;
+            }
+            phases_tried += 1;
+            if S::STEPS {
+                for _ in 0..TRY_WAVEFRONTS {
+                    sink.step(phase as u8, 0, LaneSet::from_bits(trying));
+                }
+            }
+            let mut groups_busy = busy[phase];
+            while groups_busy != 0 {
+                let group = groups_busy.trailing_zeros() as usize;
+                groups_busy &= groups_busy - 1;
+                let at = phase * WARP_SIZE + group;
+                let lane = pending_in[at].trailing_zeros() as usize;
+                let c = usize::from(class[lane] & 31);
+                // Lanes of one phase and class are in one group, so a
+                // winner of the class is an earlier phase's.
+                if winners & 1 << c != 0 {
+                    continue;
+                }
+                winners |= 1 << c;
+                succeeded |= 1 << lane;
+                pending_in[at] &= pending_in[at] - 1;
+                if pending_in[at] == 0 {
+                    busy[phase] &= !(1 << group);
+                }
+                if last & 1 << lane != 0 {
+                    distinct[phase][group] -= 1;
+                    most[phase].fell(&distinct[phase], distinct[phase][group]);
+                    if merges {
+                        phases_with[c] -= 1;
+                        if phases_with[c] == 0 {
+                            distinct_warp[group] -= 1;
+                            most_warp.fell(&distinct_warp, distinct_warp[group]);
+                        }
+                    }
+                }
+            }
+        }
+        if round == 0 {
+            totals.ideal = TRY_WAVEFRONTS * phases_tried;
+        }
+        totals.wavefronts += TRY_WAVEFRONTS * phases_tried;
+        totals.rounds += 1;
+        pending &= !succeeded;
+    }
+    totals.ways = totals.rounds;
+    Some(totals)
+}
+
+/// [`Classes`] the scalar way, into `class` (which holds each lane's own
+/// index): each active lane joins the class of the first earlier active lane
+/// with its key.
+pub(super) fn scalar_classes(
+    class: &mut Classes,
+    addresses: &[u32; WARP_SIZE],
+    active: u32,
+    shift: u32,
+) {
+    let mut rest = active;
+    while rest != 0 {
+        let lane = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        let mut earlier = active & ((1u32 << lane) - 1);
+        while earlier != 0 {
+            let other = earlier.trailing_zeros() as usize;
+            earlier &= earlier - 1;
+            if addresses[other] >> shift == addresses[lane] >> shift {
+                class[lane] = class[other];
+                break;
+            }
+        }
+    }
+}
+
+/// `Plan::new`'s load-merge condition on the pending lanes: every pair of
+/// them `(n, n ^ 1)`, or every pair `(n, n ^ 2)`, on one address (`same1`,
+/// `same2`: the lanes whose partner has their address).
+#[inline]
+fn paired(pending: u32, same1: u32, same2: u32) -> bool {
+    let partner1 = (pending & 0x5555_5555) << 1 | (pending >> 1) & 0x5555_5555;
+    let partner2 = (pending & 0x3333_3333) << 2 | (pending >> 2) & 0x3333_3333;
+    pending & partner1 & !same1 == 0 || pending & partner2 & !same2 == 0
+}
+
+/// The largest of 32 counts that only fall, one at a time, and how many
+/// are at it: when the last of those falls, the largest is one less (the
+/// count that fell is there) and the counts at it are counted again.
+#[derive(Debug, Clone, Copy)]
+struct Most {
+    value: u8,
+    at_value: u32,
+}
+
+impl Most {
+    fn of(counts: &[u8; WARP_SIZE]) -> Most {
+        let value = counts.iter().copied().fold(0, u8::max);
+        Most {
+            value,
+            at_value: equal_to(counts, value),
+        }
+    }
+
+    /// One of `counts` fell to `now`.
+    #[inline]
+    fn fell(&mut self, counts: &[u8; WARP_SIZE], now: u8) {
+        if now + 1 == self.value {
+            self.at_value -= 1;
+            if self.at_value == 0 {
+                self.value = now;
+                self.at_value = equal_to(counts, now);
+            }
+        }
+    }
+}
+
+/// How many of `counts` equal `value`: eight at a time, a byte of `x` being
+/// zero exactly where `((x & 0x7f..) + 0x7f..) | x` lacks its top bit.
+fn equal_to(counts: &[u8; WARP_SIZE], value: u8) -> u32 {
+    const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let pattern = u64::from(value) * 0x0101_0101_0101_0101;
+    counts
+        .chunks_exact(8)
+        .map(|chunk| {
+            let x = u64::from_le_bytes(chunk.try_into().expect("8 bytes")) ^ pattern;
+            (!(((x & LOW) + LOW) | x | LOW)).count_ones()
+        })
+        .sum()
+}
+
 /// ATOMS wavefronts of one round (one `ATOMS.CAST.SPIN`) whose pending lanes
 /// are `request`'s active lanes: [`TRY_WAVEFRONTS`] for each phase with a
 /// pending lane, as [`run`] counts each round.
@@ -111,4 +382,240 @@ pub(super) fn try_wavefronts(config: BankConfig, request: &WarpRequest) -> u32 {
         })
         .count() as u32;
     TRY_WAVEFRONTS * phases_tried
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lane::Lane;
+    use crate::{AccessWidth, AtomicKind, ComputeCapability, SharedMemConfig};
+
+    /// What a sink is told: each round's steps as (round, phase, lanes).
+    #[derive(Default, Debug, PartialEq, Eq)]
+    struct Steps(Vec<(u8, u8, u32)>, u8);
+
+    impl Sink for Steps {
+        const STEPS: bool = true;
+        fn step(&mut self, phase: u8, part: u8, lanes: LaneSet) {
+            assert_eq!(part, 0);
+            self.0.push((self.1, phase, lanes.bits()));
+        }
+        fn round(&mut self, round: u8) {
+            self.1 = round;
+        }
+    }
+
+    /// The slow loop, its loads scheduled by the crate's own dispatch.
+    fn slow<S: Sink>(config: BankConfig, request: &WarpRequest, sink: &mut S) -> Totals {
+        run(config, request, sink, |load| {
+            config.wavefronts(load).expect("the loop's loads are valid")
+        })
+    }
+
+    fn classes(addresses: &[u32; WARP_SIZE], active: u32, shift: u32) -> Classes {
+        let mut class = core::array::from_fn(|lane| lane as u8);
+        scalar_classes(&mut class, addresses, active, shift);
+        class
+    }
+
+    /// `direct` against `run`: the same totals counted, the same steps
+    /// reported, on the capabilities it answers for; `None` only for Kepler
+    /// (1.x has no loop).
+    fn agree(config: BankConfig, request: &WarpRequest) -> Result<(), String> {
+        let Some(fast) = direct(config, request, &mut super::super::types::Count, classes) else {
+            return if config.rules() == Rules::Kepler {
+                Ok(())
+            } else {
+                Err(format!("no answer on {config:?}"))
+            };
+        };
+        let slow_totals = slow(config, request, &mut super::super::types::Count);
+        if fast != slow_totals {
+            return Err(format!("counted {fast:?}, slow {slow_totals:?}"));
+        }
+        let (mut fast_steps, mut slow_steps) = (Steps::default(), Steps::default());
+        let recorded = direct(config, request, &mut fast_steps, classes);
+        slow(config, request, &mut slow_steps);
+        if recorded != Some(fast) || fast_steps != slow_steps {
+            return Err(format!("steps {fast_steps:?}, slow {slow_steps:?}"));
+        }
+        Ok(())
+    }
+
+    /// Every configuration that has a loop: each capability in its default
+    /// mode, and Kepler's eight-byte mode.
+    fn configs() -> Vec<BankConfig> {
+        let mut configs: Vec<BankConfig> = ComputeCapability::ALL
+            .iter()
+            .map(|&cc| BankConfig::new(cc))
+            .collect();
+        configs.push(
+            BankConfig::new(ComputeCapability::Sm35)
+                .with_shared_mem_config(SharedMemConfig::EightByte),
+        );
+        configs
+    }
+
+    /// Each lane's address, or `None` for an inactive lane.
+    type Lanes = fn(u32) -> Option<u32>;
+
+    fn request(kind: AtomicKind, width: u32, lane: impl Fn(u32) -> Option<u32>) -> WarpRequest {
+        WarpRequest::from_fn(Op::Atomic(kind), width, |l: Lane| lane(l.get())).unwrap()
+    }
+
+    /// Named cases: every lane on one word (32 rounds, the 8-byte upper
+    /// half failing behind the lower), the half-warps on one word each,
+    /// pairs that merge sm_90's 8-byte loads in some rounds and not others,
+    /// conflict-free and one-bank strides, inactive lanes, an empty warp.
+    #[test]
+    fn named_cases_agree() {
+        let cases: [(AtomicKind, u32, Lanes); 13] = [
+            (AtomicKind::AddF32, 4, |_| Some(256)),
+            (AtomicKind::Add, 8, |_| Some(256)),
+            (AtomicKind::Add, 8, |l| Some(8 * (l / 16))),
+            (AtomicKind::Add, 8, |l| Some(8 * (l / 2))),
+            (AtomicKind::Add, 8, |l| Some(128 * (l / 4) + 8 * (l % 2))),
+            (AtomicKind::Add, 8, |l| Some(128 * (l % 3))),
+            (AtomicKind::AddF32, 4, |l| Some(4 * l)),
+            (AtomicKind::AddF32, 4, |l| Some(128 * l)),
+            (AtomicKind::AddF32, 4, |l| Some((l * 13 + 7) % 32 * 128)),
+            (AtomicKind::AddF32, 4, |l| {
+                (l % 3 != 0).then_some(128 * (l % 5))
+            }),
+            (AtomicKind::AddF64, 8, |l| (l > 20).then_some(8 * (l % 4))),
+            (AtomicKind::Max, 8, |l| Some(256 * (l % 2))),
+            (AtomicKind::AddF32, 4, |_| None),
+        ];
+        for (kind, width, lane) in &cases {
+            let request = request(*kind, *width, lane);
+            for config in configs() {
+                if config.check_access(request.op(), request.width()).is_err() {
+                    continue;
+                }
+                if let Err(message) = agree(config, &request) {
+                    panic!("{request:?} on {config:?}: {message}");
+                }
+            }
+        }
+    }
+
+    /// The bytewise count against the obvious one, on bytes with and
+    /// without their top bit (where a borrow or a carry would show).
+    #[test]
+    fn equal_to_counts_bytes() {
+        let mut state = 0x2545_f491_u32;
+        for round in 0..2000 {
+            let counts: [u8; WARP_SIZE] = core::array::from_fn(|_| {
+                state ^= state << 13;
+                state ^= state >> 17;
+                state ^= state << 5;
+                let byte = state as u8;
+                if round % 2 == 0 {
+                    byte % 4
+                } else {
+                    byte
+                }
+            });
+            for value in [0u8, 1, 2, 3, 0x7f, 0x80, 0xff, counts[round % WARP_SIZE]] {
+                let expected = counts.iter().filter(|&&c| c == value).count() as u32;
+                assert_eq!(equal_to(&counts, value), expected, "{counts:?} {value}");
+            }
+        }
+    }
+
+    #[test]
+    fn one_word_for_the_whole_warp() {
+        let sm90 = BankConfig::new(ComputeCapability::Sm90);
+        // 32 rounds; each loads one word: 32 LDS and 64 ATOMS wavefronts
+        // (DESIGN.md 2.2's example).
+        let add = request(AtomicKind::AddF32, 4, |_| Some(0));
+        let totals = direct(sm90, &add, &mut super::super::types::Count, classes).unwrap();
+        assert_eq!(
+            (totals.rounds, totals.loads, totals.wavefronts, totals.ideal),
+            (32, 32, 64, 2)
+        );
+        // 64 bits: each round the lower half-warp's lowest lane wins and the
+        // upper's fails on its address, until the lower half is done; the
+        // pending lanes pair up, so the load merges to one wavefront.
+        let add = request(AtomicKind::Add, 8, |_| Some(0));
+        let totals = direct(sm90, &add, &mut super::super::types::Count, classes).unwrap();
+        assert_eq!(
+            (totals.rounds, totals.loads, totals.wavefronts),
+            (32, 32, 96)
+        );
+        assert_eq!(add.width(), AccessWidth::B8);
+    }
+
+    #[cfg(feature = "proptest")]
+    mod props {
+        use proptest::prelude::*;
+        use proptest::sample::select;
+
+        use super::*;
+        use crate::strategy::{config, request_with};
+
+        /// A loop's op and width the configuration has.
+        fn loop_request() -> impl Strategy<Value = (BankConfig, WarpRequest)> {
+            let loops: Vec<(Op, AccessWidth)> = Op::ALL
+                .iter()
+                .flat_map(|&op| op.widths().iter().map(move |&width| (op, width)))
+                .filter(|&(op, width)| op.is_cas_loop(width))
+                .collect();
+            (config(), select(loops))
+                .prop_filter("the capability has the op", |(config, (op, width))| {
+                    config.check_access(*op, *width).is_ok()
+                })
+                .prop_flat_map(|(config, (op, width))| {
+                    (Just(config), request_with(config, op, width))
+                })
+        }
+
+        /// Many lanes on few words: each lane on one of up to 4 elements
+        /// (of a few bank rows, or of one bank), or inactive.
+        fn crowded_request() -> impl Strategy<Value = (BankConfig, WarpRequest)> {
+            let element = prop_oneof![0u32..96, (0u32..8).prop_map(|row| 32 * row)];
+            let words = proptest::collection::vec(element, 1..5);
+            (
+                select(configs()),
+                select(vec![(AtomicKind::AddF32, 4u32), (AtomicKind::Add, 8)]),
+                words,
+                proptest::array::uniform32(0usize..6),
+            )
+                .prop_filter(
+                    "the capability has the op",
+                    |(config, (kind, width), _, _)| {
+                        config
+                            .check_access(
+                                Op::Atomic(*kind),
+                                AccessWidth::from_bytes(*width).unwrap(),
+                            )
+                            .is_ok()
+                    },
+                )
+                .prop_map(|(config, (kind, width), words, picks)| {
+                    let request = WarpRequest::from_fn(Op::Atomic(kind), width, |lane| {
+                        let pick = picks[lane.index()];
+                        (pick < words.len()).then(|| width * words[pick])
+                    })
+                    .unwrap();
+                    (config, request)
+                })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(4096))]
+
+            #[test]
+            fn direct_matches_the_slow_loop((config, request) in loop_request()) {
+                prop_assert_eq!(agree(config, &request), Ok(()));
+            }
+
+            #[test]
+            fn direct_matches_the_slow_loop_on_crowded_words(
+                (config, request) in crowded_request()
+            ) {
+                prop_assert_eq!(agree(config, &request), Ok(()));
+            }
+        }
+    }
 }

@@ -58,12 +58,34 @@ fn run<S: Sink>(config: BankConfig, request: &WarpRequest, path: Path, sink: &mu
     match path {
         Path::Word => schedule::word(request, sink),
         Path::Wide => schedule::wide(config, request, sink, vector_phases),
-        Path::CasLoop => cas_loop::run(config, request, sink, |load| {
-            run(config, load, Path::of(config, load), &mut Count).wavefronts
-        }),
+        Path::CasLoop => match cas_loop::direct(config, request, sink, key_classes) {
+            Some(totals) => totals,
+            None => cas_loop::run(config, request, sink, |load| {
+                run(config, load, Path::of(config, load), &mut Count).wavefronts
+            }),
+        },
         Path::Lanes => schedule::lanes(config, request, sink, vector_phases),
         Path::Planned => schedule::planned(config, request, sink),
     }
+}
+
+/// For each active lane, the first active lane with its key
+/// (`address >> shift`): by the word count's duplicate marks where the CPU
+/// has them (every key of an address in the window fits), else lane by lane.
+fn key_classes(addresses: &[u32; WARP_SIZE], active: u32, shift: u32) -> cas_loop::Classes {
+    let mut class: cas_loop::Classes = core::array::from_fn(|lane| lane as u8);
+    #[cfg(target_arch = "x86_64")]
+    if let Some((followers, first)) = super::simd::followers(addresses, active, shift) {
+        let mut rest = followers;
+        while rest != 0 {
+            let lane = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            class[lane] = first[lane];
+        }
+        return class;
+    }
+    cas_loop::scalar_classes(&mut class, addresses, active, shift);
+    class
 }
 
 /// The vectorised scheduler of phases keyed by bank group, where the CPU has it.
