@@ -850,3 +850,182 @@ fn thread_indices_with_a_block_shape() {
         stderr(&output)
     );
 }
+
+/// `--layout` stores the tile as Triton or CuTe names it: the addresses given
+/// are offsets in the packed tile, and the request is where the layout puts
+/// them, with the layout's index formula printed.
+#[test]
+fn a_named_layout_moves_the_access() {
+    let column = ["--tile", "32x32", "--layout", "Swizzle<5,0,5>", "lane*32*4"];
+    let output = analyze(&column);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        totals(&output),
+        "wavefronts: 1   ideal: 1   bank conflicts: 0   parallel"
+    );
+    assert!(stdout(&output).starts_with(
+        "LDS.32 on compute capability 9.0 (sm_90, Hopper): 32 banks x 4 bytes\n\
+         addresses: lane*32*4\n\
+         layout: Swizzle<5,0,5> on a 32x32 tile of 4-byte elements: \
+         (row, col) at 4 * (row * 32 + (col ^ (row % 32)))\n  \
+         the addresses given are offsets in the packed tile, 4 * (row * 32 + col); \
+         the request is where the layout stores those elements\n  \
+         lanes  0-7     0x0  0x84 0x108"
+    ));
+    // ldmatrix.x4 of a 16x16 block of a 64-wide half tile: 32 wavefronts packed
+    // (each matrix's 8 rows in the same 4 banks), 4 under Triton's layout.
+    let ldsm = ["--op", "ldsm.x4", "((lane%16)*64 + (lane/16)*8)*2"];
+    let packed = json(&ldsm);
+    assert_eq!(packed["wavefronts"], 32);
+    let mut args = vec![
+        "--tile",
+        "64x64",
+        "--element",
+        "half",
+        "--layout",
+        "triton:8,1,8",
+    ];
+    args.extend(ldsm);
+    let report = json(&args);
+    assert_eq!(report["wavefronts"], 4);
+    assert_eq!(report["bank_conflicts"], 0);
+    assert_eq!(
+        report["layout"],
+        serde_json::json!({
+            "name": "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8}>",
+            "rows": 64,
+            "cols": 64,
+            "element_bytes": 2,
+            "index": "row * 64 + (col ^ ((row % 8) * 8))",
+        })
+    );
+    // Lane 1 gives row 1, column 0 (offset 128); the layout stores it at
+    // column 8, 16 bytes on.
+    assert_eq!(report["tile_offsets"][1], 128);
+    assert_eq!(report["addresses"][1], 128 + 16);
+    assert_eq!(report["tile_offsets"], packed["addresses"]);
+    // Without --layout neither key is there.
+    assert!(packed.get("layout").is_none() && packed.get("tile_offsets").is_none());
+}
+
+/// `smem analyze --layout` reads every spelling `smem advise --layout` does,
+/// to the same layout (one parser).
+#[test]
+fn layout_spellings_are_advise_s() {
+    for layout in [
+        "pad:8",
+        "swizzle:2,3,3",
+        "Swizzle<3,3,3>",
+        "tma:128",
+        "triton:8,2,4",
+        "nvmma:128",
+        "nvmma:0",
+    ] {
+        let tile = ["--tile", "64x64", "--element", "half", "--layout", layout];
+        let mut args = tile.to_vec();
+        args.push("lane*128");
+        let analyzed = json(&args);
+        let mut args = tile.to_vec();
+        args.push("column");
+        let advised = support::json("advise", &args);
+        assert_eq!(
+            analyzed["layout"]["index"], advised["original"]["index"],
+            "{layout}"
+        );
+    }
+}
+
+/// Bad layouts and accesses the layout cannot take, each with its message.
+#[test]
+fn bad_layouts_are_refused_with_their_reason() {
+    for (layout, message) in [
+        (
+            "zigzag",
+            "`zigzag` is not a layout: expected pad:N, swizzle:B,M,S, Swizzle<B,M,S>, \
+             tma:BYTES, triton:VEC,PERPHASE,MAXPHASE or nvmma:BYTES",
+        ),
+        (
+            "triton:3,1,8",
+            "Triton's vec must be a power of two up to 65536, not 3",
+        ),
+        ("tma:16", "TMA swizzle of 16 bytes: expected 32, 64 or 128"),
+        ("pad:x", "`x` in `pad:x` is not a number"),
+        ("swizzle:3,0,2", "swizzle bit ranges overlap"),
+    ] {
+        let output = analyze(&["--tile", "8x8", "--layout", layout, "lane"]);
+        assert_eq!(output.status.code(), Some(2), "{layout}");
+        assert!(
+            stderr(&output).contains(message),
+            "{layout}: {}",
+            stderr(&output)
+        );
+    }
+    // --layout needs --tile, --tile and --element need --layout.
+    for args in [
+        &["--layout", "pad:1", "lane"][..],
+        &["--tile", "8x8", "lane"],
+        &["--element", "half", "lane"],
+    ] {
+        let output = analyze(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&output).contains("required arguments were not provided"),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
+    let swizzled = ["--tile", "8x8", "--layout", "Swizzle<3,0,3>"];
+    let with = |rest: &[&'static str]| [&swizzled[..], rest].concat();
+    fails_with(
+        &["--tile", "8x8", "--layout", "nvmma:96", "lane"],
+        "error: NVMMA swizzle width of 96 bytes: expected 0, 32, 64 or 128\n",
+    );
+    fails_with(
+        &with(&["lane*4 + 256"]),
+        "error: lane 0: bytes 256 to 259 are outside the 8x8 tile of 256 bytes \
+         (with --layout the addresses are offsets in the packed tile)\n",
+    );
+    fails_with(
+        &with(&["--width", "8", "lane*8"]),
+        "error: lane 4: its 8-byte access at offset 32 covers elements (1, 0) to (1, 1), \
+         which the layout does not keep together\n",
+    );
+    fails_with(
+        &with(&["--op", "ldc", "lane*4"]),
+        "error: --layout places a tile in shared memory; --op ldc reads constant memory\n",
+    );
+}
+
+/// Several address sets under one layout: the layout once, under the heading.
+#[test]
+fn a_named_layout_in_a_comparison() {
+    let output = analyze(&[
+        "--tile",
+        "32x32",
+        "--layout",
+        "pad:1",
+        "lane*32*4",
+        "lane*4",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let out = stdout(&output);
+    assert!(
+        out.starts_with(
+            "LDS.32 compared: 2 requests\nlayout: pad:1 on a 32x32 tile of 4-byte elements: \
+             (row, col) at 4 * (row * 33 + col)\n"
+        ),
+        "{out}"
+    );
+    let report = json(&[
+        "--tile",
+        "32x32",
+        "--layout",
+        "pad:1",
+        "lane*32*4",
+        "lane*4",
+    ]);
+    assert_eq!(report["layout"]["index"], "row * 33 + col");
+    assert_eq!(report["cases"][0]["wavefronts"], 1);
+    assert_eq!(report["cases"][0]["addresses"][1], 33 * 4);
+    assert_eq!(report["cases"][1]["tile_offsets"][1], 4);
+}

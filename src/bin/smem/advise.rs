@@ -7,12 +7,9 @@ use std::process::ExitCode;
 
 use clap::ValueEnum;
 use serde::Serialize;
-use smem_model::{
-    Advice, BankConfig, Candidate, ComputeCapability, Op, Swizzle, TileAccess, TileLayout,
-    TmaSwizzle, TritonShared,
-};
+use smem_model::{Advice, BankConfig, Candidate, ComputeCapability, Op, TileAccess, TileLayout};
 
-use crate::analyze::expr::type_size;
+use crate::layout::{parse_element, parse_layout, parse_tile, NamedLayout};
 use crate::output::{emit, fail};
 
 /// The `schema` of `smem advise --json`.
@@ -89,101 +86,6 @@ enum Pattern {
     Transpose,
     Matmul,
     Ldmatrix,
-}
-
-/// A layout named on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum NamedLayout {
-    Padding(u32),
-    Swizzle(Swizzle),
-    Tma(TmaSwizzle),
-    Triton(TritonShared),
-    Nvmma(u32),
-}
-
-impl NamedLayout {
-    /// The packed `tile` under this layout.
-    fn apply(self, tile: TileLayout) -> Result<TileLayout, smem_model::Error> {
-        match self {
-            NamedLayout::Padding(n) => tile.with_padding(n),
-            NamedLayout::Swizzle(swizzle) => tile.with_swizzle(swizzle),
-            NamedLayout::Tma(mode) => tile.with_tma_swizzle(mode),
-            NamedLayout::Triton(shared) => tile.with_triton_shared(shared),
-            NamedLayout::Nvmma(bytes) => tile.with_nvmma_swizzle(bytes),
-        }
-    }
-}
-
-/// `--layout`'s parser.
-fn parse_layout(text: &str) -> Result<NamedLayout, String> {
-    let numbers = |list: &str| -> Result<Vec<u32>, String> {
-        list.split(',')
-            .map(|n| {
-                n.trim()
-                    .parse::<u32>()
-                    .map_err(|_| format!("`{}` in `{text}` is not a number", n.trim()))
-            })
-            .collect()
-    };
-    let trimmed = text.trim();
-    let (kind, rest) = if let Some(inner) = trimmed
-        .strip_prefix("Swizzle<")
-        .or_else(|| trimmed.strip_prefix("swizzle<"))
-        .and_then(|r| r.strip_suffix('>'))
-    {
-        ("swizzle", inner)
-    } else {
-        trimmed.split_once(':').ok_or_else(|| {
-            format!(
-                "`{text}` is not a layout: expected pad:N, swizzle:B,M,S, Swizzle<B,M,S>, \
-                 tma:BYTES, triton:VEC,PERPHASE,MAXPHASE or nvmma:BYTES"
-            )
-        })?
-    };
-    let values = numbers(rest)?;
-    let err = |e: smem_model::Error| e.to_string();
-    match (kind, values.as_slice()) {
-        ("pad", &[n]) => Ok(NamedLayout::Padding(n)),
-        ("swizzle", &[b, m, s]) => Swizzle::new(b, m, s).map(NamedLayout::Swizzle).map_err(err),
-        ("tma", &[bytes]) => TmaSwizzle::ALL
-            .into_iter()
-            .find(|mode| mode.span() == bytes)
-            .map(NamedLayout::Tma)
-            .ok_or_else(|| format!("TMA swizzle of {bytes} bytes: expected 32, 64 or 128")),
-        ("triton", &[vec, per_phase, max_phase]) => TritonShared::new(vec, per_phase, max_phase)
-            .map(NamedLayout::Triton)
-            .map_err(err),
-        ("nvmma", &[bytes]) => Ok(NamedLayout::Nvmma(bytes)),
-        _ => Err(format!(
-            "`{text}` is not a layout: expected pad:N, swizzle:B,M,S, Swizzle<B,M,S>, \
-             tma:BYTES, triton:VEC,PERPHASE,MAXPHASE or nvmma:BYTES"
-        )),
-    }
-}
-
-/// `32x32` as (rows, columns).
-fn parse_tile(text: &str) -> Result<(u32, u32), String> {
-    let (rows, cols) = text
-        .split_once(['x', 'X', '*'])
-        .ok_or_else(|| format!("`{text}` is not ROWSxCOLS: expected e.g. 32x32"))?;
-    let number = |part: &str| {
-        part.trim()
-            .parse::<u32>()
-            .map_err(|_| format!("`{part}` in `{text}` is not a number of elements"))
-    };
-    Ok((number(rows)?, number(cols)?))
-}
-
-/// `4` or `float`: bytes per element.
-fn parse_element(text: &str) -> Result<u32, String> {
-    if let Ok(bytes) = text.parse::<u32>() {
-        return Ok(bytes);
-    }
-    type_size(text.trim())
-        .and_then(|size| u32::try_from(size).ok())
-        .ok_or_else(|| {
-            format!("`{text}` is not a size in bytes or a type (float, double, half, float4, ...)")
-        })
 }
 
 /// The tile accesses a pattern stands for, on a `rows x cols` tile.

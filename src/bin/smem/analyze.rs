@@ -22,9 +22,10 @@ use std::process::ExitCode;
 use serde::Serialize;
 use smem_model::{
     AccessWidth, BankConfig, Classification, ComputeCapability, Op, Partition, SharedMemConfig,
-    WarpRequest, WARP_SIZE,
+    TileLayout, WarpRequest, WARP_SIZE,
 };
 
+use crate::layout::NamedLayout;
 use crate::output::{emit, fail, styled, BAD, GOOD, HEADING, NOTE, WARN};
 
 /// Arguments of `smem analyze`.
@@ -42,6 +43,9 @@ Examples:
   smem analyze --arch sm_35 --bank-mode 8 '4*((3*lane)%32)'
   smem analyze --block 16x16 --warp 1 '(threadIdx.y*17 + threadIdx.x)*4'   a 16x16 tile, padded
   smem analyze --svg column.svg 'lane*32*4'     also draw the diagram as an SVG picture
+  smem analyze --tile 32x32 --layout 'Swizzle<5,0,5>' 'lane*32*4'   a column under CuTe's swizzle
+  smem analyze --tile 64x64 --element half --layout triton:8,1,8 --op ldsm.x4 \
+      '((lane%16)*64 + (lane/16)*8)*2'           ldmatrix on Triton's layout
   print_addresses | smem analyze -              the addresses from stdin
 
 An expression is C's: + - * / % << >> & ^ | == != < <= > >= && || ! ~ ?: and parentheses, with
@@ -50,7 +54,12 @@ the names lane (0 to 31), warpSize, sizeof(TYPE), the constants given with --def
 --block threadIdx.x/y/z (of the lane's thread in warp --warp) and blockDim.x/y/z. A `-`
 with no operand after it marks the lane inactive. A constant expression ('0x100 + 4') gives every
 lane the same address. A list holds 32 entries separated by commas (each entry an expression) or
-spaces (each a number), `-` for an inactive lane.")]
+spaces (each a number), `-` for an inactive lane.
+
+With --layout (and --tile), the addresses are byte offsets in the packed row-major tile, the
+element (row, col) at element_size * (row * COLS + col), as the kernel computes them without
+the layout; each lane's element is moved to where the layout stores it, whose index formula is
+printed, and the request analysed is that one.")]
 pub struct Args {
     /// Compute capability: sm_90, 9.0, 90, H100, RTX 4090, hopper, ... (`smem archs` lists
     /// them). Repeat to compare GPUs side by side.
@@ -108,6 +117,28 @@ pub struct Args {
     /// (it may use constants defined before it). Repeatable.
     #[arg(short = 'D', long = "define", value_name = "NAME=VALUE")]
     define: Vec<String>,
+
+    /// Store the tile (--tile) under a layout named as Triton or CuTe names it, the
+    /// addresses given being offsets in the packed tile (`smem advise --layout` takes the
+    /// same): `pad:N`, `swizzle:B,M,S` or `Swizzle<B,M,S>` (CuTe, on element offsets),
+    /// `tma:32|64|128`, `triton:VEC,PERPHASE,MAXPHASE` (#ttg.swizzled_shared),
+    /// `nvmma:0|32|64|128` (#ttg.nvmma_shared swizzle bytes).
+    #[arg(long, value_name = "LAYOUT", value_parser = crate::layout::parse_layout, requires = "tile")]
+    layout: Option<NamedLayout>,
+
+    /// The tile --layout stores: ROWSxCOLS elements, e.g. 64x64.
+    #[arg(long, value_name = "ROWSxCOLS", value_parser = crate::layout::parse_tile, requires = "layout")]
+    tile: Option<(u32, u32)>,
+
+    /// Bytes per element of the --tile, or a C/CUDA type: 4, float, double, half, float4, ...
+    #[arg(
+        long,
+        value_name = "BYTES|TYPE",
+        default_value = "4",
+        value_parser = crate::layout::parse_element,
+        requires = "layout"
+    )]
+    element: u32,
 
     /// The shared-memory byte addresses: an expression in `lane` such as `lane*33*4`,
     /// or a list of 32 addresses; `-` reads them from stdin. Several are compared side
@@ -197,6 +228,58 @@ pub struct Report {
     visible_to_nsight: bool,
     /// Cycles, on sm_90 (where measured); `null` elsewhere.
     cycles: Option<CyclesReport>,
+    /// With `--layout`: the addresses as given, offsets in the packed tile,
+    /// which the layout moved to `addresses`; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tile_offsets: Option<Vec<Option<u32>>>,
+}
+
+/// `--layout` in `--json` (absent without it): the tile and where it puts
+/// each element.
+#[derive(Debug, Clone, Serialize)]
+pub struct LayoutReport {
+    /// The layout in its owner's spelling: `Swizzle<3,3,3>`,
+    /// `#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8}>`, ...
+    name: String,
+    rows: u32,
+    cols: u32,
+    element_bytes: u32,
+    /// The element index of (row, col) as C; the byte offset is
+    /// `element_bytes` times it.
+    index: String,
+}
+
+impl LayoutReport {
+    fn new(named: NamedLayout, tile: &TileLayout) -> LayoutReport {
+        LayoutReport {
+            name: named.to_string(),
+            rows: tile.rows(),
+            cols: tile.cols(),
+            element_bytes: tile.element_bytes(),
+            index: tile.index_formula(),
+        }
+    }
+
+    /// The text output's lines.
+    fn text(&self) -> String {
+        format!(
+            "layout: {} on a {}x{} tile of {}-byte elements: (row, col) at {} * ({})\n{}\n",
+            self.name,
+            self.rows,
+            self.cols,
+            self.element_bytes,
+            self.element_bytes,
+            self.index,
+            styled(
+                NOTE,
+                format!(
+                    "  the addresses given are offsets in the packed tile, {} * (row * {} + col); \
+                     the request is where the layout stores those elements",
+                    self.element_bytes, self.cols
+                )
+            )
+        )
+    }
 }
 
 /// The timing model's figures in `--json`.
@@ -263,6 +346,8 @@ pub struct Case {
     pub source: String,
     /// Each lane's address.
     pub addresses: Vec<Option<u32>>,
+    /// With `--layout`: the addresses as given, before the layout moved them.
+    pub tile_offsets: Option<Vec<Option<u32>>>,
 }
 
 /// Runs `smem analyze`: status 0 when every request could be partitioned (and
@@ -329,25 +414,45 @@ fn analyze(args: &Args) -> Result<(), ExitCode> {
             ))
         })?;
     }
+    let tile = match (args.layout, args.tile) {
+        (Some(named), Some((rows, cols))) => {
+            if args.op == OpName::Ldc {
+                return Err(fail(
+                    "--layout places a tile in shared memory; --op ldc reads constant memory",
+                ));
+            }
+            let tile = TileLayout::new(rows, cols, args.element)
+                .and_then(|packed| named.apply(packed))
+                .map_err(fail)?;
+            Some((LayoutReport::new(named, &tile), tile))
+        }
+        _ => None,
+    };
+    let width = request_width(args)?;
     let sets = address_sets(&args.addresses)
         .map_err(fail)?
         .into_iter()
         .map(|source| {
-            let addresses = addresses(&source, &constants)?;
-            Ok((source, addresses))
+            let given = addresses(&source, &constants)?;
+            Ok(match &tile {
+                Some((_, layout)) => (source, through_layout(layout, width, &given)?, Some(given)),
+                None => (source, given, None),
+            })
         })
         .collect::<Result<Vec<_>, String>>()
         .map_err(fail)?;
     let mut cases = Vec::new();
     for &arch in &args.arch {
-        for (source, addresses) in &sets {
+        for (source, addresses, tile_offsets) in &sets {
             cases.push(Case {
                 arch,
                 source: source.clone(),
                 addresses: addresses.clone(),
+                tile_offsets: tile_offsets.clone(),
             });
         }
     }
+    let layout = tile.map(|(report, _)| report);
     if cases.len() > MAX_CASES {
         return Err(fail(format_args!(
             "{} requests to compare ({} --arch x {} address sets): at most {MAX_CASES}",
@@ -373,9 +478,16 @@ fn analyze(args: &Args) -> Result<(), ExitCode> {
             .map(|case| partition(args, case))
             .collect::<Result<Vec<_>, _>>()?;
         return emit(&if args.json {
-            compare::json(&cases, &partitions).map_err(fail)?
+            compare::json(&cases, &partitions, layout).map_err(fail)?
         } else {
-            compare::text(&cases, &partitions)
+            let table = compare::text(&cases, &partitions);
+            match (layout, table.split_once('\n')) {
+                // Under the heading, as for one request.
+                (Some(layout), Some((heading, rest))) => {
+                    format!("{heading}\n{}{rest}", layout.text())
+                }
+                _ => table,
+            }
         });
     }
     if to_stdout && args.json {
@@ -413,31 +525,95 @@ fn analyze(args: &Args) -> Result<(), ExitCode> {
         #[derive(Serialize)]
         struct Single {
             schema: &'static str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            layout: Option<LayoutReport>,
             #[serde(flatten)]
             report: Report,
         }
         let single = Single {
             schema: SCHEMA,
-            report: report(&partition, &case.source),
+            layout,
+            report: report(&partition, case),
         };
         let mut json = serde_json::to_string_pretty(&single).map_err(fail)?;
         json.push('\n');
         json
     } else {
-        describe(&partition, &case.source, &grid)
+        describe(&partition, &case.source, layout.as_ref(), &grid)
     };
     emit(&text)
+}
+
+/// The width `--width` gives, checked against the op's name (`LDS.128`
+/// given `--width 4` is an error), else the name's, else 4.
+fn request_width(args: &Args) -> Result<u32, ExitCode> {
+    Ok(match args.op {
+        OpName::Shared(name) => name.width_or(args.width, 4).map_err(fail)?.bytes(),
+        OpName::Ldc => args.width.unwrap_or(4),
+    })
+}
+
+/// Each lane's access of `width` bytes at `given`, an offset in the packed
+/// row-major tile, moved to where `layout` stores it: the element's place
+/// plus the offset within it. A lane whose bytes the layout does not keep
+/// together (a vector the swizzle splits) or that lies outside the tile is
+/// an error naming the lane.
+fn through_layout(
+    layout: &TileLayout,
+    width: u32,
+    given: &[Option<u32>],
+) -> Result<Vec<Option<u32>>, String> {
+    let element = layout.element_bytes();
+    let elements = layout.rows() * layout.cols();
+    // The packed tile's element `index` is (index / cols, index % cols).
+    let place = |index: u32| {
+        layout
+            .offset(index / layout.cols(), index % layout.cols())
+            .ok()
+    };
+    let packed_bytes = u64::from(elements) * u64::from(element);
+    given
+        .iter()
+        .enumerate()
+        .map(|(lane, address)| {
+            let Some(address) = *address else {
+                return Ok(None);
+            };
+            if u64::from(address) + u64::from(width) > packed_bytes {
+                return Err(format!(
+                    "lane {lane}: bytes {address} to {} are outside the {}x{} tile of {} bytes \
+                     (with --layout the addresses are offsets in the packed tile)",
+                    u64::from(address) + u64::from(width) - 1,
+                    layout.rows(),
+                    layout.cols(),
+                    packed_bytes
+                ));
+            }
+            let (first, within) = (address / element, address % element);
+            let start = place(first).unwrap_or(0);
+            // Every element the access touches must follow the first in the
+            // layout too, or the lane's bytes are not one access any more.
+            let touched = (within + width).div_ceil(element);
+            for k in 1..touched {
+                if place(first + k) != Some(start + k * element) {
+                    let (row, col) = (first / layout.cols(), first % layout.cols());
+                    return Err(format!(
+                        "lane {lane}: its {width}-byte access at offset {address} covers elements \
+                         ({row}, {col}) to ({}, {}), which the layout does not keep together",
+                        (first + touched - 1) / layout.cols(),
+                        (first + touched - 1) % layout.cols(),
+                    ));
+                }
+            }
+            Ok(Some(start + within))
+        })
+        .collect()
 }
 
 /// The partition of one case, or the failure status with the reason on stderr.
 fn partition(args: &Args, case: &Case) -> Result<Partition, ExitCode> {
     let op = args.op.op();
-    // The width `--width` gives, checked against the op's name (`LDS.128`
-    // given `--width 4` is an error), else the name's, else 4.
-    let width = match args.op {
-        OpName::Shared(name) => name.width_or(args.width, 4).map_err(fail)?.bytes(),
-        OpName::Ldc => args.width.unwrap_or(4),
-    };
+    let width = request_width(args)?;
     let mut config = BankConfig::new(case.arch);
     match args.bank_mode.as_deref() {
         Some("8") => config = config.with_shared_mem_config(SharedMemConfig::EightByte),
@@ -594,7 +770,12 @@ pub(crate) fn bank_bandwidth(partition: &Partition) -> (u32, u32) {
 }
 
 /// The text output: the request, the totals and the diagram.
-fn describe(partition: &Partition, source: &str, grid: &diagram::Grid) -> String {
+fn describe(
+    partition: &Partition,
+    source: &str,
+    layout: Option<&LayoutReport>,
+    grid: &diagram::Grid,
+) -> String {
     let config = partition.config();
     let request = partition.request();
     let cc = config.capability();
@@ -609,6 +790,9 @@ fn describe(partition: &Partition, source: &str, grid: &diagram::Grid) -> String
         config.bank_width().bytes()
     );
     _ = writeln!(out, "addresses: {source}");
+    if let Some(layout) = layout {
+        out.push_str(&layout.text());
+    }
     let cells: Vec<String> = smem_model::Lane::all()
         .map(|lane| match request.address(lane) {
             Some(address) => format!("{address:#x}"),
@@ -734,7 +918,7 @@ fn extra_lines(partition: &Partition) -> Vec<String> {
 }
 
 /// The `--json` report of one request.
-pub(crate) fn report(partition: &Partition, source: &str) -> Report {
+pub(crate) fn report(partition: &Partition, case: &Case) -> Report {
     let config = partition.config();
     let request = partition.request();
     let lanes = |set: smem_model::LaneSet| set.iter().map(|lane| lane.get()).collect::<Vec<u32>>();
@@ -746,7 +930,7 @@ pub(crate) fn report(partition: &Partition, source: &str) -> Report {
     let (distinct, _) = bank_bandwidth(partition);
     Report {
         arch: config.capability().sm_name().to_owned(),
-        source: source.to_owned(),
+        source: case.source.clone(),
         op: request.op().to_string(),
         width: request.width().bytes(),
         banks: config.bank_count(),
@@ -786,5 +970,6 @@ pub(crate) fn report(partition: &Partition, source: &str) -> Report {
             latency: t.latency(),
             latency_16_warps: t.latency_cycles_per_instruction(16),
         }),
+        tile_offsets: case.tile_offsets.clone(),
     }
 }

@@ -10,6 +10,7 @@ mod analyze;
 mod arch;
 mod archs;
 mod kernel;
+mod layout;
 mod occupancy;
 mod output;
 mod racecheck;

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use smem_model::Partition;
 
-use super::{bank_bandwidth, instruction, report, Case, Report};
+use super::{bank_bandwidth, instruction, report, Case, LayoutReport, Report};
 use crate::output::{styled, HEADING, NOTE};
 use crate::table::{Align, Table};
 
@@ -17,6 +17,9 @@ pub const SCHEMA: &str = "smem-analyze-compare/1";
 #[derive(Debug, Serialize)]
 struct Comparison {
     schema: &'static str,
+    /// With `--layout`: the tile and its index formula, as for one request.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    layout: Option<LayoutReport>,
     /// One report per case, in the order of the table: each `--arch` in turn,
     /// with every address set under it.
     cases: Vec<Report>,
@@ -84,13 +87,18 @@ pub fn text(cases: &[Case], partitions: &[Partition]) -> String {
 }
 
 /// The comparison as JSON.
-pub fn json(cases: &[Case], partitions: &[Partition]) -> Result<String, serde_json::Error> {
+pub fn json(
+    cases: &[Case],
+    partitions: &[Partition],
+    layout: Option<LayoutReport>,
+) -> Result<String, serde_json::Error> {
     let comparison = Comparison {
         schema: SCHEMA,
+        layout,
         cases: cases
             .iter()
             .zip(partitions)
-            .map(|(case, partition)| report(partition, &case.source))
+            .map(|(case, partition)| report(partition, case))
             .collect(),
     };
     let mut text = serde_json::to_string_pretty(&comparison)?;
