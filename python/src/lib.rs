@@ -177,15 +177,9 @@ fn timing(
     let config = config(arch, bank_bytes)?;
     let request = request(op, width, addresses, base)?;
     let t = config.timing(&request).map_err(value_error)?;
-    // An SM holds at most this many warps (the occupancy calculator's limit):
-    // a figure for more, or for none, would answer a launch that cannot be.
-    let most = arch.max_warps_per_sm();
-    if !(1..=most).contains(&warps) {
-        return Err(PyValueError::new_err(format!(
-            "warps: {warps} is not a number of warps one SM of compute capability {arch} \
-             holds: expected 1 to {most}"
-        )));
-    }
+    // The library's check, so Python, Rust and the figures' `None` agree.
+    smem_model::Timing::check_warps(warps)
+        .map_err(|e| PyValueError::new_err(format!("warps: {e}")))?;
     Ok(Timing {
         pipe_cycles: t.pipe_cycles(),
         latency: t.latency(),

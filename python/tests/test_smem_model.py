@@ -146,9 +146,9 @@ def test_stubs_and_marker_are_installed():
 def test_timing_refuses_warps_an_sm_cannot_hold(warps):
     with pytest.raises(ValueError) as e:
         smem_model.timing("sm_90", "LDS", 4, strided(4), warps=warps)
+    # The library's message (Timing::check_warps), the argument named first.
     assert str(e.value) == (
-        f"warps: {warps} is not a number of warps one SM of compute capability 9.0 holds: "
-        "expected 1 to 64"
+        f"warps: {warps} warps on one SM: an SM of compute capability 9.0 holds 1 to 64"
     )
     assert smem_model.timing("sm_90", "LDS", 4, strided(4), warps=64).warps == 64
 
