@@ -303,8 +303,9 @@ class TileLayout:
     """A tile's layout in shared memory: `rows` x `cols` elements of
     `element_bytes`, with padding after each row, an XOR swizzle, a TMA mode,
     Triton's swizzled shared encoding (`triton_shared=(vec, perPhase,
-    maxPhase)`) or NVMMA shared encoding (`nvmma_swizzle=` bytes), and the
-    tile's base address."""
+    maxPhase)`) or NVMMA shared encoding (`nvmma_swizzle=` bytes; rows wider
+    than the swizzle are stored as column tiles of its width, as Triton
+    does), and the tile's base address."""
 
     def __new__(
         cls,
@@ -333,7 +334,12 @@ class TileLayout:
         """Columns."""
     @property
     def pitch(self) -> int:
-        """Elements from one row's start to the next's: columns plus padding."""
+        """Elements from one row's start to the next's: the row (a column
+        tile's, if any) plus padding."""
+    @property
+    def tile_cols(self) -> int:
+        """Columns one row of storage holds: all of them, or the width of the
+        column tiles a wide NVMMA-swizzled tile is stored as."""
     @property
     def padding(self) -> int:
         """Elements of padding after each row."""

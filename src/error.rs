@@ -477,6 +477,17 @@ pub enum Error {
         elements: u64,
     },
 
+    /// Column tiles that do not divide the tile's row, or on a padded tile.
+    #[error("column tiles of {tile_cols} columns on a tile of {cols} columns with {padding} elements of padding a row: the tiles must divide the row and the tile be packed")]
+    ColumnTiles {
+        /// The tile's columns.
+        cols: u32,
+        /// Columns a column tile was to hold.
+        tile_cols: u32,
+        /// The tile's padding, in elements a row.
+        padding: u32,
+    },
+
     /// A TMA swizzle on rows longer than its span: `cuTensorMapEncodeTiled`
     /// requires the inner box dimension, in bytes, to fit the swizzle span.
     #[error("rows of {row_bytes} bytes are longer than the {span}-byte span of the TMA swizzle")]
@@ -592,8 +603,10 @@ pub enum Error {
         bytes: u32,
     },
 
-    /// An NVMMA-swizzled tile whose rows are not the swizzle's width.
-    #[error("not modelled: rows of {row_bytes} bytes under a {swizzle_bytes}-byte NVMMA swizzle (Triton stores rows longer than the swizzle as tiles of {swizzle_bytes}-byte columns side by side, rows shorter it refuses); give a tile whose rows are {swizzle_bytes} bytes")]
+    /// An NVMMA-swizzled tile whose rows are shorter than the swizzle's
+    /// width, which Triton refuses (`getTMABlockShape`: "Block shape is too
+    /// small for the swizzle byte size").
+    #[error("rows of {row_bytes} bytes are narrower than the {swizzle_bytes}-byte NVMMA swizzle, which Triton refuses: give rows of at least {swizzle_bytes} bytes")]
     NvmmaRow {
         /// Bytes per row.
         row_bytes: u64,

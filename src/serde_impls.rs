@@ -503,10 +503,14 @@ struct RawTile {
     swizzle: Option<Swizzle>,
     #[serde(default)]
     base: u32,
+    /// `with_column_tiles`'s width; absent for a tile of one column tile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tile_cols: Option<u32>,
 }
 
 /// A tile is the arguments of its builder calls: `new(rows, cols,
-/// element_bytes)`, `with_pitch`, `with_swizzle`, `with_base`.
+/// element_bytes)`, `with_column_tiles`, `with_pitch`, `with_swizzle`,
+/// `with_base`.
 impl Serialize for TileLayout {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         RawTile {
@@ -516,6 +520,7 @@ impl Serialize for TileLayout {
             pitch: self.pitch(),
             swizzle: self.swizzle(),
             base: self.base(),
+            tile_cols: (self.tile_cols() != self.cols()).then_some(self.tile_cols()),
         }
         .serialize(serializer)
     }
@@ -525,8 +530,11 @@ impl<'de> Deserialize<'de> for TileLayout {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let raw = RawTile::deserialize(deserializer)?;
         let build = || -> Result<TileLayout, Error> {
-            let mut tile =
-                TileLayout::new(raw.rows, raw.cols, raw.element_bytes)?.with_pitch(raw.pitch)?;
+            let mut tile = TileLayout::new(raw.rows, raw.cols, raw.element_bytes)?;
+            if let Some(tile_cols) = raw.tile_cols {
+                tile = tile.with_column_tiles(tile_cols)?;
+            }
+            tile = tile.with_pitch(raw.pitch)?;
             if let Some(swizzle) = raw.swizzle {
                 tile = tile.with_swizzle(swizzle)?;
             }

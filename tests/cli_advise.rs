@@ -322,8 +322,9 @@ fn layouts_by_name() {
         report["original"]["index"],
         "row * 32 + (col ^ ((row / 2 % 4) * 8))"
     );
-    // Rows wider than the NVMMA swizzle are refused by name, not mis-modelled.
-    let output = support::smem(
+    // Rows wider than the NVMMA swizzle: column tiles of its width, as Triton
+    // stores them; narrower rows, which Triton refuses, are refused by name.
+    let report = support::json(
         "advise",
         &[
             "--tile",
@@ -335,7 +336,26 @@ fn layouts_by_name() {
             "row",
         ],
     );
+    assert_eq!(
+        report["original"]["index"],
+        "(col / 32) * 256 + row * 32 + ((col % 32) ^ ((row % 8) * 4))"
+    );
+    let output = support::smem(
+        "advise",
+        &[
+            "--tile",
+            "8x16",
+            "--element",
+            "float",
+            "--layout",
+            "nvmma:128",
+            "row",
+        ],
+    );
     assert_eq!(output.status.code(), Some(1));
-    assert!(stderr(&output)
-        .starts_with("error: not modelled: rows of 256 bytes under a 128-byte NVMMA swizzle"));
+    assert_eq!(
+        stderr(&output),
+        "error: rows of 64 bytes are narrower than the 128-byte NVMMA swizzle, which Triton \
+         refuses: give rows of at least 128 bytes\n"
+    );
 }

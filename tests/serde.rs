@@ -500,6 +500,25 @@ fn tiles_and_swizzles_are_built_by_their_constructors() {
         .with_tma_swizzle(TmaSwizzle::B128)
         .unwrap();
     assert_eq!(again(&tma), tma);
+    // Triton's wide NVMMA rows: column tiles, written only when there are some.
+    let wide = TileLayout::new(8, 64, 4)
+        .unwrap()
+        .with_nvmma_swizzle(128)
+        .unwrap();
+    assert_eq!(again(&wide), wide);
+    assert_eq!(serde_json::to_value(wide).unwrap()["tile_cols"], 32);
+    assert!(serde_json::to_value(tma)
+        .unwrap()
+        .get("tile_cols")
+        .is_none());
+    refuses_with::<TileLayout>(
+        json!({"rows": 8, "cols": 64, "element_bytes": 4, "pitch": 64, "tile_cols": 32}),
+        Error::ColumnTiles {
+            cols: 64,
+            tile_cols: 32,
+            padding: 32,
+        },
+    );
     refuses_with::<TileLayout>(
         json!({"rows": 0, "cols": 4, "element_bytes": 4, "pitch": 4}),
         Error::EmptyTile { rows: 0, cols: 4 },

@@ -910,7 +910,8 @@ fn swizzle() -> impl Strategy<Value = Swizzle> {
     })
 }
 
-/// Layouts with every element size, a padding, and a swizzle that fits.
+/// Layouts with every element size, a padding or column tiles, and a
+/// swizzle that fits.
 #[cfg(feature = "proptest")]
 fn layout() -> impl Strategy<Value = TileLayout> {
     (
@@ -920,19 +921,24 @@ fn layout() -> impl Strategy<Value = TileLayout> {
         0u32..=9,
         proptest::option::of(swizzle()),
         0u32..1024,
+        1u32..=4,
     )
-        .prop_filter_map("layout", |(rows, cols, element, padding, swizzle, base)| {
-            let layout = TileLayout::new(rows, cols, element)
-                .ok()?
-                .with_padding(padding)
-                .ok()?
-                .with_base(base * element)
-                .ok()?;
-            match swizzle {
-                Some(swizzle) => layout.with_swizzle(swizzle).ok(),
-                None => Some(layout),
-            }
-        })
+        .prop_filter_map(
+            "layout",
+            |(rows, cols, element, padding, swizzle, base, tiles)| {
+                let packed = TileLayout::new(rows, cols, element).ok()?;
+                let shaped = if tiles > 1 {
+                    packed.with_column_tiles(cols / tiles).ok()?
+                } else {
+                    packed.with_padding(padding).ok()?
+                };
+                let layout = shaped.with_base(base * element).ok()?;
+                match swizzle {
+                    Some(swizzle) => layout.with_swizzle(swizzle).ok(),
+                    None => Some(layout),
+                }
+            },
+        )
 }
 
 #[cfg(feature = "proptest")]
@@ -969,6 +975,42 @@ proptest! {
             .filter(|&i| layout.element_at(i * layout.element_bytes()).is_none())
             .count() as u64;
         prop_assert_eq!(padding * u64::from(layout.element_bytes()), layout.extra_bytes());
+    }
+
+    /// Column tiles are the tiles stacked: each column tile of `T` columns is
+    /// the `rows x T` tile on its own (same swizzle), placed after the ones
+    /// on its left.
+    #[test]
+    fn column_tiles_are_stacked_tiles(
+        rows in 1u32..=24,
+        tile_cols in 1u32..=24,
+        tiles in 1u32..=4,
+        element in select(vec![1u32, 2, 4, 8, 16]),
+        // Small swizzles, whose periods fit these tiles often.
+        swizzle in proptest::option::of((1u32..=3, 0u32..=2, 0u32..=2).prop_map(|(b, m, extra)| {
+            Swizzle::new(b, m, b + extra).unwrap()
+        })),
+    ) {
+        let cols = tile_cols * tiles;
+        let mut layout = TileLayout::new(rows, cols, element).unwrap().with_column_tiles(tile_cols).unwrap();
+        let mut one = TileLayout::new(rows, tile_cols, element).unwrap();
+        if let Some(swizzle) = swizzle {
+            // Only a swizzle whose period fits one tile reads nothing of the
+            // tile's place.
+            prop_assume!(u64::from(rows * tile_cols) % swizzle.period() == 0);
+            layout = layout.with_swizzle(swizzle).unwrap();
+            one = one.with_swizzle(swizzle).unwrap();
+        }
+        let span = rows * tile_cols * element;
+        for row in 0..rows {
+            for col in 0..cols {
+                let (tile, within) = (col / tile_cols, col % tile_cols);
+                prop_assert_eq!(
+                    layout.offset(row, col).unwrap(),
+                    tile * span + one.offset(row, within).unwrap()
+                );
+            }
+        }
     }
 
     /// Padding never changes which element an index maps to: the padded
@@ -1421,29 +1463,128 @@ fn triton_shared_encodings_match_tritons_tests() {
     let mut bases: Vec<_> = cols(64).collect();
     bases.extend([(1, 8), (2, 16), (4, 32)]);
     assert_bases(nvmma(8, 64, 128, 2), &bases);
-    // LeadingOffset_8x64_1_8_32b: 64 floats are two 128-byte tiles side by
-    // side, which a TileLayout does not express: refused, by name.
+    // Rows wider than the swizzle: column tiles of the swizzle's width, each
+    // all rows high, one after another (nvmmaSharedToLinearLayout).
+    // LeadingOffset_8x64_1_8_32b: {8, 64} fp32, 128 bytes: the last basis
+    // starts the second 32-column tile.
+    let mut bases: Vec<_> = cols(32).collect();
+    bases.extend([(1, 4), (2, 8), (4, 16), (0, 32)]);
+    assert_bases(nvmma(8, 64, 128, 4), &bases);
+    // LeadingOffset_128x128_1_8_128b_transposed: {128, 128} fp32 with dim0
+    // contiguous, so 128 rows (dim1) of 128 columns (dim0); Triton's bases
+    // with each pair swapped.
+    let mut bases: Vec<_> = cols(32).collect();
+    bases.extend([(1, 4), (2, 8), (4, 16), (8, 0), (16, 0), (32, 0), (64, 0)]);
+    bases.extend([(0, 32), (0, 64)]);
+    assert_bases(nvmma(128, 128, 128, 4), &bases);
+    // LeadingOffset_32x4x64_1_8_32b: {32, 4, 64} fp32, 64 bytes; Triton
+    // collapses the outer dimensions into 128 rows (row = 4 * d0 + d1).
+    let mut bases: Vec<_> = cols(16).collect();
+    bases.extend([(1, 0), (2, 4), (4, 8), (8, 0), (16, 0), (32, 0), (64, 0)]);
+    bases.extend([(0, 16), (0, 32)]);
+    assert_bases(nvmma(128, 64, 64, 4), &bases);
+    // Narrower rows Triton refuses (getTMABlockShape), and so do we, by name.
     assert_eq!(
-        TileLayout::new(8, 64, 4).unwrap().with_nvmma_swizzle(128),
+        TileLayout::new(8, 16, 4).unwrap().with_nvmma_swizzle(128),
         Err(Error::NvmmaRow {
-            row_bytes: 256,
+            row_bytes: 64,
             swizzle_bytes: 128
         })
     );
     assert_eq!(
         Error::NvmmaRow {
-            row_bytes: 256,
+            row_bytes: 64,
             swizzle_bytes: 128
         }
         .to_string(),
-        "not modelled: rows of 256 bytes under a 128-byte NVMMA swizzle (Triton stores rows \
-         longer than the swizzle as tiles of 128-byte columns side by side, rows shorter it \
-         refuses); give a tile whose rows are 128 bytes"
+        "rows of 64 bytes are narrower than the 128-byte NVMMA swizzle, which Triton refuses: \
+         give rows of at least 128 bytes"
     );
-    // Its first 128-byte tile is modelled: the bases of Triton's test up to there.
-    let mut bases: Vec<_> = cols(32).collect();
-    bases.extend([(1, 4), (2, 8), (4, 16)]);
-    assert_bases(nvmma(8, 32, 128, 4), &bases);
+}
+
+/// Column tiles: the layout Triton's wide NVMMA rows take, by hand.
+#[test]
+fn column_tiles_stack_the_tiles() {
+    let tile = TileLayout::new(16, 96, 2)
+        .unwrap()
+        .with_column_tiles(32)
+        .unwrap();
+    assert_eq!(
+        (tile.tile_cols(), tile.pitch(), tile.padding()),
+        (32, 32, 0)
+    );
+    assert_eq!(tile.bytes(), 16 * 96 * 2);
+    assert_eq!(tile.extra_bytes(), 0);
+    // Column 32 starts the second tile, after all 16 rows of the first.
+    assert_eq!(tile.offset(0, 31).unwrap(), 31 * 2);
+    assert_eq!(tile.offset(1, 0).unwrap(), 32 * 2);
+    assert_eq!(tile.offset(0, 32).unwrap(), 16 * 32 * 2);
+    assert_eq!(tile.offset(15, 95).unwrap(), (16 * 96 - 1) * 2);
+    assert_eq!(tile.element_at(16 * 32 * 2 + 2), Some((0, 33)));
+    assert_eq!(
+        tile.index_formula(),
+        "(col / 32) * 512 + row * 32 + col % 32"
+    );
+    assert_eq!(
+        tile.to_string(),
+        "16x96 of 2-byte elements, pitch 32, column tiles of 32"
+    );
+    // Column tiles are packed: no pitch, padding or tile that does not divide.
+    assert_eq!(
+        tile.with_pitch(40),
+        Err(Error::ColumnTiles {
+            cols: 96,
+            tile_cols: 32,
+            padding: 8
+        })
+    );
+    assert_eq!(
+        TileLayout::new(16, 96, 2)
+            .unwrap()
+            .with_padding(2)
+            .unwrap()
+            .with_column_tiles(32),
+        Err(Error::ColumnTiles {
+            cols: 96,
+            tile_cols: 32,
+            padding: 2
+        })
+    );
+    assert_eq!(
+        TileLayout::new(16, 96, 2).unwrap().with_column_tiles(0),
+        Err(Error::ColumnTiles {
+            cols: 96,
+            tile_cols: 0,
+            padding: 0
+        })
+    );
+    assert_eq!(
+        TileLayout::new(16, 96, 2)
+            .unwrap()
+            .with_column_tiles(64)
+            .unwrap_err()
+            .to_string(),
+        "column tiles of 64 columns on a tile of 96 columns with 0 elements of padding a row: \
+         the tiles must divide the row and the tile be packed"
+    );
+    // A tile of one column tile is the packed tile.
+    let packed = TileLayout::new(16, 96, 2).unwrap();
+    assert_eq!(packed.with_column_tiles(96), Ok(packed));
+}
+
+/// Without a swizzle, Triton's NVMMA layout is row-major in TMA blocks of at
+/// most 256 elements a row (getTMABlockShape), blocks one after another.
+#[test]
+fn unswizzled_nvmma_rows_past_256_elements_are_column_tiles() {
+    let narrow = TileLayout::new(8, 256, 1).unwrap();
+    assert_eq!(narrow.with_nvmma_swizzle(0), Ok(narrow));
+    let wide = TileLayout::new(8, 512, 1)
+        .unwrap()
+        .with_nvmma_swizzle(0)
+        .unwrap();
+    assert_eq!(wide.tile_cols(), 256);
+    assert_eq!(wide.offset(0, 256).unwrap(), 8 * 256);
+    assert_eq!(wide.offset(1, 0).unwrap(), 256);
 }
 
 #[test]

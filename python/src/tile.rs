@@ -214,8 +214,9 @@ impl PyTileAccess {
 /// A tile's layout in shared memory: `rows` x `cols` elements of
 /// `element_bytes`, with padding after each row, an XOR swizzle, a TMA mode,
 /// Triton's swizzled shared encoding (`triton_shared=(vec, perPhase,
-/// maxPhase)`) or NVMMA shared encoding (`nvmma_swizzle=` bytes), and the
-/// tile's base address.
+/// maxPhase)`) or NVMMA shared encoding (`nvmma_swizzle=` bytes; rows wider
+/// than the swizzle are stored as column tiles of its width, as Triton
+/// does), and the tile's base address.
 #[pyclass(frozen, module = "smem_model", name = "TileLayout")]
 #[derive(Clone, Copy)]
 pub struct PyTileLayout(TileLayout);
@@ -307,10 +308,18 @@ impl PyTileLayout {
         self.0.cols()
     }
 
-    /// Elements from one row's start to the next's: columns plus padding.
+    /// Elements from one row's start to the next's: the row (a column
+    /// tile's, if any) plus padding.
     #[getter]
     fn pitch(&self) -> u32 {
         self.0.pitch()
+    }
+
+    /// Columns one row of storage holds: all of them, or the width of the
+    /// column tiles a wide NVMMA-swizzled tile is stored as.
+    #[getter]
+    fn tile_cols(&self) -> u32 {
+        self.0.tile_cols()
     }
 
     /// Elements of padding after each row.

@@ -75,6 +75,19 @@ def test_triton_shared_encodings():
     assert nvmma.wavefronts("sm_90", loads) == TileLayout(128, 64, 2, tma_swizzle="128B").wavefronts("sm_90", loads)
     with pytest.raises(ValueError):
         TileLayout(32, 32, 2, triton_shared=(3, 1, 8))  # vec must be a power of two
+    # Rows wider than the swizzle: column tiles of 128 bytes, one after another
+    # (Triton's LeadingOffset_8x64_1_8_32b).
+    wide = TileLayout(8, 64, 4, nvmma_swizzle=128)
+    assert (wide.tile_cols, wide.pitch, wide.bytes) == (32, 32, 8 * 64 * 4)
+    assert wide.offset(0, 32) == 8 * 32 * 4
+    assert wide.offset(1, 0) == (32 + 4) * 4
+    assert wide.index_formula == "(col / 32) * 256 + row * 32 + ((col % 32) ^ ((row % 8) * 4))"
+    with pytest.raises(ValueError) as e:
+        TileLayout(8, 16, 4, nvmma_swizzle=128)
+    assert str(e.value) == (
+        "rows of 64 bytes are narrower than the 128-byte NVMMA swizzle, which Triton refuses: "
+        "give rows of at least 128 bytes"
+    )
 
 
 def test_occupancy():

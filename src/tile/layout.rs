@@ -1,5 +1,5 @@
-//! 2-D tile layouts: row-major with a row pitch, optionally XOR-swizzled,
-//! placed at a base address.
+//! 2-D tile layouts: row-major with a row pitch (or as column tiles stored
+//! one after another), optionally XOR-swizzled, placed at a base address.
 
 use core::fmt;
 
@@ -26,6 +26,15 @@ use super::Swizzle;
 /// base is a multiple of the swizzle's [period](Swizzle::period) (in elements,
 /// times the element size: 1024 bytes for the 128-byte TMA mode), this is the
 /// same as swizzling the address, as TMA does.
+///
+/// A tile may instead be stored as *column tiles*
+/// ([`with_column_tiles`](Self::with_column_tiles)): its columns cut into
+/// tiles of `T` columns, each tile stored packed row-major, the tiles one
+/// after another, so `row * pitch + col` becomes
+/// `(col / T) * rows * T + row * T + col % T` (pitch `T`) before the swizzle.
+/// That is how Triton stores an NVMMA-swizzled tile whose rows are wider
+/// than the swizzle ([`with_nvmma_swizzle`](Self::with_nvmma_swizzle)), and
+/// how a tile filled by TMA boxes narrower than it lies.
 ///
 /// A small `Copy` value: building one checks the shape, so every layout maps
 /// distinct elements to distinct, in-bounds places.
@@ -59,6 +68,9 @@ pub struct TileLayout {
     element: AccessWidth,
     swizzle: Option<Swizzle>,
     base: u32,
+    /// Columns one row of storage holds: `cols`, or fewer when the tile is
+    /// stored as column tiles (then `pitch == tile_cols`).
+    tile_cols: u32,
 }
 
 impl TileLayout {
@@ -101,6 +113,7 @@ impl TileLayout {
             element,
             swizzle: None,
             base: 0,
+            tile_cols: cols,
         }
         .validated()
     }
@@ -140,7 +153,12 @@ impl TileLayout {
     }
 
     fn narrowed(self, cols: u32) -> Result<Self, Error> {
-        TileLayout { cols, ..self }.validated()
+        TileLayout {
+            cols,
+            tile_cols: cols,
+            ..self
+        }
+        .validated()
     }
 
     /// The same tile with a row pitch of `pitch` elements.
@@ -148,6 +166,8 @@ impl TileLayout {
     /// # Errors
     ///
     /// - [`Error::PitchTooSmall`] when `pitch < cols`.
+    /// - [`Error::ColumnTiles`] when the tile is stored as column tiles
+    ///   (they are packed) and `pitch` is not their width.
     /// - [`Error::SpanOverflow`] when the tile no longer fits the address space.
     /// - [`Error::SwizzleTile`] when the tile has a swizzle whose blocks no longer
     ///   divide its storage.
@@ -299,6 +319,55 @@ impl TileLayout {
         TileLayout { base, ..self }.validated()
     }
 
+    /// The same tile stored as column tiles of `tile_cols` columns: each
+    /// `rows x tile_cols` tile packed row-major (pitch `tile_cols`), the tiles
+    /// one after another from the left, so element `(row, col)` is at element
+    /// offset `(col / tile_cols) * rows * tile_cols + row * tile_cols + col %
+    /// tile_cols`, then swizzled. `tile_cols == cols` is the packed tile.
+    ///
+    /// Triton stores an NVMMA-swizzled tile whose rows are wider than the
+    /// swizzle so ([`with_nvmma_swizzle`](Self::with_nvmma_swizzle)); a tile
+    /// loaded by TMA boxes of `tile_cols` columns, each box after the last,
+    /// lies so too.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ColumnTiles`] when `tile_cols` is 0 or does not divide `cols`,
+    /// or the tile has padding; [`Error::SwizzleTile`] as
+    /// [`with_swizzle`](Self::with_swizzle).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Error, TileLayout};
+    ///
+    /// // 8 rows of 64 floats as two tiles of 32 columns: (0, 32) starts the second.
+    /// let tile = TileLayout::new(8, 64, 4)?.with_column_tiles(32)?;
+    /// assert_eq!(tile.offset(0, 32)?, 8 * 32 * 4);
+    /// assert_eq!(tile.offset(1, 33)?, (8 * 32 + 32 + 1) * 4);
+    /// assert_eq!((tile.pitch(), tile.tile_cols(), tile.bytes()), (32, 32, 8 * 64 * 4));
+    /// assert_eq!(
+    ///     TileLayout::new(8, 64, 4)?.with_column_tiles(24),
+    ///     Err(Error::ColumnTiles { cols: 64, tile_cols: 24, padding: 0 })
+    /// );
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub const fn with_column_tiles(self, tile_cols: u32) -> Result<Self, Error> {
+        if self.padding() != 0 {
+            return Err(Error::ColumnTiles {
+                cols: self.cols,
+                tile_cols,
+                padding: self.padding(),
+            });
+        }
+        TileLayout {
+            tile_cols,
+            pitch: tile_cols,
+            ..self
+        }
+        .validated()
+    }
+
     const fn validated(self) -> Result<Self, Error> {
         if self.rows == 0 || self.cols == 0 {
             return Err(Error::EmptyTile {
@@ -306,13 +375,24 @@ impl TileLayout {
                 cols: self.cols,
             });
         }
-        if self.pitch < self.cols {
+        let tiled = self.tile_cols != self.cols;
+        if self.tile_cols == 0
+            || !self.cols.is_multiple_of(self.tile_cols)
+            || tiled && self.pitch != self.tile_cols
+        {
+            return Err(Error::ColumnTiles {
+                cols: self.cols,
+                tile_cols: self.tile_cols,
+                padding: self.pitch.saturating_sub(self.tile_cols),
+            });
+        }
+        if self.pitch < self.cols && !tiled {
             return Err(Error::PitchTooSmall {
                 pitch: self.pitch,
                 cols: self.cols,
             });
         }
-        let elements = self.rows as u64 * self.pitch as u64;
+        let elements = self.storage_elements();
         // Huge tiles overflow even 64 bits; saturating keeps the check right.
         let bytes = elements.saturating_mul(self.element.bytes() as u64);
         if (self.base as u64).saturating_add(bytes) > 1 << 32 {
@@ -380,6 +460,30 @@ impl TileLayout {
         self.pitch
     }
 
+    /// Columns one row of storage holds: `cols`, or the width of the column
+    /// tiles when the tile is stored as column tiles
+    /// ([`with_column_tiles`](Self::with_column_tiles)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::TileLayout;
+    ///
+    /// // 64 floats a row under Triton's 128-byte NVMMA swizzle: tiles of 32 columns.
+    /// let tile = TileLayout::new(64, 64, 4)?.with_nvmma_swizzle(128)?;
+    /// assert_eq!(tile.tile_cols(), 32);
+    /// assert_eq!(TileLayout::new(64, 64, 4)?.tile_cols(), 64);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub const fn tile_cols(&self) -> u32 {
+        self.tile_cols
+    }
+
+    /// Elements of storage: every row of every column tile, padding included.
+    const fn storage_elements(&self) -> u64 {
+        self.rows as u64 * self.pitch as u64 * (self.cols / self.tile_cols) as u64
+    }
+
     /// Elements of padding after each row: `pitch - cols`.
     ///
     /// # Example
@@ -393,7 +497,8 @@ impl TileLayout {
     /// # Ok::<(), smem_model::Error>(())
     /// ```
     pub const fn padding(&self) -> u32 {
-        self.pitch - self.cols
+        // Column tiles are packed; only a tile of one may be padded.
+        self.pitch - self.tile_cols
     }
 
     /// The element size in bytes: 1, 2, 4, 8 or 16.
@@ -444,7 +549,8 @@ impl TileLayout {
         self.base
     }
 
-    /// Bytes of storage, padding included: `rows * pitch * element_bytes`.
+    /// Bytes of storage, padding included: `rows * pitch * element_bytes`
+    /// (times the column tiles, when there are several).
     ///
     /// # Example
     ///
@@ -457,7 +563,7 @@ impl TileLayout {
     /// # Ok::<(), smem_model::Error>(())
     /// ```
     pub const fn bytes(&self) -> u64 {
-        self.rows as u64 * self.pitch as u64 * self.element.bytes() as u64
+        self.storage_elements() * self.element.bytes() as u64
     }
 
     /// The element index of `(row, col)` as a C expression in `row` and
@@ -469,7 +575,9 @@ impl TileLayout {
     /// row bits moved into the column: `((row / 2^(M + S - c)) % 2^B) * 2^M`,
     /// the constant factors left out where they are 1. Any other swizzle is
     /// written as CuTe's `Swizzle::apply` on `i = row * pitch + col`:
-    /// `i ^ (((i >> (M + S)) % 2^B) * 2^M)`.
+    /// `i ^ (((i >> (M + S)) % 2^B) * 2^M)`. Column tiles of `T` columns
+    /// ([`with_column_tiles`](Self::with_column_tiles)) put `(col / T) *
+    /// rows * T + ` first and `col % T` for `col`.
     ///
     /// # Example
     ///
@@ -492,10 +600,29 @@ impl TileLayout {
     /// // Rows of 64 bytes under the 128-byte mode: the XOR reaches the row.
     /// let wide = TileLayout::new(64, 32, 2)?.with_tma_swizzle(TmaSwizzle::B128)?;
     /// assert_eq!(wide.index_formula(), "i ^ (((i >> 6) % 8) * 8), i = row * 32 + col");
+    /// // 64 floats a row under Triton's 128-byte NVMMA swizzle: two column tiles.
+    /// let nvmma = TileLayout::new(64, 64, 4)?.with_nvmma_swizzle(128)?;
+    /// assert_eq!(
+    ///     nvmma.index_formula(),
+    ///     "(col / 32) * 2048 + row * 32 + ((col % 32) ^ ((row % 8) * 4))"
+    /// );
     /// # Ok::<(), smem_model::Error>(())
     /// ```
     pub fn index_formula(&self) -> String {
-        let linear = format!("row * {} + col", self.pitch);
+        // Column tiles: the tile's start, then the row and column within it.
+        let (start, col) = if self.tile_cols == self.cols {
+            (String::new(), "col".to_owned())
+        } else {
+            (
+                format!(
+                    "(col / {}) * {} + ",
+                    self.tile_cols,
+                    self.rows as u64 * self.tile_cols as u64
+                ),
+                format!("col % {}", self.tile_cols),
+            )
+        };
+        let linear = format!("{start}row * {} + {col}", self.pitch);
         let Some(swizzle) = self.swizzle else {
             return linear;
         };
@@ -508,7 +635,12 @@ impl TileLayout {
             }
         };
         let c = self.pitch.trailing_zeros();
-        if self.pitch.is_power_of_two() && base + bits <= c && c <= base + shift {
+        // The XOR takes its bits from within one column tile's span only when
+        // the span is whole periods of the swizzle.
+        let span = self.rows as u64 * self.pitch as u64;
+        let within_tile =
+            self.tile_cols == self.cols || span.is_multiple_of(1u64 << (base + shift + bits));
+        if self.pitch.is_power_of_two() && base + bits <= c && c <= base + shift && within_tile {
             let k = base + shift - c;
             let row = if k == 0 {
                 "row".to_owned()
@@ -516,7 +648,12 @@ impl TileLayout {
                 format!("row / {}", 1u64 << k)
             };
             let x = scaled(format!("{row} % {}", 1u64 << bits));
-            return format!("row * {} + (col ^ ({x}))", self.pitch);
+            let col = if self.tile_cols == self.cols {
+                col
+            } else {
+                format!("({col})")
+            };
+            return format!("{start}row * {} + ({col} ^ ({x}))", self.pitch);
         }
         let x = scaled(format!("(i >> {}) % {}", base + shift, 1u64 << bits));
         format!("i ^ ({x}), i = {linear}")
@@ -556,8 +693,14 @@ impl TileLayout {
 
     /// [`element_index`](Self::element_index) of an element known to be in the tile.
     const fn index_in_bounds(&self, row: u32, col: u32) -> u32 {
-        // row * pitch + col < rows * pitch <= 2^32 (checked when built).
-        let index = row * self.pitch + col;
+        // Below the storage's elements, which fit 2^32 bytes (checked when built).
+        let index = if self.tile_cols == self.cols {
+            row * self.pitch + col
+        } else {
+            (col / self.tile_cols) * self.rows * self.pitch
+                + row * self.pitch
+                + col % self.tile_cols
+        };
         match self.swizzle {
             Some(swizzle) => swizzle.apply(index),
             None => index,
@@ -638,7 +781,7 @@ impl TileLayout {
             return None;
         }
         let index = offset / bytes;
-        if index as u64 >= self.rows as u64 * self.pitch as u64 {
+        if index as u64 >= self.storage_elements() {
             return None;
         }
         // Every swizzle is its own inverse.
@@ -646,9 +789,12 @@ impl TileLayout {
             Some(swizzle) => swizzle.apply(index),
             None => index,
         };
-        let (row, col) = (index / self.pitch, index % self.pitch);
-        if col < self.cols {
-            Some((row, col))
+        // rows * pitch <= the storage's elements < 2^32.
+        let span = self.rows * self.pitch;
+        let (tile, within) = (index / span, index % span);
+        let (row, col) = (within / self.pitch, within % self.pitch);
+        if col < self.tile_cols {
+            Some((row, tile * self.tile_cols + col))
         } else {
             None
         }
@@ -771,8 +917,9 @@ impl TileLayout {
 }
 
 impl fmt::Display for TileLayout {
-    /// Writes e.g. `32x32 of 4-byte elements, pitch 33` with `, Swizzle<B,M,S>`
-    /// and ` at 0x400` when there is a swizzle or a base.
+    /// Writes e.g. `32x32 of 4-byte elements, pitch 33` with `, column tiles
+    /// of T`, `, Swizzle<B,M,S>` and ` at 0x400` when there are column tiles,
+    /// a swizzle or a base.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
@@ -782,6 +929,9 @@ impl fmt::Display for TileLayout {
             self.element.bytes(),
             self.pitch
         )?;
+        if self.tile_cols != self.cols {
+            write!(f, ", column tiles of {}", self.tile_cols)?;
+        }
         if let Some(swizzle) = self.swizzle {
             write!(f, ", {swizzle}")?;
         }

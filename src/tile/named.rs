@@ -256,47 +256,85 @@ impl TileLayout {
                 padding: self.padding(),
             });
         }
-        self.with_swizzle(shared.swizzle(self.cols())?)
+        // The swizzle acts on a row of storage: a column tile's, if any.
+        self.with_swizzle(shared.swizzle(self.tile_cols())?)
     }
 
     /// This packed tile under Triton's NVMMA shared encoding with a swizzle
     /// width of `swizzle_bytes` (0, 32, 64 or 128), the layout Hopper's
     /// `wgmma` and TMA read: columns are the contiguous dimension.
     ///
-    /// Modelled where a row is exactly `swizzle_bytes` long (or any length
-    /// without a swizzle). Triton refuses shorter rows; longer ones are stored
-    /// as columns of `swizzle_bytes`-wide tiles, one after the other, which a
-    /// [`TileLayout`] cannot express.
+    /// Rows of exactly `swizzle_bytes` are swizzled as
+    /// [`TritonShared::nvmma`] says. Wider rows are cut into column tiles of
+    /// `swizzle_bytes` ([`with_column_tiles`](Self::with_column_tiles)), each
+    /// `rows` high and swizzled alike, stored one after another; without a
+    /// swizzle the tile is row-major in column tiles of 256 elements (at most
+    /// 256 a row: plain row-major up to there). Narrower rows Triton refuses.
+    ///
+    /// Source: Triton, `lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp`,
+    /// `nvmmaSharedToLinearLayout`: the core matrix of 8 rows and `8 *
+    /// swizzlingByteWidth / elementBitWidth` columns (`getCoreMatrixLinearLayout`)
+    /// is extended by `ensureLayoutNotSmallerThan` over the TMA block, then
+    /// over the whole shape, rows (dim 0) before columns, so the rows of one
+    /// column tile come first; the TMA block's contiguous dimension is the
+    /// swizzle's width, or at most 256 elements without a swizzle
+    /// (`getTMABlockShape` in `lib/Dialect/TritonNvidiaGPU/Transforms/TMAUtilities.cpp`,
+    /// which also refuses rows narrower than the swizzle). Checked against
+    /// `LeadingOffset_8x64_1_8_32b`, `LeadingOffset_128x128_1_8_128b_transposed`
+    /// and `LeadingOffset_32x4x64_1_8_32b` of Triton's
+    /// `unittest/Dialect/TritonGPU/LinearLayoutConversionsTest.cpp`
+    /// (tests/tile.rs). Triton's `fp4Padded` form is not modelled.
     ///
     /// # Errors
     ///
-    /// [`Error::NvmmaRow`] when a row is not `swizzle_bytes` long;
-    /// those of [`TritonShared::nvmma`] and
-    /// [`with_triton_shared`](Self::with_triton_shared).
+    /// [`Error::NvmmaRow`] when a row is narrower than `swizzle_bytes`;
+    /// [`Error::ColumnTiles`] when the swizzle's width does not divide a wider
+    /// row (Triton's shapes are powers of two); those of
+    /// [`TritonShared::nvmma`] and [`with_triton_shared`](Self::with_triton_shared).
     ///
     /// # Example
     ///
     /// ```
-    /// use smem_model::{TileLayout, TmaSwizzle};
+    /// use smem_model::{Error, TileLayout, TmaSwizzle};
     ///
     /// // A 128 x 64 fp16 block with the 128-byte swizzle: the TMA mode's layout.
     /// let nvmma = TileLayout::new(128, 64, 2)?.with_nvmma_swizzle(128)?;
     /// let tma = TileLayout::new(128, 64, 2)?.with_tma_swizzle(TmaSwizzle::B128)?;
     /// assert_eq!(nvmma, tma);
+    /// // 64 fp32 a row: two 128-byte column tiles, the second after all 128 rows of the first.
+    /// let wide = TileLayout::new(128, 64, 4)?.with_nvmma_swizzle(128)?;
+    /// assert_eq!(wide.offset(0, 32)?, 128 * 128);
+    /// assert_eq!(
+    ///     TileLayout::new(128, 16, 2)?.with_nvmma_swizzle(64),
+    ///     Err(Error::NvmmaRow { row_bytes: 32, swizzle_bytes: 64 })
+    /// );
     /// # Ok::<(), smem_model::Error>(())
     /// ```
     pub fn with_nvmma_swizzle(self, swizzle_bytes: u32) -> Result<Self, Error> {
+        // getTMABlockShape: at most 256 elements in each dimension of a block.
+        const BLOCK_COLS: u32 = 256;
         if swizzle_bytes == 0 && self.padding() == 0 {
-            return Ok(self);
+            return if self.cols() > BLOCK_COLS {
+                self.with_column_tiles(BLOCK_COLS)
+            } else {
+                Ok(self)
+            };
         }
         let shared = TritonShared::nvmma(swizzle_bytes, self.element_bytes())?;
-        let row_bytes = self.pitch() as u64 * self.element_bytes() as u64;
-        if swizzle_bytes != 0 && row_bytes != swizzle_bytes as u64 {
+        let row_bytes = self.cols() as u64 * self.element_bytes() as u64;
+        if row_bytes < swizzle_bytes as u64 {
             return Err(Error::NvmmaRow {
                 row_bytes,
                 swizzle_bytes,
             });
         }
-        self.with_triton_shared(shared)
+        // A padded tile is refused by name below, not re-tiled.
+        let tile_cols = swizzle_bytes / self.element_bytes();
+        let tiled = if self.cols() > tile_cols && self.padding() == 0 {
+            self.with_column_tiles(tile_cols)?
+        } else {
+            self
+        };
+        tiled.with_triton_shared(shared)
     }
 }

@@ -62,7 +62,8 @@ pub struct Args {
     /// The layout as given, by the name Triton or CuTe gives it (default: the packed tile):
     /// `pad:N` (N elements of padding a row), `swizzle:B,M,S` or `Swizzle<B,M,S>` (CuTe, on
     /// element offsets), `tma:32|64|128`, `triton:VEC,PERPHASE,MAXPHASE`
-    /// (#ttg.swizzled_shared), `nvmma:0|32|64|128` (#ttg.nvmma_shared swizzle bytes).
+    /// (#ttg.swizzled_shared), `nvmma:0|32|64|128` (#ttg.nvmma_shared swizzle bytes; rows
+    /// wider than the swizzle are stored as column tiles of its width, as Triton does).
     #[arg(long, value_name = "LAYOUT", value_parser = parse_layout)]
     layout: Option<NamedLayout>,
 

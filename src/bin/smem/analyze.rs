@@ -122,7 +122,8 @@ pub struct Args {
     /// addresses given being offsets in the packed tile (`smem advise --layout` takes the
     /// same): `pad:N`, `swizzle:B,M,S` or `Swizzle<B,M,S>` (CuTe, on element offsets),
     /// `tma:32|64|128`, `triton:VEC,PERPHASE,MAXPHASE` (#ttg.swizzled_shared),
-    /// `nvmma:0|32|64|128` (#ttg.nvmma_shared swizzle bytes).
+    /// `nvmma:0|32|64|128` (#ttg.nvmma_shared swizzle bytes; rows wider than the swizzle
+    /// are stored as column tiles of its width, as Triton does).
     #[arg(long, value_name = "LAYOUT", value_parser = crate::layout::parse_layout, requires = "tile")]
     layout: Option<NamedLayout>,
 
