@@ -38,10 +38,17 @@
 //!   at it (or, with a count, when that many threads arrived). Shared memory
 //!   values written before a barrier are seen after it.
 //! - **Addresses.** Shared variables are placed in declaration order, each
-//!   at a multiple of its alignment, the dynamic region after them (a
-//!   modelling choice: ptxas's placement is not in the PTX; offsets matter
-//!   modulo 128 bytes). A generic address is shared when it lies in the
+//!   at a multiple of its alignment, the dynamic region after them at a
+//!   multiple of 16 at least (ptxas's placement, measured on the device:
+//!   tests/data/ptx/shared_placement and ptxas_merging_more). A generic address is shared when it lies in the
 //!   window that `cvta.shared` maps to ([`SHARED_WINDOW_BASE`]).
+//! - **ptxas's merges.** Events are the SASS's: neighbouring shared loads
+//!   and stores that ptxas merges into one `LDS.64/.128` or `STS.64/.128`
+//!   are one event, where ptxas can prove the merged access aligned from
+//!   the address expression (as it does: known low bits, not the run's
+//!   addresses). The rules were measured on 93 probe kernels
+//!   (tests/data/ptx/ptxas_merging*, README there); merges across a branch
+//!   are not modelled.
 //! - **A step budget** stops a block that runs more warp instructions than
 //!   [`RunOptions::with_step_budget`] allows (default
 //!   [`DEFAULT_STEP_BUDGET`]), with an error naming the instruction it
@@ -104,6 +111,7 @@ mod cfg;
 mod exec;
 mod ir;
 mod lower;
+mod merge;
 #[cfg(test)]
 mod tests;
 

@@ -547,7 +547,17 @@ pub(crate) fn run_block<C: Consumer + ?Sized>(
     let entry = &program.functions[ctx.entry as usize];
     let threads = ctx.threads();
     let warps_count = threads.div_ceil(32);
-    let shared_size = (program.static_shared + ctx.dynamic_shared) as usize;
+    // The dynamic region may start past the static size (a `.extern`
+    // asking for more alignment than 16).
+    let dynamic_start = program
+        .shared
+        .iter()
+        .filter(|v| v.dynamic)
+        .map(|v| v.offset)
+        .max()
+        .unwrap_or(0)
+        .max(program.static_shared);
+    let shared_size = (u64::from(dynamic_start) + u64::from(ctx.dynamic_shared)) as usize;
     let mut shared = Shared::new(shared_size);
     let mut warps: Vec<Warp> = (0..warps_count)
         .map(|id| {
@@ -1089,6 +1099,40 @@ fn access<C: Consumer + ?Sized>(
         },
     )?;
     consumer.event(warp, &Event::Access { site, request })
+}
+
+/// An access as ptxas issues it (see [`Merge`]): a merge's carrier issues
+/// the merged request, a folded access none, where the merged access is
+/// aligned in every lane, as the merge pass proved it is. If it is not (the
+/// launch placed memory where the proof did not expect it), each access is
+/// issued as written.
+#[allow(clippy::too_many_arguments)]
+fn merged_access<C: Consumer + ?Sized>(
+    consumer: &mut C,
+    (warp, site, name): (u32, Site, &str),
+    op: Op,
+    merge: Merge,
+    width: u32,
+    mask: u32,
+    offsets: &[u32; 32],
+) -> Result<(), Error> {
+    // The widths are powers of two: a mask, not a division.
+    let aligned = |delta: u32, w: u32| {
+        let mut low = 0;
+        for (l, &o) in offsets.iter().enumerate() {
+            low |= (o.wrapping_sub(delta) & (w - 1)) * (mask >> l & 1);
+        }
+        low == 0
+    };
+    match merge {
+        Merge::Carry { width: w, back } if aligned(back, w) => {
+            let mut at = *offsets;
+            at.iter_mut().for_each(|o| *o = o.wrapping_sub(back));
+            access(consumer, warp, site, name, op, w, mask, &at)
+        }
+        Merge::Folded { delta, width: w } if aligned(delta, w) => Ok(()),
+        _ => access(consumer, warp, site, name, op, width, mask, offsets),
+    }
 }
 
 fn unmodelled<C: Consumer + ?Sized>(
@@ -1645,24 +1689,15 @@ fn execute<C: Consumer + ?Sized>(
                         forget(warp);
                         return Ok(());
                     }
-                    // ptxas's merged loads (see `Merge`): where the group's
-                    // first address is aligned in every lane, the lead
-                    // carries the group's request and the others none.
-                    // The widths are powers of two: a mask, not a division.
-                    let aligned = |delta: u32, w: u32| {
-                        let mut low = 0;
-                        for (l, &o) in offsets.iter().enumerate() {
-                            low |= (o.wrapping_sub(delta) & (w - 1)) * (mask >> l & 1);
-                        }
-                        low == 0
-                    };
-                    match *merge {
-                        Merge::Lead { width: w } if aligned(0, w) => {
-                            access(consumer, wid, site, name, Op::Load, w, mask, &offsets)?;
-                        }
-                        Merge::Folded { delta, width: w } if aligned(delta, w) => {}
-                        _ => access(consumer, wid, site, name, Op::Load, width, mask, &offsets)?,
-                    }
+                    merged_access(
+                        consumer,
+                        (wid, site, name),
+                        Op::Load,
+                        *merge,
+                        width,
+                        mask,
+                        &offsets,
+                    )?;
                     for (i, d) in ds.iter().enumerate() {
                         if let Some(d) = d {
                             let mut out = Lanes::UNKNOWN;
@@ -1688,6 +1723,7 @@ fn execute<C: Consumer + ?Sized>(
             piece,
             srcs,
             addr,
+            merge,
         } => {
             let a = addresses(warp, ctx, addr);
             let bytes = piece / 8;
@@ -1713,7 +1749,15 @@ fn execute<C: Consumer + ?Sized>(
                         }
                         return Ok(());
                     }
-                    access(consumer, wid, site, name, Op::Store, width, mask, &offsets)?;
+                    merged_access(
+                        consumer,
+                        (wid, site, name),
+                        Op::Store,
+                        *merge,
+                        width,
+                        mask,
+                        &offsets,
+                    )?;
                     for lane in lanes_of(mask) {
                         for (i, v) in values.iter().enumerate() {
                             let at = u64::from(offsets[lane]) + u64::from(bytes) * i as u64;

@@ -374,11 +374,13 @@ pub(crate) enum Kind {
         addr: Addr,
         merge: Merge,
     },
+    /// `st.space.width`, `.v2`/`.v4`: `merge` as for `Ld`.
     St {
         space: Space,
         piece: u32,
         srcs: Vec<Src>,
         addr: Addr,
+        merge: Merge,
     },
     /// `atom`/`red`: `d` (none for `red`) gets the old value (unknown).
     Atom {
@@ -472,22 +474,21 @@ pub(crate) enum Kind {
     Nop,
 }
 
-/// How ptxas merges scalar shared loads into one vector load, as the
-/// interpreter predicts it: four `ld.shared.b32` of one base register at
-/// offsets `o`, `o+4`, `o+8`, `o+12` in one basic block, with no shared write
-/// or synchronisation between them and the base unchanged, are one
-/// `LDS.128` where `base+o` is 16-byte aligned in every lane (measured:
-/// tests/data/ptx/matmul, nvcc 13.0 for sm_90: 32 `ld.shared.f32` of
-/// `As[ty][k]` ran as 8 `LDS.128`). Each load still reads its own value;
-/// only the events change: the lead load's is the 16-byte request, the
-/// others' are dropped.
+/// How ptxas merges a shared load or store with its neighbours into one
+/// wider SASS access, as the interpreter predicts it (the rules and their
+/// measurements: [`merge`](super::merge)). Each access still reads or writes
+/// its own values; only the events change: the carrier's event is the
+/// merged request, the folded ones' are dropped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Merge {
     /// Not merged.
     None,
-    /// The first of a group: its event is `width` bytes where aligned.
-    Lead { width: u32 },
-    /// A later load of a group, `delta` bytes after its lead's offset.
+    /// Volatile or ordered (`.volatile`, `.relaxed`, ...): never merged.
+    Never,
+    /// Issues the merged `width`-byte access at its own address less `back`.
+    Carry { width: u32, back: u32 },
+    /// Part of a merged access that starts `delta` bytes before its own
+    /// address: no event of its own.
     Folded { delta: u32, width: u32 },
 }
 

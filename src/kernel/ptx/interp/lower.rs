@@ -76,12 +76,17 @@ pub(crate) fn lower(module: &Module<'_>, name: Option<&str>) -> Result<Program, 
         }
     }
     let shared = place_shared(module, &order);
+    // ptxas -v's "bytes smem": the static variables' end rounded up to 16
+    // (tests/data/ptx/ptxas_merging_more: 16 for one 4-byte variable in
+    // `p_dyn4_pad0`, 272 for 4 + 256 bytes in `p_s4_pad0`).
     let static_shared = shared
         .iter()
         .filter(|v| !v.dynamic)
         .map(|v| v.offset + v.bytes)
         .max()
-        .unwrap_or(0);
+        .unwrap_or(0)
+        .div_ceil(16)
+        .saturating_mul(16);
     let mut names: Vec<String> = Vec::new();
     let mut name_index: HashMap<String, u32> = HashMap::new();
     let mut functions = Vec::with_capacity(order.len());
@@ -141,7 +146,9 @@ fn mentioned<'a>(f: &ast::Function<'a>) -> impl Iterator<Item = &'a str> + use<'
 /// order (module scope first, then each function's), each at the next
 /// multiple of its alignment; the dynamic region (every `.extern .shared`
 /// array, all at one address) after them, at the largest alignment any of
-/// them asks for. Modelling choice: ptxas's placement is not visible in PTX;
+/// them asks for and at least 16 (measured: `p_dyn4_pad0` in
+/// tests/data/ptx/ptxas_merging_more, a `.align 4` dynamic array after a
+/// 4-byte variable is 16-aligned: ptxas merges its loads into `LDS.128`). Modelling choice: ptxas's placement is not visible in PTX;
 /// the offsets only matter modulo 128 bytes (the bank rows) and for the
 /// alignment of vector accesses, which every declaration keeps.
 fn place_shared(module: &Module<'_>, order: &[&ast::Function<'_>]) -> Vec<SharedVar> {
@@ -171,7 +178,12 @@ fn place_shared(module: &Module<'_>, order: &[&ast::Function<'_>]) -> Vec<Shared
         });
     }
     let dynamic: Vec<&&Variable<'_>> = decls.iter().filter(|v| v.is_unsized()).collect();
-    let align = dynamic.iter().map(|v| align_of(v)).max().unwrap_or(1);
+    let align = dynamic
+        .iter()
+        .map(|v| align_of(v))
+        .max()
+        .unwrap_or(1)
+        .max(16);
     let start = end.div_ceil(align).saturating_mul(align);
     for v in dynamic {
         out.push(SharedVar {
@@ -391,6 +403,18 @@ fn space_of(inst: &Instruction<'_>) -> Space {
     Space::Generic
 }
 
+/// Volatile and ordered accesses stay as written (`ld_volatile4` in
+/// tests/data/ptx/ptxas_merging_more: four `ld.volatile.shared.b32` of one
+/// 16-byte chunk are four `LDS`); the others may merge ([`Merge`]).
+fn as_written(inst: &Instruction<'_>) -> Merge {
+    let ordered = ["volatile", "relaxed", "acquire", "release", "mmio"];
+    if inst.modifiers().any(|m| ordered.contains(&m)) {
+        Merge::Never
+    } else {
+        Merge::None
+    }
+}
+
 /// The registers an operand writes (a register, the registers of a vector,
 /// both of a pair).
 fn dests(o: &Operand<'_>) -> Vec<Reg> {
@@ -439,7 +463,7 @@ impl Lowering<'_, '_> {
                 name,
             });
         }
-        merge_loads(&mut insts);
+        super::merge::merge_accesses(&mut insts, f.register_count as usize, self.shared);
         let flow: Vec<Flow> = insts
             .iter()
             .map(|i| match (&i.kind, i.guard.is_some()) {
@@ -814,7 +838,7 @@ impl Lowering<'_, '_> {
                     piece,
                     ds,
                     addr: self.addr(op(1))?,
-                    merge: Merge::None,
+                    merge: as_written(inst),
                 }
             }
             "st" => {
@@ -829,6 +853,7 @@ impl Lowering<'_, '_> {
                     piece,
                     srcs,
                     addr: self.addr(op(0))?,
+                    merge: as_written(inst),
                 }
             }
             "atom" | "red" => {
@@ -1351,169 +1376,5 @@ fn special(s: ast::Special, c: u8) -> Special {
         S::Nclusterid => Special::NclusterId(c),
         S::WarpSz => Special::WarpSize,
         _ => Special::Unknown,
-    }
-}
-
-/// The registers an instruction writes, for [`merge_loads`] (an
-/// over-approximation is safe: it only stops a merge).
-fn writes(kind: &Kind) -> Vec<Reg> {
-    match kind {
-        Kind::Mov { d, .. }
-        | Kind::Pack { d, .. }
-        | Kind::IntBin { d, .. }
-        | Kind::IntUn { d, .. }
-        | Kind::Mad { d, .. }
-        | Kind::Mad24 { d, .. }
-        | Kind::Bfe { d, .. }
-        | Kind::Bfi { d, .. }
-        | Kind::Prmt { d, .. }
-        | Kind::Lop3 { d, .. }
-        | Kind::PredBin { d, .. }
-        | Kind::PredNot { d, .. }
-        | Kind::Float { d, .. }
-        | Kind::Set { d, .. }
-        | Kind::Selp { d, .. }
-        | Kind::Cvt { d, .. }
-        | Kind::CvtaShared { d, .. }
-        | Kind::Vote { d, .. }
-        | Kind::Activemask { d }
-        | Kind::Redux { d, .. } => vec![*d],
-        Kind::Setp { p, q, .. } => p.iter().chain(q).copied().collect(),
-        Kind::Unpack { ds, .. } | Kind::Ld { ds, .. } => ds.iter().flatten().copied().collect(),
-        Kind::Atom { d, .. } => d.iter().copied().collect(),
-        Kind::LdMatrix { ds, .. } | Kind::Unmodelled { ds } | Kind::Opaque { ds } => ds.clone(),
-        Kind::Shfl { d, p, .. } => std::iter::once(*d).chain(*p).collect(),
-        Kind::Elect { d, p } => d.iter().chain(p).copied().collect(),
-        _ => Vec::new(),
-    }
-}
-
-/// Whether an instruction ends a stretch in which loads may merge: control
-/// flow, synchronisation, and anything that may write shared memory.
-fn ends_stretch(kind: &Kind) -> bool {
-    !matches!(
-        kind,
-        Kind::Mov { .. }
-            | Kind::Pack { .. }
-            | Kind::Unpack { .. }
-            | Kind::IntBin { .. }
-            | Kind::IntUn { .. }
-            | Kind::Mad { .. }
-            | Kind::Mad24 { .. }
-            | Kind::Bfe { .. }
-            | Kind::Bfi { .. }
-            | Kind::Prmt { .. }
-            | Kind::Lop3 { .. }
-            | Kind::PredBin { .. }
-            | Kind::PredNot { .. }
-            | Kind::Float { .. }
-            | Kind::Setp { .. }
-            | Kind::Set { .. }
-            | Kind::Selp { .. }
-            | Kind::Cvt { .. }
-            | Kind::CvtaShared { .. }
-            | Kind::Ld { .. }
-            | Kind::Opaque { .. }
-            | Kind::Nop
-    )
-}
-
-/// A load that may merge: its index, base register, guard and offset.
-type Candidate = (usize, Reg, Option<(Reg, bool)>, i64);
-
-/// Marks the groups of four scalar 4-byte shared loads that ptxas merges
-/// into one 16-byte load ([`Merge`]).
-fn merge_loads(insts: &mut [Inst]) {
-    let targets: std::collections::HashSet<u32> = insts
-        .iter()
-        .filter_map(|i| match i.kind {
-            Kind::Bra { target } => Some(target),
-            _ => None,
-        })
-        .collect();
-    // Candidate loads of the current stretch: (index, base, guard, offset).
-    let mut open: Vec<Candidate> = Vec::new();
-    let mut groups: Vec<[usize; 4]> = Vec::new();
-    let flush = |open: &mut Vec<Candidate>, groups: &mut Vec<[usize; 4]>| {
-        let mut used = vec![false; open.len()];
-        for a in 0..open.len() {
-            let (_, base, guard, o) = open[a];
-            if used[a] || o.rem_euclid(16) != 0 {
-                continue;
-            }
-            let mut group = [open[a].0, 0, 0, 0];
-            let mut members = vec![a];
-            for (k, slot) in group.iter_mut().enumerate().skip(1) {
-                let want = o + 4 * k as i64;
-                let found = (0..open.len()).find(|&b| {
-                    !used[b] && open[b].1 == base && open[b].2 == guard && open[b].3 == want
-                });
-                match found {
-                    Some(b) => {
-                        *slot = open[b].0;
-                        members.push(b);
-                    }
-                    None => break,
-                }
-            }
-            if members.len() == 4 {
-                for m in members {
-                    used[m] = true;
-                }
-                groups.push(group);
-            }
-        }
-        open.clear();
-    };
-    for (i, inst) in insts.iter().enumerate() {
-        if targets.contains(&(i as u32)) {
-            flush(&mut open, &mut groups);
-        }
-        match &inst.kind {
-            Kind::Ld {
-                space: Space::Shared,
-                piece: 32,
-                ds,
-                addr:
-                    Addr {
-                        base: Src::Reg(base),
-                        offset,
-                    },
-                ..
-            } if ds.len() == 1 => {
-                open.push((i, *base, inst.guard, *offset));
-            }
-            kind if ends_stretch(kind) => flush(&mut open, &mut groups),
-            _ => {}
-        }
-        let written = writes(&inst.kind);
-        if !written.is_empty() {
-            // A load whose base (or guard) changes after it cannot merge with
-            // loads after the change: close the stretch for that base.
-            if open.iter().any(|&(j, b, g, _)| {
-                j != i && (written.contains(&b) || g.is_some_and(|(p, _)| written.contains(&p)))
-            }) {
-                flush(&mut open, &mut groups);
-            }
-        }
-    }
-    flush(&mut open, &mut groups);
-    for group in groups {
-        let lead_offset = match &insts[group[0]].kind {
-            Kind::Ld { addr, .. } => addr.offset,
-            _ => continue,
-        };
-        for (k, &index) in group.iter().enumerate() {
-            if let Kind::Ld { merge, addr, .. } = &mut insts[index].kind {
-                *merge = if k == 0 {
-                    Merge::Lead { width: 16 }
-                } else {
-                    Merge::Folded {
-                        delta: (addr.offset - lead_offset) as u32,
-                        width: 16,
-                    }
-                };
-            }
-        }
     }
 }

@@ -1,0 +1,887 @@
+//! Which shared accesses ptxas merges into one wider SASS access, predicted
+//! from the PTX: `LDS.64`/`LDS.128` from scalar loads, `STS.32`/`.64`/`.128`
+//! from scalar stores.
+//!
+//! Every rule below was measured with nvcc/ptxas 13.0 for sm_90 (compile
+//! only: `cuobjdump -sass` beside the PTX) in tests/data/ptx/ptxas_merging
+//! and tests/data/ptx/ptxas_merging_more (`merges.json` in each lists every
+//! probe kernel's PTX and SASS; the folder README has the table), and in the
+//! matmul fixture (32 `ld.shared.f32` of a row ran as 8 `LDS.128`).
+//!
+//! **Alignment is proved statically, as ptxas proves it.** A merge is one
+//! SASS instruction for every lane and every execution, so ptxas merges only
+//! where the address expression proves the merged access naturally aligned:
+//! known low bits of symbol + constant offsets + multiples (`mul`, `shl`,
+//! `and` masks, `xor`/`or` of aligned values, `selp` and loop-carried values
+//! that agree; measured: `ld4_mul48`, `ld4_and`, `ld4_shr`, `ld4_xor`,
+//! `p_selp`, `p_loop`, `ld4_param16`, `ld2_param8`), and never where a
+//! parameter scales by 4 only (`ld2_unknown`, `ld4_unknown`, `st4_unknown`).
+//! A shared variable contributes the alignment of the offset ptxas placed it
+//! at, not the offset itself (`q_t4_at16` and `q_u4_at8` merge as 16- and
+//! 8-aligned; `q_u4_at8_off8` and `p_s4_pad12` do not merge accesses that
+//! the exact offset would make 16-aligned). [`known_low_bits`] is that
+//! proof: a flow-insensitive fixed point over the function's registers. The
+//! run-time alignment of the addresses is not used (it would predict merges
+//! ptxas cannot prove).
+//!
+//! **Where the evidence does not settle a case the pass does not merge:**
+//! accesses across a branch (ptxas did merge two loads around a branch that
+//! skips a global store, `ld_branch_ld`; not modelled), stores of mixed
+//! widths in one chunk, and 64-bit stores with 32-bit ones.
+
+use super::exec::SHARED_WINDOW_BASE;
+use super::ir::{Inst, IntBin, IntUn, Kind, Merge, Reg, SharedVar, Space, Src};
+
+use crate::kernel::ptx::ops::Half;
+
+/// What the address expression proves about a value: its low `bits` bits
+/// equal `value`'s (the known-bits lattice; `bits` 0 knows nothing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Low {
+    bits: u32,
+    value: u64,
+}
+
+/// The shared window starts 1 KiB into the SASS address space on sm_90
+/// (`UMOV UR4, 0x400` before every shared address in the probes' SASS), so a
+/// variable placed at offset 0 is known 1024-aligned, no more.
+const WINDOW_ALIGN_BITS: u32 = 10;
+
+impl Low {
+    const UNKNOWN: Low = Low { bits: 0, value: 0 };
+
+    fn exact(value: u64) -> Low {
+        Low { bits: 64, value }
+    }
+
+    /// The low `bits` bits zero (a multiple of `2^bits`).
+    fn aligned(bits: u32) -> Low {
+        Low {
+            bits: bits.min(64),
+            value: 0,
+        }
+    }
+
+    fn mask(self) -> u64 {
+        if self.bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.bits) - 1
+        }
+    }
+
+    fn norm(self) -> Low {
+        Low {
+            bits: self.bits,
+            value: self.value & self.mask(),
+        }
+    }
+
+    fn truncate(self, bits: u32) -> Low {
+        Low {
+            bits: self.bits.min(bits),
+            value: self.value,
+        }
+        .norm()
+    }
+
+    /// What both values have in common (the meet of the lattice).
+    fn meet(self, other: Low) -> Low {
+        let agree = (self.value ^ other.value).trailing_zeros();
+        Low {
+            bits: self.bits.min(other.bits).min(agree),
+            value: self.value,
+        }
+        .norm()
+    }
+
+    fn add(self, other: Low) -> Low {
+        Low {
+            bits: self.bits.min(other.bits),
+            value: self.value.wrapping_add(other.value),
+        }
+        .norm()
+    }
+
+    fn sub(self, other: Low) -> Low {
+        Low {
+            bits: self.bits.min(other.bits),
+            value: self.value.wrapping_sub(other.value),
+        }
+        .norm()
+    }
+
+    /// Known trailing zeros.
+    fn zeros(self) -> u32 {
+        self.bits.min(self.value.trailing_zeros())
+    }
+
+    /// `a * b` modulo `2^n` depends only on the operands' low bits: with
+    /// `a = a0 + 2^ka x`, `b = b0 + 2^kb y`, the unknown terms are multiples
+    /// of `2^(ka + tz(b0))` and `2^(kb + tz(a0))`.
+    fn mul(self, other: Low) -> Low {
+        let bits = (self.bits + other.zeros())
+            .min(other.bits + self.zeros())
+            .min(64);
+        Low {
+            bits,
+            value: self.value.wrapping_mul(other.value),
+        }
+        .norm()
+    }
+
+    fn shl(self, by: u64) -> Low {
+        if by >= 64 {
+            return Low::exact(0);
+        }
+        Low {
+            bits: (self.bits + by as u32).min(64),
+            value: self.value << by,
+        }
+        .norm()
+    }
+
+    /// A right shift within `width` bits: the result's low bits come from the
+    /// operand's bits `by` and up.
+    fn shr(self, by: u64, width: u32) -> Low {
+        let known = self.bits.min(width);
+        Low {
+            bits: known.saturating_sub(by.min(64) as u32),
+            value: self.value.checked_shr(by as u32).unwrap_or(0),
+        }
+        .norm()
+    }
+
+    /// Known zero and one bits, as masks.
+    fn split(self) -> (u64, u64) {
+        let m = self.mask();
+        (m & !self.value, m & self.value)
+    }
+
+    fn from_split(zeros: u64, ones: u64) -> Low {
+        let bits = (zeros | ones).trailing_ones();
+        Low { bits, value: ones }.norm()
+    }
+
+    fn and(self, other: Low) -> Low {
+        let ((za, oa), (zb, ob)) = (self.split(), other.split());
+        Low::from_split(za | zb, oa & ob)
+    }
+
+    fn or(self, other: Low) -> Low {
+        let ((za, oa), (zb, ob)) = (self.split(), other.split());
+        Low::from_split(za & zb, oa | ob)
+    }
+
+    fn xor(self, other: Low) -> Low {
+        Low {
+            bits: self.bits.min(other.bits),
+            value: self.value ^ other.value,
+        }
+        .norm()
+    }
+}
+
+/// What ptxas knows of a shared symbol's address (`Src::Shared`, the
+/// variable's placed offset plus a constant): the alignment of the offset
+/// the variable was placed at, plus the constant exactly.
+fn symbol_low(offset: u32, shared: &[SharedVar]) -> Low {
+    let var = shared
+        .iter()
+        .filter(|v| v.offset <= offset && (v.dynamic || offset < v.offset + v.bytes.max(1)))
+        .max_by_key(|v| v.offset);
+    match var {
+        Some(v) => Low::aligned(v.offset.trailing_zeros().min(WINDOW_ALIGN_BITS))
+            .add(Low::exact(u64::from(offset - v.offset))),
+        None => Low::UNKNOWN,
+    }
+}
+
+/// The proof of every register's low bits, over the whole function: each
+/// register gets the meet of what all its definitions give (a guarded
+/// definition too: the old value stays possible, and is some other
+/// definition's). Registers read before any definition are not considered:
+/// PTX from nvcc and Triton defines before it reads.
+pub(super) fn known_low_bits(insts: &[Inst], regs: usize, shared: &[SharedVar]) -> Vec<Low> {
+    let mut facts: Vec<Option<Low>> = vec![None; regs];
+    // Each pass only lowers facts, and a fact has at most 65 values: the
+    // passes end. Real code settles in two or three; past the cap every
+    // fact is dropped (no merge is then predicted), which is safe.
+    for _ in 0..64 {
+        let mut changed = false;
+        for inst in insts {
+            for (d, low) in definitions(&inst.kind, &facts, shared) {
+                let Some(slot) = facts.get_mut(d as usize) else {
+                    continue;
+                };
+                let Some(low) = low else { continue };
+                let new = match *slot {
+                    None => low,
+                    Some(old) => old.meet(low),
+                };
+                if *slot != Some(new) {
+                    *slot = Some(new);
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            return facts
+                .into_iter()
+                .map(|f| f.unwrap_or(Low::UNKNOWN))
+                .collect();
+        }
+    }
+    vec![Low::UNKNOWN; regs]
+}
+
+/// The registers an instruction defines and what each is proved to hold
+/// (`None`: an operand has no fact yet in this pass).
+fn definitions(
+    kind: &Kind,
+    facts: &[Option<Low>],
+    shared: &[SharedVar],
+) -> Vec<(Reg, Option<Low>)> {
+    let src = |s: &Src| -> Option<Low> {
+        match *s {
+            Src::Reg(r) => facts.get(r as usize).copied().flatten(),
+            Src::Imm(v) => Some(Low::exact(v)),
+            Src::Shared(o) => Some(symbol_low(o, shared)),
+            Src::Special(_) | Src::Param(_) | Src::Unknown => Some(Low::UNKNOWN),
+        }
+    };
+    let imm = |s: &Src| match *s {
+        Src::Imm(v) => Some(v),
+        _ => None,
+    };
+    match kind {
+        Kind::Mov { bits, d, a } => vec![(*d, src(a).map(|l| l.truncate(*bits)))],
+        Kind::IntBin { op, t, d, a, b } => {
+            let w = t.bits();
+            let low = match op {
+                IntBin::Add { sat: false } => src(a).zip(src(b)).map(|(a, b)| a.add(b)),
+                IntBin::Sub { sat: false } => src(a).zip(src(b)).map(|(a, b)| a.sub(b)),
+                IntBin::Mul(Half::Lo | Half::Wide) => src(a).zip(src(b)).map(|(a, b)| a.mul(b)),
+                IntBin::Mul24(Half::Lo) => src(a)
+                    .zip(src(b))
+                    .map(|(a, b)| a.truncate(24).mul(b.truncate(24))),
+                IntBin::And => src(a).zip(src(b)).map(|(a, b)| a.and(b)),
+                IntBin::Or => src(a).zip(src(b)).map(|(a, b)| a.or(b)),
+                IntBin::Xor => src(a).zip(src(b)).map(|(a, b)| a.xor(b)),
+                IntBin::Shl => match imm(b) {
+                    Some(by) => src(a).map(|a| a.shl(by)),
+                    None => Some(Low::UNKNOWN),
+                },
+                IntBin::Shr => match imm(b) {
+                    Some(by) => src(a).map(|a| a.shr(by, w)),
+                    None => Some(Low::UNKNOWN),
+                },
+                _ => Some(Low::UNKNOWN),
+            };
+            vec![(*d, low.map(|l| l.truncate(w)))]
+        }
+        Kind::IntUn { op, t, d, a } => {
+            let low = match op {
+                IntUn::Neg => src(a).map(|a| Low::exact(0).sub(a)),
+                IntUn::Not => src(a).map(|a| Low {
+                    bits: a.bits,
+                    value: !a.value,
+                }),
+                _ => Some(Low::UNKNOWN),
+            };
+            vec![(*d, low.map(|l| l.norm().truncate(t.bits())))]
+        }
+        Kind::Mad {
+            half: Half::Lo | Half::Wide,
+            sat: false,
+            t,
+            d,
+            a,
+            b,
+            c,
+        } => {
+            let width = match kind {
+                Kind::Mad {
+                    half: Half::Wide, ..
+                } => 2 * t.bits(),
+                _ => t.bits(),
+            };
+            let low = src(a)
+                .zip(src(b))
+                .zip(src(c))
+                .map(|((a, b), c)| a.mul(b).add(c).truncate(width));
+            vec![(*d, low)]
+        }
+        Kind::Selp { bits, d, a, b, .. } => {
+            vec![(
+                *d,
+                src(a).zip(src(b)).map(|(a, b)| a.meet(b).truncate(*bits)),
+            )]
+        }
+        Kind::Cvt {
+            dst: super::ir::Ty::Int(dt),
+            src: super::ir::Ty::Int(st),
+            sat: false,
+            d,
+            a,
+            ..
+        } => vec![(*d, src(a).map(|a| a.truncate(st.bits().min(dt.bits()))))],
+        Kind::CvtaShared {
+            to_generic,
+            bits,
+            d,
+            a,
+        } => {
+            let base = Low::exact(SHARED_WINDOW_BASE);
+            let low = src(a).map(|a| {
+                if *to_generic {
+                    a.add(base)
+                } else {
+                    a.sub(base)
+                }
+            });
+            vec![(*d, low.map(|l| l.truncate(*bits)))]
+        }
+        other => writes(other)
+            .into_iter()
+            .map(|d| (d, Some(Low::UNKNOWN)))
+            .collect(),
+    }
+}
+
+/// The registers an instruction writes (an over-approximation is safe: it
+/// only stops a merge or drops a fact).
+pub(super) fn writes(kind: &Kind) -> Vec<Reg> {
+    match kind {
+        Kind::Mov { d, .. }
+        | Kind::Pack { d, .. }
+        | Kind::IntBin { d, .. }
+        | Kind::IntUn { d, .. }
+        | Kind::Mad { d, .. }
+        | Kind::Mad24 { d, .. }
+        | Kind::Bfe { d, .. }
+        | Kind::Bfi { d, .. }
+        | Kind::Prmt { d, .. }
+        | Kind::Lop3 { d, .. }
+        | Kind::PredBin { d, .. }
+        | Kind::PredNot { d, .. }
+        | Kind::Float { d, .. }
+        | Kind::Set { d, .. }
+        | Kind::Selp { d, .. }
+        | Kind::Cvt { d, .. }
+        | Kind::CvtaShared { d, .. }
+        | Kind::Vote { d, .. }
+        | Kind::Activemask { d }
+        | Kind::Redux { d, .. } => vec![*d],
+        Kind::Setp { p, q, .. } => p.iter().chain(q).copied().collect(),
+        Kind::Unpack { ds, .. } | Kind::Ld { ds, .. } => ds.iter().flatten().copied().collect(),
+        Kind::Atom { d, .. } => d.iter().copied().collect(),
+        Kind::LdMatrix { ds, .. } | Kind::Unmodelled { ds } | Kind::Opaque { ds } => ds.clone(),
+        Kind::Shfl { d, p, .. } => std::iter::once(*d).chain(*p).collect(),
+        Kind::Elect { d, p } => d.iter().chain(p).copied().collect(),
+        Kind::Bar {
+            kind: super::ir::BarKind::Red { dst, .. },
+            ..
+        } => dst.iter().copied().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// How an instruction bounds the stretches in which accesses may merge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bound {
+    /// Neither (arithmetic, global and param accesses: `p_ld_stglobal_ld`
+    /// merged two shared loads around a global store).
+    Neither,
+    /// Ends the stores' stretch (a shared or generic load:
+    /// `st_ld_st` did not merge).
+    Stores,
+    /// Ends the loads' stretch (a shared or generic store: `ld_st_ld`).
+    Loads,
+    /// Ends both: control flow, barriers (`ld_bar_ld`, `st_bar_st`), fences
+    /// (`ld_fence_ld`), atomics, asynchronous copies, matrix accesses, calls.
+    Both,
+}
+
+fn bound(kind: &Kind) -> Bound {
+    let shared_side = |space: &Space| matches!(space, Space::Shared | Space::Generic);
+    match kind {
+        Kind::Ld { space, .. } if shared_side(space) => Bound::Stores,
+        Kind::St { space, .. } if shared_side(space) => Bound::Loads,
+        Kind::Ld { .. }
+        | Kind::St { .. }
+        | Kind::Mov { .. }
+        | Kind::Pack { .. }
+        | Kind::Unpack { .. }
+        | Kind::IntBin { .. }
+        | Kind::IntUn { .. }
+        | Kind::Mad { .. }
+        | Kind::Mad24 { .. }
+        | Kind::Bfe { .. }
+        | Kind::Bfi { .. }
+        | Kind::Prmt { .. }
+        | Kind::Lop3 { .. }
+        | Kind::PredBin { .. }
+        | Kind::PredNot { .. }
+        | Kind::Float { .. }
+        | Kind::Setp { .. }
+        | Kind::Set { .. }
+        | Kind::Selp { .. }
+        | Kind::Cvt { .. }
+        | Kind::CvtaShared { .. }
+        | Kind::Opaque { .. }
+        | Kind::Nop => Bound::Neither,
+        _ => Bound::Both,
+    }
+}
+
+/// Where an access's address comes from: a register (after following
+/// `add d, r, imm` in the same stretch of code) or the shared space's own
+/// addresses (`[sym+k]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Root {
+    Reg(Reg),
+    Shared,
+}
+
+/// An access that may merge.
+#[derive(Debug, Clone, Copy)]
+struct Candidate {
+    index: usize,
+    /// The base register as written (a write to it ends the candidate).
+    base: Option<Reg>,
+    root: Root,
+    /// Bytes from the root.
+    offset: i64,
+    /// Bytes accessed.
+    bytes: u32,
+    /// Bytes of each element (stores merge at most four: `p_st16_8`).
+    piece: u32,
+}
+
+/// Marks the shared loads and stores ptxas merges ([`Merge`]) in one
+/// function's instructions.
+pub(super) fn merge_accesses(insts: &mut [Inst], regs: usize, shared: &[SharedVar]) {
+    let facts = known_low_bits(insts, regs, shared);
+    let targets: std::collections::HashSet<u32> = insts
+        .iter()
+        .filter_map(|i| match i.kind {
+            Kind::Bra { target } => Some(target),
+            _ => None,
+        })
+        .collect();
+    // `d = r + k` relations that hold here: established by a definition in
+    // straight-line code, dropped when either side is written again or
+    // control flow joins (a branch target; an instruction after a jump,
+    // `ret` or `exit` is reached only through one).
+    let mut offsets: std::collections::HashMap<Reg, (Root, i64)> = Default::default();
+    let (mut loads, mut stores): (Vec<Candidate>, Vec<Candidate>) = Default::default();
+    let mut groups: Vec<Group> = Vec::new();
+    let low_of = |root: Root, members: &[Candidate]| -> Low {
+        match root {
+            Root::Reg(r) => facts.get(r as usize).copied().unwrap_or(Low::UNKNOWN),
+            // `[sym+k]`: the offsets are the shared addresses themselves;
+            // what is proved is the least alignment of the variables'
+            // placed offsets, and each address is that modulo it.
+            Root::Shared => Low::aligned(
+                members
+                    .iter()
+                    .map(|m| symbol_low(u32::try_from(m.offset).unwrap_or(u32::MAX), shared).bits)
+                    .min()
+                    .unwrap_or(0),
+            ),
+        }
+    };
+    for (i, inst) in insts.iter().enumerate() {
+        if targets.contains(&(i as u32)) {
+            flush(&mut loads, false, &low_of, &mut groups);
+            flush(&mut stores, true, &low_of, &mut groups);
+            offsets.clear();
+        }
+        match (candidate(i, inst, &offsets), bound(&inst.kind)) {
+            (Some(c), Bound::Stores) => {
+                flush(&mut stores, true, &low_of, &mut groups);
+                loads.push(c);
+            }
+            (Some(c), Bound::Loads) => {
+                flush(&mut loads, false, &low_of, &mut groups);
+                stores.push(c);
+            }
+            (_, Bound::Stores) => flush(&mut stores, true, &low_of, &mut groups),
+            (_, Bound::Loads) => {
+                flush(&mut loads, false, &low_of, &mut groups);
+                // A store that does not merge (guarded, volatile, another
+                // width) stands between the stores around it.
+                flush(&mut stores, true, &low_of, &mut groups);
+            }
+            (_, Bound::Both) => {
+                flush(&mut loads, false, &low_of, &mut groups);
+                flush(&mut stores, true, &low_of, &mut groups);
+            }
+            (_, Bound::Neither) => {}
+        }
+        // Volatile and ordered loads stay as written and keep their place.
+        if matches!(
+            inst.kind,
+            Kind::Ld {
+                merge: Merge::Never,
+                space: Space::Shared,
+                ..
+            }
+        ) {
+            flush(&mut loads, false, &low_of, &mut groups);
+        }
+        let written = writes(&inst.kind);
+        if written.is_empty() {
+            continue;
+        }
+        // An access whose base changes after it (even by its own load)
+        // cannot merge with the accesses after the change.
+        let hit = |c: &Candidate| {
+            c.base.is_some_and(|b| written.contains(&b))
+                || matches!(c.root, Root::Reg(r) if written.contains(&r))
+        };
+        if loads.iter().any(hit) {
+            flush(&mut loads, false, &low_of, &mut groups);
+        }
+        if stores.iter().any(hit) {
+            flush(&mut stores, true, &low_of, &mut groups);
+        }
+        offsets.retain(|d, (root, _)| {
+            !written.contains(d) && !matches!(root, Root::Reg(r) if written.contains(r))
+        });
+        if let (
+            Kind::IntBin {
+                op: IntBin::Add { sat: false },
+                d,
+                a,
+                b,
+                ..
+            },
+            None,
+        ) = (&inst.kind, inst.guard)
+        {
+            let (reg, k) = match (a, b) {
+                (Src::Reg(r), Src::Imm(k)) | (Src::Imm(k), Src::Reg(r)) => (*r, *k as i64),
+                _ => continue,
+            };
+            if reg != *d {
+                let (root, base) = offsets.get(&reg).copied().unwrap_or((Root::Reg(reg), 0));
+                offsets.insert(*d, (root, base.wrapping_add(k)));
+            }
+        }
+    }
+    flush(&mut loads, false, &low_of, &mut groups);
+    flush(&mut stores, true, &low_of, &mut groups);
+    for g in groups {
+        for (k, &(index, at)) in g.members.iter().enumerate() {
+            let merge = if k == g.carrier {
+                Merge::Carry {
+                    width: g.width,
+                    back: at,
+                }
+            } else {
+                Merge::Folded {
+                    delta: at,
+                    width: g.width,
+                }
+            };
+            match &mut insts[index].kind {
+                Kind::Ld { merge: m, .. } | Kind::St { merge: m, .. } => *m = merge,
+                _ => {}
+            }
+        }
+    }
+}
+
+/// A merged access: its members (instruction, bytes past the merged
+/// access's start), which of them issues it, and its width.
+struct Group {
+    members: Vec<(usize, u32)>,
+    carrier: usize,
+    width: u32,
+}
+
+/// The access an instruction makes that may merge: an unguarded,
+/// non-volatile shared load of 32- or 64-bit pieces (`ld16_*`, `ld8_4`: 8-
+/// and 16-bit loads never merged), or such a store of 16-, 32- or 64-bit
+/// pieces (`p_st8_*`: 8-bit stores never merged), of 8 bytes at most
+/// (`ld_guard_same`, `p_guard_same`, `p_guard_st`: guarded accesses never
+/// merged; `ld_volatile4`: volatile loads never merged).
+fn candidate(
+    index: usize,
+    inst: &Inst,
+    offsets: &std::collections::HashMap<Reg, (Root, i64)>,
+) -> Option<Candidate> {
+    if inst.guard.is_some() {
+        return None;
+    }
+    let (addr, piece, count) = match &inst.kind {
+        Kind::Ld {
+            space: Space::Shared,
+            piece,
+            ds,
+            addr,
+            merge: Merge::None,
+        } if matches!(piece, 32 | 64) => (addr, *piece, ds.len() as u32),
+        Kind::St {
+            space: Space::Shared,
+            piece,
+            srcs,
+            addr,
+            merge: Merge::None,
+        } if matches!(piece, 16 | 32 | 64) => (addr, *piece, srcs.len() as u32),
+        _ => return None,
+    };
+    let bytes = piece / 8 * count;
+    if bytes > 8 {
+        return None;
+    }
+    let (base, root, from_root) = match addr.base {
+        Src::Reg(r) => {
+            let (root, k) = offsets.get(&r).copied().unwrap_or((Root::Reg(r), 0));
+            (Some(r), root, k)
+        }
+        Src::Shared(o) => (None, Root::Shared, i64::from(o)),
+        _ => return None,
+    };
+    Some(Candidate {
+        index,
+        base,
+        root,
+        offset: from_root.wrapping_add(addr.offset),
+        bytes,
+        piece: piece / 8,
+    })
+}
+
+/// Groups a stretch's candidates by root and marks what merges.
+fn flush(
+    open: &mut Vec<Candidate>,
+    stores: bool,
+    low_of: &dyn Fn(Root, &[Candidate]) -> Low,
+    groups: &mut Vec<Group>,
+) {
+    let mut by_root: std::collections::BTreeMap<(Root, u32), Vec<Candidate>> = Default::default();
+    for c in open.drain(..) {
+        // Stores merge only with stores of their own piece width (mixed
+        // widths were not measured).
+        let class = if stores { c.piece } else { 0 };
+        by_root.entry((c.root, class)).or_default().push(c);
+    }
+    for ((root, _), members) in by_root {
+        if members.len() < 2 {
+            continue;
+        }
+        let low = low_of(root, &members);
+        let align_bits = low.bits.min(4);
+        if stores {
+            merge_stores(&members, low, align_bits, groups);
+        } else {
+            merge_loads(&members, low, align_bits, groups);
+        }
+    }
+}
+
+/// The root's address modulo 16, as far as proved (the bits above
+/// `align_bits` are not used).
+fn residue(low: Low) -> i64 {
+    (low.value & 15) as i64
+}
+
+/// An access's address modulo 16 as far as proved: `None` where its natural
+/// alignment is not.
+fn position(c: &Candidate, low: Low, align_bits: u32) -> Option<i64> {
+    let pos = residue(low).wrapping_add(c.offset);
+    let natural = c.bytes.trailing_zeros();
+    (natural <= align_bits && pos.rem_euclid(i64::from(c.bytes)) == 0).then_some(pos)
+}
+
+/// Loads: in a proved 16-byte chunk, any three or four words loaded are one
+/// `LDS.128` over the chunk, reading words the PTX does not (`ld3_aligned16`,
+/// `ld4_off4`, `ld_w013`, `ld_w023`, `ld_w123`, `p_ldv2_b32_3`); otherwise
+/// the two words of a proved 8-byte half, loaded apart, are one `LDS.64`
+/// (`ld2_aligned8`, `ld4_off8`, `ld_w23`, `ld8b_*`); two words in different
+/// halves stay apart (`ld2_off4`, `ld_w02`, `ld_w03`, `ld_w13`). Program
+/// order does not matter (`ld_rev4`); the first load issues the merged one.
+fn merge_loads(members: &[Candidate], low: Low, align_bits: u32, groups: &mut Vec<Group>) {
+    if align_bits < 3 {
+        return;
+    }
+    // (chunk start, members and their word masks), chunks of 16 or 8 bytes.
+    let chunk = if align_bits >= 4 { 16 } else { 8 };
+    let mut chunks: std::collections::BTreeMap<i64, Vec<(usize, u32)>> = Default::default();
+    for (k, c) in members.iter().enumerate() {
+        let Some(pos) = position(c, low, align_bits) else {
+            continue;
+        };
+        let start = pos.div_euclid(chunk);
+        let words = ((1u32 << (c.bytes / 4)) - 1) << (pos.rem_euclid(chunk) / 4);
+        let list = chunks.entry(start * chunk).or_default();
+        // A word loaded twice: the second load stays as written.
+        if list.iter().all(|&(_, w)| w & words == 0) {
+            list.push((k, words));
+        }
+    }
+    for (start, list) in chunks {
+        let all: u32 = list.iter().map(|&(_, w)| w).fold(0, |a, b| a | b);
+        if chunk == 16 && all.count_ones() >= 3 && list.len() >= 2 {
+            push_group(members, low, start, 16, &list, false, groups);
+            continue;
+        }
+        for half in [0b0011u32, 0b1100] {
+            let part: Vec<(usize, u32)> = list
+                .iter()
+                .copied()
+                .filter(|&(_, w)| w & half != 0)
+                .collect();
+            let words: u32 = part.iter().map(|&(_, w)| w).fold(0, |a, b| a | b);
+            if part.len() == 2 && words == half {
+                let at = start + if half == 0b1100 { 8 } else { 0 };
+                push_group(members, low, at, 8, &part, false, groups);
+            }
+        }
+    }
+}
+
+/// Stores: never widened over bytes the PTX does not write. An aligned
+/// block of four elements (or two of 64 bits) all written is one store of
+/// the block (`st4_aligned16`, `st_rev4`, `st8`, `st64_2`, `stv2_2`,
+/// `st16_4`); else an aligned block of two (`st2_aligned8`, `st3`,
+/// `st_w123`, `st4_off8`, `st8b_4`, `st16_2`); at most 16 bytes and at most
+/// four elements (`p_st16_8`: eight 16-bit stores are two `STS.64`). The
+/// last store issues the merged one (its values are all computed by then).
+fn merge_stores(members: &[Candidate], low: Low, align_bits: u32, groups: &mut Vec<Group>) {
+    let piece = members[0].piece;
+    let mut placed: Vec<(usize, i64)> = Vec::new();
+    for (k, c) in members.iter().enumerate() {
+        if let Some(pos) = position(c, low, align_bits) {
+            // A byte written twice: leave the later store as written.
+            if placed.iter().all(|&(j, p)| {
+                p + i64::from(members[j].bytes) <= pos || pos + i64::from(c.bytes) <= p
+            }) {
+                placed.push((k, pos));
+            }
+        }
+    }
+    let mut used = vec![false; members.len()];
+    for elements in [4u32, 2] {
+        let width = piece * elements;
+        if width > 16 || width.trailing_zeros() > align_bits {
+            continue;
+        }
+        let mut blocks: std::collections::BTreeMap<i64, Vec<(usize, u32)>> = Default::default();
+        for &(k, pos) in placed.iter().filter(|&&(k, _)| !used[k]) {
+            let start = pos.div_euclid(i64::from(width)) * i64::from(width);
+            if pos + i64::from(members[k].bytes) <= start + i64::from(width) {
+                blocks
+                    .entry(start)
+                    .or_default()
+                    .push((k, (pos - start) as u32));
+            }
+        }
+        for (start, list) in blocks {
+            let bytes: u32 = list.iter().map(|&(k, _)| members[k].bytes).sum();
+            if bytes == width && list.len() >= 2 {
+                for &(k, _) in &list {
+                    used[k] = true;
+                }
+                push_group(members, low, start, width, &list, true, groups);
+            }
+        }
+    }
+}
+
+/// Records a merged access of `width` bytes at `start` (root-relative plus
+/// the proved residue) made of `list`'s members.
+fn push_group(
+    members: &[Candidate],
+    low: Low,
+    start: i64,
+    width: u32,
+    list: &[(usize, u32)],
+    last_issues: bool,
+    groups: &mut Vec<Group>,
+) {
+    let start_from_root = start - residue(low);
+    let mut out: Vec<(usize, u32)> = list
+        .iter()
+        .map(|&(k, _)| {
+            let c = &members[k];
+            (c.index, (c.offset - start_from_root) as u32)
+        })
+        .collect();
+    out.sort_unstable();
+    let carrier = if last_issues { out.len() - 1 } else { 0 };
+    groups.push(Group {
+        members: out,
+        carrier,
+        width,
+    });
+}
+
+/// The known-bits operations are sound: whatever values agree with the
+/// operands' facts, the result agrees with the result's fact.
+#[cfg(all(test, feature = "proptest"))]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A fact of `bits` bits taken from `seed`, and a value that agrees with
+    /// it (its other bits from `noise`).
+    fn fact(seed: u64, bits: u32, noise: u64) -> (Low, u64) {
+        let low = Low { bits, value: seed }.norm();
+        (low, low.value | (noise & !low.mask()))
+    }
+
+    fn agrees(low: Low, value: u64) -> bool {
+        value & low.mask() == low.value
+    }
+
+    proptest! {
+        #[test]
+        fn operations_are_sound(
+            (sa, ka, na) in (any::<u64>(), 0u32..=64, any::<u64>()),
+            (sb, kb, nb) in (any::<u64>(), 0u32..=64, any::<u64>()),
+            by in 0u64..70,
+        ) {
+            let (a, x) = fact(sa, ka, na);
+            let (b, y) = fact(sb, kb, nb);
+            prop_assert!(agrees(a.add(b), x.wrapping_add(y)));
+            prop_assert!(agrees(a.sub(b), x.wrapping_sub(y)));
+            prop_assert!(agrees(a.mul(b), x.wrapping_mul(y)));
+            prop_assert!(agrees(a.and(b), x & y));
+            prop_assert!(agrees(a.or(b), x | y));
+            prop_assert!(agrees(a.xor(b), x ^ y));
+            prop_assert!(agrees(a.shl(by), x.checked_shl(by as u32).unwrap_or(0)));
+            prop_assert!(agrees(a.shr(by, 64), x.checked_shr(by as u32).unwrap_or(0)));
+            let x32 = x & 0xffff_ffff;
+            prop_assert!(agrees(a.truncate(32).shr(by, 32), x32.checked_shr(by as u32).unwrap_or(0)));
+            prop_assert!(agrees(a.truncate(24), x));
+            let m = a.meet(b);
+            prop_assert!(agrees(m, x) && agrees(m, y));
+        }
+    }
+
+    #[test]
+    fn what_ptxas_proves_is_proved() {
+        let tid = Low::UNKNOWN;
+        let sym = Low::aligned(WINDOW_ALIGN_BITS);
+        // (tid & 15) << 4 + sym: 16-aligned.
+        let a = tid.and(Low::exact(15)).shl(4).add(sym);
+        assert!(a.bits >= 4 && a.value & 15 == 0);
+        // (tid & 3) * 48: 16-aligned (`ld4_mul48`).
+        assert!(tid.and(Low::exact(3)).mul(Low::exact(48)).zeros() >= 4);
+        // 4 * param: 4-aligned only (`ld2_unknown`).
+        assert_eq!(Low::exact(4).mul(tid).zeros(), 2);
+        // (tid * 4) & ~15 (`ld4_and`).
+        assert!(tid.mul(Low::exact(4)).and(Low::exact(!15)).zeros() >= 4);
+        // selp of sym + 16 and sym + 64 (`p_selp`).
+        assert!(
+            sym.add(Low::exact(16))
+                .meet(sym.add(Low::exact(64)))
+                .zeros()
+                >= 4
+        );
+    }
+}
