@@ -414,3 +414,100 @@ fn merged_tallies_are_the_tally_of_the_whole() {
             .collect::<Vec<_>>()
     );
 }
+
+/// Errors of a whole reading, going on past each.
+fn errors_of(trace: String) -> (Vec<String>, u64) {
+    let mut seen = Vec::new();
+    let mut tally = Tally::default();
+    let summary = Trace::from_reader("t.traceg", std::io::Cursor::new(trace.into_bytes()))
+        .read_with(&mut tally, |err| {
+            seen.push(err.to_string());
+            Ok(())
+        })
+        .unwrap();
+    (seen, summary.blocks)
+}
+
+/// The blocks read are remembered as runs of ids, at most
+/// `MAX_ENDED_RUNS`: blocks in order are one run however many (repeats
+/// caught after 200,000 of them); past the limit of gaps, one error names it
+/// and reading goes on.
+#[test]
+fn remembered_blocks_are_bounded() {
+    use smem_model::kernel::accelsim::MAX_ENDED_RUNS;
+    let block = |x: usize| format!("#BEGIN_TB\nthread block = {x},0,0\n#END_TB\n");
+    let mut trace = String::from("-kernel name = k\n");
+    for x in 0..200_000 {
+        trace += &block(x);
+    }
+    trace += &block(17);
+    let (errors, blocks) = errors_of(trace);
+    assert_eq!(
+        errors,
+        ["t.traceg:600003: thread block (17,0,0) appears twice in kernel k"]
+    );
+    assert_eq!(blocks, 200_000);
+    // Every other id: a run each.
+    let mut trace = String::from("-kernel name = k\n");
+    for x in 0..MAX_ENDED_RUNS + 2 {
+        trace += &block(2 * x);
+    }
+    trace += &block(2);
+    let (errors, blocks) = errors_of(trace);
+    let line = 3 + 3 * MAX_ENDED_RUNS;
+    assert_eq!(
+        errors,
+        [
+            format!(
+                "t.traceg:{line}: thread block ({},0,0) is read but not remembered: 65536 runs \
+                 of thread-block ids are held for this kernel already, the most kept (bounded \
+                 memory); repeats of its blocks from here on are not caught",
+                2 * MAX_ENDED_RUNS
+            ),
+            format!(
+                "t.traceg:{}: thread block (2,0,0) appears twice in kernel k",
+                line + 6
+            ),
+        ]
+    );
+    assert_eq!(blocks, MAX_ENDED_RUNS as u64 + 2);
+    // The raw form: blocks end as their warps exit, then are runs too.
+    let mut trace = String::from("-kernel name = raw\n-block dim = (32,1,1)\n");
+    for x in 0..100_000 {
+        trace += &format!("{x} 0 0 0 0010 ffffffff 0 EXIT 0 0 0\n");
+    }
+    trace += "5 0 0 0 0020 ffffffff 0 LDS 1 R2 4 1 0x0 4\n";
+    let (errors, blocks) = errors_of(trace);
+    assert_eq!(
+        errors,
+        ["t.traceg:100003: thread block (5,0,0) has an instruction after all its warps exited"]
+    );
+    assert_eq!(blocks, 100_000);
+}
+
+/// Blocks that never end (no `-block dim`) are held until the kernel ends,
+/// at most `MAX_OPEN_BLOCKS` of them; the exits of a block's warps are
+/// counted with the gathered events.
+#[test]
+fn unfinished_blocks_are_bounded() {
+    use smem_model::kernel::accelsim::MAX_OPEN_BLOCKS;
+    let mut trace = String::from("-kernel name = raw\n");
+    for x in 0..MAX_OPEN_BLOCKS + 2 {
+        trace += &format!("{x} 0 0 0 0010 ffffffff 0 EXIT 0 0 0\n");
+    }
+    trace += "0 0 0 1 0010 ffffffff 0 EXIT 0 0 0\n";
+    let (errors, blocks) = errors_of(trace);
+    let refused = |line: usize| {
+        format!(
+            "t.traceg:{line}: more than {MAX_OPEN_BLOCKS} unfinished thread blocks at once \
+             (bounded memory): give the trace's `-block dim` (blocks end when all their threads \
+             exit), or split it by block"
+        )
+    };
+    assert_eq!(
+        errors,
+        [refused(MAX_OPEN_BLOCKS + 2), refused(MAX_OPEN_BLOCKS + 3)]
+    );
+    // The blocks held, ended with the kernel; a held block's new warp taken.
+    assert_eq!(blocks, MAX_OPEN_BLOCKS as u64);
+}

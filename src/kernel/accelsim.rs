@@ -36,11 +36,26 @@
 //! | `LDGSTS` (the trace holds its global addresses, not the shared ones), TMA (`UTMALDG`, ...), GMMA operands, `SYNCS` (mbarrier) | [`Event::Unmodelled`](super::Event::Unmodelled), named |
 //! | anything else | none (counted in [`Summary::other_instructions`]) |
 //!
+//! # Bounded memory
+//!
+//! Whatever the input, a [`Trace`] holds at most: a line of
+//! [`input::MAX_LINE_BYTES`] and the chunks being read; each kernel name once;
+//! for the raw form, the events of unfinished thread blocks
+//! ([`MAX_GATHERED`], counting each warp's exit as one) in at most
+//! [`MAX_OPEN_BLOCKS`] blocks; and the ids of the blocks already read in the
+//! kernel (for the checks that none appears twice or runs on after its end),
+//! as runs of consecutive ids, at most [`MAX_ENDED_RUNS`] (blocks in order
+//! are one run however many). Past each limit, the line is an error naming
+//! it; past the last, reading goes on and only repeats go uncaught. A
+//! `.traceg` block's events are passed on as they are read, never held.
+//!
 //! The line format and its source are in [`line`](mod@line); reading files into
 //! chunks of lines, for readers on several threads, in [`input`].
 
+mod ended;
 pub mod input;
 pub mod line;
 mod trace;
 
-pub use trace::{read_chunk, Summary, Trace};
+pub use ended::MAX_ENDED_RUNS;
+pub use trace::{read_chunk, Summary, Trace, MAX_GATHERED, MAX_OPEN_BLOCKS, WARP_LIMIT};

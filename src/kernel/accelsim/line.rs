@@ -56,7 +56,7 @@
 //! derives from the first number in the opcode and so gets wrong for
 //! `LDSM.16.M88.4`; the matrix count of `LDSM`/`STSM` is the `.2` or `.4`
 //! suffix (none: one matrix), `MT88` their `.trans`. Opcodes are read by the
-//! crate's one op-name parser ([`OpName`](crate::OpName)). NVBit reports shared addresses as generic
+//! crate's one op-name parser ([`OpName`]). NVBit reports shared addresses as generic
 //! addresses: when the header gives a shared base address, it is subtracted.
 
 use crate::kernel::BarrierKind;

@@ -2,18 +2,27 @@
 //! their headers, thread blocks from their markers (`.traceg`) or gathered
 //! from the block and warp on each line (the raw `.trace` form).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
+use super::ended::{Ended, Inserted, MAX_ENDED_RUNS};
 use super::input::{Format, Input, Location, Reader};
 use super::line::{self, Class, Header, Instruction, Line};
 use crate::kernel::{BlockInfo, Consumer, Event, KernelInfo, Place, Site};
 use crate::{ComputeCapability, ConstantLoad, Error, LaneSet, Op, WarpRequest};
 
 /// The most events of raw-form thread blocks still being gathered (their
-/// blocks not yet ended): a raw trace whose blocks never end is refused
-/// beyond this, so memory stays bounded (some 160 bytes an event).
+/// blocks not yet ended), counting each warp that exited as one: a raw trace
+/// whose blocks never end is refused beyond this, so memory stays bounded
+/// (some 160 bytes an event).
 pub const MAX_GATHERED: usize = 1 << 22;
+
+/// The most raw-form thread blocks gathered at once (begun, not yet ended):
+/// a raw trace with more is refused beyond this, so memory stays bounded
+/// (some 400 bytes a block, 26 MB in all). A GPU runs a few thousand blocks
+/// at once, and the tracer writes `-block dim`, by which a block ends when
+/// all its threads exited.
+pub const MAX_OPEN_BLOCKS: usize = 1 << 16;
 
 /// The largest warp id a trace may name, plus one: a block's threads are
 /// numbered in 32 bits (32 a warp), so a warp id is below 2^27.
@@ -290,6 +299,7 @@ struct RawBlock {
     warps: BTreeMap<u32, Vec<Gathered>>,
     /// Lanes of each warp that executed `EXIT`.
     exited: HashMap<u32, u32>,
+    /// Events and exited warps held (each counts in [`MAX_GATHERED`]).
     events: usize,
 }
 
@@ -314,8 +324,11 @@ struct State {
     warp: Option<u32>,
     raw: HashMap<[u32; 3], RawBlock>,
     gathered: usize,
-    /// Blocks ended in this kernel.
-    done: HashSet<[u32; 3]>,
+    /// Blocks ended (raw form) or begun (`.traceg`) in this kernel.
+    done: Ended,
+    /// Whether a block of this kernel could not be remembered in `done`
+    /// (said once a kernel).
+    done_full: bool,
     /// Source files of lineinfo (`FILE:N`), as [`Site::file`] indices.
     source_files: HashMap<Box<str>, u32>,
     /// Opcodes of gathered raw events.
@@ -367,6 +380,23 @@ fn check_dims(key: &str, value: &str) -> Result<[u32; 3], String> {
     Ok(dim)
 }
 
+fn too_many_gathered() -> Problem {
+    Problem::line(format!(
+        "more than {MAX_GATHERED} instructions of unfinished thread blocks \
+         (bounded memory): split the trace by block"
+    ))
+}
+
+/// The first block of a kernel that [`Ended`] cannot hold.
+fn not_remembered(id: [u32; 3]) -> Problem {
+    Problem::line(format!(
+        "thread block ({}) is read but not remembered: {MAX_ENDED_RUNS} runs of thread-block \
+         ids are held for this kernel already, the most kept (bounded memory); repeats of its \
+         blocks from here on are not caught",
+        ids(id)
+    ))
+}
+
 fn check_warp(warp: u32) -> Result<u32, Problem> {
     if warp >= WARP_LIMIT {
         return Err(Problem::line(format!(
@@ -392,7 +422,8 @@ impl State {
             warp: None,
             raw: HashMap::new(),
             gathered: 0,
-            done: HashSet::new(),
+            done: Ended::default(),
+            done_full: false,
             source_files: HashMap::new(),
             opcodes: Vec::new(),
             opcode_ids: HashMap::new(),
@@ -462,19 +493,21 @@ impl State {
         }
         self.kernel_open = false;
         self.done.clear();
+        self.done_full = false;
         self.warp = None;
         Ok(())
     }
 
-    /// Hands a gathered raw block to the consumer.
+    /// Hands a gathered raw block to the consumer. Returns whether the block
+    /// could not be remembered as ended (the first time in the kernel).
     fn flush<C: Consumer + ?Sized>(
         &mut self,
         consumer: &mut C,
         id: [u32; 3],
         block: RawBlock,
-    ) -> Result<(), Error> {
+    ) -> Result<bool, Error> {
         self.gathered -= block.events;
-        self.done.insert(id);
+        let full = self.remember(id) == Inserted::Full;
         consumer.begin_block(&BlockInfo::new(id, self.block_dim.and_then(threads)))?;
         self.summary.blocks += 1;
         let file = self.file.unwrap_or(0);
@@ -485,7 +518,21 @@ impl State {
                 consumer.event(warp, &gathered.event)?;
             }
         }
-        consumer.end_block()
+        consumer.end_block()?;
+        Ok(full)
+    }
+
+    /// Remembers a block of the kernel as read: [`Inserted::Full`] only the
+    /// first time one cannot be, in a kernel.
+    fn remember(&mut self, id: [u32; 3]) -> Inserted {
+        match self.done.insert(id) {
+            Inserted::Full if self.done_full => Inserted::New,
+            Inserted::Full => {
+                self.done_full = true;
+                Inserted::Full
+            }
+            inserted => inserted,
+        }
     }
 
     /// Reads one line of an Accel-Sim trace.
@@ -559,7 +606,8 @@ impl State {
             }
             Line::ThreadBlock(id) => match &mut self.block {
                 Some(block) if block.id.is_none() => {
-                    if !self.done.insert(id) {
+                    let inserted = self.done.insert(id);
+                    if inserted == Inserted::Again {
                         return Err(Problem::line(format!(
                             "thread block ({}) appears twice in kernel {}",
                             ids(id),
@@ -569,6 +617,10 @@ impl State {
                     block.id = Some(id);
                     consumer.begin_block(&BlockInfo::new(id, self.block_dim.and_then(threads)))?;
                     self.summary.blocks += 1;
+                    if inserted == Inserted::Full && !self.done_full {
+                        self.done_full = true;
+                        return Err(not_remembered(id));
+                    }
                 }
                 Some(block) => {
                     return Err(Problem::line(format!(
@@ -624,6 +676,7 @@ impl State {
         }
         self.kernel_open = false;
         self.done.clear();
+        self.done_full = false;
         self.warp = None;
         Ok(())
     }
@@ -701,18 +754,25 @@ impl State {
         event: Option<Event<'static>>,
         is_exit: bool,
     ) -> Result<(), Problem> {
-        if self.done.contains(&block) {
+        if self.done.contains(block) {
             return Err(Problem::line(format!(
                 "thread block ({}) has an instruction after all its warps exited",
                 ids(block)
             )));
         }
+        if (event.is_some() || is_exit)
+            && self.raw.len() >= MAX_OPEN_BLOCKS
+            && !self.raw.contains_key(&block)
+        {
+            return Err(Problem::line(format!(
+                "more than {MAX_OPEN_BLOCKS} unfinished thread blocks at once (bounded memory): \
+                 give the trace's `-block dim` (blocks end when all their threads exit), or split \
+                 it by block"
+            )));
+        }
         if let Some(event) = event {
             if self.gathered >= MAX_GATHERED {
-                return Err(Problem::line(format!(
-                    "more than {MAX_GATHERED} instructions of unfinished thread blocks \
-                     (bounded memory): split the trace by block"
-                )));
+                return Err(too_many_gathered());
             }
             let opcode = match self.opcode_ids.get(instruction.opcode) {
                 Some(&id) => id,
@@ -733,6 +793,18 @@ impl State {
             self.gathered += 1;
         }
         if is_exit {
+            // A warp's first exit is held too (its lanes, until the block ends).
+            if !self
+                .raw
+                .get(&block)
+                .is_some_and(|b| b.exited.contains_key(&warp))
+            {
+                if self.gathered >= MAX_GATHERED {
+                    return Err(too_many_gathered());
+                }
+                self.raw.entry(block).or_default().events += 1;
+                self.gathered += 1;
+            }
             let open = self.raw.entry(block).or_default();
             open.warps.entry(warp).or_default();
             *open.exited.entry(warp).or_default() |= instruction.mask;
@@ -750,7 +822,9 @@ impl State {
                 });
                 if all_out {
                     let block_events = self.raw.remove(&block).unwrap_or_default();
-                    self.flush(consumer, block, block_events)?;
+                    if self.flush(consumer, block, block_events)? {
+                        return Err(not_remembered(block));
+                    }
                 }
             }
         }
