@@ -65,7 +65,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 
 use smem_model::{
-    AccessWidth, BankConfig, ComputeCapability, Error, LaneSet, Op, OpName, SharedMemConfig,
+    AccessWidth, BankConfig, ComputeCapability, Cost, Error, LaneSet, Op, OpName, SharedMemConfig,
     WarpRequest,
 };
 
@@ -162,7 +162,6 @@ impl smem_op {
     }
 
     /// The op and the width its name gives (`None`: the caller's).
-    #[inline(always)]
     fn decode(self) -> Result<(Op, Option<AccessWidth>), Failure> {
         let op = (self.opaque & 0xff00_0000 == OP_TAG)
             .then(|| Op::ALL.get((self.opaque & 0xffff) as usize))
@@ -192,8 +191,33 @@ impl smem_op {
 
     /// The op and the request's width: `width`, checked against the name's,
     /// or the name's when `width` is 0.
+    ///
+    /// In every per-request call: the common cases (a width the name agrees
+    /// with, or 0 for a name that gives one) take a few instructions, with no
+    /// `Result` of a decoded width; everything else, errors included, goes
+    /// to [`resolve_slow`](Self::resolve_slow).
     #[inline(always)]
     fn resolve(self, width: u32) -> Result<(Op, u32), Failure> {
+        // The named widths `smem_op_parse` writes: 0 (none), 1, 2, 4, 8, 16.
+        const NAMED: u32 = 1 | 1 << 1 | 1 << 2 | 1 << 4 | 1 << 8 | 1 << 16;
+        let named = (self.opaque >> 16) & 0xff;
+        let op = match self.opaque & 0xff00_0000 == OP_TAG && named < 32 && NAMED >> named & 1 == 1
+        {
+            true => Op::ALL.get((self.opaque & 0xffff) as usize).copied(),
+            false => None,
+        };
+        match op {
+            Some(op) if width != 0 && (named == 0 || named == width) => Ok((op, width)),
+            Some(op) if width == 0 && named != 0 => Ok((op, named)),
+            _ => self.resolve_slow(width),
+        }
+    }
+
+    /// [`resolve`](Self::resolve) the long way: the op's fixed width for
+    /// width 0, and every error.
+    #[cold]
+    #[inline(never)]
+    fn resolve_slow(self, width: u32) -> Result<(Op, u32), Failure> {
         let (op, named) = self.decode()?;
         match (width, named) {
             (0, Some(named)) => Ok((op, named.bytes())),
@@ -392,6 +416,35 @@ unsafe fn request(
         LaneSet::from_bits(active_mask),
         addresses,
     )?)
+}
+
+/// `count` of the request of `op`, `width`, `mask` and `addresses`, the
+/// request used where `from_offsets` built it: moving it out of its `Result`
+/// copies 130 bytes, about a tenth of what the whole call costs (issue 23: the
+/// cost calls within 1.3x of Rust's `from_offsets` + `cost`).
+#[inline(always)]
+fn counted<T>(
+    op: Op,
+    width: u32,
+    mask: u32,
+    addresses: &[u32; 32],
+    count: impl FnOnce(&WarpRequest) -> Result<T, Error>,
+) -> Result<T, Error> {
+    match WarpRequest::from_offsets(op, width, LaneSet::from_bits(mask), addresses) {
+        Ok(ref request) => count(request),
+        Err(error) => Err(error),
+    }
+}
+
+/// A [`Cost`] as C has it.
+#[inline(always)]
+fn c_cost(cost: Cost) -> smem_cost {
+    smem_cost {
+        wavefronts: cost.wavefronts(),
+        ideal_wavefronts: cost.ideal_wavefronts(),
+        bank_conflicts: cost.bank_conflicts(),
+        ways: cost.ways(),
+    }
 }
 
 /// `op` parsed, or the status of the failed parse.
@@ -863,9 +916,10 @@ pub unsafe extern "C" fn smem_wavefronts_op(
 ) -> c_int {
     guard(|| {
         let config = unsafe { live(config) }?.get();
-        let request = unsafe { request(op, width, active_mask, addresses) }?;
+        let (op, width) = op.resolve(width)?;
+        let addresses = unsafe { read(addresses.cast::<[u32; 32]>(), "addresses") }?;
         let out = unsafe { wavefronts.as_mut() }.ok_or_else(|| null("wavefronts"))?;
-        *out = config.wavefronts(&request)?;
+        *out = counted(op, width, active_mask, addresses, |r| config.wavefronts(r))?;
         Ok(())
     })
 }
@@ -902,15 +956,12 @@ pub unsafe extern "C" fn smem_cost_op(
 ) -> c_int {
     guard(|| {
         let config = unsafe { live(config) }?.get();
-        let request = unsafe { request(op, width, active_mask, addresses) }?;
+        let (op, width) = op.resolve(width)?;
+        let addresses = unsafe { read(addresses.cast::<[u32; 32]>(), "addresses") }?;
         let out = unsafe { cost.as_mut() }.ok_or_else(|| null("cost"))?;
-        let c = config.cost(&request)?;
-        *out = smem_cost {
-            wavefronts: c.wavefronts(),
-            ideal_wavefronts: c.ideal_wavefronts(),
-            bank_conflicts: c.bank_conflicts(),
-            ways: c.ways(),
-        };
+        *out = c_cost(counted(op, width, active_mask, addresses, |r| {
+            config.cost(r)
+        })?);
         Ok(())
     })
 }
@@ -1113,14 +1164,14 @@ unsafe fn batch<'a>(
     })
 }
 
-/// Runs `each` on request `i` of a batch, prefixing a failure's message with
-/// the request's index.
-fn batch_item<T>(i: usize, each: impl FnOnce() -> Result<T, Error>) -> Result<T, Failure> {
-    each().map_err(|error| {
-        let Failure(code) = Failure::from(error.clone());
-        set_error(format!("request {i}: {error}"));
-        Failure(code)
-    })
+/// The failure of request `i` of a batch: the error's code, its message
+/// prefixed with the request's index.
+#[cold]
+#[inline(never)]
+fn batch_error(i: usize, error: Error) -> Failure {
+    let Failure(code) = Failure::from(error.clone());
+    set_error(format!("request {i}: {error}"));
+    Failure(code)
 }
 
 /// The wavefronts of `n` warp instructions of one op and width: request `i`
@@ -1177,11 +1228,8 @@ pub unsafe extern "C" fn smem_wavefronts_batch(
             return Err(null("wavefronts"));
         }
         for (i, (&mask, addresses)) in masks.iter().zip(addresses).enumerate() {
-            let count = batch_item(i, || {
-                let request =
-                    WarpRequest::from_offsets(op, width, LaneSet::from_bits(mask), addresses)?;
-                config.wavefronts(&request)
-            })?;
+            let count = counted(op, width, mask, addresses, |r| config.wavefronts(r))
+                .map_err(|error| batch_error(i, error))?;
             unsafe { wavefronts.add(i).write(count) };
         }
         Ok(())
@@ -1240,18 +1288,9 @@ pub unsafe extern "C" fn smem_cost_batch(
             return Err(null("costs"));
         }
         for (i, (&mask, addresses)) in masks.iter().zip(addresses).enumerate() {
-            let c = batch_item(i, || {
-                let request =
-                    WarpRequest::from_offsets(op, width, LaneSet::from_bits(mask), addresses)?;
-                config.cost(&request)
-            })?;
-            let cost = smem_cost {
-                wavefronts: c.wavefronts(),
-                ideal_wavefronts: c.ideal_wavefronts(),
-                bank_conflicts: c.bank_conflicts(),
-                ways: c.ways(),
-            };
-            unsafe { costs.add(i).write(cost) };
+            let cost = counted(op, width, mask, addresses, |r| config.cost(r))
+                .map_err(|error| batch_error(i, error))?;
+            unsafe { costs.add(i).write(c_cost(cost)) };
         }
         Ok(())
     })
