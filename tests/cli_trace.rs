@@ -1656,3 +1656,146 @@ fn the_ranking_fits_120_columns() {
     assert!(out.contains(&format!(" {file_name}:3 ")), "{out}");
     assert!(out.contains("flashinfer..."), "{out}");
 }
+
+/// Before compute capability 7.0 Nsight Compute does not run: the totals of a
+/// Pascal trace (`-binary version = 61`) are given under nvprof's names
+/// (`nvprof_metrics`, each a metric or an event), none under Nsight
+/// Compute's; Kepler (`--arch sm_35`) gets no names, said so; a run mixing
+/// both sides of 7.0 gets none either.
+#[test]
+fn pre_volta_traces_name_nvprof_counters() {
+    let file = format!("{TRACES}/pascal.traceg");
+    let report = json(&[&file]);
+    assert_eq!(report["archs"], serde_json::json!(["sm_61"]));
+    assert_eq!(report["ncu_metrics"], serde_json::json!([]));
+    let by_op = &report["by_op"];
+    let counter = |name: &str| {
+        report["nvprof_metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["metric"] == name)
+            .unwrap_or_else(|| panic!("{name} in {report}"))
+            .clone()
+    };
+    // Two LDS: a column of float[32][32] (32 wavefronts) and of [32][33] (1).
+    assert_eq!(by_op["LDS.32"]["wavefronts"], 33);
+    for (name, kind, total, value) in [
+        (
+            "inst_executed_shared_loads",
+            "metric",
+            "requests",
+            by_op["LDS.32"]["requests"].clone(),
+        ),
+        (
+            "shared_load_transactions",
+            "metric",
+            "wavefronts",
+            by_op["LDS.32"]["wavefronts"].clone(),
+        ),
+        (
+            "shared_ld_bank_conflict",
+            "event",
+            "bank_conflicts",
+            by_op["LDS.32"]["bank_conflicts"].clone(),
+        ),
+        (
+            "inst_executed_shared_stores",
+            "metric",
+            "requests",
+            by_op["STS.32"]["requests"].clone(),
+        ),
+        (
+            "shared_store_transactions",
+            "metric",
+            "wavefronts",
+            by_op["STS.32"]["wavefronts"].clone(),
+        ),
+        (
+            "shared_st_bank_conflict",
+            "event",
+            "bank_conflicts",
+            by_op["STS.32"]["bank_conflicts"].clone(),
+        ),
+        (
+            "inst_executed_shared_atomics",
+            "metric",
+            "requests",
+            by_op["ATOMS.ADD.32"]["requests"].clone(),
+        ),
+    ] {
+        let m = counter(name);
+        assert_eq!(
+            (&m["kind"], &m["total"], &m["predicted"]),
+            (&kind.into(), &total.into(), &value),
+            "{name}"
+        );
+    }
+    assert_eq!(counter("shared_ld_bank_conflict")["predicted"], 31);
+    // Shared atomics have no nvprof transaction or bank-conflict counter.
+    assert_eq!(report["nvprof_metrics"].as_array().unwrap().len(), 7);
+    let out = stdout(&trace(&[&file]));
+    assert!(
+        out.contains(
+            "the same as nvprof's counters (nvprof --metrics NAME, --events NAME), predicted:"
+        ),
+        "{out}"
+    );
+    assert!(
+        has_row(&out, &["shared_ld_bank_conflict", "event", "31", "LDS.32"]),
+        "{out}"
+    );
+    assert!(
+        has_row(
+            &out,
+            &["shared_load_transactions", "metric", "33", "LDS.32"]
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("smsp__") && !out.contains("l1tex__"), "{out}");
+    // Kepler: no names, and the reason.
+    let kepler = json(&["--arch", "sm_35", &file]);
+    assert_eq!(kepler["ncu_metrics"], serde_json::json!([]));
+    assert!(kepler.get("nvprof_metrics").is_none(), "{kepler}");
+    let out = stdout(&trace(&["--arch", "sm_35", &file]));
+    assert!(
+        out.contains("(no profiler names for compute capability 3.x and earlier"),
+        "{out}"
+    );
+    // Both sides of 7.0 in one run: no names.
+    let volta = format!("{TRACES}/transpose.traceg");
+    let mixed = json(&[&file, &volta]);
+    assert_eq!(mixed["ncu_metrics"], serde_json::json!([]));
+    assert!(mixed.get("nvprof_metrics").is_none(), "{mixed}");
+    let out = stdout(&trace(&[&file, &volta]));
+    assert!(
+        out.contains("(no profiler names: the run mixes compute capabilities before 7.0"),
+        "{out}"
+    );
+    // Merged reports sum nvprof's counters by name and keep their kind.
+    let part = trace(&["--json", &file]);
+    let (a, b) = (
+        TempFile::new("pascal-a.json", &part.stdout),
+        TempFile::new("pascal-b.json", &part.stdout),
+    );
+    let output = trace(&["--merge", a.name(), b.name()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let merged: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(merged["ncu_metrics"], serde_json::json!([]));
+    let doubled = merged["nvprof_metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["metric"] == "shared_ld_bank_conflict")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        doubled,
+        serde_json::json!({"metric": "shared_ld_bank_conflict", "kind": "event",
+            "total": "bank_conflicts", "predicted": 62, "ops": ["LDS.32"]})
+    );
+    // Volta and later: Nsight Compute's names only, as before.
+    let hopper = json(&[&volta]);
+    assert!(hopper.get("nvprof_metrics").is_none(), "{hopper}");
+    assert!(!hopper["ncu_metrics"].as_array().unwrap().is_empty());
+}

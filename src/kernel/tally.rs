@@ -41,6 +41,136 @@ pub const DEFAULT_CAPABILITY: ComputeCapability = ComputeCapability::Sm90;
 /// Errors kept with their text ([`Tally::errors`]); the rest are counted.
 pub const KEPT_ERRORS: usize = 20;
 
+/// The profiler a capability's figures are compared with: Nsight Compute
+/// profiles compute capability 7.0 (Volta) and later only, so before that
+/// the counters users hold are nvprof's.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::kernel::tally::Profiler;
+/// use smem_model::ComputeCapability;
+///
+/// assert_eq!(Profiler::of(ComputeCapability::Sm61), Profiler::Nvprof);
+/// assert_eq!(Profiler::of(ComputeCapability::Sm70), Profiler::NsightCompute);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Profiler {
+    /// Nsight Compute (`ncu --metrics NAME`), compute capability 7.0 and later.
+    NsightCompute,
+    /// nvprof (`nvprof --metrics NAME`, `nvprof --events NAME`), before 7.0.
+    Nvprof,
+}
+
+impl Profiler {
+    /// The profiler of `capability`: Nsight Compute from 7.0 on, nvprof
+    /// before.
+    pub const fn of(capability: ComputeCapability) -> Profiler {
+        if capability.major() >= 7 {
+            Profiler::NsightCompute
+        } else {
+            Profiler::Nvprof
+        }
+    }
+}
+
+/// One of nvprof's counters: a metric (`nvprof --metrics NAME`) or an event
+/// (`nvprof --events NAME`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct NvprofCounter {
+    /// Its name, as `nvprof --query-metrics` / `--query-events` lists it.
+    pub name: &'static str,
+    /// Whether it is an event (`--events`) rather than a metric (`--metrics`).
+    pub event: bool,
+}
+
+/// nvprof's counters for the totals the tally gives `op` on `capability`:
+/// requests, wavefronts and bank conflicts, in that order; `None` where no
+/// nvprof counter is known to count the same quantity.
+///
+/// Named for compute capability 5.x and 6.x (Maxwell, Pascal), where nvprof
+/// is the profiler and a shared-memory transaction is what the model calls a
+/// wavefront (one pass through the 32 four-byte banks):
+///
+/// | total | LDS | STS | ATOMS |
+/// |---|---|---|---|
+/// | requests | `inst_executed_shared_loads` | `inst_executed_shared_stores` | `inst_executed_shared_atomics` |
+/// | wavefronts | `shared_load_transactions` | `shared_store_transactions` | - |
+/// | bank conflicts | `shared_ld_bank_conflict` (event) | `shared_st_bank_conflict` (event) | - |
+///
+/// Sources: the descriptions nvprof prints for the metrics (`nvprof
+/// --query-metrics` on Pascal: `inst_executed_shared_loads` "Warp level
+/// instructions for shared loads", `inst_executed_shared_atomics` "Warp
+/// level shared instructions for atom and atom CAS",
+/// `shared_load_transactions` "Number of shared memory load transactions",
+/// as reproduced in nvprof outputs published with other projects), and the
+/// nvprof-to-Nsight-Compute comparison of the Nsight Compute CLI guide's
+/// nvprof transition chapter, which maps these names (the two events too)
+/// on Volta, where both profilers run, to
+/// `smsp__inst_executed_op_shared_{ld,st}.sum`,
+/// `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum` and
+/// `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st}.sum`: the
+/// counters whose values the model predicts there. That table was read in
+/// the copy NERSC/timemory keeps (`perfworks_translation`); NVIDIA's Profiler
+/// User's Guide itself was not among the sources that could be searched, so
+/// the names are not checked against its per-capability metric tables.
+/// Shared atomics have no transaction or bank-conflict counter of nvprof's.
+/// Modelling choices, not measurements: the model's 8- and 16-byte phases on
+/// 5.x and 6.x are the rules measured on sm_90, and, as Nsight Compute's
+/// SASS counters do, requests leave out instructions predicated off in every
+/// lane; no nvprof figure has been compared with the model.
+///
+/// Nothing is named for compute capability 3.x and earlier: Kepler's
+/// transactions move up to 256 bytes over 64-bit banks and its events
+/// (`shared_load_replay`, ...) count replays with a meaning not checked
+/// against the model's, and Fermi's and Tesla's profilers differ again. From
+/// 7.0 on the profiler is Nsight Compute ([`Profiler::of`]) and nothing is
+/// named here either.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::kernel::tally::{nvprof_counters, NvprofCounter};
+/// use smem_model::{ComputeCapability, Op};
+///
+/// let [requests, wavefronts, conflicts] = nvprof_counters(Op::Load, ComputeCapability::Sm61);
+/// assert_eq!(requests.map(|c| c.name), Some("inst_executed_shared_loads"));
+/// assert_eq!(wavefronts.map(|c| c.name), Some("shared_load_transactions"));
+/// assert_eq!(
+///     conflicts,
+///     Some(NvprofCounter { name: "shared_ld_bank_conflict", event: true })
+/// );
+/// assert_eq!(nvprof_counters(Op::Load, ComputeCapability::Sm35), [None; 3]);
+/// assert_eq!(nvprof_counters(Op::Load, ComputeCapability::Sm90), [None; 3]);
+/// ```
+pub const fn nvprof_counters(op: Op, capability: ComputeCapability) -> [Option<NvprofCounter>; 3] {
+    const fn metric(name: &'static str) -> Option<NvprofCounter> {
+        Some(NvprofCounter { name, event: false })
+    }
+    const fn event(name: &'static str) -> Option<NvprofCounter> {
+        Some(NvprofCounter { name, event: true })
+    }
+    if !matches!(capability.major(), 5 | 6) {
+        return [None; 3];
+    }
+    match op {
+        Op::Load => [
+            metric("inst_executed_shared_loads"),
+            metric("shared_load_transactions"),
+            event("shared_ld_bank_conflict"),
+        ],
+        Op::Store => [
+            metric("inst_executed_shared_stores"),
+            metric("shared_store_transactions"),
+            event("shared_st_bank_conflict"),
+        ],
+        Op::Atomic(_) | Op::Reduction(_) => [metric("inst_executed_shared_atomics"), None, None],
+        // ldmatrix/stmatrix (7.5+) and cp.async (8.0+) do not exist before 7.0.
+        Op::LdMatrix(_) | Op::StMatrix(_) | Op::CpAsync(_) => [None; 3],
+    }
+}
+
 /// Sums over requests.
 ///
 /// # Example

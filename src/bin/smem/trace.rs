@@ -65,7 +65,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 use smem_model::corpus::Record;
 use smem_model::kernel::accelsim::read_chunk;
-use smem_model::kernel::tally::{Entry, Key, Tally, Totals};
+use smem_model::kernel::tally::{nvprof_counters, Entry, Key, Profiler, Tally, Totals};
 use smem_model::kernel::{Consumer, Event, KernelInfo, Place};
 use smem_model::{BankConfig, ComputeCapability, Op};
 
@@ -827,10 +827,13 @@ pub(crate) fn ncu_metrics(op: Op) -> [&'static str; 3] {
     }
 }
 
-/// One Nsight Compute metric and the model's prediction of it.
+/// One profiler counter and the model's prediction of it.
 #[derive(Debug, Serialize)]
 struct MetricJson {
     metric: &'static str,
+    /// nvprof's only: `metric` (`nvprof --metrics`) or `event` (`--events`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kind: Option<&'static str>,
     /// The total it corresponds to: `requests`, `wavefronts` or `bank_conflicts`.
     total: &'static str,
     predicted: u64,
@@ -838,8 +841,40 @@ struct MetricJson {
     ops: Vec<String>,
 }
 
-/// The predicted value of each metric, in a stable order.
-fn metrics(tally: &Report<'_>) -> Vec<MetricJson> {
+/// The profiler whose names the totals are given under: Nsight Compute's
+/// from compute capability 7.0 on, nvprof's before (where Nsight Compute
+/// does not run); `None` when the run mixes the two, as its per-op totals
+/// then add up kernels that no one profiler counts.
+fn profiler(tally: &Report<'_>) -> Option<Profiler> {
+    let mut profilers = tally
+        .tally
+        .capabilities()
+        .iter()
+        .map(|&cc| Profiler::of(cc));
+    let first = profilers.next().unwrap_or(Profiler::NsightCompute);
+    profilers.all(|p| p == first).then_some(first)
+}
+
+/// nvprof's counters for `op` on every capability of the run, where they
+/// agree (`nvprof_counters`: 5.x and 6.x only).
+fn nvprof_names(tally: &Report<'_>, op: Op) -> [Option<(&'static str, &'static str)>; 3] {
+    let mut names = [None; 3];
+    for (slot, name) in names.iter_mut().enumerate() {
+        let mut each = tally
+            .tally
+            .capabilities()
+            .iter()
+            .map(|&cc| nvprof_counters(op, cc)[slot]);
+        let first = each.next().flatten();
+        if each.all(|c| c == first) {
+            *name = first.map(|c| (c.name, if c.event { "event" } else { "metric" }));
+        }
+    }
+    names
+}
+
+/// The predicted value of each counter of `profiler`, in a stable order.
+fn metrics(tally: &Report<'_>, profiler: Profiler) -> Vec<MetricJson> {
     let mut out: Vec<MetricJson> = Vec::new();
     let mut ops: Vec<_> = tally.tally.by_op().into_iter().collect();
     ops.sort_by_key(|((op, width), _)| crate::analyze::op_name(*op, *width));
@@ -850,7 +885,15 @@ fn metrics(tally: &Report<'_>) -> Vec<MetricJson> {
             ("wavefronts", totals.wavefronts),
             ("bank_conflicts", totals.bank_conflicts),
         ];
-        for (metric, (total, value)) in ncu_metrics(*op).into_iter().zip(values) {
+        let counters = match profiler {
+            Profiler::Nvprof => nvprof_names(tally, *op),
+            _ => ncu_metrics(*op).map(|metric| Some((metric, ""))),
+        };
+        for (counter, (total, value)) in counters.into_iter().zip(values) {
+            let Some((metric, kind)) = counter else {
+                continue;
+            };
+            let kind = (!kind.is_empty()).then_some(kind);
             match out.iter_mut().find(|m| m.metric == metric) {
                 Some(known) => {
                     known.predicted += value;
@@ -860,6 +903,7 @@ fn metrics(tally: &Report<'_>) -> Vec<MetricJson> {
                 }
                 None => out.push(MetricJson {
                     metric,
+                    kind,
                     total,
                     predicted: value,
                     ops: vec![name.clone()],
@@ -924,8 +968,14 @@ struct ReportJson {
     lines_not_analysed: u64,
     files_not_read: u64,
     by_op: BTreeMap<String, Totals>,
-    /// The Nsight Compute metric of each total, with the predicted value.
+    /// The Nsight Compute metric of each total, with the predicted value
+    /// (compute capability 7.0 and later; empty before, and when the run
+    /// mixes capabilities on both sides of 7.0).
     ncu_metrics: Vec<MetricJson>,
+    /// nvprof's counter of each total, for runs on capabilities before 7.0
+    /// (5.x and 6.x: `nvprof_counters`); absent when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    nvprof_metrics: Vec<MetricJson>,
     top: Vec<RankedJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
     by_line: Option<Vec<LineJson>>,
@@ -1066,7 +1116,14 @@ fn json_report(args: &Args, reader: &Reader, tally: &Report<'_>) -> ReportJson {
         lines_not_analysed: tally.errors.lines,
         files_not_read: tally.errors.files,
         by_op: tally.by_op(),
-        ncu_metrics: metrics(tally),
+        ncu_metrics: match profiler(tally) {
+            Some(Profiler::NsightCompute) => metrics(tally, Profiler::NsightCompute),
+            _ => Vec::new(),
+        },
+        nvprof_metrics: match profiler(tally) {
+            Some(Profiler::Nvprof) => metrics(tally, Profiler::Nvprof),
+            _ => Vec::new(),
+        },
         top: tally
             .tally
             .ranking(args.top)
@@ -1253,8 +1310,70 @@ fn text_report(args: &Args, reader: &Reader, tally: &Report<'_>) -> String {
         table.row(row("all", t));
     }
     out.push_str(&table.render(0));
-    let metrics = metrics(tally);
-    if !metrics.is_empty() {
+    let profiler = profiler(tally);
+    let metrics = profiler.map_or_else(Vec::new, |p| metrics(tally, p));
+    if profiler == Some(Profiler::Nvprof) && !metrics.is_empty() {
+        _ = writeln!(
+            out,
+            "\n{}",
+            styled(
+                HEADING,
+                "the same as nvprof's counters (nvprof --metrics NAME, --events NAME), predicted:"
+            )
+        );
+        let mut table = Table::new(&[
+            ("counter", Align::Left),
+            ("kind", Align::Left),
+            ("predicted", Align::Right),
+            ("ops", Align::Left),
+        ]);
+        for m in &metrics {
+            table.row([
+                m.metric.to_owned(),
+                m.kind.unwrap_or_default().to_owned(),
+                m.predicted.to_string(),
+                m.ops.join(", "),
+            ]);
+        }
+        out.push_str(&table.render(0));
+        _ = writeln!(
+            out,
+            "{}",
+            styled(
+                NOTE,
+                "(nvprof on compute capability 5.x and 6.x, where Nsight Compute does not run; \
+                 shared atomics have no nvprof transaction or bank-conflict counter; the \
+                 model's phases for 8- and 16-byte accesses there are those measured on sm_90)"
+            )
+        );
+    }
+    if profiler == Some(Profiler::Nvprof)
+        && tally.tally.capabilities().iter().any(|cc| cc.major() < 5)
+    {
+        _ = writeln!(
+            out,
+            "\n{}",
+            styled(
+                NOTE,
+                "(no profiler names for compute capability 3.x and earlier: Kepler's 256-byte \
+                 transactions and its replay events are not checked against the model's \
+                 wavefronts)"
+            )
+        );
+    }
+    if profiler.is_none() {
+        _ = writeln!(
+            out,
+            "\n{}",
+            styled(
+                NOTE,
+                "(no profiler names: the run mixes compute capabilities before 7.0 (nvprof) and \
+                 from 7.0 (Nsight Compute), whose requests these totals add together; run them \
+                 apart)"
+            )
+        );
+    }
+    if profiler == Some(Profiler::NsightCompute) && !metrics.is_empty() {
         _ = writeln!(
             out,
             "\n{}",

@@ -19,6 +19,9 @@ use smem_model::kernel::tally::Totals;
 /// The schema every merged report must carry.
 const SCHEMA: &str = "smem-trace/1";
 
+/// The lists of profiler counters, each summed by name.
+const METRIC_KEYS: [&str; 2] = ["ncu_metrics", "nvprof_metrics"];
+
 /// The counts summed as they are.
 const SUMS: [&str; 7] = [
     "other_instructions",
@@ -49,8 +52,10 @@ pub(super) fn merge(paths: &[impl AsRef<Path>]) -> Result<Value, String> {
     let mut sums: BTreeMap<&str, u64> = SUMS.iter().map(|k| (*k, 0)).collect();
     let mut not_modelled: BTreeMap<String, u64> = BTreeMap::new();
     let mut by_op: BTreeMap<String, Totals> = BTreeMap::new();
-    // Metric name -> (total, predicted, ops), in the order first seen.
-    let mut metrics: Vec<(String, Value, u64, BTreeSet<String>)> = Vec::new();
+    // Per profiler key, metric name -> (the entry's other fields, predicted,
+    // ops), in the order first seen.
+    type Metrics = Vec<(String, Map<String, Value>, u64, BTreeSet<String>)>;
+    let mut metrics: BTreeMap<&str, Metrics> = BTreeMap::new();
     let mut top: Vec<(String, Map<String, Value>, Totals)> = Vec::new();
     let mut listed = 0;
     for path in paths {
@@ -83,25 +88,30 @@ pub(super) fn merge(paths: &[impl AsRef<Path>]) -> Result<Value, String> {
             let op_totals = totals(value).map_err(|e| at(op, e))?;
             by_op.entry(op.clone()).or_default().merge(&op_totals);
         }
-        for metric in report["ncu_metrics"].as_array().into_iter().flatten() {
-            let metric_name = metric["metric"].as_str().unwrap_or_default().to_owned();
-            let predicted = metric["predicted"].as_u64().unwrap_or(0);
-            let ops = metric["ops"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|o| o.as_str().map(str::to_owned));
-            match metrics.iter_mut().find(|m| m.0 == metric_name) {
-                Some(known) => {
-                    known.2 += predicted;
-                    known.3.extend(ops);
+        for key in METRIC_KEYS {
+            let known_metrics = metrics.entry(key).or_default();
+            for metric in report[key].as_array().into_iter().flatten() {
+                let metric_name = metric["metric"].as_str().unwrap_or_default().to_owned();
+                let predicted = metric["predicted"].as_u64().unwrap_or(0);
+                let ops = metric["ops"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|o| o.as_str().map(str::to_owned));
+                match known_metrics.iter_mut().find(|m| m.0 == metric_name) {
+                    Some(known) => {
+                        known.2 += predicted;
+                        known.3.extend(ops);
+                    }
+                    None => {
+                        // `total`, and nvprof's `kind`, as the first report gives them.
+                        let mut fields = metric.as_object().cloned().unwrap_or_default();
+                        for field in ["metric", "predicted", "ops"] {
+                            fields.remove(field);
+                        }
+                        known_metrics.push((metric_name, fields, predicted, ops.collect()));
+                    }
                 }
-                None => metrics.push((
-                    metric_name,
-                    metric["total"].clone(),
-                    predicted,
-                    ops.collect(),
-                )),
             }
         }
         let entries = report["top"].as_array().cloned().unwrap_or_default();
@@ -148,17 +158,25 @@ pub(super) fn merge(paths: &[impl AsRef<Path>]) -> Result<Value, String> {
                 .collect(),
         ),
     );
-    out.insert(
-        "ncu_metrics".into(),
-        Value::Array(
-            metrics
-                .into_iter()
-                .map(|(metric, total, predicted, ops)| {
-                    json!({"metric": metric, "total": total, "predicted": predicted, "ops": ops})
-                })
-                .collect(),
-        ),
-    );
+    for key in METRIC_KEYS {
+        let list = metrics.remove(key).unwrap_or_default();
+        // As one run prints it: nvprof's list only when it has entries.
+        if key == "nvprof_metrics" && list.is_empty() {
+            continue;
+        }
+        let entries = list
+            .into_iter()
+            .map(|(metric, fields, predicted, ops)| {
+                let mut entry = Map::new();
+                entry.insert("metric".into(), json!(metric));
+                entry.extend(fields);
+                entry.insert("predicted".into(), json!(predicted));
+                entry.insert("ops".into(), json!(ops));
+                Value::Object(entry)
+            })
+            .collect();
+        out.insert(key.into(), Value::Array(entries));
+    }
     out.insert(
         "top".into(),
         Value::Array(
