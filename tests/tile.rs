@@ -1334,6 +1334,33 @@ fn index_formulas_match_the_offsets() {
             layouts.push(t);
         }
     }
+    // Column tiles: Triton's wide NVMMA rows (the XOR within each tile), and
+    // tiles too short for the swizzle's period (the XOR form on `i`).
+    for (rows, cols, element, bytes) in [(64, 64, 4, 128), (16, 128, 2, 64), (8, 64, 4, 32)] {
+        layouts.push(
+            TileLayout::new(rows, cols, element)
+                .unwrap()
+                .with_nvmma_swizzle(bytes)
+                .unwrap(),
+        );
+    }
+    let short = TileLayout::new(4, 64, 2)
+        .unwrap()
+        .with_column_tiles(32)
+        .unwrap()
+        .with_swizzle(Swizzle::new(3, 3, 3).unwrap())
+        .unwrap();
+    assert_eq!(
+        short.index_formula(),
+        "i ^ (((i >> 6) % 8) * 8), i = (col / 32) * 128 + row * 32 + col % 32"
+    );
+    layouts.push(short);
+    layouts.push(
+        TileLayout::new(8, 96, 1)
+            .unwrap()
+            .with_column_tiles(32)
+            .unwrap(),
+    );
     for layout in layouts {
         let formula = layout.index_formula();
         for row in 0..layout.rows() {

@@ -484,7 +484,8 @@ impl TileLayout {
         self.rows as u64 * self.pitch as u64 * (self.cols / self.tile_cols) as u64
     }
 
-    /// Elements of padding after each row: `pitch - cols`.
+    /// Elements of padding after each row: `pitch - cols` (column tiles
+    /// have none).
     ///
     /// # Example
     ///
