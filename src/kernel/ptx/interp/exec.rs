@@ -426,6 +426,10 @@ impl Shared {
             return;
         }
         let value = value.bits().filter(|_| n <= 8);
+        if value.is_none() && !self.any_known {
+            // Nothing is known: forgetting changes nothing.
+            return;
+        }
         self.any_known |= value.is_some();
         if let Some(v) = value {
             let bytes = v.to_le_bytes();
@@ -1047,11 +1051,19 @@ fn target(space: Space, a: &Lanes, mask: u32) -> Target {
     match space {
         Space::Shared => {
             let mut high = 0u64;
-            for (lane, slot) in offsets.iter_mut().enumerate() {
-                let keep = u64::from(mask >> lane & 1).wrapping_neg();
-                let x = a.v[lane] & keep;
-                high |= x >> 32;
-                *slot = x as u32;
+            if mask == FULL {
+                // The common case, in a form the compiler vectorizes.
+                for (slot, &x) in offsets.iter_mut().zip(&a.v) {
+                    high |= x >> 32;
+                    *slot = x as u32;
+                }
+            } else {
+                for (lane, slot) in offsets.iter_mut().enumerate() {
+                    let keep = u64::from(mask >> lane & 1).wrapping_neg();
+                    let x = a.v[lane] & keep;
+                    high |= x >> 32;
+                    *slot = x as u32;
+                }
             }
             if high != 0 {
                 return Target::Mixed;
@@ -1119,10 +1131,16 @@ fn merged_access<C: Consumer + ?Sized>(
     // The widths are powers of two: a mask, not a division.
     let aligned = |delta: u32, w: u32| {
         let mut low = 0;
-        for (l, &o) in offsets.iter().enumerate() {
-            low |= (o.wrapping_sub(delta) & (w - 1)) * (mask >> l & 1);
+        if mask == FULL {
+            for &o in offsets {
+                low |= o.wrapping_sub(delta);
+            }
+        } else {
+            for (l, &o) in offsets.iter().enumerate() {
+                low |= o.wrapping_sub(delta) * (mask >> l & 1);
+            }
         }
-        low == 0
+        low & (w - 1) == 0
     };
     match merge {
         Merge::Carry { width: w, back } if aligned(back, w) => {
@@ -1534,13 +1552,12 @@ fn execute<C: Consumer + ?Sized>(
             c,
         } => {
             let (a, b, c) = (warp.read(ctx, *a), warp.read(ctx, *b), warp.read(ctx, *c));
-            let out = if none_known(&[&a, &b, &c], mask) {
-                Lanes::UNKNOWN
-            } else {
-                fast_float(*op, *bits, &a, &b, &c, mask).unwrap_or_else(|| {
-                    map3(&a, &b, &c, mask, |x, y, z| float_op(*op, *bits, x, y, z))
-                })
-            };
+            if none_known(&[&a, &b, &c], mask) {
+                warp.forget(*d, mask);
+                return Ok(());
+            }
+            let out = fast_float(*op, *bits, &a, &b, &c, mask)
+                .unwrap_or_else(|| map3(&a, &b, &c, mask, |x, y, z| float_op(*op, *bits, x, y, z)));
             warp.write(*d, &out, mask);
         }
         Kind::Setp {
@@ -1700,10 +1717,13 @@ fn execute<C: Consumer + ?Sized>(
                     )?;
                     for (i, d) in ds.iter().enumerate() {
                         if let Some(d) = d {
+                            if !shared.any_known {
+                                // Nothing known in shared memory: every value unknown.
+                                warp.forget(*d, mask);
+                                continue;
+                            }
                             let mut out = Lanes::UNKNOWN;
-                            // Nothing known in shared memory: every value unknown.
-                            let lanes = if shared.any_known { mask } else { 0 };
-                            for lane in lanes_of(lanes) {
+                            for lane in lanes_of(mask) {
                                 let at = u64::from(offsets[lane]) + u64::from(bytes) * i as u64;
                                 out.set(lane, shared.load(at, bytes));
                             }
