@@ -824,9 +824,10 @@ pub enum Error {
     },
 
     /// A block whose accesses between two barriers of the whole block need
-    /// more shadow records than the block model holds (one per word, warp,
-    /// instruction and kind of access; [`Block`](crate::Block) says the bound).
-    #[error("a block's accesses between two barriers of all its warps need more than {limit} shadow records (one per 4-byte word, warp, instruction and kind of access): not modelled")]
+    /// more shadow records than the block model holds (one per word,
+    /// instruction, kind of access and set of warps in step;
+    /// [`Block`](crate::Block) says the bound).
+    #[error("a block's accesses between two barriers of all its warps need more than {limit} shadow records (one per 4-byte word, instruction, kind of access and set of warps in step): not modelled")]
     ShadowFull {
         /// The most the model holds.
         limit: usize,

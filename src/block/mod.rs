@@ -9,8 +9,11 @@
 //! (a block has at most 32 warps), and per warp a 32 x 32 matrix of what each
 //! lane knows of the others (for `__syncwarp`); accesses are checked against a
 //! shadow of the accesses since the last block-wide barrier, one record per
-//! 4-byte word, warp, instruction, kind and set of the word's bytes (exact per
-//! byte). So the model answers for every order the hardware could run the
+//! 4-byte word, instruction, kind and set of the word's bytes (exact per
+//! byte), standing for every warp that made that access alike (the warps of a
+//! kernel run one program in step: a word that all 32 warps read from one
+//! instruction is one record with a set of 32 warps, exactly as 32 records
+//! would be). So the model answers for every order the hardware could run the
 //! warps in, not just one: two accesses race when no barrier both threads
 //! passed separates them.
 //!
@@ -26,10 +29,15 @@
 //! # Memory
 //!
 //! Bounded by one block whatever the input: the shadow holds at most
-//! [`Block::MAX_RECORDS`] records (about 48 MiB, twice that with the slack of
+//! [`Block::MAX_RECORDS`] records (64 MiB, twice that with the slack of
 //! growing cells), in a table of one cell per word up to the highest word
-//! touched (at most the capability's shared window, 228 KB: 57,344 cells);
-//! at most [`Block::MAX_PENDING`] events are held behind barriers; hazards are
+//! touched (at most the capability's shared window, 228 KB: 58,368 cells).
+//! Warps in step share records, so a block needs a record per word and
+//! instruction that touched it, not per warp: 32 warps that each read all
+//! 228 KB from 8 instructions take 466,944 records (14 MiB), far below the
+//! bound; only warps out of step (different lanes or instruction counts on
+//! each word) need a record each. At most [`Block::MAX_PENDING`] events are
+//! held behind barriers; hazards are
 //! one per pair of instructions (with a bitmap of their bytes per 4 KiB page
 //! touched). A block that needs more records is refused with
 //! [`Error::ShadowFull`]; past the held events, [`Error::BlockBacklog`]. The
@@ -38,6 +46,8 @@
 mod consumer;
 mod report;
 mod shadow;
+#[cfg(all(test, feature = "proptest"))]
+mod tests;
 
 use std::collections::{HashMap, VecDeque};
 
@@ -257,6 +267,8 @@ pub struct Block {
     last: Option<(Key, u32)>,
     /// Scratch: the conflicts of the access being run.
     found: Vec<Found>,
+    /// Scratch: the words of the access being run, with their lanes.
+    batches: Vec<Batch>,
     barrier_errors: Vec<BarrierError>,
     pending: usize,
     /// The first error met while running held events (the shadow full); every
@@ -304,6 +316,18 @@ struct Found {
     severity: Severity,
     word: u32,
     mask: u8,
+    /// Its place in the order of a lane-by-lane check (lane, then the lane's
+    /// words, then the word's records): a hazard's example is the first
+    /// conflict met in that order, however the lanes were batched.
+    rank: u64,
+}
+
+/// The lanes of an access that touch one word, with the bytes they touch.
+#[derive(Debug, Clone, Copy)]
+struct Batch {
+    word: u32,
+    mask: u8,
+    lanes: u32,
 }
 
 impl Block {
@@ -321,17 +345,19 @@ impl Block {
     /// ```
     pub const MAX_PENDING: usize = 1 << 18;
 
-    /// The most shadow records a block holds (one per 4-byte word, warp,
+    /// The most shadow records a block holds (one per 4-byte word,
     /// instruction, kind of access and set of the word's bytes, since the last
-    /// barrier of the whole block); beyond it the block is refused with
-    /// [`Error::ShadowFull`]. 24 bytes a record.
+    /// barrier of the whole block, shared by the warps that made that access
+    /// in step); beyond it the block is refused with [`Error::ShadowFull`].
+    /// 32 bytes a record.
     ///
     /// # Example
     ///
     /// ```
     /// use smem_model::Block;
     ///
-    /// // 2^21: 32 warps each touching 64K words from one instruction.
+    /// // 2^21: 36 records on every word of a 228 KB window, or 32 warps out
+    /// // of step each touching 64K words from one instruction.
     /// assert_eq!(Block::MAX_RECORDS, 2_097_152);
     /// ```
     pub const MAX_RECORDS: usize = MAX_RECORDS;
@@ -378,6 +404,7 @@ impl Block {
             index: HashMap::new(),
             last: None,
             found: Vec::new(),
+            batches: Vec::new(),
             barrier_errors: Vec::new(),
             pending: 0,
             error: None,
@@ -921,71 +948,40 @@ impl Block {
         }
         let kind = AccessKind::of(request.op());
         let width = request.width().bytes();
+        let (active, addresses) = request.raw();
+        self.batch(active, addresses, width);
         let Block {
             warps,
             shadow,
             found,
+            batches,
             ..
         } = self;
         let me = &warps[warp as usize];
-        let (step, clock) = (me.step, me.clock[warp as usize]);
+        let now = Now {
+            warp,
+            site,
+            kind,
+            step: me.step,
+        };
         // Every lane is checked against the shadow as it was before the
         // instruction, then the instruction is recorded: its lanes are one
         // access, and one lane's record must not hide what another lane
         // races with.
         found.clear();
         let look = relevant(kind);
-        let (active, addresses) = request.raw();
-        let mut bits = active;
-        while bits != 0 {
-            let lane = Lane::from_index(bits.trailing_zeros() as usize);
-            bits &= bits - 1;
-            let address = addresses[lane.index()];
-            for (word, mask) in words(address, width) {
-                if shadow
-                    .kinds
-                    .get(word as usize)
-                    .is_none_or(|k| k & look == 0)
-                {
-                    continue;
-                }
-                for record in &shadow.cells[word as usize] {
-                    if record.bytes & mask == 0 {
-                        continue;
-                    }
-                    let pending =
-                        record.pending && !(u32::from(record.warp) == warp && record.step == step);
-                    let result = if pending {
-                        // Not yet waited for: nothing orders it (PTX ISA,
-                        // cp.async.wait_group).
-                        let lane = Lane::from_index(record.lanes.trailing_zeros() as usize);
-                        Some((Severity::Error, lane))
-                    } else if conflicts(kind, record.kind) {
-                        check(record, me, warp, lane, step)
-                    } else {
-                        None
-                    };
-                    if let Some((severity, other_lane)) = result {
-                        found.push(Found {
-                            earlier: HazardAccess {
-                                site: record.site,
-                                warp: u32::from(record.warp),
-                                lane: other_lane,
-                                access: record.kind,
-                            },
-                            now: HazardAccess {
-                                site,
-                                warp,
-                                lane,
-                                access: kind,
-                            },
-                            severity,
-                            word,
-                            mask: mask & record.bytes,
-                        });
-                    }
-                }
+        for batch in batches.iter() {
+            if shadow
+                .kinds
+                .get(batch.word as usize)
+                .is_some_and(|k| k & look != 0)
+            {
+                let cell = &shadow.cells[batch.word as usize];
+                check(cell, batch, me, &now, addresses, found);
             }
+        }
+        if found.len() > 1 {
+            found.sort_unstable_by_key(|f| f.rank);
         }
         for i in 0..self.found.len() {
             let found = self.found[i];
@@ -995,35 +991,120 @@ impl Block {
             warps,
             shadow,
             error,
+            batches,
             ..
         } = self;
         let me = &mut warps[warp as usize];
         let pending = kind == AccessKind::AsyncCopy;
-        let mut bits = active;
-        while bits != 0 {
-            let lane = Lane::from_index(bits.trailing_zeros() as usize);
-            bits &= bits - 1;
-            let address = addresses[lane.index()];
-            for (word, mask) in words(address, width) {
-                let new = Record {
-                    site,
-                    lanes: 1 << lane.index(),
-                    step,
-                    // A pending write keeps its group here until it completes.
-                    clock: if pending { me.groups } else { clock },
-                    warp: warp as u8,
-                    kind,
-                    bytes: mask,
-                    pending,
-                };
-                if pending {
-                    me.async_words.push(word);
-                }
-                if !record(shadow, word, new, &me.seen[lane.index()]) {
-                    *error = Some(Error::ShadowFull { limit: MAX_RECORDS });
-                    return;
+        // A pending write keeps its group in `clock` until it completes.
+        let clock = if pending {
+            me.groups
+        } else {
+            me.clock[warp as usize]
+        };
+        for batch in batches.iter() {
+            let new = Record {
+                site,
+                lanes: batch.lanes,
+                step: now.step,
+                clock,
+                warps: 1 << warp,
+                kind,
+                bytes: batch.mask,
+                pending,
+            };
+            if pending {
+                me.async_words.push(batch.word);
+            }
+            let first = batch.lanes.trailing_zeros() as usize;
+            if !record(shadow, batch.word, new, &me.seen[first]) {
+                *error = Some(Error::ShadowFull { limit: MAX_RECORDS });
+                return;
+            }
+        }
+    }
+
+    /// Splits the access into [`Batch`]es: one per word with the lanes that
+    /// touch it, in the order a lane-by-lane loop meets the words. Running a
+    /// batch once is the same as running its lanes one after the other when
+    /// every lane touches the word's same bytes (a lane's record takes in the
+    /// next lane's, as records of one instruction do); when lanes touch
+    /// different bytes of one word (1- and 2-byte accesses), each lane's
+    /// word is a batch of its own, in lane order, as before batching.
+    fn batch(&mut self, active: u32, addresses: &[u32; WARP_SIZE], width: u32) {
+        let Block {
+            batches, shadow, ..
+        } = self;
+        batches.clear();
+        let plain = shadow.plain();
+        let lanes = |batches: &mut Vec<Batch>| {
+            let mut bits = active;
+            while bits != 0 {
+                let lane = bits.trailing_zeros();
+                bits &= bits - 1;
+                for (word, mask) in words(addresses[lane as usize], width) {
+                    batches.push(Batch {
+                        word,
+                        mask,
+                        lanes: 1 << lane,
+                    });
                 }
             }
+        };
+        if active == 0 {
+            return;
+        }
+        let first = addresses[active.trailing_zeros() as usize];
+        if !plain && lanes_all_at(active, addresses, first) {
+            // A broadcast: every lane touches the same bytes.
+            for (word, mask) in words(first, width) {
+                batches.push(Batch {
+                    word,
+                    mask,
+                    lanes: active,
+                });
+            }
+            return;
+        }
+        if plain || (width >= 4 && first.is_multiple_of(4)) {
+            // Whole words (requests are aligned to their width): a lane on a
+            // word another lane touched takes in the same bytes, which
+            // running it on its own does as well as a batch would.
+            lanes(batches);
+            return;
+        }
+        let marks = &mut shadow.marks;
+        let words_in_window = self.capability.shared_window_size().div_ceil(4) as usize;
+        if marks.len() < words_in_window {
+            marks.resize(words_in_window, 0);
+        }
+        let mut mixed = false;
+        let mut bits = active;
+        while bits != 0 {
+            let lane = bits.trailing_zeros();
+            bits &= bits - 1;
+            for (word, mask) in words(addresses[lane as usize], width) {
+                let mark = &mut marks[word as usize];
+                if *mark == 0 {
+                    batches.push(Batch {
+                        word,
+                        mask,
+                        lanes: 1 << lane,
+                    });
+                    *mark = batches.len() as u16;
+                } else {
+                    let batch = &mut batches[usize::from(*mark) - 1];
+                    mixed |= batch.mask != mask;
+                    batch.lanes |= 1 << lane;
+                }
+            }
+        }
+        for batch in batches.iter() {
+            marks[batch.word as usize] = 0;
+        }
+        if mixed {
+            batches.clear();
+            lanes(batches);
         }
     }
 
@@ -1052,7 +1133,7 @@ impl Block {
             let cell = &mut shadow.cells[word as usize];
             let mut left = false;
             for r in cell.iter_mut() {
-                if !r.pending || u32::from(r.warp) != warp {
+                if !r.pending || r.warps != 1 << warp {
                     continue;
                 }
                 let lanes = r.lanes & lanes.bits();
@@ -1098,6 +1179,7 @@ impl Block {
             severity,
             word,
             mask,
+            ..
         } = found;
         let kind = if now.access.writes() && earlier.access.writes() {
             HazardKind::WriteWrite
@@ -1138,65 +1220,198 @@ impl Block {
     }
 }
 
-/// Whether `record` races with the access of `lane` of warp `me` (number
-/// `warp`) at `step`: the severity and a lane of the record.
-fn check(record: &Record, me: &Warp, warp: u32, lane: Lane, step: u32) -> Option<(Severity, Lane)> {
-    let other_warp = u32::from(record.warp);
-    if other_warp != warp {
-        if record.clock > me.clock[other_warp as usize] {
-            let lane = Lane::from_index(record.lanes.trailing_zeros() as usize);
-            return Some((Severity::Error, lane));
+/// Whether every lane of `active` has the address `address`.
+fn lanes_all_at(active: u32, addresses: &[u32; WARP_SIZE], address: u32) -> bool {
+    let mut bits = active;
+    while bits != 0 {
+        let lane = bits.trailing_zeros() as usize;
+        bits &= bits - 1;
+        if addresses[lane] != address {
+            return false;
         }
-        return None;
     }
-    if record.step == step {
-        // Lanes of one instruction: a write collision, not a race.
-        return None;
+    true
+}
+
+/// The access being run, as [`check`] needs it.
+struct Now {
+    warp: u32,
+    site: u64,
+    kind: AccessKind,
+    step: u32,
+}
+
+/// Adds to `found` the conflicts of the lanes of `batch` with the records of
+/// its word: for each record at most one between warps (an error, the same
+/// for every lane) and one between lanes of the warp (a warning, the first
+/// lane that has it), which is all that a hazard's bytes and example need.
+fn check(
+    cell: &[Record],
+    batch: &Batch,
+    me: &Warp,
+    now: &Now,
+    addresses: &[u32; WARP_SIZE],
+    found: &mut Vec<Found>,
+) {
+    let bit = 1u32 << now.warp;
+    let rank = |lane: Lane, found: &Vec<Found>| {
+        let index = batch.word - addresses[lane.index()] / 4;
+        (lane.index() as u64) << 40 | u64::from(index) << 32 | found.len() as u64
+    };
+    let first = Lane::from_index(batch.lanes.trailing_zeros() as usize);
+    for record in cell {
+        let mask = record.bytes & batch.mask;
+        if mask == 0 {
+            continue;
+        }
+        let push = |severity, warp: u32, other: Lane, lane: Lane, found: &mut Vec<Found>| {
+            let rank = rank(lane, found);
+            found.push(Found {
+                earlier: HazardAccess {
+                    site: record.site,
+                    warp,
+                    lane: other,
+                    access: record.kind,
+                },
+                now: HazardAccess {
+                    site: now.site,
+                    warp: now.warp,
+                    lane,
+                    access: now.kind,
+                },
+                severity,
+                word: batch.word,
+                mask,
+                rank,
+            });
+        };
+        let other = Lane::from_index(record.lanes.trailing_zeros() as usize);
+        if record.pending && !(record.warps == bit && record.step == now.step) {
+            // Not yet waited for: nothing orders it (PTX ISA,
+            // cp.async.wait_group).
+            let warp = record.warps.trailing_zeros();
+            push(Severity::Error, warp, other, first, found);
+            continue;
+        }
+        if !conflicts(now.kind, record.kind) {
+            continue;
+        }
+        // Other warps: a barrier that both passed orders them.
+        let mut others = record.warps & !bit;
+        while others != 0 {
+            let warp = others.trailing_zeros();
+            others &= others - 1;
+            if record.clock > me.clock[warp as usize] {
+                push(Severity::Error, warp, other, first, found);
+                break;
+            }
+        }
+        // The warp's own lanes: `__syncwarp` or a barrier orders them, and
+        // lanes of one instruction are a write collision, not a race.
+        if record.warps & bit != 0 && record.step != now.step {
+            let mut lanes = batch.lanes;
+            while lanes != 0 {
+                let lane = Lane::from_index(lanes.trailing_zeros() as usize);
+                lanes &= lanes - 1;
+                if let Some(other) = unordered_lane(record, me, lane) {
+                    push(Severity::Warning, now.warp, other, lane, found);
+                    break;
+                }
+            }
+        }
     }
+}
+
+/// A lane of the warp's own `record`, other than `lane`, that `lane` is not
+/// ordered after.
+fn unordered_lane(record: &Record, me: &Warp, lane: Lane) -> Option<Lane> {
     let seen = &me.seen[lane.index()];
     let mut others = record.lanes & !(1 << lane.index());
     while others != 0 {
         let a = others.trailing_zeros() as usize;
         if record.step > seen[a] {
-            return Some((Severity::Warning, Lane::from_index(a)));
+            return Some(Lane::from_index(a));
         }
         others &= others - 1;
     }
     None
 }
 
-/// Notes the access in the word's shadow; false when the shadow is full.
-fn record(shadow: &mut Shadow, word: u32, new: Record, seen: &[u32; WARP_SIZE]) -> bool {
+/// A warp's earlier record of a word, taken over by its access `new`: its
+/// lanes that the access's first lane is not ordered after stay (within one
+/// instruction, all of them), the rest are ordered before it and dropped.
+fn merged(slot: &Record, new: &Record, seen: &[u32; WARP_SIZE]) -> Record {
+    if slot.step == new.step {
+        return Record {
+            lanes: slot.lanes | new.lanes,
+            bytes: slot.bytes | new.bytes,
+            warps: new.warps,
+            ..*slot
+        };
+    }
     let lane = new.lanes.trailing_zeros() as usize;
-    // An earlier record of the warp, taken over by this access: its lanes
-    // that this lane is not ordered after stay (within one instruction, all
-    // of them), the rest are ordered before it and dropped.
-    let merge = |slot: &mut Record| {
-        if slot.step == new.step {
-            slot.lanes |= new.lanes;
-            slot.bytes |= new.bytes;
-            return;
+    let mut keep = 0u32;
+    let mut lanes = slot.lanes & !(1 << lane);
+    while lanes != 0 {
+        let a = lanes.trailing_zeros() as usize;
+        if slot.step > seen[a] {
+            keep |= 1 << a;
         }
-        let mut keep = 0u32;
-        let mut lanes = slot.lanes & !(1 << lane);
-        while lanes != 0 {
-            let a = lanes.trailing_zeros() as usize;
-            if slot.step > seen[a] {
-                keep |= 1 << a;
-            }
-            lanes &= lanes - 1;
-        }
-        let bytes = if keep == 0 {
-            new.bytes
-        } else {
-            slot.bytes | new.bytes
-        };
-        *slot = Record {
-            lanes: keep | new.lanes,
-            bytes,
-            ..new
-        };
+        lanes &= lanes - 1;
+    }
+    let bytes = if keep == 0 {
+        new.bytes
+    } else {
+        slot.bytes | new.bytes
     };
+    Record {
+        lanes: keep | new.lanes,
+        bytes,
+        ..*new
+    }
+}
+
+/// Merges the access `new` of one warp into that warp's record at `i` of the
+/// word's cell; false when the shadow is full. When the record stands for
+/// other warps too, they keep it and the warp's merged record goes right
+/// after it (joining the next record when alike), so that the warp's records
+/// keep their order.
+fn merge_at(
+    shadow: &mut Shadow,
+    word: u32,
+    i: usize,
+    new: &Record,
+    seen: &[u32; WARP_SIZE],
+) -> bool {
+    let cell = &mut shadow.cells[word as usize];
+    let slot = cell[i];
+    let merged = merged(&slot, new, seen);
+    if slot.warps == new.warps {
+        cell[i] = merged;
+        return true;
+    }
+    if merged.alike(&slot) {
+        return true;
+    }
+    if let Some(next) = cell.get_mut(i + 1)
+        && next.warps & new.warps == 0
+        && next.alike(&merged)
+    {
+        next.warps |= new.warps;
+        cell[i].warps &= !new.warps;
+        return true;
+    }
+    if shadow.records >= MAX_RECORDS {
+        return false;
+    }
+    cell[i].warps &= !new.warps;
+    shadow.insert(word, i + 1, merged);
+    true
+}
+
+/// Notes the access of one warp in the word's shadow; false when the shadow
+/// is full.
+fn record(shadow: &mut Shadow, word: u32, new: Record, seen: &[u32; WARP_SIZE]) -> bool {
     if shadow.cells.len() <= word as usize {
         // A word past the table so far: no record yet.
         if shadow.records >= MAX_RECORDS {
@@ -1205,11 +1420,19 @@ fn record(shadow: &mut Shadow, word: u32, new: Record, seen: &[u32; WARP_SIZE]) 
         shadow.push(word, new);
         return true;
     }
+    let share = !shadow.plain();
+    let bit = new.warps;
     let cell = &mut shadow.cells[word as usize];
     let mut mine = 0;
     let mut latest: Option<(usize, u32)> = None;
+    // The warp's last record of the word: it may join a record only after it.
+    let mut last = None;
     for (i, r) in cell.iter_mut().enumerate() {
-        if r.warp != new.warp || r.kind != new.kind {
+        if r.warps & bit == 0 {
+            continue;
+        }
+        last = Some(i);
+        if r.kind != new.kind {
             continue;
         }
         if r.pending || new.pending {
@@ -1228,8 +1451,7 @@ fn record(shadow: &mut Shadow, word: u32, new: Record, seen: &[u32; WARP_SIZE]) 
             continue;
         }
         if r.site == new.site && r.bytes == new.bytes {
-            merge(r);
-            return true;
+            return merge_at(shadow, word, i, &new, seen);
         }
         mine += 1;
         if latest.is_none_or(|(_, step)| step <= r.step) {
@@ -1239,14 +1461,21 @@ fn record(shadow: &mut Shadow, word: u32, new: Record, seen: &[u32; WARP_SIZE]) 
     // A site has at most 4 masks on a word (one per byte, for 1-byte
     // accesses), so this keeps at least SITES_PER_WARP sites apart.
     if mine < 4 * SITES_PER_WARP || new.pending {
+        if !new.pending && share {
+            let from = last.map_or(0, |i| i + 1);
+            if let Some(r) = cell[from..].iter_mut().rev().find(|r| r.alike(&new)) {
+                r.warps |= bit;
+                return true;
+            }
+        }
         if shadow.records >= MAX_RECORDS {
             return false;
         }
         shadow.push(word, new);
         return true;
     }
-    if let Some((i, _)) = latest {
-        merge(&mut shadow.cells[word as usize][i]);
+    match latest {
+        Some((i, _)) => merge_at(shadow, word, i, &new, seen),
+        None => true,
     }
-    true
 }

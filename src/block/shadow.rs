@@ -4,13 +4,27 @@
 //!
 //! As compute-sanitizer's racecheck keeps shadow memory for shared memory (and
 //! FastTrack keeps epochs), each word keeps its accesses with the accessing
-//! warp's clock: one record per warp, instruction (site), kind of access and
-//! set of the word's bytes, holding the lanes and the latest time that
-//! instruction touched those bytes. Records name bytes with a 4-bit mask, so
-//! the shadow is exact per byte while a 4-byte (or wider) access costs one
-//! record per word, not four. The words are a flat table indexed by word,
-//! allocated once per block model and reused across blocks; a barrier that
-//! every warp passes clears only the words touched since the last one.
+//! warp's clock: one record per instruction (site), kind of access and set of
+//! the word's bytes, holding the lanes and the latest time that instruction
+//! touched those bytes, and the set of warps it stands for. Records name bytes
+//! with a 4-bit mask, so the shadow is exact per byte while a 4-byte (or
+//! wider) access costs one record per word, not four.
+//!
+//! A record stands for every warp in its set: warps whose records of a word
+//! would be equal but for the warp (same instruction, lanes, bytes, step in
+//! their own program order and own clock, as the warps of a kernel running one
+//! program in step are) share one. So a word that all 32 warps read from one
+//! instruction costs one record, not 32, and adding a warp to it is a bit.
+//! This is a lossless encoding: a shared record behaves exactly as the
+//! per-warp records it stands for. The one thing that depends on the order of
+//! a word's records, which of a warp's own records a new access merges into,
+//! sees each warp's records in the order they were made: a warp joins a
+//! shared record only when it has no record after it, and a record taken out
+//! of a shared one for a merge goes right after it.
+//!
+//! The words are a flat table indexed by word, allocated once per block model
+//! and reused across blocks; a barrier that every warp passes clears only the
+//! words touched since the last one.
 //!
 //! Memory is bounded: at most [`SITES_PER_WARP`] records per warp and kind on
 //! a word (past that, a new site is merged into the warp's latest record of
@@ -25,9 +39,10 @@ use super::report::AccessKind;
 /// The most records one warp keeps per kind of access on one word.
 pub(super) const SITES_PER_WARP: usize = 8;
 
-/// The most records the shadow holds for one block, over all words: about
-/// 48 MiB at 24 bytes a record, 96 MiB with the slack of the cells' growth. A block whose accesses between two barriers of
-/// the whole block need more is refused ([`crate::Error::ShadowFull`]).
+/// The most records the shadow holds for one block, over all words: 64 MiB at
+/// 32 bytes a record, 128 MiB with the slack of the cells' growth. A block
+/// whose accesses between two barriers of the whole block need more is
+/// refused ([`crate::Error::ShadowFull`]).
 pub(super) const MAX_RECORDS: usize = 1 << 21;
 
 /// One instruction's accesses to some bytes of a word, as the shadow keeps them.
@@ -41,8 +56,9 @@ pub(super) struct Record {
     pub step: u32,
     /// The warp's own component of its vector clock, the latest.
     pub clock: u32,
-    /// The warp.
-    pub warp: u8,
+    /// The warps it stands for (bits): one for a `cp.async` write not yet
+    /// waited for, which is never shared.
+    pub warps: u32,
     /// What the access does.
     pub kind: AccessKind,
     /// The word's bytes accessed (bit `i`: byte `i` of the word).
@@ -51,6 +67,21 @@ pub(super) struct Record {
     /// every access to its bytes, and `clock` holds its group (the number of
     /// groups its warp had committed when it was issued) until it completes.
     pub pending: bool,
+}
+
+impl Record {
+    /// Whether `self` and `other` are the same record but for their warps:
+    /// one record can stand for both. Never for a pending write.
+    pub fn alike(&self, other: &Record) -> bool {
+        self.site == other.site
+            && self.lanes == other.lanes
+            && self.step == other.step
+            && self.clock == other.clock
+            && self.kind == other.kind
+            && self.bytes == other.bytes
+            && !self.pending
+            && !other.pending
+    }
 }
 
 /// The accesses to one word since the last block-wide barrier.
@@ -111,6 +142,13 @@ pub(super) struct Shadow {
     pub kinds: Vec<u8>,
     /// The words with records, for clearing.
     touched: Vec<u32>,
+    /// Scratch of one access, zero between accesses: per word of the shared
+    /// window, 1 + the index of the access's batch of lanes on that word.
+    pub marks: Vec<u16>,
+    /// Tests only: one record per warp and a batch per lane and word, the
+    /// encoding the shared records must behave exactly as.
+    #[cfg(test)]
+    pub plain: bool,
     /// Records held, over all cells.
     pub records: usize,
     /// Records of `cp.async` writes not yet waited for.
@@ -118,6 +156,14 @@ pub(super) struct Shadow {
 }
 
 impl Shadow {
+    /// Whether records stand for one warp each and lanes run one by one (tests only).
+    pub fn plain(&self) -> bool {
+        #[cfg(test)]
+        return self.plain;
+        #[cfg(not(test))]
+        false
+    }
+
     /// Empties the table for a shared window of `bytes` bytes. The table
     /// grows to the highest word touched (a kernel that uses 48 KB pays for
     /// 48 KB), and is kept for the next block.
@@ -164,6 +210,15 @@ impl Shadow {
             !cell.is_empty()
         });
         self.records = kept;
+    }
+
+    /// Puts a record at `index` of a word's cell, which has records.
+    pub fn insert(&mut self, word: u32, index: usize, record: Record) {
+        self.cells[word as usize].insert(index, record);
+        self.kinds[word as usize] |=
+            kind_bit(record.kind) | (PENDING_BIT * u8::from(record.pending));
+        self.records += 1;
+        self.pending += usize::from(record.pending);
     }
 
     /// Adds a record to a word's cell.

@@ -1,0 +1,219 @@
+//! The shadow's shared records (one record for the warps whose records of a
+//! word are alike, lanes run in batches) against the plain encoding (one
+//! record per warp, each lane on its own, as the model was before sharing):
+//! on random programs with every kind of event the block model takes, the
+//! two reports must be the same: the same hazards (kind, severity, the two
+//! instructions and what they do, the bytes) and barrier errors, and the same
+//! result of every call. Only a hazard's example may differ: where several
+//! warps share a record, the example names the lowest of them that races,
+//! where one record per warp named the first made. `tests/block_reference.rs`
+//! checks the model against a naive all-pairs reference on the programs that
+//! reference understands (accesses, `__syncthreads()`, `__syncwarp()`).
+
+use proptest::prelude::*;
+
+use super::{AccessKind, BarrierError, Block, HazardAccess, HazardKind, Severity, SyncOp};
+use crate::{ComputeCapability, CpAsync, Error, LaneSet, Op, WarpRequest};
+
+/// One step of the program every warp runs.
+#[derive(Debug, Clone)]
+enum Step {
+    /// An access: op, width, active lanes, per lane a word slot and byte,
+    /// and how far each warp's addresses are shifted (0: every warp touches
+    /// the same bytes).
+    Access {
+        op: Op,
+        width: u32,
+        mask: u32,
+        slots: Vec<(u32, u32)>,
+        shift: u32,
+    },
+    Sync(SyncOp),
+}
+
+/// A program of steps, and per step the warps that skip it (so that warps
+/// fall out of step, and shared records split).
+type Program = Vec<(Step, u32)>;
+
+fn step() -> impl Strategy<Value = Step> {
+    let op = prop_oneof![
+        4 => Just(Op::Load),
+        3 => Just(Op::Store),
+        1 => Just(Op::ATOMIC_ADD),
+        1 => Just(Op::CpAsync(CpAsync::Ca)),
+    ];
+    let access = (
+        op,
+        0usize..5,
+        prop_oneof![Just(u32::MAX), any::<u32>(), 0u32..4],
+        prop::collection::vec((0u32..8, 0u32..4), 32),
+        prop_oneof![3 => Just(0u32), 1 => 1u32..3],
+    )
+        .prop_map(|(op, width, mask, slots, shift)| {
+            let width = match (op, [1, 2, 4, 8, 16][width]) {
+                (Op::Load | Op::Store, w) => w,
+                (Op::CpAsync(_), w) => w.max(4),
+                (_, w) => w.clamp(4, 8),
+            };
+            Step::Access {
+                op,
+                width,
+                mask,
+                slots,
+                shift,
+            }
+        });
+    let sync = prop_oneof![
+        3 => Just(SyncOp::Threads),
+        1 => (1u32..3).prop_map(|id| SyncOp::Named { id, threads: 64 }),
+        1 => (1u32..3).prop_map(|id| SyncOp::Arrive { id, threads: 64 }),
+        2 => prop_oneof![Just(u32::MAX), any::<u32>()]
+            .prop_map(|m| SyncOp::Warp(LaneSet::from_bits(m))),
+        1 => Just(SyncOp::Fence),
+        1 => Just(SyncOp::CpAsyncCommit),
+        1 => (0u32..2).prop_map(|pending| SyncOp::CpAsyncWait { pending }),
+        1 => Just(SyncOp::CpAsyncArrive),
+    ];
+    prop_oneof![3 => access, 1 => sync.prop_map(Step::Sync)]
+}
+
+fn program() -> impl Strategy<Value = (u32, Program, bool)> {
+    (
+        1u32..=4,
+        prop::collection::vec((step(), prop_oneof![4 => Just(0u32), 1 => 0u32..16]), 0..24),
+        any::<bool>(),
+    )
+}
+
+/// One warp's events of the program.
+fn events(program: &Program, warp: u32) -> Vec<(u64, Result<WarpRequest, SyncOp>)> {
+    let mut out = Vec::new();
+    for (site, (step, skip)) in program.iter().enumerate() {
+        if skip >> warp & 1 == 1 {
+            continue;
+        }
+        let site = site as u64;
+        match step {
+            Step::Access {
+                op,
+                width,
+                mask,
+                slots,
+                shift,
+            } => {
+                let request = WarpRequest::from_fn(*op, *width, |lane| {
+                    let (slot, byte) = slots[lane.index()];
+                    (mask >> lane.index() & 1 == 1)
+                        .then_some((4 * (slot + shift * warp) + byte) & !(width - 1))
+                });
+                out.push((site, Ok(request.unwrap())));
+            }
+            Step::Sync(op) => out.push((site, Err(*op))),
+        }
+    }
+    out
+}
+
+/// The report of the program, warps given one after the other or one event
+/// of each in turn, and every call's result.
+fn run(warps: u32, program: &Program, round_robin: bool, plain: bool) -> Outcome {
+    let mut block = Block::new(ComputeCapability::Sm90, 32 * warps).unwrap();
+    block.shadow.plain = plain;
+    let lists: Vec<_> = (0..warps).map(|w| events(program, w)).collect();
+    let mut order = Vec::new();
+    if round_robin {
+        let longest = lists.iter().map(Vec::len).max().unwrap_or(0);
+        for i in 0..longest {
+            for (w, list) in lists.iter().enumerate() {
+                if let Some(e) = list.get(i) {
+                    order.push((w as u32, e));
+                }
+            }
+        }
+    } else {
+        for (w, list) in lists.iter().enumerate() {
+            order.extend(list.iter().map(|e| (w as u32, e)));
+        }
+    }
+    let mut results = Vec::new();
+    for (w, (site, event)) in order {
+        results.push(match event {
+            Ok(request) => block.access(w, *site, request),
+            Err(op) => block.sync(w, *site, LaneSet::FULL, *op),
+        });
+    }
+    let report = block.try_finish().map(|report| {
+        let hazards = report
+            .hazards()
+            .iter()
+            .map(|h| {
+                let side = |a: &HazardAccess| (a.site(), a.access());
+                (
+                    h.kind(),
+                    h.severity(),
+                    side(h.first()),
+                    side(h.second()),
+                    h.bytes(),
+                )
+            })
+            .collect();
+        (hazards, report.barrier_errors().to_vec())
+    });
+    (report, results)
+}
+
+/// What a run gives: the report as compared and every call's result.
+type Outcome = (
+    Result<(Vec<Compared>, Vec<BarrierError>), Error>,
+    Vec<Result<(), Error>>,
+);
+
+/// A hazard as compared: all but its example's threads and address.
+type Compared = (
+    HazardKind,
+    Severity,
+    (u64, AccessKind),
+    (u64, AccessKind),
+    u32,
+);
+
+proptest! {
+    // PROPTEST_CASES, when set, gives the number of cases.
+    #![proptest_config(match std::env::var_os("PROPTEST_CASES") {
+        Some(_) => ProptestConfig::default(),
+        None => ProptestConfig::with_cases(3_000),
+    })]
+
+    /// Shared records and batched lanes report exactly what one record per
+    /// warp and one lane at a time report: the same hazards with the same
+    /// bytes, the same barrier errors, the same errors.
+    #[test]
+    fn shared_records_report_as_plain_ones((warps, program, round_robin) in program()) {
+        let shared = run(warps, &program, round_robin, false);
+        let plain = run(warps, &program, round_robin, true);
+        prop_assert_eq!(shared, plain);
+    }
+}
+
+/// Warps in step on one word share one record; a warp that goes on alone
+/// takes its own, right after the shared one.
+#[test]
+fn warps_in_step_share_a_record_until_one_merges() {
+    let mut block = Block::new(ComputeCapability::Sm90, 128).unwrap();
+    let read = WarpRequest::from_fn(Op::Load, 4, |l| Some(4 * l.get())).unwrap();
+    for warp in 0..4 {
+        block.access(warp, 1, &read).unwrap();
+    }
+    assert_eq!(block.shadow.records, 32);
+    assert!(block.shadow.cells[0].iter().all(|r| r.warps == 0b1111));
+    // Warp 2 reads again from the same instruction: its record moves on.
+    block.access(2, 1, &read).unwrap();
+    assert_eq!(block.shadow.records, 64);
+    let warps: Vec<u32> = block.shadow.cells[5].iter().map(|r| r.warps).collect();
+    assert_eq!(warps, [0b1011, 0b0100]);
+    // Warp 0 falls in with warp 2 again.
+    block.access(0, 1, &read).unwrap();
+    assert_eq!(block.shadow.records, 64);
+    let warps: Vec<u32> = block.shadow.cells[5].iter().map(|r| r.warps).collect();
+    assert_eq!(warps, [0b1010, 0b0101]);
+}
