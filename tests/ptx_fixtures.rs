@@ -243,6 +243,7 @@ fixture!(
     shared_atomics_kinds,
     vector_widths,
     warp_shuffle_reduce,
+    merge_rules,
 );
 
 /// cuda-samples matrixMul, 200 blocks of 32x32: instructions exact (ptxas's
