@@ -866,7 +866,7 @@ fn a_named_layout_moves_the_access() {
     assert!(stdout(&output).starts_with(
         "LDS.32 on compute capability 9.0 (sm_90, Hopper): 32 banks x 4 bytes\n\
          addresses: lane*32*4\n\
-         layout: Swizzle<5,0,5> on a 32x32 tile of 4-byte elements: \
+         layout: Swizzle<5,0,5> on the 32x32 tile of 4-byte elements: \
          (row, col) at 4 * (row * 32 + (col ^ (row % 32)))\n  \
          the addresses given are offsets in the packed tile, 4 * (row * 32 + col); \
          the request is where the layout stores those elements\n  \
@@ -1011,7 +1011,7 @@ fn a_named_layout_in_a_comparison() {
     let out = stdout(&output);
     assert!(
         out.starts_with(
-            "LDS.32 compared: 2 requests\nlayout: pad:1 on a 32x32 tile of 4-byte elements: \
+            "LDS.32 compared: 2 requests\nlayout: pad:1 on the 32x32 tile of 4-byte elements: \
              (row, col) at 4 * (row * 33 + col)\n"
         ),
         "{out}"

@@ -112,9 +112,10 @@ pub struct NvprofCounter {
 /// `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum` and
 /// `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st}.sum`: the
 /// counters whose values the model predicts there. That table was read in
-/// the copy NERSC/timemory keeps (`perfworks_translation`); NVIDIA's Profiler
-/// User's Guide itself was not among the sources that could be searched, so
-/// the names are not checked against its per-capability metric tables.
+/// the copy NERSC/timemory keeps (`perfworks_translation`). The metric
+/// tables per capability of NVIDIA's Profiler User's Guide could not be
+/// read from the sources at hand (only its table of contents), so the names
+/// are not checked against them.
 /// Shared atomics have no transaction or bank-conflict counter of nvprof's.
 /// Modelling choices, not measurements: the model's 8- and 16-byte phases on
 /// 5.x and 6.x are the rules measured on sm_90, and, as Nsight Compute's

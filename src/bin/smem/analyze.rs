@@ -264,7 +264,7 @@ impl LayoutReport {
     /// The text output's lines.
     fn text(&self) -> String {
         format!(
-            "layout: {} on a {}x{} tile of {}-byte elements: (row, col) at {} * ({})\n{}\n",
+            "layout: {} on the {}x{} tile of {}-byte elements: (row, col) at {} * ({})\n{}\n",
             self.name,
             self.rows,
             self.cols,
