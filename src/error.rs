@@ -920,6 +920,16 @@ pub enum Error {
         reason: String,
     },
 
+    /// The worker threads of a parallel reading
+    /// ([`kernel::accelsim::parallel`](crate::kernel::accelsim::parallel))
+    /// could not be started, or one failed (a bug: its panic's message and
+    /// where in the input it was are in `reason`).
+    #[error("{reason}")]
+    Threads {
+        /// What happened.
+        reason: String,
+    },
+
     /// PTX text that does not read as PTX
     /// ([`kernel::ptx::parse`](crate::kernel::ptx::parse)): what was expected
     /// at a line and column, and the start of what was found there.

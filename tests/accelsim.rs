@@ -511,3 +511,67 @@ fn unfinished_blocks_are_bounded() {
     // The blocks held, ended with the kernel; a held block's new warp taken.
     assert_eq!(blocks, MAX_OPEN_BLOCKS as u64);
 }
+
+/// The parallel tally (what `smem trace` prints) is the tally `Trace` gives,
+/// whatever the number of threads; its errors come in input order, the first
+/// ones handed on, the rest counted.
+#[test]
+fn parallel_tally_is_the_tally_of_the_trace() {
+    use smem_model::kernel::accelsim::input::{Input, Reader};
+    use smem_model::kernel::accelsim::parallel::{tally_files, ParallelTally};
+    let files = [
+        data("traces/kernels/kernelslist.g"),
+        data("traces/transpose.traceg"),
+    ];
+    let mut whole = Tally::default();
+    Trace::files(files.clone()).read(&mut whole).unwrap();
+    for threads in 1..=3 {
+        let tally = tally_files(files.clone(), threads).unwrap();
+        assert_eq!(tally.totals(), whole.totals(), "{threads} threads");
+        assert!(tally.totals().requests > 0);
+    }
+    // 300 bad lines among good ones, across many chunks.
+    let mut text = String::from("#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\n");
+    for i in 0..30_000 {
+        text += if i % 100 == 7 {
+            "0010 ffffffff 0 LDS 1 R2 4 9 0x0 4\n"
+        } else {
+            "0020 ffffffff 1 R1 IMAD.MOV.U32 2 R255 R255 0 0 \n"
+        };
+    }
+    text += "#END_TB\n";
+    for threads in [1, 3] {
+        let mut reader = Reader::new(vec![Input::reader(
+            "t.traceg",
+            std::io::Cursor::new(text.clone().into_bytes()),
+        )]);
+        let mut seen = Vec::new();
+        let tallied = ParallelTally::new()
+            .with_threads(threads)
+            .with_shown_errors(5)
+            .read(
+                &mut reader,
+                |err| {
+                    seen.push(err.to_string());
+                    Ok(())
+                },
+                |_| {},
+            )
+            .unwrap();
+        let expected: Vec<String> = (0..5)
+            .map(|k| {
+                format!(
+                    "t.traceg:{}: LDS: unknown address mode `9`: expected 0 (list), 1 (base and \
+                     stride) or 2 (base and deltas)",
+                    11 + 100 * k
+                )
+            })
+            .collect();
+        assert_eq!(seen, expected, "{threads} threads");
+        assert_eq!((tallied.lines_not_read, tallied.errors_reported), (300, 5));
+        assert_eq!(tallied.tally.other_instructions(), 29_700);
+    }
+    // `tally_files` stops at the first.
+    let err = tally_files([data("traces/no-such-file.traceg")], 2).unwrap_err();
+    assert!(err.to_string().starts_with("cannot read "), "{err}");
+}

@@ -956,7 +956,7 @@ fn a_failing_worker_is_an_error_not_a_hang() {
         assert!(
             err.starts_with(&format!(
                 "error: internal error: a worker thread failed on the lines of {} from line 1: \
-                 SMEM_TRACE_PANIC_AT_LINE: a deliberate failure at line 1 at src/bin/smem/trace.rs:",
+                 a deliberate failure at line 1 (ParallelTally::with_panic_at) (please report it)",
                 file.name()
             )),
             "{err}"

@@ -50,11 +50,13 @@
 //! `.traceg` block's events are passed on as they are read, never held.
 //!
 //! The line format and its source are in [`line`](mod@line); reading files into
-//! chunks of lines, for readers on several threads, in [`input`].
+//! chunks of lines, for readers on several threads, in [`input`]; tallying a
+//! trace on several threads (what `smem trace` does) in [`parallel`].
 
 mod ended;
 pub mod input;
 pub mod line;
+pub mod parallel;
 mod trace;
 
 pub use ended::MAX_ENDED_RUNS;

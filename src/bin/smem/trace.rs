@@ -25,20 +25,12 @@
 //!
 //! # Streaming, threads, determinism
 //!
-//! The main thread reads the input in chunks of whole lines
-//! (`smem_model::kernel::accelsim::input::Reader`), numbering the lines,
-//! telling each file's format, following trace headers and kernel lists,
-//! which is all that must happen in input order. `--threads` workers take the
-//! chunks from a queue and read them into events of a tally of their own
-//! (`kernel::accelsim::read_chunk` into a `kernel::tally::Tally`; corpus
-//! records straight into the tally), and send back the chunk's errors and
-//! buffer; the main thread prints the errors in input order and merges the
-//! workers' tallies once, at the end. Memory holds the queued chunks and
-//! those being analysed (512 KB each), one entry per distinct instruction a
-//! worker, each kernel name once, and the best `--top` unlabelled records,
-//! whatever the input's length. Every figure is a sum or a maximum, and the
-//! instruction ranking breaks ties by first appearance, so the output is the
-//! same whatever the number of threads.
+//! The reading is the library's `smem_model::kernel::accelsim::parallel`:
+//! chunks of lines read on this thread, tallied by `--threads` workers, the
+//! errors handed back in input order, the tallies merged at the end; memory
+//! bounded whatever the input's length, the output the same whatever the
+//! number of threads. This file parses the arguments, draws the progress bar
+//! and prints the errors and the report.
 //!
 //! # Bad input
 //!
@@ -48,29 +40,19 @@
 //! is 1 when any line or file could not be read, 0 otherwise. A failure inside
 //! a worker thread (a bug) is an `error:` line and exit status 1.
 
-mod errors;
 mod merge;
 
-use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
-use smem_model::corpus::Record;
-use smem_model::kernel::accelsim::read_chunk;
+use smem_model::kernel::accelsim::input::{Format, Input, Location, Reader};
+use smem_model::kernel::accelsim::parallel::{ParallelTally, Timings, WORKER_THREAD};
 use smem_model::kernel::tally::{nvprof_counters, Entry, Key, Profiler, Tally, Totals};
-use smem_model::kernel::{Consumer, Event, KernelInfo, Place};
-use smem_model::{BankConfig, ComputeCapability, Op};
-
-use errors::{Errors, LineError, Timings};
-use smem_model::kernel::accelsim::input::{Chunk, Format, Input, Location, Reader};
+use smem_model::{ComputeCapability, Op};
 
 use crate::output::{emit, fail, plural, styled, usage, warn, HEADING, NOTE};
 use crate::table::{Align, Table};
@@ -151,141 +133,7 @@ pub struct Args {
     timings: bool,
 }
 
-/// The most worker threads: beyond a few, the one reader thread is the
-/// bound, and each thread holds up to two chunks of the queue.
-pub const MAX_THREADS: usize = 64;
-
-/// The name worker threads carry (the panic hook tells them by it).
-const WORKER: &str = "smem-trace-worker";
-
-/// What a worker knows besides the chunk.
-struct Settings {
-    arch: Option<ComputeCapability>,
-    /// `--timings`.
-    timed: bool,
-    /// A line number at which to panic, to test the handling of a worker's
-    /// failure (`SMEM_TRACE_PANIC_AT_LINE`, read in debug builds only).
-    panic_at: Option<u64>,
-}
-
-/// A worker's tally and times.
-struct Worker {
-    tally: Tally,
-    timings: Timings,
-}
-
-/// A consumer that times another's handling of the events (`--timings`):
-/// the rest of a chunk's time is reading its lines.
-struct Timed<'a> {
-    inner: &'a mut Tally,
-    analysis: Duration,
-}
-
-impl Consumer for Timed<'_> {
-    fn begin_kernel(&mut self, kernel: &KernelInfo<'_>) -> Result<(), smem_model::Error> {
-        self.inner.begin_kernel(kernel)
-    }
-
-    fn place(&mut self, place: &Place<'_>) {
-        self.inner.place(place);
-    }
-
-    fn event(&mut self, warp: u32, event: &Event<'_>) -> Result<(), smem_model::Error> {
-        let started = Instant::now();
-        let result = self.inner.event(warp, event);
-        self.analysis += started.elapsed();
-        result
-    }
-}
-
-/// Analyses one chunk into the worker's tally: an Accel-Sim chunk through
-/// the library's reader, a corpus chunk record by record. Returns the
-/// chunk's errors, in input order.
-fn analyse(chunk: &Chunk, worker: &mut Worker, settings: &Settings) -> Errors {
-    let started = Instant::now();
-    if let Some(line) = settings.panic_at {
-        let lines = chunk.lines().count() as u64;
-        if (chunk.first_line..chunk.first_line + lines).contains(&line) {
-            panic!("SMEM_TRACE_PANIC_AT_LINE: a deliberate failure at line {line}");
-        }
-    }
-    let tally = &mut worker.tally;
-    let refused = tally.error_count();
-    let mut found: Vec<(Location, String)> = Vec::new();
-    if chunk.format == Some(Format::Corpus) {
-        for line in chunk.lines() {
-            if let Err(reason) = corpus_line(&line, settings.arch, tally) {
-                found.push((line.at, reason));
-            }
-        }
-    } else {
-        let mut on_error = |at, reason| found.push((at, reason));
-        let summary = if settings.timed {
-            let mut timed = Timed {
-                inner: tally,
-                analysis: Duration::ZERO,
-            };
-            let summary = read_chunk(chunk, &mut timed, &mut on_error);
-            worker.timings.analysis += timed.analysis;
-            summary
-        } else {
-            read_chunk(chunk, tally, &mut on_error)
-        };
-        // The tally returns no error of its own.
-        if let Ok(summary) = summary {
-            worker
-                .tally
-                .add_other_instructions(summary.other_instructions);
-        }
-    }
-    let tally = &mut worker.tally;
-    let kept = tally.take_errors();
-    let dropped = tally.error_count() - refused - kept.len() as u64;
-    found.extend(kept.into_iter().map(|e| (e.at, e.reason)));
-    found.sort_by_key(|(at, _)| *at);
-    let mut errors = Errors::default();
-    for (at, reason) in found {
-        errors.push(at, reason, false);
-    }
-    errors.lines += dropped;
-    // The reader's errors come after the chunk's lines.
-    for error in &chunk.errors {
-        errors.push(error.at, error.reason.clone(), error.file_level);
-    }
-    if settings.timed {
-        worker.timings.parse += started.elapsed().saturating_sub(worker.timings.analysis);
-    }
-    errors
-}
-
-/// Reads one line of a corpus into the tally.
-fn corpus_line(
-    line: &smem_model::kernel::accelsim::input::Line<'_>,
-    arch: Option<ComputeCapability>,
-    tally: &mut Tally,
-) -> Result<(), String> {
-    let Ok(text) = std::str::from_utf8(line.bytes) else {
-        return Err("cannot read: stream did not contain valid UTF-8".to_owned());
-    };
-    let text = text.trim();
-    // Blank lines, and lines before the format was known (blank ones).
-    if text.is_empty() || line.format.is_none() {
-        return Ok(());
-    }
-    let record = Record::from_json(text).map_err(|e| e.to_string())?;
-    let cc = match arch {
-        Some(cc) => cc,
-        None => record.capability().map_err(|e| e.to_string())?,
-    };
-    let request = record.request(cc).map_err(|e| e.to_string())?;
-    tally.add_request(
-        line.at,
-        record.label.as_deref(),
-        BankConfig::new(cc),
-        &request,
-    );
-    Ok(())
-}
+pub use smem_model::kernel::accelsim::parallel::MAX_THREADS;
 
 /// The worst request's ways, as the tables show them: none without a
 /// request (issue 23 item 8: an empty trace has no worst).
@@ -373,296 +221,71 @@ pub fn run(args: &Args) -> ExitCode {
     trace(args, threads)
 }
 
-/// What the workers send the main thread.
-enum Message {
-    /// A chunk's errors, and its buffer to read into again.
-    Chunk {
-        index: u64,
-        errors: Errors,
-        buf: Vec<u8>,
-    },
-    /// A worker failed (a bug): what it said, and where it was.
-    Failed { message: String, at: Location },
-    /// A worker's counts, once the input has ended.
-    Done(Box<Worker>),
-}
-
-thread_local! {
-    /// The last panic of this (worker) thread: message and place.
-    static PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
-}
-
-/// Makes worker panics quiet: their message is kept for the `error:` line
-/// that reports it, rather than printed by the default hook.
+/// Keeps the worker threads' panics quiet: the library reports each as an
+/// error (`Error::Threads`), which is printed as an `error:` line.
 fn quiet_worker_panics() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        if std::thread::current().name() == Some(WORKER) {
-            let payload = info.payload();
-            let message = payload
-                .downcast_ref::<&str>()
-                .copied()
-                .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
-                .unwrap_or("(no message)");
-            let place = info
-                .location()
-                .map(|l| format!(" at {}:{}", l.file(), l.line()))
-                .unwrap_or_default();
-            PANIC.with(|p| *p.borrow_mut() = Some(format!("{message}{place}")));
-        } else {
+        if std::thread::current().name() != Some(WORKER_THREAD) {
             previous(info);
         }
     }));
-}
-
-/// A worker: takes chunks until there are no more, then sends its counts.
-fn work(
-    jobs: &Mutex<Receiver<(u64, Chunk)>>,
-    done: &mpsc::Sender<Message>,
-    settings: &Settings,
-    top: usize,
-) {
-    let place = Cell::new(Location { input: 0, line: 0 });
-    let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        let mut tally = Tally::default().with_top(top);
-        if let Some(arch) = settings.arch {
-            tally = tally.with_capability(arch);
-        }
-        let mut worker = Box::new(Worker {
-            tally,
-            timings: Timings::default(),
-        });
-        loop {
-            // The lock is held only to take a chunk, not to analyse it.
-            let job = jobs
-                .lock()
-                .map_err(drop)
-                .and_then(|jobs| jobs.recv().map_err(drop));
-            let Ok((index, chunk)) = job else { break };
-            place.set(Location {
-                input: chunk.file,
-                line: chunk.first_line,
-            });
-            let errors = analyse(&chunk, &mut worker, settings);
-            let message = Message::Chunk {
-                index,
-                errors,
-                buf: chunk.buf,
-            };
-            if done.send(message).is_err() {
-                return;
-            }
-        }
-        let _ = done.send(Message::Done(worker));
-    }));
-    if result.is_err() {
-        let message = PANIC
-            .with(|p| p.borrow_mut().take())
-            .unwrap_or_else(|| "(no message)".to_owned());
-        let _ = done.send(Message::Failed {
-            message,
-            at: place.get(),
-        });
-    }
-}
-
-/// Why reading stopped early.
-enum Stop {
-    /// `--strict` and an error: printed already.
-    Strict,
-    /// A worker failed; the message.
-    Failed(String),
-}
-
-/// The main thread's side: errors in input order, the workers' counts.
-struct Merger<'a> {
-    args: &'a Args,
-    progress: &'a ProgressBar,
-    /// Chunks' errors that came back before those of earlier chunks.
-    waiting: BTreeMap<u64, Errors>,
-    next: u64,
-    errors: Errors,
-    counts: Vec<Worker>,
-}
-
-impl Merger<'_> {
-    fn take(&mut self, message: Message, reader: &mut Reader) -> Result<(), Stop> {
-        match message {
-            Message::Chunk { index, errors, buf } => {
-                reader.recycle(buf);
-                self.waiting.insert(index, errors);
-                while let Some(part) = self.waiting.remove(&self.next) {
-                    self.next += 1;
-                    self.errors.lines += part.lines;
-                    self.errors.files += part.files;
-                    for error in part.shown {
-                        if self.errors.shown.len() == errors::SHOWN_ERRORS {
-                            break;
-                        }
-                        // Errors go out as soon as they are known, in input
-                        // order. With --strict, the first is the last.
-                        let message = describe_error(&reader.inputs, &error);
-                        self.progress.suspend(|| warn(message));
-                        self.errors.shown.push(error);
-                        if self.args.strict {
-                            return Err(Stop::Strict);
-                        }
-                    }
-                }
-                Ok(())
-            }
-            Message::Failed { message, at } => {
-                let name = reader
-                    .inputs
-                    .get(at.input as usize)
-                    .map_or("?", |i| i.name.as_str());
-                Err(Stop::Failed(format!(
-                    "internal error: a worker thread failed on the lines of {name} from line {}: \
-                     {message} (please report it)",
-                    at.line
-                )))
-            }
-            Message::Done(counts) => {
-                self.counts.push(*counts);
-                Ok(())
-            }
-        }
-    }
-}
-
-/// Hands `job` to the workers, taking their results while the queue is full.
-/// Never blocks on a queue nobody takes from: when every worker is gone, the
-/// results channel says so.
-fn send(
-    work: &SyncSender<(u64, Chunk)>,
-    results: &Receiver<Message>,
-    mut job: (u64, Chunk),
-    merger: &mut Merger<'_>,
-    reader: &mut Reader,
-) -> Result<(), Stop> {
-    loop {
-        match work.try_send(job) {
-            Ok(()) => return Ok(()),
-            Err(TrySendError::Full(back)) => {
-                job = back;
-                match results.recv() {
-                    Ok(message) => merger.take(message, reader)?,
-                    Err(_) => {
-                        return Err(Stop::Failed(
-                            "internal error: no worker thread is left".into(),
-                        ))
-                    }
-                }
-            }
-            Err(TrySendError::Disconnected(_)) => {
-                return Err(Stop::Failed(
-                    "internal error: no worker thread is left".into(),
-                ))
-            }
-        }
-    }
 }
 
 fn trace(args: &Args, threads: usize) -> ExitCode {
     let inputs: Vec<Input> = args.files.iter().map(Input::path).collect();
     let mut reader = Reader::new(inputs);
     let progress = progress_bar(args, &reader);
-    let started = Instant::now();
-    let mut reading = Duration::ZERO;
-    let settings = Settings {
-        arch: args.arch,
-        timed: args.timings,
-        panic_at: if cfg!(debug_assertions) {
+    let mut parallel = ParallelTally::new()
+        .with_threads(threads)
+        .with_top(args.top)
+        .with_shown_errors(SHOWN_ERRORS)
+        .timed(args.timings);
+    if let Some(arch) = args.arch {
+        parallel = parallel.with_capability(arch);
+    }
+    // A deliberate worker failure, to test its handling (debug builds only).
+    if cfg!(debug_assertions) {
+        parallel = parallel.with_panic_at(
             std::env::var("SMEM_TRACE_PANIC_AT_LINE")
                 .ok()
-                .and_then(|v| v.parse().ok())
-        } else {
-            None
-        },
-    };
-    quiet_worker_panics();
-    // Chunks go to the workers with their place in the input; at most one a
-    // worker waits to be taken.
-    let (work_sender, jobs) = mpsc::sync_channel::<(u64, Chunk)>(threads);
-    let jobs = Mutex::new(jobs);
-    let (done, results) = mpsc::channel::<Message>();
-    let mut merger = Merger {
-        args,
-        progress: &progress,
-        waiting: BTreeMap::new(),
-        next: 0,
-        errors: Errors::default(),
-        counts: Vec::new(),
-    };
-    let outcome: Result<(), Stop> = std::thread::scope(|scope| {
-        // Owned here: however this returns, the workers then find no more work.
-        let work_sender = work_sender;
-        for _ in 0..threads {
-            let (jobs, done, settings) = (&jobs, done.clone(), &settings);
-            let spawned = std::thread::Builder::new()
-                .name(WORKER.to_owned())
-                .spawn_scoped(scope, move || work(jobs, &done, settings, args.top));
-            if let Err(err) = spawned {
-                return Err(Stop::Failed(format!("cannot start worker threads: {err}")));
-            }
-        }
-        drop(done);
-        let mut sent = 0u64;
-        loop {
-            let at = Instant::now();
-            let chunk = reader.next_chunk();
-            reading += at.elapsed();
-            show_progress(&progress, &reader);
-            let Some(chunk) = chunk else { break };
-            send(
-                &work_sender,
-                &results,
-                (sent, chunk),
-                &mut merger,
-                &mut reader,
-            )?;
-            sent += 1;
-            while let Ok(message) = results.try_recv() {
-                merger.take(message, &mut reader)?;
-            }
-        }
-        drop(work_sender);
-        while let Ok(message) = results.recv() {
-            merger.take(message, &mut reader)?;
-        }
-        Ok(())
-    });
-    progress.finish_and_clear();
-    match outcome {
-        Ok(()) => {}
-        Err(Stop::Strict) => return ExitCode::FAILURE,
-        Err(Stop::Failed(message)) => return fail(message),
-    }
-    let mut workers = std::mem::take(&mut merger.counts).into_iter();
-    let (mut tally, mut time) = match workers.next() {
-        Some(worker) => (worker.tally, worker.timings),
-        None => (Tally::default(), Timings::default()),
-    };
-    for worker in workers {
-        tally.merge(worker.tally);
-        time.parse += worker.timings.parse;
-        time.analysis += worker.timings.analysis;
-    }
-    let errors = std::mem::take(&mut merger.errors);
-    if args.timings {
-        eprint!(
-            "{}",
-            timings(&tally, time, started.elapsed(), reading, threads)
+                .and_then(|v| v.parse().ok()),
         );
     }
-    let hidden = errors.lines + errors.files - errors.shown.len() as u64;
+    quiet_worker_panics();
+    let mut strict_stop = false;
+    let outcome = parallel.read(
+        &mut reader,
+        |err| {
+            // Errors go out as soon as they are known, in input order. With
+            // --strict, the first is the last.
+            progress.suspend(|| warn(&err));
+            if args.strict {
+                strict_stop = true;
+                return Err(err);
+            }
+            Ok(())
+        },
+        |reader| show_progress(&progress, reader),
+    );
+    progress.finish_and_clear();
+    let tallied = match outcome {
+        Ok(tallied) => tallied,
+        Err(_) if strict_stop => return ExitCode::FAILURE,
+        Err(err) => return fail(err),
+    };
+    if let Some(time) = tallied.timings {
+        eprint!("{}", timings(&tallied.tally, time));
+    }
+    let hidden = tallied.lines_not_read + tallied.files_not_read - tallied.errors_reported;
     if hidden > 0 {
         let noun = if hidden == 1 { "error" } else { "errors" };
         warn(format_args!("{hidden} more {noun} not shown"));
     }
     let report = Report {
-        tally: &tally,
-        errors: &errors,
+        tally: &tallied.tally,
+        lines_not_read: tallied.lines_not_read,
+        files_not_read: tallied.files_not_read,
     };
     let text = if args.json {
         match serde_json::to_string_pretty(&json_report(args, &reader, &report)) {
@@ -675,17 +298,21 @@ fn trace(args: &Args, threads: usize) -> ExitCode {
     if let Err(code) = emit(&text) {
         return code;
     }
-    if errors.lines > 0 || errors.files > 0 {
+    if report.lines_not_read > 0 || report.files_not_read > 0 {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
     }
 }
 
+/// Errors printed in full; the rest are counted.
+const SHOWN_ERRORS: usize = 20;
+
 /// What the reports print: the tally, and the errors met.
 struct Report<'a> {
     tally: &'a Tally,
-    errors: &'a Errors,
+    lines_not_read: u64,
+    files_not_read: u64,
 }
 
 impl Report<'_> {
@@ -711,39 +338,21 @@ impl Report<'_> {
 }
 
 /// What `--timings` prints.
-fn timings(
-    tally: &Tally,
-    time: Timings,
-    wall: Duration,
-    reading: Duration,
-    threads: usize,
-) -> String {
-    let Timings { parse, analysis } = time;
+fn timings(tally: &Tally, time: Timings) -> String {
     let requests = tally.totals().requests;
-    let rate = requests as f64 / analysis.as_secs_f64().max(f64::MIN_POSITIVE) / 1e6;
+    let rate = requests as f64 / time.analysis.as_secs_f64().max(f64::MIN_POSITIVE) / 1e6;
     format!(
         "timings: {requests} requests in {:.2} s on {} {}\n\
          \x20 reading  {:>8.2} s (one thread, beside the workers)\n\
          \x20 parsing  {:>8.2} s (summed over the workers)\n\
          \x20 analysis {:>8.2} s (summed over the workers): {rate:.1} million requests/s a thread\n",
-        wall.as_secs_f64(),
-        threads,
-        if threads == 1 { "thread" } else { "threads" },
-        reading.as_secs_f64(),
-        parse.as_secs_f64(),
-        analysis.as_secs_f64(),
+        time.wall.as_secs_f64(),
+        time.threads,
+        if time.threads == 1 { "thread" } else { "threads" },
+        time.reading.as_secs_f64(),
+        time.parse.as_secs_f64(),
+        time.analysis.as_secs_f64(),
     )
-}
-
-fn describe_error(inputs: &[Input], error: &LineError) -> String {
-    let name = &inputs[error.at.input as usize].name;
-    if error.at.line == 0 {
-        format!("cannot read {name}: {}", error.reason)
-    } else if error.file_level {
-        format!("{name}: {}", error.reason)
-    } else {
-        format!("{name}:{}: {}", error.at.line, error.reason)
-    }
 }
 
 fn progress_bar(args: &Args, reader: &Reader) -> ProgressBar {
@@ -1113,8 +722,8 @@ fn json_report(args: &Args, reader: &Reader, tally: &Report<'_>) -> ReportJson {
         constant_loads: tally.tally.constant().loads,
         constant_requests: tally.tally.constant().requests,
         constant_loads_without_addresses: tally.tally.constant().without_addresses,
-        lines_not_analysed: tally.errors.lines,
-        files_not_read: tally.errors.files,
+        lines_not_analysed: tally.lines_not_read,
+        files_not_read: tally.files_not_read,
         by_op: tally.by_op(),
         ncu_metrics: match profiler(tally) {
             Some(Profiler::NsightCompute) => metrics(tally, Profiler::NsightCompute),
@@ -1495,21 +1104,21 @@ fn text_report(args: &Args, reader: &Reader, tally: &Report<'_>) -> String {
         }
         out.push_str(&table.render(0));
     }
-    if tally.errors.lines > 0 || tally.errors.files > 0 {
+    if tally.lines_not_read > 0 || tally.files_not_read > 0 {
         out.push('\n');
     }
-    if tally.errors.lines > 0 {
+    if tally.lines_not_read > 0 {
         _ = writeln!(
             out,
             "not analysed: {} (errors on stderr)",
-            plural(tally.errors.lines, "line")
+            plural(tally.lines_not_read, "line")
         );
     }
-    if tally.errors.files > 0 {
+    if tally.files_not_read > 0 {
         _ = writeln!(
             out,
             "not read: {} (errors on stderr)",
-            plural(tally.errors.files, "file")
+            plural(tally.files_not_read, "file")
         );
     }
     out
