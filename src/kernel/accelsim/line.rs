@@ -1424,65 +1424,76 @@ pub(crate) fn other_line_end(
         bits => (1u64 << bits.trailing_zeros()) - 1,
     };
     let word = !space & line;
-    let mut starts = word & !(word << 1);
-    // A field's end is the whitespace (or newline) after it; a field running
-    // to the window's end has none here.
-    let mut ends = !word & (word << 1);
-    let mut field = || -> Option<(usize, usize)> {
-        let begin = starts.trailing_zeros() as usize;
-        let end = ends.trailing_zeros() as usize;
-        if begin >= WINDOW || end >= WINDOW {
-            return None;
-        }
-        starts &= starts - 1;
-        ends &= ends - 1;
-        Some((begin, end))
+    let mut fields = Fields {
+        starts: word & !(word << 1),
+        // A field's end is the whitespace (or newline) after it; a field
+        // running to the window's end has none here.
+        ends: !word & (word << 1),
     };
-    if context.lineinfo {
-        // The source line number (any_start's first try with lineinfo).
-        let (begin, end) = field()?;
-        if end - begin > 19 || !window[begin..end].iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-    }
-    // PC: 1 to 16 hexadecimal digits (as `Tokens::hex` reads them).
-    let (begin, end) = field()?;
-    let pc = end - begin;
-    if pc > 16 || !hex_digits(window, begin, pc) {
-        return None;
-    }
-    // MASK: 8 hexadecimal digits; all-zero noted (a generic access with no
-    // lane is no request).
-    let (begin, end) = field()?;
-    if end - begin != 8 {
-        return None;
-    }
-    let mask = swar::load(window, begin);
+    // The shape the tracer writes, `PC MASK DEST_NUM `, told from the
+    // whitespace at once: the PC up to the first whitespace, then 8 bytes and
+    // one whitespace, one byte and one whitespace. Other spellings are read
+    // field by field.
+    let pc = (!word).trailing_zeros() as usize;
+    let (mask_at, dests) =
+        if !context.lineinfo && (1..=16).contains(&pc) && (!word >> (pc + 1)) & 0x7ff == 0x500 {
+            if !hex_digits(window, 0, pc) {
+                return None;
+            }
+            let past = !((1u64 << (pc + 12)) - 1);
+            fields.starts &= past;
+            fields.ends &= past;
+            (pc + 1, pc + 10)
+        } else {
+            if context.lineinfo {
+                // The source line number (any_start's first try with lineinfo).
+                let (begin, end) = fields.next()?;
+                if end - begin > 19 || !window[begin..end].iter().all(u8::is_ascii_digit) {
+                    return None;
+                }
+            }
+            let (begin, end) = fields.next()?;
+            if !hex_digits(window, begin, end - begin) {
+                return None;
+            }
+            let (mask_at, end) = fields.next()?;
+            if end - mask_at != 8 {
+                return None;
+            }
+            let (dests, end) = fields.next()?;
+            if end - dests != 1 {
+                return None;
+            }
+            (mask_at, dests)
+        };
+    // (The PC, 1 to 16 hexadecimal digits as `Tokens::hex` reads them, is
+    // checked above.) MASK: 8 hexadecimal digits; all-zero noted (a generic
+    // access with no lane is no request).
+    let mask = window_load(window, mask_at);
     let zero_mask = mask == u64::from_le_bytes(*b"00000000");
     if mask != u64::from_le_bytes(*b"ffffffff") && !zero_mask && swar::hex(mask, 8).is_none() {
         return None;
     }
     // DEST_NUM: one digit, 0 to 8, then as many registers `R..`.
-    let (begin, end) = field()?;
-    let dests = match window[begin] {
-        d @ b'0'..=b'8' if end - begin == 1 => d - b'0',
+    let dests = match window[dests] {
+        d @ b'0'..=b'8' => d - b'0',
         _ => return None,
     };
     for _ in 0..dests {
-        let (begin, _) = field()?;
+        let (begin, _) = fields.next()?;
         if window[begin] != b'R' {
             return None;
         }
     }
     // OPCODE: an uppercase letter, ASCII (as `opcode_text` checks it).
-    let (begin, end) = field()?;
+    let (begin, end) = fields.next()?;
     let opcode_bytes = ((1u64 << (end - begin)) - 1) << begin;
     if !window[begin].is_ascii_uppercase() || high & opcode_bytes != 0 {
         return None;
     }
     // The base: up to the first `.` or whitespace, as a little-endian
     // number; a base of 8 bytes or more has none in `key`.
-    let key = swar::load(window, begin);
+    let key = window_load(window, begin);
     let stops = swar::spaces(key) | swar::zeros(key ^ swar::splat(b'.'));
     if stops == 0 {
         // Of the bases of 8 bytes and more, these are the ones that matter.
@@ -1508,6 +1519,37 @@ pub(crate) fn other_line_end(
         let end = start + end;
         memchr::memchr(b'\n', &buf[end..len]).map_or(len, |n| end + n)
     })
+}
+
+/// The fields of a line's window, left to right, as bit masks of where
+/// they start and end.
+struct Fields {
+    starts: u64,
+    ends: u64,
+}
+
+impl Fields {
+    /// The next field's start and end, if it ends inside the window.
+    #[inline(always)]
+    fn next(&mut self) -> Option<(usize, usize)> {
+        let begin = self.starts.trailing_zeros() as usize;
+        let end = self.ends.trailing_zeros() as usize;
+        if begin >= WINDOW || end >= WINDOW {
+            return None;
+        }
+        self.starts &= self.starts - 1;
+        self.ends &= self.ends - 1;
+        Some((begin, end))
+    }
+}
+
+/// The 8 bytes of `window` from `at`, little-endian, zero past its end.
+#[inline(always)]
+fn window_load(window: &[u8; WINDOW], at: usize) -> u64 {
+    match window.get(at..).and_then(<[u8]>::first_chunk::<8>) {
+        Some(bytes) => u64::from_le_bytes(*bytes),
+        None => swar::load(window, at),
+    }
 }
 
 /// `bytes`, little-endian, as a number: the key of an opcode base.
@@ -1596,11 +1638,12 @@ fn generic_base(base: u64) -> bool {
 fn hex_digits(window: &[u8; WINDOW], at: usize, count: usize) -> bool {
     match count {
         0 => false,
-        1..=8 => swar::hex(swar::load(window, at), count).is_some(),
-        _ => {
-            swar::hex(swar::load(window, at), 8).is_some()
-                && swar::hex(swar::load(window, at + 8), count - 8).is_some()
+        1..=8 => swar::hex(window_load(window, at), count).is_some(),
+        9..=16 => {
+            swar::hex(window_load(window, at), 8).is_some()
+                && swar::hex(window_load(window, at + 8), count - 8).is_some()
         }
+        _ => false,
     }
 }
 
