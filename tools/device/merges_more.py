@@ -89,6 +89,15 @@ PTX = {
     "q_t4_at16": "t4 (.align 4) placed at 16 after p16 (SASS adds 0x10), loads +0..+12",
     "q_u4_at8": "u4 (.align 4) placed at 8 after p8 (SASS adds 0x8), loads +0..+12",
     "q_u4_at8_off8": "u4 at 8, loads +8..+20 (16-aligned addresses, if the exact offset were used)",
+    # branches.ptx (ptxas -arch=sm_90 -v)
+    "b1_ld_skip": "ld +0; @p bra L over a global store (p from a global load); L: ld +4",
+    "b2_ld_diamond": "ld +0; if/else with a global store on each side; ld +4",
+    "b3_st_skip": "st +0; @p bra L over a global store; L: st +4",
+    "b4_ld_skip_st_other": "ld +0; @p bra L over a shared store to another array; L: ld +4",
+    "b5_ld_skip_ld": "ld +0; @p bra L over ld +8; L: ld +4",
+    "b6_ld_skip_param": "ld +0; @p bra.uni L over a global store (p from a parameter); L: ld +4",
+    "b7_ld_skip_alu": "ld +0; @p bra L over a mul.lo; L: ld +4, +8, +12",
+    "b8_loop_top_bottom": "a loop: ld +0 at its top, ld +4 at its bottom (ptxas unrolled it by 4)",
 }
 
 
@@ -110,6 +119,7 @@ def main():
     d = Path(sys.argv[1])
     sass = shared_sass(d / "kernel.sass")
     sass.update(shared_sass(d / "probes.sass"))
+    sass.update(shared_sass(d / "branches.sass"))
     missing = sorted(set(PTX) ^ set(sass))
     if missing:
         sys.exit(f"kernels without a description or SASS: {missing}")
@@ -118,7 +128,7 @@ def main():
         "nvcc": "Cuda compilation tools, release 13.0, V13.0.88",
         "arch": "sm_90",
         "how": "ptxas_merging_more.cu: nvcc -arch=sm_90 -lineinfo -cubin -Xptxas -v; probes.ptx: "
-               "ptxas -arch=sm_90 -v; both: cuobjdump -sass (tools/device/ptx2.sh). Bases are "
+               "ptxas -arch=sm_90 -v, branches.ptx likewise; all: cuobjdump -sass (tools/device/ptx2.sh). Bases are "
                "symbol + (tid-derived multiple of 16) unless the entry says otherwise. 'sass' lists "
                "the kernel's shared-memory instructions (LDS/STS) and barriers in SASS order.",
         "kernels": {k: {"ptx": PTX[k], "sass": sass[k]} for k in sorted(PTX)},

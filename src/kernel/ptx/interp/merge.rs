@@ -24,10 +24,12 @@
 //! run-time alignment of the addresses is not used (it would predict merges
 //! ptxas cannot prove).
 //!
+//! **Branches.** ptxas if-converts short forward branches, and loads merge
+//! across those as in straight-line code (see [`if_converted`]).
+//!
 //! **Where the evidence does not settle a case the pass does not merge:**
-//! accesses across a branch (ptxas did merge two loads around a branch that
-//! skips a global store, `ld_branch_ld`; not modelled), stores of mixed
-//! widths in one chunk, and 64-bit stores with 32-bit ones.
+//! across longer branches, stores of mixed widths in one chunk, 64-bit
+//! stores with 32-bit ones.
 
 use super::exec::SHARED_WINDOW_BASE;
 use super::ir::{Inst, IntBin, IntUn, Kind, Merge, Reg, SharedVar, Space, Src};
@@ -435,6 +437,77 @@ fn bound(kind: &Kind) -> Bound {
     }
 }
 
+/// Arms longer than this are left as branches (the measured arms hold one
+/// or two instructions; where ptxas stops if-converting was not measured).
+const MAX_ARM: usize = 4;
+
+/// The short forward branches ptxas if-converts (predicates the arm instead
+/// of branching around it), by the index of each branch, arm end and join
+/// they involve, each mapped to the join. Measured (tests/data/ptx/
+/// ptxas_merging_more, `branches.ptx`): loads merge across a branch over a
+/// global store (`b1_ld_skip`, `ld_branch_ld`), an if/else of global stores
+/// (`b2_ld_diamond`), arithmetic (`b7_ld_skip_alu`) or a shared load, which
+/// ptxas then runs unconditionally inside the merged load (`b5_ld_skip_ld`:
+/// one `LDS.128`), on a data-dependent or a uniform predicate
+/// (`b6_ld_skip_param`); not across a shared store (`b4_ld_skip_st_other`);
+/// stores do not merge across any (`b3_st_skip`). An arm qualifies when it
+/// holds at most [`MAX_ARM`] instructions, none of them a shared or generic
+/// store, atomic, barrier, fence, call or branch, and no other branch
+/// enters it or its join.
+fn if_converted(
+    insts: &[Inst],
+    targets: &std::collections::HashSet<u32>,
+) -> std::collections::HashMap<usize, usize> {
+    let mut incoming: std::collections::HashMap<u32, u32> = Default::default();
+    for inst in insts {
+        if let Kind::Bra { target } = inst.kind {
+            *incoming.entry(target).or_default() += 1;
+        }
+    }
+    let single = |t: usize| incoming.get(&(t as u32)) == Some(&1);
+    // An arm `from..to`, entered only by falling through, or by the branch
+    // to its first instruction (`labelled`: the else-arm).
+    let clean = |from: usize, to: usize, labelled: bool| {
+        to - from <= MAX_ARM
+            && insts[from..to].iter().enumerate().all(|(k, inst)| {
+                (labelled && k == 0 || !targets.contains(&((from + k) as u32)))
+                    && matches!(bound(&inst.kind), Bound::Neither | Bound::Stores)
+            })
+    };
+    let mut out = std::collections::HashMap::new();
+    for (i, inst) in insts.iter().enumerate() {
+        let (Kind::Bra { target }, Some(_)) = (&inst.kind, inst.guard) else {
+            continue;
+        };
+        let l = *target as usize;
+        if l <= i + 1 || l > insts.len() || !single(l) {
+            continue;
+        }
+        if clean(i + 1, l, false) {
+            out.insert(i, l);
+            out.insert(l, l);
+            continue;
+        }
+        // if/else: the then-arm ends in `bra.uni JOIN`, the else-arm runs
+        // from `l` to JOIN.
+        let end = l - 1;
+        if let (Kind::Bra { target: join }, None) = (&insts[end].kind, insts[end].guard) {
+            let join = *join as usize;
+            if join > l
+                && join <= insts.len()
+                && single(join)
+                && clean(i + 1, end, false)
+                && clean(l, join, true)
+            {
+                for k in [i, end, l, join] {
+                    out.insert(k, join);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Where an access's address comes from: a register (after following
 /// `add d, r, imm` in the same stretch of code) or the shared space's own
 /// addresses (`[sym+k]`).
@@ -457,6 +530,9 @@ struct Candidate {
     bytes: u32,
     /// Bytes of each element (stores merge at most four: `p_st16_8`).
     piece: u32,
+    /// Inside a branch ptxas if-converts: it may fold into a merged load
+    /// issued before the branch, never issue one itself.
+    conditional: bool,
 }
 
 /// Marks the shared loads and stores ptxas merges ([`Merge`]) in one
@@ -477,6 +553,11 @@ pub(super) fn merge_accesses(insts: &mut [Inst], regs: usize, shared: &[SharedVa
     let mut offsets: std::collections::HashMap<Reg, (Root, i64)> = Default::default();
     let (mut loads, mut stores): (Vec<Candidate>, Vec<Candidate>) = Default::default();
     let mut groups: Vec<Group> = Vec::new();
+    let converted = if_converted(insts, &targets);
+    // The join of the if-converted branch being passed, and the registers
+    // written since it began (their `d = r + k` relations hold on one path).
+    let mut region: Option<usize> = None;
+    let mut region_writes: Vec<Reg> = Vec::new();
     let low_of = |root: Root, members: &[Candidate]| -> Low {
         match root {
             Root::Reg(r) => facts.get(r as usize).copied().unwrap_or(Low::UNKNOWN),
@@ -493,12 +574,33 @@ pub(super) fn merge_accesses(insts: &mut [Inst], regs: usize, shared: &[SharedVa
         }
     };
     for (i, inst) in insts.iter().enumerate() {
-        if targets.contains(&(i as u32)) {
+        if region == Some(i) {
+            region = None;
+            offsets.retain(|d, _| !region_writes.contains(d));
+            region_writes.clear();
+        }
+        let passed = converted.get(&i).copied();
+        if let Some(join) = passed {
+            // An if-converted branch (or its arm's end or join): loads merge
+            // across it, stores do not (`b3_st_skip`).
+            flush(&mut stores, true, &low_of, &mut groups);
+            if matches!(inst.kind, Kind::Bra { .. }) && inst.guard.is_some() {
+                region = Some(join);
+            }
+        } else if targets.contains(&(i as u32)) {
             flush(&mut loads, false, &low_of, &mut groups);
             flush(&mut stores, true, &low_of, &mut groups);
             offsets.clear();
         }
-        match (candidate(i, inst, &offsets), bound(&inst.kind)) {
+        let bound = match (passed, &inst.kind) {
+            (Some(_), Kind::Bra { .. }) => Bound::Neither,
+            _ => bound(&inst.kind),
+        };
+        let found = candidate(i, inst, &offsets).map(|mut c| {
+            c.conditional = region.is_some();
+            c
+        });
+        match (found, bound) {
             (Some(c), Bound::Stores) => {
                 flush(&mut stores, true, &low_of, &mut groups);
                 loads.push(c);
@@ -534,6 +636,9 @@ pub(super) fn merge_accesses(insts: &mut [Inst], regs: usize, shared: &[SharedVa
         let written = writes(&inst.kind);
         if written.is_empty() {
             continue;
+        }
+        if region.is_some() {
+            region_writes.extend(&written);
         }
         // An access whose base changes after it (even by its own load)
         // cannot merge with the accesses after the change.
@@ -652,6 +757,7 @@ fn candidate(
         offset: from_root.wrapping_add(addr.offset),
         bytes,
         piece: piece / 8,
+        conditional: false,
     })
 }
 
@@ -812,7 +918,19 @@ fn push_group(
         })
         .collect();
     out.sort_unstable();
-    let carrier = if last_issues { out.len() - 1 } else { 0 };
+    let carrier = if last_issues {
+        out.len() - 1
+    } else {
+        // The first load that runs whichever way the branches go.
+        let unconditional = |&(index, _): &(usize, u32)| {
+            list.iter()
+                .any(|&(k, _)| members[k].index == index && !members[k].conditional)
+        };
+        match out.iter().position(unconditional) {
+            Some(k) => k,
+            None => return,
+        }
+    };
     groups.push(Group {
         members: out,
         carrier,
