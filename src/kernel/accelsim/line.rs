@@ -1037,6 +1037,47 @@ mod sse2 {
     }
 }
 
+/// Whether the CPU has AVX2, for [`other_line_end`]'s masks (checked once
+/// a chunk; the answer is cached by the standard library).
+#[inline]
+pub(crate) fn avx2_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return std::arch::is_x86_feature_detected!("avx2");
+    #[cfg(not(target_arch = "x86_64"))]
+    return false;
+}
+
+/// [`window_masks`] 32 bytes at a time, where the CPU has AVX2 (told at run
+/// time: it is not part of x86-64's baseline).
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod avx2 {
+    use std::arch::x86_64::{
+        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8,
+        _mm256_set1_epi8,
+    };
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn window_masks(window: &[u8; super::WINDOW]) -> (u64, u64, u64) {
+        let at = window.as_ptr().cast::<__m256i>();
+        // SAFETY: two unaligned 32-byte loads, of the window's 64 bytes.
+        let (low, high) = unsafe { (_mm256_loadu_si256(at), _mm256_loadu_si256(at.add(1))) };
+        let masks = |v: __m256i| {
+            let at_most_space = _mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(0x20)), v);
+            let newline = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\n' as i8));
+            (
+                u64::from(_mm256_movemask_epi8(at_most_space) as u32),
+                u64::from(_mm256_movemask_epi8(newline) as u32),
+                u64::from(_mm256_movemask_epi8(v) as u32),
+            )
+        };
+        let (s0, n0, h0) = masks(low);
+        let (s1, n1, h1) = masks(high);
+        (s0 | s1 << 32, n0 | n1 << 32, h0 | h1 << 32)
+    }
+}
+
 /// Hexadecimal numbers eight digits at a time, in a `u64` (SWAR: SIMD
 /// within a register), for the addresses of list-mode lines.
 mod swar {
@@ -1409,15 +1450,18 @@ const WINDOW: usize = 64;
 /// lines are other instructions, each skipped here in about a hundred
 /// instructions (cutting the line included), where the token-by-token
 /// reading took about 340.
+///
+/// `AVX2` says to compute the masks with AVX2: only where the CPU has it
+/// ([`avx2_available`]), in code compiled for it (`read_chunk`'s AVX2 copy).
 #[inline(always)]
-pub(crate) fn other_line_end(
+pub(crate) fn other_line_end<const AVX2: bool>(
     buf: &[u8],
     start: usize,
     len: usize,
     context: &Context,
 ) -> Option<usize> {
     let window: &[u8; WINDOW] = buf.get(start..len)?.first_chunk::<WINDOW>()?;
-    let (space, newline, high) = window_masks(window);
+    let (space, newline, high) = window_masks::<AVX2>(window);
     // The line's bytes in the window: up to its newline.
     let line = match newline {
         0 => u64::MAX,
@@ -1651,7 +1695,14 @@ fn hex_digits(window: &[u8; WINDOW], at: usize, count: usize) -> bool {
 /// that are whitespace or control bytes (at most 0x20, [`is_space`]),
 /// newlines, and bytes that are not ASCII.
 #[inline(always)]
-fn window_masks(window: &[u8; WINDOW]) -> (u64, u64, u64) {
+fn window_masks<const AVX2: bool>(window: &[u8; WINDOW]) -> (u64, u64, u64) {
+    #[cfg(target_arch = "x86_64")]
+    if AVX2 {
+        // SAFETY: `AVX2` is true only where the CPU has AVX2
+        // (`other_line_end`'s contract).
+        #[allow(unsafe_code)]
+        return unsafe { avx2::window_masks(window) };
+    }
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     return sse2::window_masks(window);
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
@@ -2424,9 +2475,15 @@ mod tests {
                 shmem_base: [0, 0x7f00_0000_0000][random(2)],
                 lineinfo,
             };
-            let Some(end) = other_line_end(&bytes, 0, len, &context) else {
+            let Some(end) = other_line_end::<false>(&bytes, 0, len, &context) else {
+                assert!(
+                    !avx2_available() || other_line_end::<true>(&bytes, 0, len, &context).is_none()
+                );
                 continue;
             };
+            if avx2_available() {
+                assert_eq!(other_line_end::<true>(&bytes, 0, len, &context), Some(end));
+            }
             fast += 1;
             let shown = String::from_utf8_lossy(&bytes[..line_len]);
             assert_eq!(end, line_len.min(len), "{shown:?}");
@@ -2446,7 +2503,7 @@ mod tests {
             let mut bytes = text.as_bytes().to_vec();
             bytes.resize(100, b'\n');
             assert_eq!(
-                other_line_end(&bytes, 0, 100, &c),
+                other_line_end::<false>(&bytes, 0, 100, &c),
                 Some(text.len()),
                 "{text}"
             );
