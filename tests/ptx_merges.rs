@@ -146,3 +146,30 @@ fn sass_lines_read_as_their_access() {
     assert_eq!(sass_access("LDS R4, [R0]"), Some(("LDS", 4)));
     assert_eq!(sass_access("BAR.SYNC.DEFER_BLOCKING 0x0"), None);
 }
+
+#[test]
+fn extreme_offsets_and_shifts_do_not_panic() {
+    // Offsets at the ends of i64 and shifts past the width: the merge pass
+    // (run by Kernel::new) must neither overflow nor merge them.
+    let text = r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.shared .align 16 .b8 s[64];
+.visible .entry k()
+{
+    .reg .b32 %r<8>;
+    mov.u32 %r1, s;
+    shr.u32 %r2, %r1, 4294967296;
+    shl.b32 %r3, %r2, 99;
+    ld.shared.b32 %r4, [%r1+9223372036854775807];
+    ld.shared.b32 %r5, [%r1+-9223372036854775808];
+    st.shared.b32 [%r3+9223372036854775804], %r4;
+    st.shared.b32 [%r3+9223372036854775800], %r5;
+    st.shared.u16 [s+9223372036854775806], %r4;
+    ret;
+}
+"#;
+    let module = ptx::parse(text).unwrap();
+    assert!(Kernel::new(&module, None).is_ok());
+}

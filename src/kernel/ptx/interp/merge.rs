@@ -149,7 +149,10 @@ impl Low {
         let known = self.bits.min(width);
         Low {
             bits: known.saturating_sub(by.min(64) as u32),
-            value: self.value.checked_shr(by as u32).unwrap_or(0),
+            value: u32::try_from(by)
+                .ok()
+                .and_then(|b| self.value.checked_shr(b))
+                .unwrap_or(0),
         }
         .norm()
     }
@@ -190,7 +193,9 @@ impl Low {
 fn symbol_low(offset: u32, shared: &[SharedVar]) -> Low {
     let var = shared
         .iter()
-        .filter(|v| v.offset <= offset && (v.dynamic || offset < v.offset + v.bytes.max(1)))
+        .filter(|v| {
+            v.offset <= offset && (v.dynamic || offset < v.offset.saturating_add(v.bytes.max(1)))
+        })
         .max_by_key(|v| v.offset);
     match var {
         Some(v) => Low::aligned(v.offset.trailing_zeros().min(WINDOW_ALIGN_BITS))
@@ -864,7 +869,8 @@ fn merge_stores(members: &[Candidate], low: Low, align_bits: u32, groups: &mut V
         if let Some(pos) = position(c, low, align_bits) {
             // A byte written twice: leave the later store as written.
             if placed.iter().all(|&(j, p)| {
-                p + i64::from(members[j].bytes) <= pos || pos + i64::from(c.bytes) <= p
+                p.saturating_add(i64::from(members[j].bytes)) <= pos
+                    || pos.saturating_add(i64::from(c.bytes)) <= p
             }) {
                 placed.push((k, pos));
             }
@@ -879,7 +885,9 @@ fn merge_stores(members: &[Candidate], low: Low, align_bits: u32, groups: &mut V
         let mut blocks: std::collections::BTreeMap<i64, Vec<(usize, u32)>> = Default::default();
         for &(k, pos) in placed.iter().filter(|&&(k, _)| !used[k]) {
             let start = pos.div_euclid(i64::from(width)) * i64::from(width);
-            if pos + i64::from(members[k].bytes) <= start + i64::from(width) {
+            if pos.saturating_add(i64::from(members[k].bytes))
+                <= start.saturating_add(i64::from(width))
+            {
                 blocks
                     .entry(start)
                     .or_default()
@@ -909,12 +917,12 @@ fn push_group(
     last_issues: bool,
     groups: &mut Vec<Group>,
 ) {
-    let start_from_root = start - residue(low);
+    let start_from_root = start.wrapping_sub(residue(low));
     let mut out: Vec<(usize, u32)> = list
         .iter()
         .map(|&(k, _)| {
             let c = &members[k];
-            (c.index, (c.offset - start_from_root) as u32)
+            (c.index, c.offset.wrapping_sub(start_from_root) as u32)
         })
         .collect();
     out.sort_unstable();
