@@ -123,17 +123,18 @@ pub(super) type Classes = [u8; WARP_SIZE];
 /// Why it needs no load schedule: in each (phase, bank group) only the
 /// lowest pending lane tries, so the pending lanes of each are always a tail
 /// of its lanes in lane order, and an address is still loaded exactly while
-/// its last lane in the phase is pending. So the distinct addresses of each
-/// (phase, group), and the largest per phase, fall by one each time such a
-/// last lane succeeds: counted as lanes succeed (a histogram per phase keeps
-/// the largest), they give each round's load wavefronts without scheduling
-/// the load. A try fails only on an address an earlier phase's winner took
-/// this round: one bit per key class. Each round costs its phases and its
-/// winners, so a loop costs O(rounds + lanes) where the reference schedules
-/// a load each round.
+/// its last lane in the phase is pending. A round's load is then, per phase,
+/// the most of those last lanes still pending in one group (for sm_90's
+/// merged 8-byte loads, per group over the warp, an address pending in both
+/// halves counted once). A try fails only on an address an earlier phase's
+/// winner took this round: one bit per key class. Each round visits only the
+/// groups with pending lanes, and a group is visited once per round it has
+/// any, so a loop costs O(rounds + lanes) bit operations where the reference
+/// schedules a load each round.
 ///
 /// `classes` gives, for each active lane, the first active lane with its
 /// key (any value for inactive lanes).
+#[inline(always)]
 pub(super) fn direct<S: Sink>(
     config: BankConfig,
     request: &WarpRequest,
@@ -163,57 +164,60 @@ pub(super) fn direct<S: Sink>(
     let phases = WARP_SIZE >> phase_shift;
     let class = classes(addresses, active, shift);
 
-    // Lanes by (phase, group): the pending lanes of each, and per phase the
-    // groups with any.
-    let mut pending_in = [0u32; 2 * WARP_SIZE];
+    // The pending lanes of each (phase, group), per phase the groups with
+    // any; the last lane of each class in its phase (lanes taken from the
+    // highest down, so the first of a class met is its last); for merged
+    // loads, the last lane of each class in the lower half.
+    let mut pending_in = [[0u32; WARP_SIZE]; 2];
     let mut busy = [0u32; 2];
-    // Distinct addresses per (phase, group) and, for merged loads, per
-    // group over the warp, with the largest of each; the phases each class
-    // has lanes in.
-    let mut distinct = [[0u8; WARP_SIZE]; 2];
-    let mut distinct_warp = [0u8; WARP_SIZE];
-    let mut phases_with = [0u8; WARP_SIZE];
-    // The last lane of each class in its phase.
     let mut last = 0u32;
     let mut seen = 0u64;
+    let mut last_low = [0u8; WARP_SIZE];
     let mut rest = active;
     while rest != 0 {
         let lane = 31 - rest.leading_zeros() as usize;
         rest &= !(1 << lane);
-        let phase = lane >> phase_shift;
-        let group = ((addresses[lane] >> shift) & (groups - 1)) as usize;
-        pending_in[phase * WARP_SIZE + group] |= 1 << lane;
+        // Masked to what they are (phases below 2, groups below 32) so that
+        // the indexing needs no bounds checks.
+        let phase = (lane >> phase_shift) & 1;
+        let group = ((addresses[lane] >> shift) & (groups - 1) & 31) as usize;
+        pending_in[phase][group] |= 1 << lane;
         busy[phase] |= 1 << group;
         let c = usize::from(class[lane] & 31);
         let key = 1u64 << (c + WARP_SIZE * phase);
         if seen & key == 0 {
             seen |= key;
             last |= 1 << lane;
-            distinct[phase][group] += 1;
-            if merges {
-                phases_with[c] += 1;
-                if phases_with[c] == 1 {
-                    distinct_warp[group] += 1;
-                }
-            }
+            last_low[c] = lane as u8;
         }
     }
-    let mut most = [Most::of(&distinct[0]), Most::of(&distinct[1])];
-    let mut most_warp = if merges {
-        Most::of(&distinct_warp)
-    } else {
-        Most {
-            value: 0,
-            at_value: 0,
+    // The load of the first round, per phase; each round's tries give the
+    // next round's.
+    let mut load = [0u32; 2];
+    for (phase, load) in load.iter_mut().enumerate().take(phases) {
+        *load = most_last(&pending_in[phase], busy[phase], last);
+    }
+    let mut twin = [0u32; WARP_SIZE];
+    let (mut same1, mut same2) = (0, 0);
+    if merges {
+        let mut upper = last & 0xffff_0000;
+        while upper != 0 {
+            let lane = upper.trailing_zeros() as usize;
+            upper &= upper - 1;
+            let c = usize::from(class[lane] & 31);
+            // A class whose first lane is in the lower half has lanes there.
+            if c < 16 {
+                twin[lane] = 1 << last_low[c];
+            }
         }
-    };
-    // Pairs of lanes (n, n ^ 1) and (n, n ^ 2) on one address.
-    let same = |x: usize| {
-        (0..WARP_SIZE).fold(0u32, |same, lane| {
-            same | u32::from(class[lane] == class[lane ^ x]) << lane
-        })
-    };
-    let (same1, same2) = if merges { (same(1), same(2)) } else { (0, 0) };
+        // Pairs of lanes (n, n ^ 1) and (n, n ^ 2) on one address.
+        let same = |x: usize| {
+            (0..WARP_SIZE).fold(0u32, |same, lane| {
+                same | u32::from(class[lane] == class[lane ^ x]) << lane
+            })
+        };
+        (same1, same2) = (same(1), same(2));
+    }
 
     let mut pending = active;
     let mut totals = Totals {
@@ -226,9 +230,9 @@ pub(super) fn direct<S: Sink>(
             sink.round(round as u8);
         }
         totals.loads += if merges && paired(pending, same1, same2) {
-            u32::from(most_warp.value)
+            merged_load(&pending_in, busy[0] | busy[1], last, &twin)
         } else {
-            u32::from(most[0].value) + u32::from(most[1].value)
+            load[0] + load[1]
         };
         let mut succeeded = 0u32;
         let mut winners = 0u32;
@@ -248,36 +252,29 @@ pub(super) fn direct<S: Sink>(
                     sink.step(phase as u8, 0, LaneSet::from_bits(trying));
                 }
             }
+            // Every busy group is visited: the next round's load of the
+            // phase is the most last lanes left pending in one of them.
+            let mut next_load = 0;
             let mut groups_busy = busy[phase];
             while groups_busy != 0 {
                 let group = groups_busy.trailing_zeros() as usize;
                 groups_busy &= groups_busy - 1;
-                let at = phase * WARP_SIZE + group;
-                let lane = pending_in[at].trailing_zeros() as usize;
-                let c = usize::from(class[lane] & 31);
-                // Lanes of one phase and class are in one group, so a
-                // winner of the class is an earlier phase's.
-                if winners & 1 << c != 0 {
-                    continue;
-                }
-                winners |= 1 << c;
-                succeeded |= 1 << lane;
-                pending_in[at] &= pending_in[at] - 1;
-                if pending_in[at] == 0 {
-                    busy[phase] &= !(1 << group);
-                }
-                if last & 1 << lane != 0 {
-                    distinct[phase][group] -= 1;
-                    most[phase].fell(&distinct[phase], distinct[phase][group]);
-                    if merges {
-                        phases_with[c] -= 1;
-                        if phases_with[c] == 0 {
-                            distinct_warp[group] -= 1;
-                            most_warp.fell(&distinct_warp, distinct_warp[group]);
-                        }
+                let lanes = &mut pending_in[phase][group];
+                let lane = lanes.trailing_zeros() as usize & 31;
+                let c = 1 << (class[lane] & 31);
+                // Lanes of one phase and class are in one group, so a winner
+                // of the class is an earlier phase's (none in the first).
+                if phase == 0 || winners & c == 0 {
+                    winners |= c;
+                    succeeded |= 1 << lane;
+                    *lanes &= *lanes - 1;
+                    if *lanes == 0 {
+                        busy[phase] &= !(1 << group);
                     }
                 }
+                next_load = next_load.max((*lanes & last).count_ones());
             }
+            load[phase] = next_load;
         }
         if round == 0 {
             totals.ideal = TRY_WAVEFRONTS * phases_tried;
@@ -288,6 +285,46 @@ pub(super) fn direct<S: Sink>(
     }
     totals.ways = totals.rounds;
     Some(totals)
+}
+
+/// A phase's load wavefronts: the most addresses pending in one of its
+/// `busy` groups, each counted by its last lane.
+#[inline(always)]
+fn most_last(pending_in: &[u32; WARP_SIZE], mut busy: u32, last: u32) -> u32 {
+    let mut most = 0;
+    while busy != 0 {
+        let group = busy.trailing_zeros() as usize;
+        busy &= busy - 1;
+        most = most.max((pending_in[group] & last).count_ones());
+    }
+    most
+}
+
+/// A merged 8-byte load's wavefronts: per group, the addresses pending in
+/// either half, an upper-half address whose lower-half twin is pending
+/// counted once.
+#[inline(always)]
+fn merged_load(
+    pending_in: &[[u32; WARP_SIZE]; 2],
+    mut busy: u32,
+    last: u32,
+    twin: &[u32; WARP_SIZE],
+) -> u32 {
+    let mut most = 0;
+    while busy != 0 {
+        let group = busy.trailing_zeros() as usize;
+        busy &= busy - 1;
+        let (low, high) = (pending_in[0][group], pending_in[1][group]);
+        let mut distinct = (low & last).count_ones() + (high & last).count_ones();
+        let mut upper = high & last;
+        while upper != 0 {
+            let lane = upper.trailing_zeros() as usize;
+            upper &= upper - 1;
+            distinct -= u32::from(twin[lane] & low != 0);
+        }
+        most = most.max(distinct);
+    }
+    most
 }
 
 /// [`Classes`] the scalar way, into `class` (which holds each lane's own
@@ -318,56 +355,11 @@ pub(super) fn scalar_classes(
 /// `Plan::new`'s load-merge condition on the pending lanes: every pair of
 /// them `(n, n ^ 1)`, or every pair `(n, n ^ 2)`, on one address (`same1`,
 /// `same2`: the lanes whose partner has their address).
-#[inline]
+#[inline(always)]
 fn paired(pending: u32, same1: u32, same2: u32) -> bool {
     let partner1 = (pending & 0x5555_5555) << 1 | (pending >> 1) & 0x5555_5555;
     let partner2 = (pending & 0x3333_3333) << 2 | (pending >> 2) & 0x3333_3333;
     pending & partner1 & !same1 == 0 || pending & partner2 & !same2 == 0
-}
-
-/// The largest of 32 counts that only fall, one at a time, and how many
-/// are at it: when the last of those falls, the largest is one less (the
-/// count that fell is there) and the counts at it are counted again.
-#[derive(Debug, Clone, Copy)]
-struct Most {
-    value: u8,
-    at_value: u32,
-}
-
-impl Most {
-    fn of(counts: &[u8; WARP_SIZE]) -> Most {
-        let value = counts.iter().copied().fold(0, u8::max);
-        Most {
-            value,
-            at_value: equal_to(counts, value),
-        }
-    }
-
-    /// One of `counts` fell to `now`.
-    #[inline]
-    fn fell(&mut self, counts: &[u8; WARP_SIZE], now: u8) {
-        if now + 1 == self.value {
-            self.at_value -= 1;
-            if self.at_value == 0 {
-                self.value = now;
-                self.at_value = equal_to(counts, now);
-            }
-        }
-    }
-}
-
-/// How many of `counts` equal `value`: eight at a time, a byte of `x` being
-/// zero exactly where `((x & 0x7f..) + 0x7f..) | x` lacks its top bit.
-fn equal_to(counts: &[u8; WARP_SIZE], value: u8) -> u32 {
-    const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    let pattern = u64::from(value) * 0x0101_0101_0101_0101;
-    counts
-        .chunks_exact(8)
-        .map(|chunk| {
-            let x = u64::from_le_bytes(chunk.try_into().expect("8 bytes")) ^ pattern;
-            (!(((x & LOW) + LOW) | x | LOW)).count_ones()
-        })
-        .sum()
 }
 
 /// ATOMS wavefronts of one round (one `ATOMS.CAST.SPIN`) whose pending lanes
@@ -495,30 +487,6 @@ mod tests {
                 if let Err(message) = agree(config, &request) {
                     panic!("{request:?} on {config:?}: {message}");
                 }
-            }
-        }
-    }
-
-    /// The bytewise count against the obvious one, on bytes with and
-    /// without their top bit (where a borrow or a carry would show).
-    #[test]
-    fn equal_to_counts_bytes() {
-        let mut state = 0x2545_f491_u32;
-        for round in 0..2000 {
-            let counts: [u8; WARP_SIZE] = core::array::from_fn(|_| {
-                state ^= state << 13;
-                state ^= state >> 17;
-                state ^= state << 5;
-                let byte = state as u8;
-                if round % 2 == 0 {
-                    byte % 4
-                } else {
-                    byte
-                }
-            });
-            for value in [0u8, 1, 2, 3, 0x7f, 0x80, 0xff, counts[round % WARP_SIZE]] {
-                let expected = counts.iter().filter(|&&c| c == value).count() as u32;
-                assert_eq!(equal_to(&counts, value), expected, "{counts:?} {value}");
             }
         }
     }

@@ -58,7 +58,7 @@ fn run<S: Sink>(config: BankConfig, request: &WarpRequest, path: Path, sink: &mu
     match path {
         Path::Word => schedule::word(request, sink),
         Path::Wide => schedule::wide(config, request, sink, vector_phases),
-        Path::CasLoop => match cas_loop::direct(config, request, sink, key_classes) {
+        Path::CasLoop => match cas_direct(config, request, sink) {
             Some(totals) => totals,
             None => cas_loop::run(config, request, sink, |load| {
                 run(config, load, Path::of(config, load), &mut Count).wavefronts
@@ -67,6 +67,18 @@ fn run<S: Sink>(config: BankConfig, request: &WarpRequest, path: Path, sink: &mu
         Path::Lanes => schedule::lanes(config, request, sink, vector_phases),
         Path::Planned => schedule::planned(config, request, sink),
     }
+}
+
+/// [`cas_loop::direct`], compiled for AVX2 and POPCNT where the CPU has them.
+#[inline(never)]
+fn cas_direct<S: Sink>(config: BankConfig, request: &WarpRequest, sink: &mut S) -> Option<Totals> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(totals) =
+        super::simd::with_avx2(|| cas_loop::direct(config, request, sink, key_classes))
+    {
+        return totals;
+    }
+    cas_loop::direct(config, request, sink, key_classes)
 }
 
 /// For each active lane, the first active lane with its key

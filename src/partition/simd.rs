@@ -17,6 +17,8 @@
 //! - [`followers`]: for `WarpRequest::write_collisions`, the lanes that
 //!   share an address with an earlier lane, by the word count's duplicate
 //!   marks, and each one's first lane.
+//! - [`with_avx2`]: any code (the compare-and-swap loop's direct count)
+//!   compiled for AVX2 and POPCNT, for its bit counts.
 //!
 //! The word count: words fit in 16 bits below 256 KiB, so each lane's word
 //! becomes two bytes and one register holds a byte of all 32 lanes. Rotating
@@ -47,6 +49,23 @@ use crate::{BankConfig, LaneSet, Op, WarpRequest};
 #[inline]
 pub(super) fn available() -> bool {
     is_x86_feature_detected!("avx2") && is_x86_feature_detected!("popcnt")
+}
+
+/// `body` compiled for AVX2 and POPCNT (every call and generic it inlines
+/// too), where the CPU has them: its bit counts are one instruction each
+/// instead of a dozen. `None` where the CPU lacks them.
+#[inline(always)]
+pub(super) fn with_avx2<R>(body: impl FnOnce() -> R) -> Option<R> {
+    if !available() {
+        return None;
+    }
+    // SAFETY: the CPU has every feature `with_avx2_enabled` is compiled for.
+    Some(unsafe { with_avx2_enabled(body) })
+}
+
+#[target_feature(enable = "avx2,popcnt")]
+fn with_avx2_enabled<R>(body: impl FnOnce() -> R) -> R {
+    body()
 }
 
 /// [`word_ways_avx2`], for the tests: `None` also where the CPU lacks AVX2.
