@@ -98,6 +98,11 @@ PTX = {
     "b6_ld_skip_param": "ld +0; @p bra.uni L over a global store (p from a parameter); L: ld +4",
     "b7_ld_skip_alu": "ld +0; @p bra L over a mul.lo; L: ld +4, +8, +12",
     "b8_loop_top_bottom": "a loop: ld +0 at its top, ld +4 at its bottom (ptxas unrolled it by 4)",
+    # loops.ptx (ptxas -arch=sm_90 -v)
+    "l1_step4_param": "a loop of n iterations (n a parameter), ld [base], base += 4 (ptxas unrolled it by 4, not merged)",
+    "l2_step4_const8": "a loop of 8 iterations, ld [base], base += 4 (ptxas unrolled it fully and merged: 2 LDS.128)",
+    "l3_index_const8": "a loop of 8 iterations, ld [base + 4*i] (unrolled fully and merged: 2 LDS.128)",
+    "l4_store_step4_const8": "a loop of 8 iterations, st [base], base += 4 (unrolled fully and merged: 2 STS.128)",
 }
 
 
@@ -120,6 +125,7 @@ def main():
     sass = shared_sass(d / "kernel.sass")
     sass.update(shared_sass(d / "probes.sass"))
     sass.update(shared_sass(d / "branches.sass"))
+    sass.update(shared_sass(d / "loops.sass"))
     missing = sorted(set(PTX) ^ set(sass))
     if missing:
         sys.exit(f"kernels without a description or SASS: {missing}")
@@ -128,7 +134,7 @@ def main():
         "nvcc": "Cuda compilation tools, release 13.0, V13.0.88",
         "arch": "sm_90",
         "how": "ptxas_merging_more.cu: nvcc -arch=sm_90 -lineinfo -cubin -Xptxas -v; probes.ptx: "
-               "ptxas -arch=sm_90 -v, branches.ptx likewise; all: cuobjdump -sass (tools/device/ptx2.sh). Bases are "
+               "ptxas -arch=sm_90 -v, branches.ptx and loops.ptx likewise; all: cuobjdump -sass (tools/device/ptx2.sh). Bases are "
                "symbol + (tid-derived multiple of 16) unless the entry says otherwise. 'sass' lists "
                "the kernel's shared-memory instructions (LDS/STS) and barriers in SASS order.",
         "kernels": {k: {"ptx": PTX[k], "sass": sass[k]} for k in sorted(PTX)},

@@ -33,3 +33,8 @@ if [ -f $D/probes.ptx ]; then
   cuobjdump -sass /tmp/probes.cubin > $OUT/probes.sass 2>&1
   grep -c "Function :" $OUT/probes.sass
 fi
+# Later calls of the session ran, from the scratch folder holding the files:
+#   ptxas -arch=sm_90 -v branches.ptx -o b.cubin; cuobjdump -sass b.cubin   (and loops.ptx likewise)
+# and the merge_rules fixture through run.sh:
+#   STAGES="probe cuda ncu_cuda sanitize source timing" FIXTURES=merge_rules DEADLINE=400 bash run.sh
+#   ONLY=merge_rules python3 tools/device/collect.py RESULTS . JOB_DIR   (then SOURCE_ONLY=1 likewise)

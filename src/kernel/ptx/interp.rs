@@ -46,9 +46,11 @@
 //!   and stores that ptxas merges into one `LDS.64/.128` or `STS.64/.128`
 //!   are one event, where ptxas can prove the merged access aligned from
 //!   the address expression (as it does: known low bits, not the run's
-//!   addresses). The rules were measured on 101 probe kernels
+//!   addresses). The rules were measured on 105 probe kernels
 //!   (tests/data/ptx/ptxas_merging*, README there), including loads across
-//!   the short forward branches ptxas if-converts.
+//!   the short forward branches ptxas if-converts. Not modelled: the merges
+//!   of consecutive iterations of a loop ptxas unrolls fully (a constant
+//!   trip count).
 //! - **A step budget** stops a block that runs more warp instructions than
 //!   [`RunOptions::with_step_budget`] allows (default
 //!   [`DEFAULT_STEP_BUDGET`]), with an error naming the instruction it
