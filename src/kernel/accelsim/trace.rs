@@ -380,6 +380,20 @@ fn check_dims(key: &str, value: &str) -> Result<[u32; 3], String> {
     Ok(dim)
 }
 
+/// Remembers a block of the kernel as read in `done`: [`Inserted::Full`]
+/// only the first time one cannot be in a kernel (`full` says it was; later
+/// ones read as `New`, read on but not remembered).
+fn remember(done: &mut Ended, full: &mut bool, id: [u32; 3]) -> Inserted {
+    match done.insert(id) {
+        Inserted::Full if *full => Inserted::New,
+        Inserted::Full => {
+            *full = true;
+            Inserted::Full
+        }
+        inserted => inserted,
+    }
+}
+
 fn too_many_gathered() -> Problem {
     Problem::line(format!(
         "more than {MAX_GATHERED} instructions of unfinished thread blocks \
@@ -507,7 +521,7 @@ impl State {
         block: RawBlock,
     ) -> Result<bool, Error> {
         self.gathered -= block.events;
-        let full = self.remember(id) == Inserted::Full;
+        let full = remember(&mut self.done, &mut self.done_full, id) == Inserted::Full;
         consumer.begin_block(&BlockInfo::new(id, self.block_dim.and_then(threads)))?;
         self.summary.blocks += 1;
         let file = self.file.unwrap_or(0);
@@ -520,19 +534,6 @@ impl State {
         }
         consumer.end_block()?;
         Ok(full)
-    }
-
-    /// Remembers a block of the kernel as read: [`Inserted::Full`] only the
-    /// first time one cannot be, in a kernel.
-    fn remember(&mut self, id: [u32; 3]) -> Inserted {
-        match self.done.insert(id) {
-            Inserted::Full if self.done_full => Inserted::New,
-            Inserted::Full => {
-                self.done_full = true;
-                Inserted::Full
-            }
-            inserted => inserted,
-        }
     }
 
     /// Reads one line of an Accel-Sim trace.
@@ -606,7 +607,7 @@ impl State {
             }
             Line::ThreadBlock(id) => match &mut self.block {
                 Some(block) if block.id.is_none() => {
-                    let inserted = self.done.insert(id);
+                    let inserted = remember(&mut self.done, &mut self.done_full, id);
                     if inserted == Inserted::Again {
                         return Err(Problem::line(format!(
                             "thread block ({}) appears twice in kernel {}",
@@ -617,8 +618,7 @@ impl State {
                     block.id = Some(id);
                     consumer.begin_block(&BlockInfo::new(id, self.block_dim.and_then(threads)))?;
                     self.summary.blocks += 1;
-                    if inserted == Inserted::Full && !self.done_full {
-                        self.done_full = true;
+                    if inserted == Inserted::Full {
                         return Err(not_remembered(id));
                     }
                 }
