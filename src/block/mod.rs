@@ -49,7 +49,9 @@ mod shadow;
 #[cfg(all(test, feature = "proptest"))]
 mod tests;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap;
 
 pub use consumer::{BarrierFinding, HazardFinding, KernelRaces, Racecheck};
 pub use report::{
@@ -262,7 +264,7 @@ pub struct Block {
     barriers: Vec<Generation>,
     shadow: Shadow,
     hazards: Vec<Slot>,
-    index: HashMap<Key, u32>,
+    index: FxHashMap<Key, u32>,
     /// The hazard noted last, and its index.
     last: Option<(Key, u32)>,
     /// Scratch: the conflicts of the access being run.
@@ -401,7 +403,7 @@ impl Block {
             barriers: vec![Generation::default(); BARRIERS as usize],
             shadow: Shadow::default(),
             hazards: Vec::new(),
-            index: HashMap::new(),
+            index: FxHashMap::default(),
             last: None,
             found: Vec::new(),
             batches: Vec::new(),
@@ -540,17 +542,39 @@ impl Block {
         self.check_warp(warp)?;
         let window = self.capability.shared_window_size();
         let width = request.width().bytes();
-        for (lane, address) in request.active_addresses() {
-            let end = u64::from(address) + u64::from(width);
-            if end > u64::from(window) {
-                return Err(Error::OutsideWindow {
-                    lane: lane.index() as u8,
-                    address,
-                    end,
-                    window,
-                    capability: self.capability,
-                });
+        let (active, addresses) = request.raw();
+        let mut highest = 0;
+        let mut bits = active;
+        while bits != 0 {
+            highest = highest.max(addresses[bits.trailing_zeros() as usize]);
+            bits &= bits - 1;
+        }
+        if active != 0 && u64::from(highest) + u64::from(width) > u64::from(window) {
+            for (lane, address) in request.active_addresses() {
+                let end = u64::from(address) + u64::from(width);
+                if end > u64::from(window) {
+                    return Err(Error::OutsideWindow {
+                        lane: lane.index() as u8,
+                        address,
+                        end,
+                        window,
+                        capability: self.capability,
+                    });
+                }
             }
+        }
+        if let Some(error) = &self.error {
+            return Err(error.clone());
+        }
+        if self.warps[warp as usize].waiting.is_none() {
+            // Run at once, as `push` would, without copying the request into
+            // an event.
+            self.warps[warp as usize].step += 1;
+            self.run_access(warp, site, request);
+            return match &self.error {
+                Some(error) => Err(error.clone()),
+                None => Ok(()),
+            };
         }
         self.push(
             warp,
@@ -949,6 +973,13 @@ impl Block {
         let kind = AccessKind::of(request.op());
         let width = request.width().bytes();
         let (active, addresses) = request.raw();
+        if width >= 4 && kind != AccessKind::AsyncCopy && !self.shadow.plain() && active != 0 {
+            let first = addresses[active.trailing_zeros() as usize];
+            if !lanes_all_at(active, addresses, first) {
+                self.run_words(warp, site, kind, active, addresses, width / 4);
+                return;
+            }
+        }
         self.batch(active, addresses, width);
         let Block {
             warps,
@@ -980,13 +1011,7 @@ impl Block {
                 check(cell, batch, me, &now, addresses, found);
             }
         }
-        if found.len() > 1 {
-            found.sort_unstable_by_key(|f| f.rank);
-        }
-        for i in 0..self.found.len() {
-            let found = self.found[i];
-            self.note(found);
-        }
+        self.note_found();
         let Block {
             warps,
             shadow,
@@ -1021,6 +1046,121 @@ impl Block {
                 *error = Some(Error::ShadowFull { limit: MAX_RECORDS });
                 return;
             }
+        }
+    }
+
+    /// [`run_access`](Self::run_access) for an access of `words` whole words
+    /// a lane (4, 8 or 16 bytes, aligned) that is not a broadcast nor a
+    /// `cp.async`: lane by lane and word by word, as the batches of such an
+    /// access are, with the commonest step first: the warp joins the word's
+    /// one record, made by a warp in step.
+    fn run_words(
+        &mut self,
+        warp: u32,
+        site: u64,
+        kind: AccessKind,
+        active: u32,
+        addresses: &[u32; WARP_SIZE],
+        words: u32,
+    ) {
+        let Block {
+            warps,
+            shadow,
+            found,
+            ..
+        } = self;
+        let me = &warps[warp as usize];
+        let now = Now {
+            warp,
+            site,
+            kind,
+            step: me.step,
+        };
+        found.clear();
+        let look = relevant(kind);
+        let mut bits = active;
+        while bits != 0 {
+            let lane = bits.trailing_zeros();
+            bits &= bits - 1;
+            let first = addresses[lane as usize] / 4;
+            for word in first..first + words {
+                if shadow
+                    .kinds
+                    .get(word as usize)
+                    .is_some_and(|k| k & look != 0)
+                {
+                    let batch = Batch {
+                        word,
+                        mask: 0xf,
+                        lanes: 1 << lane,
+                    };
+                    check(
+                        &shadow.cells[word as usize],
+                        &batch,
+                        me,
+                        &now,
+                        addresses,
+                        found,
+                    );
+                }
+            }
+        }
+        self.note_found();
+        let Block {
+            warps,
+            shadow,
+            error,
+            ..
+        } = self;
+        let me = &warps[warp as usize];
+        let (bit, clock) = (1 << warp, me.clock[warp as usize]);
+        let mut bits = active;
+        while bits != 0 {
+            let lane = bits.trailing_zeros();
+            bits &= bits - 1;
+            let first = addresses[lane as usize] / 4;
+            for word in first..first + words {
+                if let Some(cell) = shadow.cells.get_mut(word as usize)
+                    && let [only] = cell.as_mut_slice()
+                    && only.warps & bit == 0
+                    && only.lanes == 1 << lane
+                    && only.bytes == 0xf
+                    && only.site == site
+                    && only.step == now.step
+                    && only.clock == clock
+                    && only.kind == kind
+                    && !only.pending
+                {
+                    only.warps |= bit;
+                    continue;
+                }
+                let new = Record {
+                    site,
+                    lanes: 1 << lane,
+                    step: now.step,
+                    clock,
+                    warps: bit,
+                    kind,
+                    bytes: 0xf,
+                    pending: false,
+                };
+                if !record(shadow, word, new, &me.seen[lane as usize]) {
+                    *error = Some(Error::ShadowFull { limit: MAX_RECORDS });
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Notes the conflicts found for the access being run, in the order a
+    /// lane-by-lane check meets them.
+    fn note_found(&mut self) {
+        if self.found.len() > 1 {
+            self.found.sort_unstable_by_key(|f| f.rank);
+        }
+        for i in 0..self.found.len() {
+            let found = self.found[i];
+            self.note(found);
         }
     }
 
@@ -1423,6 +1563,22 @@ fn record(shadow: &mut Shadow, word: u32, new: Record, seen: &[u32; WARP_SIZE]) 
     let share = !shadow.plain();
     let bit = new.warps;
     let cell = &mut shadow.cells[word as usize];
+    // The common cases first: a word no one touched yet, and a word whose
+    // one record another warp in step made.
+    match cell.as_mut_slice() {
+        [] => {
+            if shadow.records >= MAX_RECORDS {
+                return false;
+            }
+            shadow.push(word, new);
+            return true;
+        }
+        [only] if share && only.warps & bit == 0 && only.alike(&new) => {
+            only.warps |= bit;
+            return true;
+        }
+        _ => {}
+    }
     let mut mine = 0;
     let mut latest: Option<(usize, u32)> = None;
     // The warp's last record of the word: it may join a record only after it.

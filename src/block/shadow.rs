@@ -114,6 +114,17 @@ pub(super) const PENDING_BIT: u8 = 16;
 /// The bits of [`Shadow::kinds`] an access of `kind` must look at: the kinds
 /// it conflicts with, and pending `cp.async` writes.
 pub(super) const fn relevant(kind: AccessKind) -> u8 {
+    const TABLE: [u8; 4] = [
+        relevant_bits(AccessKind::Read),
+        relevant_bits(AccessKind::Write),
+        relevant_bits(AccessKind::Atomic),
+        relevant_bits(AccessKind::AsyncCopy),
+    ];
+    TABLE[kind as usize]
+}
+
+/// [`relevant`], worked out from [`conflicts`].
+const fn relevant_bits(kind: AccessKind) -> u8 {
     let mut bits = PENDING_BIT;
     let all = [
         AccessKind::Read,
@@ -242,12 +253,19 @@ impl Shadow {
 /// The words an access of `width` bytes at `address` covers, each with the mask
 /// of its bytes.
 pub(super) fn words(address: u32, width: u32) -> impl Iterator<Item = (u32, u8)> {
-    let end = address.saturating_add(width);
-    let (first, last) = (address / 4, end.saturating_sub(1) / 4);
+    let end = address.saturating_add(width).saturating_sub(1);
+    let (first, last) = (address / 4, end / 4);
+    // The first word's bytes from the address on, the last word's up to the end.
+    let head = (0xf << (address % 4)) & 0xf;
+    let tail = 0xf >> (3 - end % 4);
     (first..=last).map(move |word| {
-        let lo = address.max(4 * word) - 4 * word;
-        let hi = end.min(4 * word + 4) - 4 * word;
-        let mask = ((1u16 << hi) - (1u16 << lo)) as u8;
+        let mut mask = 0xf;
+        if word == first {
+            mask &= head;
+        }
+        if word == last {
+            mask &= tail;
+        }
         (word, mask)
     })
 }
