@@ -99,23 +99,29 @@ pub struct NvprofCounter {
 /// | wavefronts | `shared_load_transactions` | `shared_store_transactions` | - |
 /// | bank conflicts | `shared_ld_bank_conflict` (event) | `shared_st_bank_conflict` (event) | - |
 ///
-/// Sources: the descriptions nvprof prints for the metrics (`nvprof
-/// --query-metrics` on Pascal: `inst_executed_shared_loads` "Warp level
-/// instructions for shared loads", `inst_executed_shared_atomics` "Warp
-/// level shared instructions for atom and atom CAS",
-/// `shared_load_transactions` "Number of shared memory load transactions",
-/// as reproduced in nvprof outputs published with other projects), and the
-/// nvprof-to-Nsight-Compute comparison of the Nsight Compute CLI guide's
-/// nvprof transition chapter, which maps these names (the two events too)
-/// on Volta, where both profilers run, to
-/// `smsp__inst_executed_op_shared_{ld,st}.sum`,
+/// Source: NVIDIA's mapping of nvprof's counters to Nsight Compute's, in the
+/// CUPTI documentation (Cupti 13.0, shipped with CUDA 13.0:
+/// `extras/CUPTI/doc/html`, sections 2.13.3 "Metrics Mapping Table" and
+/// 2.13.4 "Events Mapping Table", for compute capability 7.0, where both
+/// profilers run). Its shared-memory rows are in
+/// `tests/data/device/cupti_mapping.tsv`, and `tests/nvprof_names.rs` checks
+/// that each counter named here maps there to the Nsight Compute metric the
+/// tool names for the same total on Volta:
+/// `shared_{load,store}_transactions` and the events
+/// `shared_{ld,st}_bank_conflict` to
 /// `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum` and
-/// `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st}.sum`: the
-/// counters whose values the model predicts there. That table was read in
-/// the copy NERSC/timemory keeps (`perfworks_translation`). The metric
-/// tables per capability of NVIDIA's Profiler User's Guide could not be
-/// read from the sources at hand (only its table of contents), so the names
-/// are not checked against them.
+/// `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st}.sum` exactly.
+/// The instruction counts `inst_executed_shared_{loads,stores}` map to
+/// `smsp__inst_executed_op_shared_{ld,st}.sum`, the counter that (measured on
+/// sm_90, tests/data/device/predicated_off.json) also counts instructions
+/// predicated off in every lane, which the tally's requests leave out
+/// ([`Tally::predicated_off`] counts them): where a trace has such
+/// instructions, nvprof's figure may exceed the prediction by up to that
+/// count. The per-capability metric tables of the Profiler User's Guide
+/// (CUDA 10 and earlier) were not at hand, so the names' availability on
+/// each of 5.x and 6.x rests on this mapping and on `nvprof --query-metrics`
+/// outputs published with other projects.
+///
 /// Shared atomics have no transaction or bank-conflict counter of nvprof's.
 /// Modelling choices, not measurements: the model's 8- and 16-byte phases on
 /// 5.x and 6.x are the rules measured on sm_90, and, as Nsight Compute's
