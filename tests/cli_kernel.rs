@@ -71,6 +71,74 @@ fn transpose_predicts_ncus_counts_and_names_the_conflicting_line() {
     assert_eq!(worst["bank_conflicts"], 63_488);
 }
 
+/// Before compute capability 7.0 Nsight Compute does not run: on 5.x and
+/// 6.x the totals are given under nvprof's counters (`nvprof_metrics`, as
+/// `smem trace` gives them), on 3.x and earlier under none, said so.
+#[test]
+fn pre_volta_launches_name_nvprof_counters() {
+    let ptx = format!("{DATA}/transpose_coalesced/kernel.ptx");
+    let launch = [ptx.as_str(), "--grid", "8,8", "--block", "32,8"];
+    let (volta, _) = json(&[&launch[..], &["--arch", "sm_70"]].concat());
+    let (pascal, status) = json(&[&launch[..], &["--arch", "sm_61"]].concat());
+    assert_eq!(status, Some(0));
+    assert_eq!(pascal["ncu_metrics"], serde_json::json!([]));
+    let nvprof = pascal["nvprof_metrics"].as_array().unwrap();
+    let find = |name: &str| {
+        nvprof
+            .iter()
+            .find(|m| m["metric"] == name)
+            .unwrap_or_else(|| panic!("{name} in {pascal}"))
+    };
+    // The same totals as on Volta (4-byte accesses: the same rules), each
+    // under nvprof's name, CUPTI's counterpart of Nsight Compute's metric.
+    for (nvprof_name, kind, ncu_name) in [
+        (
+            "inst_executed_shared_loads",
+            "metric",
+            "smsp__sass_inst_executed_op_shared_ld.sum",
+        ),
+        (
+            "shared_load_transactions",
+            "metric",
+            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+        ),
+        (
+            "shared_ld_bank_conflict",
+            "event",
+            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+        ),
+        (
+            "shared_store_transactions",
+            "metric",
+            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+        ),
+    ] {
+        let m = find(nvprof_name);
+        assert_eq!(m["kind"], kind, "{nvprof_name}");
+        assert_eq!(
+            m["predicted"].as_u64().unwrap(),
+            metric(&volta, ncu_name),
+            "{nvprof_name}"
+        );
+    }
+    assert!(volta.get("nvprof_metrics").is_none(), "{volta}");
+    let text = stdout(&kernel(&[&launch[..], &["--arch", "sm_61"]].concat()));
+    assert!(
+        text.contains("nvprof counter") && text.contains("shared_ld_bank_conflict"),
+        "{text}"
+    );
+    assert!(!text.contains("l1tex__"), "{text}");
+    // Kepler: no names, and the reason.
+    let (kepler, _) = json(&[&launch[..], &["--arch", "sm_35"]].concat());
+    assert_eq!(kepler["ncu_metrics"], serde_json::json!([]));
+    assert!(kepler.get("nvprof_metrics").is_none(), "{kepler}");
+    let text = stdout(&kernel(&[&launch[..], &["--arch", "sm_35"]].concat()));
+    assert!(
+        text.contains("no profiler names for compute capability 3.x"),
+        "{text}"
+    );
+}
+
 #[test]
 fn a_triton_kernel_json_gives_block_and_shared_bytes() {
     // fx_colsum: 4 warps, 1024 dynamic bytes, from kernel.json; M = N = stride = 512.

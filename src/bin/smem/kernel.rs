@@ -20,7 +20,7 @@ use std::process::ExitCode;
 
 use serde::Serialize;
 use smem_model::kernel::ptx::{self, Kernel, KernelLaunch, NoteKind, RunOptions, RunSummary};
-use smem_model::kernel::tally::{Entry, Tally, Totals};
+use smem_model::kernel::tally::{nvprof_counters, Entry, Profiler, Tally, Totals};
 use smem_model::kernel::{BlockInfo, Consumer, Event, KernelInfo, Place};
 use smem_model::{ComputeCapability, Error, KernelRaces, Racecheck};
 
@@ -432,15 +432,54 @@ fn text_report(args: &Args, o: &Outcome) -> String {
     }
     out.push_str(&table.render(0));
     out.push('\n');
-    let mut metrics = Table::new(&[
-        ("Nsight Compute metric", Align::Left),
-        ("predicted", Align::Right),
-    ]);
-    for m in metric_values(&o.tally) {
-        metrics.row([m.metric.to_owned(), m.predicted.to_string()]);
+    let values = metric_values(&o.tally, o.capability);
+    if Profiler::of(o.capability) == Profiler::Nvprof {
+        if values.is_empty() {
+            let _ = writeln!(
+                out,
+                "{}\n",
+                styled(
+                    NOTE,
+                    "(no profiler names for compute capability 3.x and earlier: Kepler's \
+                     256-byte transactions and its replay events are not checked against the \
+                     model's wavefronts)"
+                )
+            );
+        } else {
+            let mut metrics = Table::new(&[
+                ("nvprof counter", Align::Left),
+                ("kind", Align::Left),
+                ("predicted", Align::Right),
+            ]);
+            for m in &values {
+                metrics.row([
+                    m.metric.to_owned(),
+                    m.kind.unwrap_or_default().to_owned(),
+                    m.predicted.to_string(),
+                ]);
+            }
+            out.push_str(&metrics.render(0));
+            let _ = writeln!(
+                out,
+                "{}\n",
+                styled(
+                    NOTE,
+                    "(nvprof on compute capability 5.x and 6.x, where Nsight Compute does not \
+                     run; shared atomics have no nvprof transaction or bank-conflict counter)"
+                )
+            );
+        }
+    } else {
+        let mut metrics = Table::new(&[
+            ("Nsight Compute metric", Align::Left),
+            ("predicted", Align::Right),
+        ]);
+        for m in &values {
+            metrics.row([m.metric.to_owned(), m.predicted.to_string()]);
+        }
+        out.push_str(&metrics.render(0));
+        out.push('\n');
     }
-    out.push_str(&metrics.render(0));
-    out.push('\n');
     if args.by_line {
         let _ = writeln!(
             out,
@@ -558,16 +597,22 @@ fn text_report(args: &Args, o: &Outcome) -> String {
     out
 }
 
-/// One Nsight Compute metric and the prediction of it.
+/// One profiler counter and the prediction of it.
 #[derive(Debug, Serialize)]
 struct MetricJson {
     metric: &'static str,
+    /// nvprof's only: `metric` (`nvprof --metrics`) or `event` (`--events`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kind: Option<&'static str>,
     /// The total it corresponds to: `requests`, `wavefronts` or `bank_conflicts`.
     total: &'static str,
     predicted: u64,
 }
 
-fn metric_values(tally: &Tally) -> Vec<MetricJson> {
+/// The counters of `capability`'s profiler with their predicted values:
+/// Nsight Compute's from compute capability 7.0 on, nvprof's on 5.x and 6.x
+/// (`nvprof_counters`, where Nsight Compute does not run), none before.
+fn metric_values(tally: &Tally, capability: ComputeCapability) -> Vec<MetricJson> {
     let mut out: Vec<MetricJson> = Vec::new();
     for ((op, _), totals) in tally.by_op() {
         let values = [
@@ -575,11 +620,20 @@ fn metric_values(tally: &Tally) -> Vec<MetricJson> {
             ("wavefronts", totals.wavefronts),
             ("bank_conflicts", totals.bank_conflicts),
         ];
-        for (metric, (total, value)) in crate::trace::ncu_metrics(op).into_iter().zip(values) {
+        let counters = match Profiler::of(capability) {
+            Profiler::Nvprof => nvprof_counters(op, capability)
+                .map(|c| c.map(|c| (c.name, Some(if c.event { "event" } else { "metric" })))),
+            _ => crate::trace::ncu_metrics(op).map(|metric| Some((metric, None))),
+        };
+        for (counter, (total, value)) in counters.into_iter().zip(values) {
+            let Some((metric, kind)) = counter else {
+                continue;
+            };
             match out.iter_mut().find(|m| m.metric == metric) {
                 Some(m) => m.predicted += value,
                 None => out.push(MetricJson {
                     metric,
+                    kind,
                     total,
                     predicted: value,
                 }),
@@ -641,7 +695,12 @@ struct ReportJson {
     totals: Totals,
     predicated_off: u64,
     by_op: BTreeMap<String, Totals>,
+    /// Nsight Compute's metric of each total (compute capability 7.0 and
+    /// later; empty before).
     ncu_metrics: Vec<MetricJson>,
+    /// nvprof's counter of each total (5.x and 6.x; absent otherwise).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    nvprof_metrics: Vec<MetricJson>,
     top: Vec<RankedJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
     by_line: Option<Vec<LineJson>>,
@@ -673,7 +732,14 @@ fn json(args: &Args, o: &Outcome) -> ReportJson {
             .into_iter()
             .map(|((op, w), t)| (crate::analyze::op_name(op, w), t))
             .collect(),
-        ncu_metrics: metric_values(&o.tally),
+        ncu_metrics: match Profiler::of(o.capability) {
+            Profiler::Nvprof => Vec::new(),
+            _ => metric_values(&o.tally, o.capability),
+        },
+        nvprof_metrics: match Profiler::of(o.capability) {
+            Profiler::Nvprof => metric_values(&o.tally, o.capability),
+            _ => Vec::new(),
+        },
         top: o
             .tally
             .ranking(args.top)
