@@ -224,6 +224,38 @@ pub(super) fn direct<S: Sink>(
         rounds: 0,
         ..Totals::ZERO
     };
+    if phases == 1 {
+        // One phase (4 bytes): every try succeeds, so each round takes the
+        // lowest pending lane of every busy group, with no class to check.
+        while pending != 0 {
+            if S::STEPS {
+                sink.round(totals.rounds as u8);
+                for _ in 0..TRY_WAVEFRONTS {
+                    sink.step(0, 0, LaneSet::from_bits(pending));
+                }
+            }
+            totals.loads += load[0];
+            let mut next_load = 0;
+            let mut groups_busy = busy[0];
+            while groups_busy != 0 {
+                let group = groups_busy.trailing_zeros() as usize;
+                groups_busy &= groups_busy - 1;
+                let lanes = &mut pending_in[0][group];
+                pending &= !(*lanes & lanes.wrapping_neg());
+                *lanes &= *lanes - 1;
+                if *lanes == 0 {
+                    busy[0] &= !(1 << group);
+                }
+                next_load = next_load.max((*lanes & last).count_ones());
+            }
+            load[0] = next_load;
+            totals.wavefronts += TRY_WAVEFRONTS;
+            totals.rounds += 1;
+        }
+        totals.ideal = TRY_WAVEFRONTS * u32::from(active != 0);
+        totals.ways = totals.rounds;
+        return Some(totals);
+    }
     while pending != 0 {
         let round = totals.rounds;
         if S::STEPS {
