@@ -507,9 +507,9 @@ impl Consumer for Racecheck {
     fn event(&mut self, warp: u32, event: &Event<'_>) -> Result<(), Error> {
         let held = match *event {
             // A compare-and-swap round writes as the atomic it emulates.
-            Event::Access { site, request } | Event::CasRound { site, request } => {
+            Event::Access { site, ref request } | Event::CasRound { site, ref request } => {
                 self.kernel().requests += 1;
-                Held::Access(site, request)
+                return self.access_event(warp, site, request, event);
             }
             // Constant memory is only read: no hazard.
             Event::ConstantLoad { .. } => return Ok(()),
@@ -545,34 +545,7 @@ impl Consumer for Racecheck {
             }
             Event::Unmodelled { name, .. } => return self.not_checked(name),
         };
-        // A load is held back one event of its warp: nvcc's compare-and-swap
-        // loop reads the word (LDS) and then tries (ATOMS.CAST.SPIN) with the
-        // same lanes and addresses; the read is part of the atomic it
-        // emulates, so it races with no other atomic (a modelling choice,
-        // without which every correct float or 64-bit shared atomicAdd of two
-        // lanes on one word would be reported). It still races with plain
-        // writes, as the try does.
-        let slot = warp as usize;
-        if slot < 32 {
-            if self.loads.len() < 32 {
-                self.loads.resize(32, None);
-            }
-            if let Some((site, mut load)) = self.loads[slot].take() {
-                if let Event::CasRound { request: cas, .. } = event
-                    && load.width() == cas.width()
-                    && load.to_array() == cas.to_array()
-                {
-                    load = *cas;
-                }
-                self.process(warp, Held::Access(site, load))?;
-            }
-            if let Held::Access(site, request) = held
-                && request.op() == crate::Op::Load
-            {
-                self.loads[slot] = Some((site, request));
-                return Ok(());
-            }
-        }
+        self.release_load(warp, None)?;
         self.process(warp, held)
     }
 
@@ -586,6 +559,67 @@ impl Consumer for Racecheck {
 }
 
 impl Racecheck {
+    /// An access of `warp` (a compare-and-swap round when `event` is one).
+    ///
+    /// A load is held back one event of its warp: nvcc's compare-and-swap
+    /// loop reads the word (LDS) and then tries (ATOMS.CAST.SPIN) with the
+    /// same lanes and addresses; the read is part of the atomic it emulates,
+    /// so it races with no other atomic (a modelling choice, without which
+    /// every correct float or 64-bit shared atomicAdd of two lanes on one
+    /// word would be reported). It still races with plain writes, as the try
+    /// does. Requests go to the block by reference: a request is 140 bytes,
+    /// and copying it through each step was a tenth of `smem kernel`'s time.
+    fn access_event(
+        &mut self,
+        warp: u32,
+        site: Site,
+        request: &WarpRequest,
+        event: &Event<'_>,
+    ) -> Result<(), Error> {
+        self.release_load(warp, Some(event))?;
+        if (warp as usize) < 32 && request.op() == crate::Op::Load {
+            self.loads[warp as usize] = Some((site, *request));
+            return Ok(());
+        }
+        self.process_access(warp, site, request)
+    }
+
+    /// Gives the load `warp` holds back, if any, to the block model: as the
+    /// compare-and-swap round `next` when that tries the same lanes and
+    /// addresses at the same width.
+    fn release_load(&mut self, warp: u32, next: Option<&Event<'_>>) -> Result<(), Error> {
+        let slot = warp as usize;
+        if slot >= 32 {
+            return Ok(());
+        }
+        if self.loads.len() < 32 {
+            self.loads.resize(32, None);
+        }
+        let Some((site, load)) = self.loads[slot].take() else {
+            return Ok(());
+        };
+        if let Some(Event::CasRound { request: cas, .. }) = next
+            && load.width() == cas.width()
+            && load.to_array() == cas.to_array()
+        {
+            return self.process_access(warp, site, cas);
+        }
+        self.process_access(warp, site, &load)
+    }
+
+    /// Gives an access to the open block (one of unknown size if none is).
+    fn process_access(
+        &mut self,
+        warp: u32,
+        site: Site,
+        request: &WarpRequest,
+    ) -> Result<(), Error> {
+        match &mut self.current {
+            Current::Running { block, .. } => block.access(warp, site.pc, request),
+            _ => self.process(warp, Held::Access(site, *request)),
+        }
+    }
+
     /// Gives the loads held back to the block model.
     fn flush_loads(&mut self) -> Result<(), Error> {
         for warp in 0..self.loads.len() {
