@@ -435,16 +435,7 @@ fn text_report(args: &Args, o: &Outcome) -> String {
     let values = metric_values(&o.tally, o.capability);
     if Profiler::of(o.capability) == Profiler::Nvprof {
         if values.is_empty() {
-            let _ = writeln!(
-                out,
-                "{}\n",
-                styled(
-                    NOTE,
-                    "(no profiler names for compute capability 3.x and earlier: Kepler's \
-                     256-byte transactions and its replay events are not checked against the \
-                     model's wavefronts)"
-                )
-            );
+            let _ = writeln!(out, "{}\n", styled(NOTE, crate::trace::KEPLER_NOTE));
         } else {
             let mut metrics = Table::new(&[
                 ("nvprof counter", Align::Left),
@@ -459,15 +450,7 @@ fn text_report(args: &Args, o: &Outcome) -> String {
                 ]);
             }
             out.push_str(&metrics.render(0));
-            let _ = writeln!(
-                out,
-                "{}\n",
-                styled(
-                    NOTE,
-                    "(nvprof on compute capability 5.x and 6.x, where Nsight Compute does not \
-                     run; shared atomics have no nvprof transaction or bank-conflict counter)"
-                )
-            );
+            let _ = writeln!(out, "{}\n", styled(NOTE, crate::trace::NVPROF_NOTE));
         }
     } else {
         let mut metrics = Table::new(&[

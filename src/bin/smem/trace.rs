@@ -436,6 +436,16 @@ pub(crate) fn ncu_metrics(op: Op) -> [&'static str; 3] {
     }
 }
 
+/// Said under nvprof's counters (`smem trace`, `smem kernel`).
+pub(crate) const NVPROF_NOTE: &str = "(nvprof on compute capability 5.x and 6.x, where Nsight \
+     Compute does not run; shared atomics have no nvprof transaction or bank-conflict counter; \
+     the model's phases for 8- and 16-byte accesses there are those measured on sm_90)";
+
+/// Said where a run on compute capability 3.x or earlier gets no counter names.
+pub(crate) const KEPLER_NOTE: &str = "(no profiler names for compute capability 3.x and \
+     earlier: Kepler's 256-byte transactions and its replay events are not checked against the \
+     model's wavefronts)";
+
 /// One profiler counter and the model's prediction of it.
 #[derive(Debug, Serialize)]
 struct MetricJson {
@@ -945,30 +955,12 @@ fn text_report(args: &Args, reader: &Reader, tally: &Report<'_>) -> String {
             ]);
         }
         out.push_str(&table.render(0));
-        _ = writeln!(
-            out,
-            "{}",
-            styled(
-                NOTE,
-                "(nvprof on compute capability 5.x and 6.x, where Nsight Compute does not run; \
-                 shared atomics have no nvprof transaction or bank-conflict counter; the \
-                 model's phases for 8- and 16-byte accesses there are those measured on sm_90)"
-            )
-        );
+        _ = writeln!(out, "{}", styled(NOTE, NVPROF_NOTE));
     }
     if profiler == Some(Profiler::Nvprof)
         && tally.tally.capabilities().iter().any(|cc| cc.major() < 5)
     {
-        _ = writeln!(
-            out,
-            "\n{}",
-            styled(
-                NOTE,
-                "(no profiler names for compute capability 3.x and earlier: Kepler's 256-byte \
-                 transactions and its replay events are not checked against the model's \
-                 wavefronts)"
-            )
-        );
+        _ = writeln!(out, "\n{}", styled(NOTE, KEPLER_NOTE));
     }
     if profiler.is_none() {
         _ = writeln!(
