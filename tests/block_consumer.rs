@@ -176,3 +176,129 @@ fn a_block_of_unknown_size_holds_a_bounded_number_of_events() {
          before its end: at most 262144 are held"
     );
 }
+
+/// One block's events: the racy reverse kernel's, or a variant of it.
+fn variant(v: u32) -> Vec<(u32, Event<'static>)> {
+    let store = |warp: u32| access(0x10, Op::Store, move |l| Some(4 * (32 * warp + l)));
+    let load = |warp: u32| access(0x30, Op::Load, move |l| Some(4 * (63 - 32 * warp - l)));
+    let lone = Event::Barrier {
+        site: Site::pc(0x50),
+        lanes: LaneSet::FULL,
+        id: 1,
+        threads: None,
+        kind: BarrierKind::Sync,
+    };
+    match v {
+        // The racy reverse.
+        0 => vec![(0, store(0)), (0, load(0)), (1, store(1)), (1, load(1))],
+        // With its barrier: differs at the second event.
+        1 => vec![
+            (0, store(0)),
+            (0, syncthreads(0x20)),
+            (0, load(0)),
+            (1, store(1)),
+            (1, syncthreads(0x20)),
+            (1, load(1)),
+        ],
+        // A prefix of the racy one.
+        2 => vec![(0, store(0)), (0, load(0)), (1, store(1))],
+        // The racy one and one more write, racing with warp 0's load.
+        3 => vec![
+            (0, store(0)),
+            (0, load(0)),
+            (1, store(1)),
+            (1, load(1)),
+            (1, access(0x40, Op::Store, |l| Some(4 * l))),
+        ],
+        // A barrier only warp 0 reaches: a barrier error.
+        _ => vec![(0, store(0)), (0, lone), (1, store(1)), (1, load(1))],
+    }
+}
+
+/// A block: its id, its thread count (else its kernel's) and its variant.
+type Blk = ([u32; 3], Option<u32>, u32);
+
+/// Runs kernels' blocks, each kernel's blocks after its name.
+fn run_blocks(check: Racecheck, kernels: &[(&str, &[Blk])]) -> Vec<smem_model::KernelRaces> {
+    let mut check = check;
+    for &(name, blocks) in kernels {
+        check
+            .begin_kernel(&KernelInfo::named(name).with_block_dim([64, 1, 1]))
+            .unwrap();
+        for &(id, threads, v) in blocks {
+            check.begin_block(&BlockInfo::new(id, threads)).unwrap();
+            for (warp, event) in variant(v) {
+                check.event(warp, &event).unwrap();
+            }
+            check.end_block().unwrap();
+        }
+    }
+    check.end_kernel().unwrap();
+    check.into_kernels()
+}
+
+#[test]
+fn identical_blocks_reuse_the_reference_report_with_the_same_findings() {
+    // The first block of each kernel is its reference; later blocks equal
+    // it, differ from it, stop early, go past its end, or have another size.
+    let a: &[Blk] = &[
+        ([5, 0, 0], None, 0),
+        ([4, 0, 0], None, 0),
+        ([3, 0, 0], None, 1),
+        ([2, 0, 0], None, 2),
+        ([1, 0, 0], None, 0),
+        ([0, 1, 0], None, 3),
+        ([0, 0, 0], Some(96), 0),
+        ([6, 0, 0], None, 0),
+    ];
+    let b: &[Blk] = &[
+        ([3, 0, 0], None, 4),
+        ([1, 0, 0], None, 4),
+        ([2, 0, 0], None, 0),
+        ([0, 0, 0], None, 4),
+    ];
+    let kernels = [("a", a), ("b", b)];
+    let memo = run_blocks(Racecheck::new(), &kernels);
+    let plain = run_blocks(Racecheck::new().without_memo(), &kernels);
+    assert_eq!(memo, plain);
+    // What both found: in "a", the reverse race (warp 0's load of warp 1's
+    // store) in every block but the one with a barrier, the prefix included,
+    // the example from the lowest block that has it.
+    let race = memo[0]
+        .hazards()
+        .find(|f| f.example().second().site() == 0x30)
+        .unwrap();
+    assert_eq!((race.blocks(), race.block()), (7, [0, 0, 0]));
+    assert_eq!(memo[0].blocks(), 8);
+    // In "b", the barrier error of three blocks, the example from block 0.
+    let error = memo[1].barrier_errors().next().unwrap();
+    assert_eq!((error.blocks(), error.block()), (3, [0, 0, 0]));
+}
+
+#[test]
+fn the_reference_is_bounded() {
+    // A block of more events than the bound is no reference: the next
+    // blocks run, with the same findings.
+    let events = u32::try_from(Racecheck::MAX_REFERENCE).unwrap() + 1;
+    let run = |check: Racecheck| {
+        let mut check = check;
+        check
+            .begin_kernel(&KernelInfo::named("long").with_block_dim([64, 1, 1]))
+            .unwrap();
+        for x in 0..2 {
+            check.begin_block(&BlockInfo::new([x, 0, 0], None)).unwrap();
+            for i in 0..events {
+                let op = if i % 2 == 0 { Op::Store } else { Op::Load };
+                check
+                    .event(i % 2, &access(0x10 + u64::from(i % 2), op, |l| Some(4 * l)))
+                    .unwrap();
+            }
+            check.end_block().unwrap();
+        }
+        check.end_kernel().unwrap();
+        check.into_kernels()
+    };
+    let memo = run(Racecheck::new());
+    assert_eq!(memo, run(Racecheck::new().without_memo()));
+    assert_eq!(memo[0].hazards().next().unwrap().blocks(), 2);
+}

@@ -12,8 +12,9 @@ use crate::{ComputeCapability, Error, LaneSet, WarpRequest};
 /// source names one (a modelling choice: the newest the crate knows well).
 const DEFAULT_CAPABILITY: ComputeCapability = ComputeCapability::Sm90;
 
-/// An event of a block whose size is not known yet, held until its end.
-#[derive(Debug, Clone, Copy)]
+/// An event of a block whose size is not known yet, held until its end; also
+/// an event of the reference block (see [`Reference`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
 enum Held {
     Access(Site, WarpRequest),
     Sync(Site, LaneSet, HeldSync),
@@ -21,7 +22,7 @@ enum Held {
 
 /// A synchronisation as held: a block barrier's count is only known once the
 /// block's size is.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 enum HeldSync {
     Barrier {
         id: u32,
@@ -38,6 +39,13 @@ enum Current {
     None,
     /// A block of known size, checked event by event.
     Running { id: [u32; 3], block: Box<Block> },
+    /// A block of the reference's size whose events so far are the first
+    /// `matched` of the reference's: nothing is run until one differs.
+    Matching {
+        id: [u32; 3],
+        threads: u32,
+        matched: usize,
+    },
     /// A block whose size neither the block nor its kernel gives: its events
     /// are held (at most [`Racecheck::MAX_HELD`]) and it is sized at its end
     /// by its highest warp.
@@ -46,6 +54,29 @@ enum Current {
         events: Vec<(u32, Held)>,
         warps: u32,
     },
+}
+
+/// The open kernel's reference block: the events that reached the block model
+/// of its first block of known size that ran without error, with that block's
+/// report, for blocks that repeat it (see [`Racecheck`], "Identical blocks").
+#[derive(Debug)]
+enum Reference {
+    /// None yet: the kernel's next block of known size is recorded.
+    Empty,
+    /// The open block (running) is being recorded.
+    Recording {
+        threads: u32,
+        events: Vec<(u32, Held)>,
+    },
+    /// The reference.
+    Done {
+        threads: u32,
+        events: Vec<(u32, Held)>,
+        report: BlockReport,
+    },
+    /// None for this kernel: its recorded block had more than
+    /// [`Racecheck::MAX_REFERENCE`] events (or the memo is off).
+    Off,
 }
 
 /// One hazard of a kernel: a pair of instructions, over all the kernel's blocks.
@@ -234,11 +265,31 @@ impl KernelRaces {
 /// [`MAX_HELD`](Self::MAX_HELD)) and the block is taken to have as many warps
 /// as its highest warp number says.
 ///
+/// # Identical blocks
+///
+/// What a block reports is a function of the events its model is given (warp,
+/// site and request or synchronisation, in order), its thread count and the
+/// capability, and of nothing else: not of its id, nor of the blocks before
+/// it. Many kernels give every block the same shared-memory events (matrixMul:
+/// only global addresses differ between blocks). So the events of each
+/// kernel's first block of known size that runs without error are kept (at
+/// most [`MAX_REFERENCE`](Self::MAX_REFERENCE); a longer block leaves the
+/// kernel without one), with its report. A later block of the kernel with the
+/// same thread count is compared event by event with it and runs nothing
+/// while they are equal; at the first difference the matched events are
+/// replayed into a block model and the block goes on as any other. A block
+/// equal to the reference to its end adds the reference's report under its
+/// own id, exactly what running it would have added: the report names no
+/// block, and the kernel's findings take their example from the lowest block
+/// id and count blocks whichever way a report was made.
+///
 /// # Memory
 ///
 /// One block at a time: the block model's state (see [`Block`]) and, for a
 /// block of unknown size, at most [`MAX_HELD`](Self::MAX_HELD) held events;
-/// per kernel, one entry per distinct pair of racing instructions, per distinct
+/// per kernel, the reference block's events (at most
+/// [`MAX_REFERENCE`](Self::MAX_REFERENCE), 168 bytes each) and report,
+/// and one entry per distinct pair of racing instructions, per distinct
 /// barrier error and per name not checked.
 ///
 /// # Example: a source's events, checked
@@ -287,6 +338,10 @@ pub struct Racecheck {
     /// Per warp (below 32), a load held back one event: a compare-and-swap
     /// round right after it makes it part of the atomic.
     loads: Vec<Option<(Site, WarpRequest)>>,
+    /// The open kernel's reference block, for blocks that repeat it.
+    reference: Reference,
+    /// Whether identical blocks reuse the reference's report.
+    memo: bool,
 }
 
 impl Default for Racecheck {
@@ -300,6 +355,16 @@ impl Racecheck {
     /// bound as [`Block::MAX_PENDING`]).
     pub const MAX_HELD: usize = Block::MAX_PENDING;
 
+    /// The most events kept of a kernel's reference block (see "Identical
+    /// blocks" above): at 168 bytes an event, 10.5 MiB. matrixMul's 32x32
+    /// blocks (`tests/data/ptx/matmul`) give about 14,000: 13,440 requests
+    /// and 640 barriers.
+    ///
+    /// ```
+    /// assert_eq!(smem_model::Racecheck::MAX_REFERENCE, 65_536);
+    /// ```
+    pub const MAX_REFERENCE: usize = 1 << 16;
+
     /// A checker that takes each kernel's capability from its source
     /// ([`KernelInfo::capability`]), sm_90 where the source has none.
     pub const fn new() -> Self {
@@ -311,7 +376,20 @@ impl Racecheck {
             current: Current::None,
             spare: None,
             loads: Vec::new(),
+            reference: Reference::Empty,
+            memo: true,
         }
+    }
+
+    /// The same checker without the reuse of identical blocks' reports (see
+    /// "Identical blocks" above): every block runs. For tests and benchmarks
+    /// of that reuse, which changes no result.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn without_memo(mut self) -> Self {
+        self.memo = false;
+        self.reference = Reference::Off;
+        self
     }
 
     /// A checker that checks every kernel on `capability`, whatever the source
@@ -388,8 +466,23 @@ impl Racecheck {
     /// Ends the open block, if any, and merges its report.
     fn close(&mut self) -> Result<(), Error> {
         self.flush_loads()?;
+        if let Current::Matching { id, matched, .. } = self.current
+            && let Reference::Done { events, .. } = &self.reference
+            && matched == events.len()
+        {
+            self.current = Current::None;
+            let reference = core::mem::replace(&mut self.reference, Reference::Off);
+            if let Reference::Done { report, .. } = &reference {
+                let kernel = self.kernel();
+                kernel.blocks += 1;
+                kernel.merge(id, report);
+            }
+            self.reference = reference;
+            return Ok(());
+        }
+        self.unmatch()?;
         let (id, mut block) = match core::mem::replace(&mut self.current, Current::None) {
-            Current::None => return Ok(()),
+            Current::None | Current::Matching { .. } => return Ok(()),
             Current::Running { id, block } => (id, *block),
             Current::Holding { id, events, warps } => {
                 let mut block = self.block(32 * warps.max(1))?;
@@ -403,7 +496,18 @@ impl Racecheck {
         let error = block.error.take();
         self.spare = Some(block);
         if let Some(error) = error {
+            if matches!(self.reference, Reference::Recording { .. }) {
+                self.reference = Reference::Empty;
+            }
             return Err(error);
+        }
+        if let Reference::Recording { threads, events } = &mut self.reference {
+            let (threads, events) = (*threads, core::mem::take(events));
+            self.reference = Reference::Done {
+                threads,
+                events,
+                report: report.clone(),
+            };
         }
         let kernel = self.kernel();
         kernel.blocks += 1;
@@ -476,6 +580,11 @@ impl Consumer for Racecheck {
             .or(kernel.capability)
             .unwrap_or(DEFAULT_CAPABILITY);
         self.block_dim = kernel.block_dim;
+        self.reference = if self.memo {
+            Reference::Empty
+        } else {
+            Reference::Off
+        };
         self.kernels.push(KernelRaces {
             name: kernel.name.to_owned(),
             capability: Some(self.capability),
@@ -490,11 +599,26 @@ impl Consumer for Racecheck {
             Some(threads) => Some(threads),
             None => self.kernel_threads()?,
         };
+        let reference = match self.reference {
+            Reference::Done { threads, .. } => Some(threads),
+            _ => None,
+        };
         self.current = match threads {
-            Some(threads) => Current::Running {
+            Some(threads) if reference == Some(threads) => Current::Matching {
                 id: info.id,
-                block: Box::new(self.block(threads)?),
+                threads,
+                matched: 0,
             },
+            Some(threads) => {
+                let block = Box::new(self.block(threads)?);
+                if matches!(self.reference, Reference::Empty) {
+                    self.reference = Reference::Recording {
+                        threads,
+                        events: Vec::new(),
+                    };
+                }
+                Current::Running { id: info.id, block }
+            }
             None => Current::Holding {
                 id: info.id,
                 events: Vec::new(),
@@ -614,10 +738,65 @@ impl Racecheck {
         site: Site,
         request: &WarpRequest,
     ) -> Result<(), Error> {
+        if let Current::Matching { matched, .. } = &mut self.current {
+            if let Reference::Done { events, .. } = &self.reference
+                && let Some((w, Held::Access(s, r))) = events.get(*matched)
+                && (*w, *s) == (warp, site)
+                && r == request
+            {
+                *matched += 1;
+                return Ok(());
+            }
+            self.unmatch()?;
+        }
         match &mut self.current {
-            Current::Running { block, .. } => block.access(warp, site.pc, request),
+            Current::Running { block, .. } => {
+                let result = block.access(warp, site.pc, request);
+                if matches!(self.reference, Reference::Recording { .. }) {
+                    self.record(warp, Held::Access(site, *request), result.is_ok());
+                }
+                result
+            }
             _ => self.process(warp, Held::Access(site, *request)),
         }
+    }
+
+    /// Notes an event given to the running block, if it is being recorded as
+    /// the reference: a block with an event the model refused is none.
+    fn record(&mut self, warp: u32, held: Held, ok: bool) {
+        if let Reference::Recording { events, .. } = &mut self.reference {
+            if !ok {
+                self.reference = Reference::Empty;
+            } else if events.len() >= Self::MAX_REFERENCE {
+                self.reference = Reference::Off;
+            } else {
+                events.push((warp, held));
+            }
+        }
+    }
+
+    /// Ends the matching of the open block, if it is matching: its block model
+    /// is made and given the reference's events it matched.
+    fn unmatch(&mut self) -> Result<(), Error> {
+        let Current::Matching {
+            id,
+            threads,
+            matched,
+        } = self.current
+        else {
+            return Ok(());
+        };
+        let mut block = self.block(threads)?;
+        if let Reference::Done { events, .. } = &self.reference {
+            for &(warp, held) in &events[..matched] {
+                run(&mut block, warp, held)?;
+            }
+        }
+        self.current = Current::Running {
+            id,
+            block: Box::new(block),
+        };
+        Ok(())
     }
 
     /// Gives the loads held back to the block model.
@@ -634,7 +813,21 @@ impl Racecheck {
     fn process(&mut self, warp: u32, held: Held) -> Result<(), Error> {
         let (max_warps, capability) = (self.max_warps(), self.capability);
         match &mut self.current {
-            Current::Running { block, .. } => run(block, warp, held),
+            Current::Running { block, .. } => {
+                let result = run(block, warp, held);
+                self.record(warp, held, result.is_ok());
+                result
+            }
+            Current::Matching { matched, .. } => {
+                if let Reference::Done { events, .. } = &self.reference
+                    && events.get(*matched) == Some(&(warp, held))
+                {
+                    *matched += 1;
+                    return Ok(());
+                }
+                self.unmatch()?;
+                self.process(warp, held)
+            }
             Current::Holding { events, warps, .. } => {
                 hold(events, warps, (warp, held), max_warps, capability)
             }
@@ -675,6 +868,9 @@ impl Racecheck {
         for load in &mut self.loads {
             *load = None;
         }
+        if matches!(self.reference, Reference::Recording { .. }) {
+            self.reference = Reference::Empty;
+        }
         if let Current::Running { block, .. } = core::mem::replace(&mut self.current, Current::None)
         {
             self.spare = Some(*block);
@@ -690,5 +886,16 @@ impl Racecheck {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reference_event_is_168_bytes() {
+        // The figure MAX_REFERENCE's memory bound is stated with.
+        assert_eq!(core::mem::size_of::<(u32, Held)>(), 168);
     }
 }
