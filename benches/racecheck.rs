@@ -18,6 +18,11 @@
 //!   `kernel::accelsim::Trace`), replayed block by block (skipped where the
 //!   traces are not there).
 //!
+//! `new` is `Racecheck` as the tool runs it: a block whose events repeat its
+//! kernel's first block reuses that block's report. `new-each` turns that off
+//! (`Racecheck::without_memo`, hidden from the docs), so every block runs through the block model:
+//! the per-request cost of blocks that differ.
+//!
 //! Run `cargo bench -p smem-bench --bench racecheck -- --warm-up-time 1
 //! --measurement-time 3`.
 
@@ -147,9 +152,20 @@ fn run_old(threads: u32, events: &[Ev]) -> usize {
     block.finish().hazards().len()
 }
 
+/// `Racecheck` as the tool runs it (`reuse`: a block whose events repeat its
+/// kernel's first block reuses that block's report), or running every block
+/// through the block model: the per-request cost of blocks that differ.
+fn checker(reuse: bool) -> Racecheck {
+    if reuse {
+        Racecheck::new()
+    } else {
+        Racecheck::new().without_memo()
+    }
+}
+
 /// Many blocks through `Racecheck`, which keeps one block model.
-fn run_new_blocks(blocks: u32, events: &[Ev]) -> usize {
-    let mut check = Racecheck::new();
+fn run_new_blocks(blocks: u32, events: &[Ev], reuse: bool) -> usize {
+    let mut check = checker(reuse);
     let kernel = KernelInfo::named("reverse").with_block_dim([64, 1, 1]);
     check.begin_kernel(&kernel).unwrap();
     for b in 0..blocks {
@@ -242,8 +258,8 @@ fn real_requests(blocks: &[(u32, Vec<Real>)]) -> u64 {
         .count() as u64
 }
 
-fn replay_new(capability: ComputeCapability, blocks: &[(u32, Vec<Real>)]) -> usize {
-    let mut check = Racecheck::new().with_capability(capability);
+fn replay_new(capability: ComputeCapability, blocks: &[(u32, Vec<Real>)], reuse: bool) -> usize {
+    let mut check = checker(reuse).with_capability(capability);
     check.begin_kernel(&KernelInfo::named("real")).unwrap();
     for (i, (threads, events)) in blocks.iter().enumerate() {
         check
@@ -344,7 +360,10 @@ fn bench(c: &mut Criterion) {
         })
     });
     group.bench_function("blocks/new", |b| {
-        b.iter(|| run_new_blocks(blocks, black_box(&one)))
+        b.iter(|| run_new_blocks(blocks, black_box(&one), true))
+    });
+    group.bench_function("blocks/new-each", |b| {
+        b.iter(|| run_new_blocks(blocks, black_box(&one), false))
     });
     let traces = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/real-traces");
     for name in ["flashinfer-singledecode", "flashinfer-prefill"] {
@@ -362,13 +381,20 @@ fn bench(c: &mut Criterion) {
         let sm80 = ComputeCapability::Sm80;
         assert_eq!(
             replay_old(sm80, &blocks) == 0,
-            replay_new(sm80, &blocks) == 0
+            replay_new(sm80, &blocks, true) == 0
+        );
+        assert_eq!(
+            replay_new(sm80, &blocks, true),
+            replay_new(sm80, &blocks, false)
         );
         group.bench_function(format!("real/{name}/old"), |b| {
             b.iter(|| replay_old(sm80, black_box(&blocks)))
         });
         group.bench_function(format!("real/{name}/new"), |b| {
-            b.iter(|| replay_new(sm80, black_box(&blocks)))
+            b.iter(|| replay_new(sm80, black_box(&blocks), true))
+        });
+        group.bench_function(format!("real/{name}/new-each"), |b| {
+            b.iter(|| replay_new(sm80, black_box(&blocks), false))
         });
     }
     group.finish();
