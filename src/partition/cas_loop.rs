@@ -412,7 +412,7 @@ pub(super) fn try_wavefronts(config: BankConfig, request: &WarpRequest) -> u32 {
 mod tests {
     use super::*;
     use crate::lane::Lane;
-    use crate::{AccessWidth, AtomicKind, ComputeCapability, SharedMemConfig};
+    use crate::{AccessWidth, AtomicKind, ComputeCapability};
 
     /// What a sink is told: each round's steps as (round, phase, lanes).
     #[derive(Default, Debug, PartialEq, Eq)]
@@ -466,19 +466,7 @@ mod tests {
         Ok(())
     }
 
-    /// Every configuration that has a loop: each capability in its default
-    /// mode, and Kepler's eight-byte mode.
-    fn configs() -> Vec<BankConfig> {
-        let mut configs: Vec<BankConfig> = ComputeCapability::ALL
-            .iter()
-            .map(|&cc| BankConfig::new(cc))
-            .collect();
-        configs.push(
-            BankConfig::new(ComputeCapability::Sm35)
-                .with_shared_mem_config(SharedMemConfig::EightByte),
-        );
-        configs
-    }
+    use crate::partition::tests::configs;
 
     /// Each lane's address, or `None` for an inactive lane.
     type Lanes = fn(u32) -> Option<u32>;

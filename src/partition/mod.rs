@@ -1654,8 +1654,9 @@ mod tests {
         assert!(compared > 25_000, "{compared}");
     }
 
-    /// Every configuration: each capability, and Kepler in eight-byte mode.
-    fn configs() -> Vec<BankConfig> {
+    /// Every configuration: each capability, and Kepler in eight-byte mode
+    /// (also the compare-and-swap loop's tests).
+    pub(super) fn configs() -> Vec<BankConfig> {
         let mut configs: Vec<BankConfig> = ComputeCapability::ALL
             .iter()
             .map(|&cc| BankConfig::new(cc))
