@@ -187,10 +187,45 @@ fn data_dependent_atomics_are_listed_not_guessed() {
         text.contains("data-dependent address: 1 instruction, PTX line "),
         "{text}"
     );
+    // Counted as instructions (ncu's 512 ATOMS), their cost not guessed.
     assert!(
-        text.contains("not modelled: 512 warp instructions"),
+        text.contains(
+            "address unknown: 512 requests counted as instructions, \
+             their wavefronts and races not (ATOMS.ADD.32 512)"
+        ),
         "{text}"
     );
+    assert!(!text.contains("not modelled"), "{text}");
+    assert!(
+        text.contains(
+            "races: none found in 16 blocks (512 requests of unknown address not checked)"
+        ),
+        "{text}"
+    );
+    let atoms = "smsp__sass_inst_executed_op_shared_atom.sum";
+    assert!(
+        text.contains(&format!("{atoms}  "))
+            && text.contains(">= 0 (512 requests of unknown address)"),
+        "{text}"
+    );
+    let (report, status) = json(&[&ptx, "--grid", "16", "--block", "256", "--arg", "2=16384"]);
+    assert_eq!(status, Some(0));
+    assert_eq!(metric(&report, atoms), ncu("histogram_atomics", atoms));
+    let wavefronts = report["ncu_metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["metric"] == "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum")
+        .unwrap();
+    assert_eq!(
+        (
+            wavefronts["predicted"].as_u64(),
+            wavefronts["not_costed"].as_u64()
+        ),
+        (Some(0), Some(512))
+    );
+    assert_eq!(report["unknown_address"]["ATOMS.ADD.32"], 512);
+    assert_eq!(report["not_modelled"], serde_json::json!({}));
 }
 
 #[test]

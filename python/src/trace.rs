@@ -367,10 +367,16 @@ pub fn summary_of<const N: usize>(tally: &Tally, read: [(&'static str, u64); N])
             .map(|((op, width), t)| (format!("{op}.{}", width.bytes() * 8), t.into()))
             .collect(),
         counts,
+        // A request of unknown address (a PTX kernel's data-dependent bins)
+        // is counted but not costed: listed with what is not modelled.
         unmodelled: tally
             .unmodelled()
             .iter()
             .map(|(name, n)| (name.to_string(), *n))
+            .chain(tally.unknown_addresses().iter().map(|&((op, width), n)| {
+                let bits = width.bytes() * 8;
+                (format!("{op}.{bits} (address unknown)"), n)
+            }))
             .collect(),
     }
 }

@@ -109,3 +109,17 @@ def test_bad_launches_are_errors():
     assert str(e.value) == "block: expected 1 to 3 sizes, got (1, 1, 1, 1)"
     with pytest.raises(TypeError, match=r"^compiled: expected a compiled Triton kernel"):
         smem_model.triton_kernel(object(), 1)
+
+
+def test_data_dependent_addresses_are_counted_not_costed():
+    folder, launch, ncu, scalars = fixture("histogram_atomics")
+    run = smem_model.kernel(
+        (folder / "kernel.ptx").read_text(), tuple(launch["grid"]), tuple(launch["block"]), scalars,
+    )
+    # The histogram's bins come from its input: each ATOMS is one instruction
+    # (ncu's count), listed apart with its cost unknown, and its line named.
+    assert run.summary.unmodelled == {
+        "ATOMS.ADD.32 (address unknown)": ncu["smsp__sass_inst_executed_op_shared_atom.sum"]
+    }
+    assert not any(op.startswith("ATOMS") for op in run.summary.by_op)
+    assert len(run.notes) == 1 and "data-dependent address" in run.notes[0]

@@ -193,7 +193,8 @@ impl KernelRaces {
     }
 
     /// The warp instructions that touch shared memory in a way the model does
-    /// not check ([`Event::Unmodelled`]), by name, with how many were executed:
+    /// not check ([`Event::Unmodelled`], and [`Event::UnknownAddress`] named
+    /// `"NAME (address unknown)"`), by name, with how many were executed:
     /// never dropped silently.
     pub fn not_checked(&self) -> impl ExactSizeIterator<Item = (&str, u64)> {
         self.not_checked.iter().map(|(name, &n)| (name.as_str(), n))
@@ -668,6 +669,11 @@ impl Consumer for Racecheck {
                 Held::Sync(site, lanes, HeldSync::Op(SyncOp::CpAsyncArrive))
             }
             Event::Unmodelled { name, .. } => return self.not_checked(name),
+            // Its addresses are unknown: the hazards it could take part in
+            // are too, and none is guessed.
+            Event::UnknownAddress { name, .. } => {
+                return self.not_checked(&format!("{name} (address unknown)"))
+            }
         };
         self.release_load(warp, None)?;
         self.process(warp, held)

@@ -70,7 +70,7 @@ pub mod accelsim;
 pub mod ptx;
 pub mod tally;
 
-use crate::{ComputeCapability, ConstantLoad, Error, LaneSet, WarpRequest};
+use crate::{AccessWidth, ComputeCapability, ConstantLoad, Error, LaneSet, Op, WarpRequest};
 
 /// Where an event comes from in the kernel: the instruction's address and,
 /// where the source knows it, its source line.
@@ -278,6 +278,25 @@ pub enum Event<'a> {
         /// What it is.
         name: &'a str,
     },
+    /// A shared-memory request whose addresses the source cannot compute: the
+    /// PTX interpreter's address that depends on global memory or on another
+    /// value it does not know (a histogram's bins). The instruction executes
+    /// and is one request of `op` and `width` (a profiler counts it), but its
+    /// wavefronts and the races it could take part in are unknown. Consumers
+    /// count it apart and name it; they never guess its cost. (Accel-Sim
+    /// traces record every address: their reader never emits it.)
+    UnknownAddress {
+        /// Where it comes from.
+        site: Site,
+        /// The lanes that execute it.
+        lanes: LaneSet,
+        /// The request's op.
+        op: Op,
+        /// The bytes each lane accesses.
+        width: AccessWidth,
+        /// What it is (the instruction's name).
+        name: &'a str,
+    },
 }
 
 impl Event<'_> {
@@ -293,7 +312,8 @@ impl Event<'_> {
             | Event::CpAsyncWait { site, .. }
             | Event::CpAsyncArrive { site, .. }
             | Event::ConstantLoad { site, .. }
-            | Event::Unmodelled { site, .. } => site,
+            | Event::Unmodelled { site, .. }
+            | Event::UnknownAddress { site, .. } => site,
         }
     }
 
@@ -310,7 +330,8 @@ impl Event<'_> {
             | Event::CpAsyncWait { lanes, .. }
             | Event::CpAsyncArrive { lanes, .. }
             | Event::ConstantLoad { lanes, .. }
-            | Event::Unmodelled { lanes, .. } => lanes,
+            | Event::Unmodelled { lanes, .. }
+            | Event::UnknownAddress { lanes, .. } => lanes,
         }
     }
 }

@@ -368,6 +368,7 @@ pub struct Tally {
     unnamed: Vec<Entry>,
     other_instructions: u64,
     unmodelled: BTreeMap<Box<str>, u64>,
+    unknown_addresses: Vec<((Op, AccessWidth), u64)>,
     predicated_off: u64,
     constant: ConstantCounts,
     errors: Vec<TallyError>,
@@ -405,6 +406,7 @@ impl Tally {
             unnamed: Vec::new(),
             other_instructions: 0,
             unmodelled: BTreeMap::new(),
+            unknown_addresses: Vec::new(),
             predicated_off: 0,
             constant: ConstantCounts::default(),
             errors: Vec::new(),
@@ -482,6 +484,36 @@ impl Tally {
     /// model, by name ([`Event::Unmodelled`]).
     pub fn unmodelled(&self) -> &BTreeMap<Box<str>, u64> {
         &self.unmodelled
+    }
+
+    /// The requests whose addresses the source could not compute
+    /// ([`Event::UnknownAddress`]), by op and width in the order first seen:
+    /// executed, so a profiler counts them as instructions, but not costed
+    /// (their wavefronts and bank conflicts are not in any total).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::kernel::tally::Tally;
+    /// use smem_model::kernel::{Consumer, Event, Site};
+    /// use smem_model::{AccessWidth, AtomicKind, LaneSet, Op};
+    ///
+    /// let mut tally = Tally::new();
+    /// let bin = Event::UnknownAddress {
+    ///     site: Site::pc(79),
+    ///     lanes: LaneSet::FULL,
+    ///     op: Op::Atomic(AtomicKind::Add),
+    ///     width: AccessWidth::B4,
+    ///     name: "atom.shared.add.u32",
+    /// };
+    /// tally.event(0, &bin)?;
+    /// tally.event(1, &bin)?;
+    /// assert_eq!(tally.unknown_addresses(), &[((Op::Atomic(AtomicKind::Add), AccessWidth::B4), 2)]);
+    /// assert_eq!(tally.totals().requests, 0);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn unknown_addresses(&self) -> &[((Op, AccessWidth), u64)] {
+        &self.unknown_addresses
     }
 
     /// Shared-memory instructions with no active lane: issued, no request.
@@ -689,6 +721,9 @@ impl Tally {
         for (name, count) in other.unmodelled {
             *self.unmodelled.entry(name).or_default() += count;
         }
+        for (op, count) in other.unknown_addresses {
+            self.add_unknown_address(op, count);
+        }
         self.predicated_off += other.predicated_off;
         self.constant.merge(&other.constant);
         self.error_count += other.error_count;
@@ -714,6 +749,19 @@ impl Tally {
         }
         all.sort_by_key(|e| e.rank());
         all
+    }
+}
+
+impl Tally {
+    fn add_unknown_address(&mut self, op: (Op, AccessWidth), count: u64) {
+        match self
+            .unknown_addresses
+            .iter_mut()
+            .find(|(known, _)| *known == op)
+        {
+            Some((_, n)) => *n += count,
+            None => self.unknown_addresses.push((op, count)),
+        }
     }
 }
 
@@ -785,6 +833,15 @@ impl Consumer for Tally {
                     self.unmodelled.insert(name.into(), 1);
                 }
             },
+            Event::UnknownAddress {
+                lanes, op, width, ..
+            } => {
+                if lanes.is_empty() {
+                    self.predicated_off += 1;
+                } else {
+                    self.add_unknown_address((op, width), 1);
+                }
+            }
             Event::ConstantLoad { load, .. } => match load {
                 Some(load) => {
                     self.constant.loads += 1;

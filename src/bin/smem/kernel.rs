@@ -446,7 +446,7 @@ fn text_report(args: &Args, o: &Outcome) -> String {
                 metrics.row([
                     m.metric.to_owned(),
                     m.kind.unwrap_or_default().to_owned(),
-                    m.predicted.to_string(),
+                    predicted(m),
                 ]);
             }
             out.push_str(&metrics.render(0));
@@ -458,7 +458,7 @@ fn text_report(args: &Args, o: &Outcome) -> String {
             ("predicted", Align::Right),
         ]);
         for m in &values {
-            metrics.row([m.metric.to_owned(), m.predicted.to_string()]);
+            metrics.row([m.metric.to_owned(), predicted(m)]);
         }
         out.push_str(&metrics.render(0));
         out.push('\n');
@@ -537,13 +537,36 @@ fn text_report(args: &Args, o: &Outcome) -> String {
             names.join(", ")
         );
     }
+    let unknown: u64 = o.tally.unknown_addresses().iter().map(|(_, n)| n).sum();
+    if unknown > 0 {
+        let names: Vec<String> = o
+            .tally
+            .unknown_addresses()
+            .iter()
+            .map(|&((op, w), n)| format!("{} {n}", crate::analyze::op_name(op, w)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "address unknown: {} counted as instructions, their wavefronts and races not ({})",
+            plural(unknown, "request"),
+            names.join(", ")
+        );
+    }
     out.push('\n');
     let r = &o.races;
     if r.hazards().len() + r.barrier_errors().len() == 0 {
         let _ = writeln!(
             out,
-            "races: none found in {}",
-            plural(s.blocks_run, "block")
+            "races: none found in {}{}",
+            plural(s.blocks_run, "block"),
+            if unknown > 0 {
+                format!(
+                    " ({} of unknown address not checked)",
+                    plural(unknown, "request")
+                )
+            } else {
+                String::new()
+            }
         );
     } else {
         let _ = writeln!(
@@ -580,6 +603,19 @@ fn text_report(args: &Args, o: &Outcome) -> String {
     out
 }
 
+/// A counter's prediction as the text shows it: a wavefront or conflict
+/// count that leaves out requests of unknown address is a lower bound.
+fn predicted(m: &MetricJson) -> String {
+    if m.not_costed == 0 {
+        m.predicted.to_string()
+    } else {
+        format!(
+            ">= {} ({} requests of unknown address)",
+            m.predicted, m.not_costed
+        )
+    }
+}
+
 /// One profiler counter and the prediction of it.
 #[derive(Debug, Serialize)]
 struct MetricJson {
@@ -590,6 +626,15 @@ struct MetricJson {
     /// The total it corresponds to: `requests`, `wavefronts` or `bank_conflicts`.
     total: &'static str,
     predicted: u64,
+    /// Requests whose addresses are unknown (data-dependent): in `predicted`
+    /// for an instruction count, left out of a wavefront or conflict count
+    /// (which is then at least `predicted`).
+    #[serde(skip_serializing_if = "is_zero")]
+    not_costed: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The counters of `capability`'s profiler with their predicted values:
@@ -597,28 +642,41 @@ struct MetricJson {
 /// (`nvprof_counters`, where Nsight Compute does not run), none before.
 fn metric_values(tally: &Tally, capability: ComputeCapability) -> Vec<MetricJson> {
     let mut out: Vec<MetricJson> = Vec::new();
-    for ((op, _), totals) in tally.by_op() {
+    let unknown = tally
+        .unknown_addresses()
+        .iter()
+        .map(|&(op, n)| (op, Totals::default(), n));
+    let known = tally
+        .by_op()
+        .into_iter()
+        .map(|(op, totals)| (op, totals, 0));
+    for ((op, _), totals, not_costed) in known.chain(unknown) {
+        // (value, requests it leaves out)
         let values = [
-            ("requests", totals.requests),
-            ("wavefronts", totals.wavefronts),
-            ("bank_conflicts", totals.bank_conflicts),
+            ("requests", (totals.requests + not_costed, 0)),
+            ("wavefronts", (totals.wavefronts, not_costed)),
+            ("bank_conflicts", (totals.bank_conflicts, not_costed)),
         ];
         let counters = match Profiler::of(capability) {
             Profiler::Nvprof => nvprof_counters(op, capability)
                 .map(|c| c.map(|c| (c.name, Some(if c.event { "event" } else { "metric" })))),
             _ => crate::trace::ncu_metrics(op).map(|metric| Some((metric, None))),
         };
-        for (counter, (total, value)) in counters.into_iter().zip(values) {
+        for (counter, (total, (value, left_out))) in counters.into_iter().zip(values) {
             let Some((metric, kind)) = counter else {
                 continue;
             };
             match out.iter_mut().find(|m| m.metric == metric) {
-                Some(m) => m.predicted += value,
+                Some(m) => {
+                    m.predicted += value;
+                    m.not_costed += left_out;
+                }
                 None => out.push(MetricJson {
                     metric,
                     kind,
                     total,
                     predicted: value,
+                    not_costed: left_out,
                 }),
             }
         }
@@ -689,6 +747,9 @@ struct ReportJson {
     by_line: Option<Vec<LineJson>>,
     notes: Vec<NoteJson>,
     not_modelled: BTreeMap<String, u64>,
+    /// Requests whose addresses are unknown (data-dependent), by op: in the
+    /// instruction counts, not in the wavefronts or the race check.
+    unknown_address: BTreeMap<String, u64>,
     races: RacesJson,
 }
 
@@ -761,6 +822,12 @@ fn json(args: &Args, o: &Outcome) -> ReportJson {
             .unmodelled()
             .iter()
             .map(|(k, v)| (k.to_string(), *v))
+            .collect(),
+        unknown_address: o
+            .tally
+            .unknown_addresses()
+            .iter()
+            .map(|&((op, w), n)| (crate::analyze::op_name(op, w), n))
             .collect(),
         races: RacesJson {
             hazards: o.races.hazards().map(|h| h.example().to_string()).collect(),

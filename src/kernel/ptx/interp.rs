@@ -28,11 +28,17 @@
 //!   it; global, local and constant loads, and everything computed from
 //!   them, are unknown; `shfl.sync`, `vote.sync`, `redux.sync`, `activemask`
 //!   and `elect.sync` are exact among the lanes that execute them.
-//! - **Never guessed.** An access whose address is unknown in a lane that
-//!   executes it is an [`Event::Unmodelled`](crate::kernel::Event::Unmodelled)
-//!   named by its opcode and a [`Note`] of kind
-//!   [`NoteKind::DataDependentAddress`]; a branch on an unknown predicate is
-//!   taken as not taken in those lanes and noted.
+//! - **Never guessed.** A shared access whose address is unknown in a lane
+//!   that executes it is an
+//!   [`Event::UnknownAddress`](crate::kernel::Event::UnknownAddress) (one
+//!   request of its op and width, as ptxas issues it under the merge plan:
+//!   counted as an instruction, its cost and races unknown) and a [`Note`] of
+//!   kind [`NoteKind::DataDependentAddress`]. Where even the instruction count
+//!   depends on the addresses (a float or 64-bit atomic's compare-and-swap
+//!   loop) or the access may not be shared at all (a generic address), it is
+//!   an [`Event::Unmodelled`](crate::kernel::Event::Unmodelled) named by its
+//!   opcode. A branch on an unknown predicate is taken as not taken in those
+//!   lanes and noted.
 //! - **Warps and barriers.** Warps run one at a time until they wait at a
 //!   barrier or end; a barrier completes when every warp still running waits
 //!   at it (or, with a count, when that many threads arrived). Shared memory

@@ -40,7 +40,7 @@
 use std::collections::BTreeMap;
 
 use crate::kernel::{BarrierKind, Consumer, Event, Place, Site};
-use crate::{Error, LaneSet, Op, WarpRequest};
+use crate::{AccessWidth, Error, LaneSet, Op, WarpRequest};
 
 use super::super::ops::{self, Half, IntType, Value};
 use super::ir::{
@@ -1153,6 +1153,49 @@ fn merged_access<C: Consumer + ?Sized>(
     }
 }
 
+/// A shared access whose addresses are unknown in some lane (they depend on
+/// global memory or another value the interpreter does not know): the
+/// instruction still issues one request of `op` and `width` (what ptxas
+/// issues for it under the merge plan, which it proved from the address
+/// expression, not from the values), so it is counted; its cost is not.
+#[allow(clippy::too_many_arguments)]
+fn unknown_address<C: Consumer + ?Sized>(
+    consumer: &mut C,
+    warp: u32,
+    site: Site,
+    name: &str,
+    op: Op,
+    merge: Merge,
+    width: u32,
+    mask: u32,
+) -> Result<(), Error> {
+    let width = match merge {
+        Merge::Carry { width, .. } => width,
+        Merge::Folded { .. } => return Ok(()),
+        Merge::None | Merge::Never => width,
+    };
+    let width = AccessWidth::from_bytes(width).map_err(|error| Error::PtxInstruction {
+        inst: name.to_owned(),
+        line: site.line.unwrap_or(0),
+        error: Box::new(error),
+    })?;
+    if op.is_cas_loop(width) {
+        // A compare-and-swap loop's rounds (its instructions) depend on the
+        // addresses too: not even its instruction count is known.
+        return unmodelled(consumer, warp, site, name, mask);
+    }
+    consumer.event(
+        warp,
+        &Event::UnknownAddress {
+            site,
+            lanes: LaneSet::from_bits(mask),
+            op,
+            width,
+            name,
+        },
+    )
+}
+
 fn unmodelled<C: Consumer + ?Sized>(
     consumer: &mut C,
     warp: u32,
@@ -1731,6 +1774,10 @@ fn execute<C: Consumer + ?Sized>(
                         }
                     }
                 }
+                Target::Unknown if *space == Space::Shared => {
+                    unknown_address(consumer, wid, site, name, Op::Load, *merge, width, mask)?;
+                    forget(warp);
+                }
                 Target::Unknown | Target::Mixed => {
                     unmodelled(consumer, wid, site, name, mask)?;
                     forget(warp);
@@ -1796,6 +1843,10 @@ fn execute<C: Consumer + ?Sized>(
                         }
                     }
                 }
+                Target::Unknown if *space == Space::Shared => {
+                    unknown_address(consumer, wid, site, name, Op::Store, *merge, width, mask)?;
+                    shared.forget_all();
+                }
                 Target::Unknown | Target::Mixed => {
                     unmodelled(consumer, wid, site, name, mask)?;
                     shared.forget_all();
@@ -1815,17 +1866,21 @@ fn execute<C: Consumer + ?Sized>(
             if let Some(d) = d {
                 warp.forget(*d, mask);
             }
+            let op = if *reduction {
+                Op::Reduction(*kind)
+            } else {
+                Op::Atomic(*kind)
+            };
             match shared_target(*space, &a, mask, unsure, here, notes) {
                 Target::Shared(offsets) => {
-                    let op = if *reduction {
-                        Op::Reduction(*kind)
-                    } else {
-                        Op::Atomic(*kind)
-                    };
                     access(consumer, wid, site, name, op, *bytes, mask, &offsets)?;
                     for lane in lanes_of(mask) {
                         shared.forget(u64::from(offsets[lane]), *bytes);
                     }
+                }
+                Target::Unknown if *space == Space::Shared => {
+                    unknown_address(consumer, wid, site, name, op, Merge::None, *bytes, mask)?;
+                    shared.forget_all();
                 }
                 Target::Unknown | Target::Mixed => {
                     unmodelled(consumer, wid, site, name, mask)?;
@@ -1853,6 +1908,10 @@ fn execute<C: Consumer + ?Sized>(
                         &offsets,
                     )?;
                 }
+                Target::Unknown => {
+                    let op = Op::LdMatrix(*m);
+                    unknown_address(consumer, wid, site, name, op, Merge::None, 16, mask)?;
+                }
                 _ => unmodelled(consumer, wid, site, name, mask)?,
             }
         }
@@ -1874,6 +1933,11 @@ fn execute<C: Consumer + ?Sized>(
                     for lane in lanes_of(lanes) {
                         shared.forget(u64::from(offsets[lane]), 16);
                     }
+                }
+                Target::Unknown => {
+                    let op = Op::StMatrix(*m);
+                    unknown_address(consumer, wid, site, name, op, Merge::None, 16, mask)?;
+                    shared.forget_all();
                 }
                 _ => {
                     unmodelled(consumer, wid, site, name, mask)?;
@@ -1898,6 +1962,11 @@ fn execute<C: Consumer + ?Sized>(
                     for lane in lanes_of(mask) {
                         shared.forget(u64::from(offsets[lane]), *bytes);
                     }
+                }
+                Target::Unknown => {
+                    let op = Op::CpAsync(*kind);
+                    unknown_address(consumer, wid, site, name, op, Merge::None, *bytes, mask)?;
+                    shared.forget_all();
                 }
                 _ => {
                     unmodelled(consumer, wid, site, name, mask)?;
