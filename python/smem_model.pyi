@@ -679,6 +679,11 @@ class KernelRun:
         """What could not be followed exactly, one line an instruction
         (`"line 41: ld.shared.u32: data-dependent address (64 warp executions)"`)."""
     @property
+    def opaque(self) -> Dict[str, int]:
+        """The PTX instructions the interpreter does not evaluate (their results
+        unknown; none touches shared memory), by opcode, with how often each
+        occurs in the kernel and the functions it calls."""
+    @property
     def races(self) -> List[str]:
         """The races the race checker found (`smem racecheck`'s model), one line
         each with the blocks that have it; the sites are PTX lines."""

@@ -291,3 +291,43 @@ fn bad_input_is_an_error_with_status_2() {
         stderr(&output)
     );
 }
+
+/// What the interpreter does not evaluate is listed, text and JSON: the
+/// results of those instructions are unknown (Triton softmax's `div.full` and
+/// `ex2.approx`; none of them touches shared memory).
+#[test]
+fn instructions_not_interpreted_are_listed() {
+    let meta = format!("{DATA}/triton_softmax/kernel.json");
+    let args = [
+        meta.as_str(),
+        "--grid",
+        "128",
+        "--arg",
+        "2=781",
+        "--arg",
+        "3=781",
+        "--arg",
+        "4=128",
+        "--arg",
+        "5=781",
+    ];
+    let output = kernel(&args);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.contains(
+            "not interpreted, their results unknown: 16 instructions in the PTX \
+             (div.full.f32 8, ex2.approx.f32 8)"
+        ),
+        "{text}"
+    );
+    let (report, _) = json(&args);
+    assert_eq!(
+        report["opaque"],
+        serde_json::json!({"div.full.f32": 8, "ex2.approx.f32": 8})
+    );
+    // A kernel that leaves nothing opaque says nothing.
+    let ptx = format!("{DATA}/transpose_coalesced/kernel.ptx");
+    let output = kernel(&[&ptx, "--grid", "8,8", "--block", "32,8"]);
+    assert!(!stdout(&output).contains("not interpreted"));
+}

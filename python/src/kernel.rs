@@ -2,6 +2,7 @@
 //! library): the interpreter (`kernel::ptx::Kernel`) runs the launch's
 //! blocks into the tally, and a Triton helper takes a compiled kernel.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -34,6 +35,10 @@ pub struct PyKernelRun {
     /// What could not be followed exactly, one line an instruction
     /// (`"line 41: ld.shared.u32: data-dependent address (64 warp executions)"`).
     notes: Vec<String>,
+    /// The PTX instructions the interpreter does not evaluate (their results
+    /// unknown; none touches shared memory), by opcode, with how often each
+    /// occurs in the kernel and the functions it calls.
+    opaque: BTreeMap<String, usize>,
     /// The races the race checker found (`smem racecheck`'s model), one line
     /// each with the blocks that have it; the sites are PTX lines.
     races: Vec<String>,
@@ -235,7 +240,7 @@ pub fn kernel(
     let text = ptx.to_owned();
     let kernel_name = kernel.map(str::to_owned);
     let cc = arch.unwrap_or(ComputeCapability::Sm90);
-    let (name, tally, races, run) = py
+    let (name, tally, races, run, opaque) = py
         .detach(|| {
             let module = ptx::parse(&text)?;
             let kernel = Kernel::new(&module, kernel_name.as_deref())?;
@@ -257,7 +262,12 @@ pub fn kernel(
                     races: &mut races,
                 },
             )?;
-            Ok::<_, Error>((kernel.name().to_owned(), tally, races, run))
+            let opaque: BTreeMap<String, usize> = kernel
+                .opaque_instructions()
+                .into_iter()
+                .map(|(name, n)| (name.to_owned(), n))
+                .collect();
+            Ok::<_, Error>((kernel.name().to_owned(), tally, races, run, opaque))
         })
         .map_err(value_error)?;
     let notes = run
@@ -300,6 +310,7 @@ pub fn kernel(
         sampled: run.sampled(),
         warp_instructions: run.warp_instructions,
         notes,
+        opaque,
     })
 }
 

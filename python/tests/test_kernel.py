@@ -40,6 +40,8 @@ def test_a_launch_reproduces_its_measured_wavefronts(name):
         return sum(getattr(t, field) for op, t in by_op.items() if op.split(".")[0] in prefixes)
 
     # Instructions exactly, wavefronts within 1%, as tests/ptx_fixtures.rs checks them.
+    # Triton softmax's div.full and ex2.approx are not evaluated (no shared access).
+    assert run.opaque == ({"div.full.f32": 8, "ex2.approx.f32": 8} if name == "triton_softmax" else {})
     assert ours({"LDS"}, "requests") == ncu["smsp__sass_inst_executed_op_shared_ld.sum"]
     assert ours({"LDSM"}, "requests") == ncu["smsp__sass_inst_executed_op_ldsm.sum"]
     assert ours({"STS"}, "requests") == ncu["smsp__sass_inst_executed_op_shared_st.sum"]

@@ -537,6 +537,19 @@ fn text_report(args: &Args, o: &Outcome) -> String {
             names.join(", ")
         );
     }
+    let opaque = o.kernel.opaque_instructions();
+    if !opaque.is_empty() {
+        let names: Vec<String> = opaque
+            .iter()
+            .map(|(name, n)| format!("{name} {n}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "not interpreted, their results unknown: {} in the PTX ({})",
+            plural(opaque.values().sum::<usize>() as u64, "instruction"),
+            names.join(", ")
+        );
+    }
     let unknown: u64 = o.tally.unknown_addresses().iter().map(|(_, n)| n).sum();
     if unknown > 0 {
         let names: Vec<String> = o
@@ -747,6 +760,10 @@ struct ReportJson {
     by_line: Option<Vec<LineJson>>,
     notes: Vec<NoteJson>,
     not_modelled: BTreeMap<String, u64>,
+    /// The PTX instructions the interpreter does not evaluate (their results
+    /// unknown; none touches shared memory), by opcode, with how often each
+    /// occurs in the kernel and the functions it calls.
+    opaque: BTreeMap<String, usize>,
     /// Requests whose addresses are unknown (data-dependent), by op: in the
     /// instruction counts, not in the wavefronts or the race check.
     unknown_address: BTreeMap<String, u64>,
@@ -822,6 +839,12 @@ fn json(args: &Args, o: &Outcome) -> ReportJson {
             .unmodelled()
             .iter()
             .map(|(k, v)| (k.to_string(), *v))
+            .collect(),
+        opaque: o
+            .kernel
+            .opaque_instructions()
+            .into_iter()
+            .map(|(name, n)| (name.to_owned(), n))
             .collect(),
         unknown_address: o
             .tally
