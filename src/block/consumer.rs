@@ -16,7 +16,9 @@ const DEFAULT_CAPABILITY: ComputeCapability = ComputeCapability::Sm90;
 /// an event of the reference block (see [`Reference`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Held {
-    Access(Site, WarpRequest),
+    /// An access, with the lanes of a store that write what memory holds
+    /// (bits; [`Block::access_unchanged`]).
+    Access(Site, WarpRequest, u32),
     Sync(Site, LaneSet, HeldSync),
 }
 
@@ -289,7 +291,7 @@ impl KernelRaces {
 /// One block at a time: the block model's state (see [`Block`]) and, for a
 /// block of unknown size, at most [`MAX_HELD`](Self::MAX_HELD) held events;
 /// per kernel, the reference block's events (at most
-/// [`MAX_REFERENCE`](Self::MAX_REFERENCE), 168 bytes each) and report,
+/// [`MAX_REFERENCE`](Self::MAX_REFERENCE), 176 bytes each) and report,
 /// and one entry per distinct pair of racing instructions, per distinct
 /// barrier error and per name not checked.
 ///
@@ -357,7 +359,7 @@ impl Racecheck {
     pub const MAX_HELD: usize = Block::MAX_PENDING;
 
     /// The most events kept of a kernel's reference block (see "Identical
-    /// blocks" above): at 168 bytes an event, 10.5 MiB. matrixMul's 32x32
+    /// blocks" above): at 176 bytes an event, 11 MiB. matrixMul's 32x32
     /// blocks (`tests/data/ptx/matmul`) give about 14,000: 13,440 requests
     /// and 640 barriers.
     ///
@@ -520,7 +522,10 @@ impl Racecheck {
 /// Gives one event to the block model.
 fn run(block: &mut Block, warp: u32, held: Held) -> Result<(), Error> {
     match held {
-        Held::Access(site, request) => block.access(warp, site.pc, &request),
+        Held::Access(site, request, 0) => block.access(warp, site.pc, &request),
+        Held::Access(site, request, unchanged) => {
+            block.access_unchanged(warp, site.pc, &request, LaneSet::from_bits(unchanged))
+        }
         Held::Sync(site, lanes, HeldSync::Op(op)) => block.sync(warp, site.pc, lanes, op),
         Held::Sync(site, lanes, HeldSync::Barrier { id, threads, waits }) => {
             let all = 32 * block.warps();
@@ -634,7 +639,7 @@ impl Consumer for Racecheck {
             // A compare-and-swap round writes as the atomic it emulates.
             Event::Access { site, ref request } | Event::CasRound { site, ref request } => {
                 self.kernel().requests += 1;
-                return self.access_event(warp, site, request, event);
+                return self.access_event(warp, site, request, event, 0);
             }
             // Constant memory is only read: no hazard.
             Event::ConstantLoad { .. } => return Ok(()),
@@ -679,6 +684,22 @@ impl Consumer for Racecheck {
         self.process(warp, held)
     }
 
+    fn event_unchanged(
+        &mut self,
+        warp: u32,
+        event: &Event<'_>,
+        unchanged: LaneSet,
+    ) -> Result<(), Error> {
+        match *event {
+            Event::Access { site, ref request } if request.op() == crate::Op::Store => {
+                self.kernel().requests += 1;
+                let unchanged = unchanged.bits() & request.active().bits();
+                self.access_event(warp, site, request, event, unchanged)
+            }
+            _ => self.event(warp, event),
+        }
+    }
+
     fn end_block(&mut self) -> Result<(), Error> {
         self.close()
     }
@@ -705,13 +726,14 @@ impl Racecheck {
         site: Site,
         request: &WarpRequest,
         event: &Event<'_>,
+        unchanged: u32,
     ) -> Result<(), Error> {
         self.release_load(warp, Some(event))?;
         if (warp as usize) < 32 && request.op() == crate::Op::Load {
             self.loads[warp as usize] = Some((site, *request));
             return Ok(());
         }
-        self.process_access(warp, site, request)
+        self.process_access(warp, site, request, unchanged)
     }
 
     /// Gives the load `warp` holds back, if any, to the block model: as the
@@ -732,9 +754,9 @@ impl Racecheck {
             && load.width() == cas.width()
             && load.to_array() == cas.to_array()
         {
-            return self.process_access(warp, site, cas);
+            return self.process_access(warp, site, cas, 0);
         }
-        self.process_access(warp, site, &load)
+        self.process_access(warp, site, &load, 0)
     }
 
     /// Gives an access to the open block (one of unknown size if none is).
@@ -743,11 +765,12 @@ impl Racecheck {
         warp: u32,
         site: Site,
         request: &WarpRequest,
+        unchanged: u32,
     ) -> Result<(), Error> {
         if let Current::Matching { matched, .. } = &mut self.current {
             if let Reference::Done { events, .. } = &self.reference
-                && let Some((w, Held::Access(s, r))) = events.get(*matched)
-                && (*w, *s) == (warp, site)
+                && let Some((w, Held::Access(s, r, u))) = events.get(*matched)
+                && (*w, *s, *u) == (warp, site, unchanged)
                 && r == request
             {
                 *matched += 1;
@@ -757,13 +780,21 @@ impl Racecheck {
         }
         match &mut self.current {
             Current::Running { block, .. } => {
-                let result = block.access(warp, site.pc, request);
+                let result = if unchanged == 0 {
+                    block.access(warp, site.pc, request)
+                } else {
+                    block.access_unchanged(warp, site.pc, request, LaneSet::from_bits(unchanged))
+                };
                 if matches!(self.reference, Reference::Recording { .. }) {
-                    self.record(warp, Held::Access(site, *request), result.is_ok());
+                    self.record(
+                        warp,
+                        Held::Access(site, *request, unchanged),
+                        result.is_ok(),
+                    );
                 }
                 result
             }
-            _ => self.process(warp, Held::Access(site, *request)),
+            _ => self.process(warp, Held::Access(site, *request, unchanged)),
         }
     }
 
@@ -809,7 +840,7 @@ impl Racecheck {
     fn flush_loads(&mut self) -> Result<(), Error> {
         for warp in 0..self.loads.len() {
             if let Some((site, load)) = self.loads[warp].take() {
-                self.process(warp as u32, Held::Access(site, load))?;
+                self.process(warp as u32, Held::Access(site, load, 0))?;
             }
         }
         Ok(())
@@ -900,8 +931,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_reference_event_is_168_bytes() {
+    fn a_reference_event_is_176_bytes() {
         // The figure MAX_REFERENCE's memory bound is stated with.
-        assert_eq!(core::mem::size_of::<(u32, Held)>(), 168);
+        assert_eq!(core::mem::size_of::<(u32, Held)>(), 176);
     }
 }

@@ -163,6 +163,8 @@ enum Event {
     Access {
         site: u64,
         request: WarpRequest,
+        /// Lanes of a store that write what memory holds (bits).
+        unchanged: u32,
     },
     Sync {
         site: u64,
@@ -539,6 +541,80 @@ impl Block {
     /// # Ok::<(), smem_model::Error>(())
     /// ```
     pub fn access(&mut self, warp: u32, site: u64, request: &WarpRequest) -> Result<(), Error> {
+        self.access_with(warp, site, request, 0)
+    }
+
+    /// Warp `warp` executes a shared-memory store at `site` whose lanes
+    /// `unchanged` write the bytes that memory already holds (as far as the
+    /// caller knows): [`access`](Self::access) with compute-sanitizer's
+    /// same-value rule.
+    ///
+    /// The rule, measured (compute-sanitizer racecheck, CUDA 13, H200,
+    /// 2026-11-26; `tests/data/device/samevalue/`): a write whose incoming
+    /// value equals what memory holds forms no write-after-write hazard with
+    /// the earlier write (two warps storing the constant 7, or the same value
+    /// loaded from global memory, to one word with no barrier between them: 0
+    /// hazards; storing different values: a WAW hazard, "Current Value : 1,
+    /// Incoming Value : 0"). It still races with earlier reads (WAR reported
+    /// for a write of 0 over 0 while another warp reads), and it is still a
+    /// write for later accesses: a later read of another warp races with it
+    /// (RAW), and so does a later write that changes the value (WAW). Hence
+    /// an unchanged lane's access conflicts with everything an access of its
+    /// kind conflicts with but earlier plain writes (stores, and `cp.async`
+    /// writes already complete); a `cp.async` write not yet waited for
+    /// has not landed, and an atomic reads as well as writes, so both still
+    /// race with it. Its record is an ordinary write's.
+    ///
+    /// The unit is the lane: the source says a lane is unchanged only when
+    /// every byte it writes equals memory's. The measurement compared 4-byte
+    /// values; how compute-sanitizer compares wider or narrower stores was not
+    /// measured, and a lane whose bytes are only partly unchanged is taken as
+    /// changed (a hazard a per-byte compare might not report, never one
+    /// hidden). The measurement was between warps; lanes of one warp (a
+    /// warning) follow the same rule, a modelling choice. `unchanged` is
+    /// ignored for every op but [`Op::Store`] and outside the request's
+    /// active lanes. Sources without values (Accel-Sim traces carry none)
+    /// call [`access`](Self::access): nothing changes for them.
+    ///
+    /// # Errors
+    ///
+    /// As [`access`](Self::access).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Block, ComputeCapability, LaneSet, Op, WarpRequest};
+    ///
+    /// // Two warps store the same column sums to s[lane], no barrier between.
+    /// let store = WarpRequest::from_fn(Op::Store, 4, |l| Some(4 * l.get()))?;
+    /// let mut block = Block::new(ComputeCapability::Sm90, 64)?;
+    /// block.access(0, 1, &store)?;
+    /// block.access_unchanged(1, 1, &store, LaneSet::FULL)?;
+    /// assert!(block.finish().is_clean());
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn access_unchanged(
+        &mut self,
+        warp: u32,
+        site: u64,
+        request: &WarpRequest,
+        unchanged: LaneSet,
+    ) -> Result<(), Error> {
+        let unchanged = if request.op() == Op::Store {
+            unchanged.bits() & request.active().bits()
+        } else {
+            0
+        };
+        self.access_with(warp, site, request, unchanged)
+    }
+
+    fn access_with(
+        &mut self,
+        warp: u32,
+        site: u64,
+        request: &WarpRequest,
+        unchanged: u32,
+    ) -> Result<(), Error> {
         self.check_warp(warp)?;
         let window = self.capability.shared_window_size();
         let width = request.width().bytes();
@@ -570,7 +646,7 @@ impl Block {
             // Run at once, as `push` would, without copying the request into
             // an event.
             self.warps[warp as usize].step += 1;
-            self.run_access(warp, site, request);
+            self.run_access(warp, site, request, unchanged);
             return match &self.error {
                 Some(error) => Err(error.clone()),
                 None => Ok(()),
@@ -581,6 +657,7 @@ impl Block {
             Event::Access {
                 site,
                 request: *request,
+                unchanged,
             },
         )
     }
@@ -829,7 +906,11 @@ impl Block {
     fn run(&mut self, warp: u32, event: Event) {
         self.warps[warp as usize].step += 1;
         match event {
-            Event::Access { site, request } => self.run_access(warp, site, &request),
+            Event::Access {
+                site,
+                request,
+                unchanged,
+            } => self.run_access(warp, site, &request, unchanged),
             Event::Sync { site, lanes, sync } => match sync {
                 SyncOp::Threads => {
                     let threads = 32 * self.warps();
@@ -966,7 +1047,7 @@ impl Block {
         }
     }
 
-    fn run_access(&mut self, warp: u32, site: u64, request: &WarpRequest) {
+    fn run_access(&mut self, warp: u32, site: u64, request: &WarpRequest, unchanged: u32) {
         if self.error.is_some() {
             return;
         }
@@ -976,7 +1057,14 @@ impl Block {
         if width >= 4 && kind != AccessKind::AsyncCopy && !self.shadow.plain() && active != 0 {
             let first = addresses[active.trailing_zeros() as usize];
             if !lanes_all_at(active, addresses, first) {
-                self.run_words(warp, site, kind, active, addresses, width / 4);
+                let now = Now {
+                    warp,
+                    site,
+                    kind,
+                    step: self.warps[warp as usize].step,
+                    unchanged,
+                };
+                self.run_words(&now, active, addresses, width / 4);
                 return;
             }
         }
@@ -994,6 +1082,7 @@ impl Block {
             site,
             kind,
             step: me.step,
+            unchanged,
         };
         // Every lane is checked against the shadow as it was before the
         // instruction, then the instruction is recorded: its lanes are one
@@ -1054,28 +1143,15 @@ impl Block {
     /// `cp.async`: lane by lane and word by word, as the batches of such an
     /// access are, with the commonest step first: the warp joins the word's
     /// one record, made by a warp in step.
-    fn run_words(
-        &mut self,
-        warp: u32,
-        site: u64,
-        kind: AccessKind,
-        active: u32,
-        addresses: &[u32; WARP_SIZE],
-        words: u32,
-    ) {
+    fn run_words(&mut self, now: &Now, active: u32, addresses: &[u32; WARP_SIZE], words: u32) {
         let Block {
             warps,
             shadow,
             found,
             ..
         } = self;
+        let (warp, site, kind) = (now.warp, now.site, now.kind);
         let me = &warps[warp as usize];
-        let now = Now {
-            warp,
-            site,
-            kind,
-            step: me.step,
-        };
         found.clear();
         let look = relevant(kind);
         let mut bits = active;
@@ -1098,7 +1174,7 @@ impl Block {
                         &shadow.cells[word as usize],
                         &batch,
                         me,
-                        &now,
+                        now,
                         addresses,
                         found,
                     );
@@ -1379,6 +1455,9 @@ struct Now {
     site: u64,
     kind: AccessKind,
     step: u32,
+    /// The lanes of a store that write what memory holds (bits; see
+    /// [`Block::access_unchanged`]).
+    unchanged: u32,
 }
 
 /// Adds to `found` the conflicts of the lanes of `batch` with the records of
@@ -1436,6 +1515,19 @@ fn check(
         if !conflicts(now.kind, record.kind) {
             continue;
         }
+        // A lane that writes what memory holds forms no WAW hazard with an
+        // earlier plain write (measured: Block::access_unchanged).
+        let mut lanes = batch.lanes;
+        let mut first = first;
+        if now.unchanged & lanes != 0
+            && matches!(record.kind, AccessKind::Write | AccessKind::AsyncCopy)
+        {
+            lanes &= !now.unchanged;
+            if lanes == 0 {
+                continue;
+            }
+            first = Lane::from_index(lanes.trailing_zeros() as usize);
+        }
         // Other warps: a barrier that both passed orders them.
         let mut others = record.warps & !bit;
         while others != 0 {
@@ -1449,7 +1541,6 @@ fn check(
         // The warp's own lanes: `__syncwarp` or a barrier orders them, and
         // lanes of one instruction are a write collision, not a race.
         if record.warps & bit != 0 && record.step != now.step {
-            let mut lanes = batch.lanes;
             while lanes != 0 {
                 let lane = Lane::from_index(lanes.trailing_zeros() as usize);
                 lanes &= lanes - 1;

@@ -517,6 +517,31 @@ pub trait Consumer {
     /// The consumer's own.
     fn event(&mut self, warp: u32, event: &Event<'_>) -> Result<(), Error>;
 
+    /// Warp `warp` does `event`, a store ([`Event::Access`] of
+    /// [`Op::Store`](crate::Op::Store)) whose lanes `unchanged` write the
+    /// bytes shared memory already holds, as far as the source knows: a source
+    /// that tracks values (the PTX interpreter) says so, because a store of
+    /// the value memory holds forms no write-after-write hazard
+    /// ([`Block::access_unchanged`](crate::Block::access_unchanged), measured
+    /// with compute-sanitizer). Sources without values (Accel-Sim traces)
+    /// never call it. The default forgets `unchanged` and calls
+    /// [`event`](Self::event): only a race checker
+    /// ([`Racecheck`](crate::Racecheck)) needs it, and a consumer that passes
+    /// events on passes this on too.
+    ///
+    /// # Errors
+    ///
+    /// The consumer's own.
+    fn event_unchanged(
+        &mut self,
+        warp: u32,
+        event: &Event<'_>,
+        unchanged: LaneSet,
+    ) -> Result<(), Error> {
+        let _ = unchanged;
+        self.event(warp, event)
+    }
+
     /// The current block ends.
     ///
     /// # Errors

@@ -22,7 +22,7 @@ use serde::Serialize;
 use smem_model::kernel::ptx::{self, Kernel, KernelLaunch, NoteKind, RunOptions, RunSummary};
 use smem_model::kernel::tally::{nvprof_counters, Entry, Profiler, Tally, Totals};
 use smem_model::kernel::{BlockInfo, Consumer, Event, KernelInfo, Place};
-use smem_model::{ComputeCapability, Error, KernelRaces, Racecheck};
+use smem_model::{ComputeCapability, Error, KernelRaces, LaneSet, Racecheck};
 
 use crate::output::{emit, fail, plural, styled, HEADING, NOTE};
 use crate::table::{Align, Table};
@@ -199,6 +199,16 @@ impl Consumer for Both<'_> {
     fn event(&mut self, warp: u32, event: &Event<'_>) -> Result<(), Error> {
         self.tally.event(warp, event)?;
         self.races.event(warp, event)
+    }
+
+    fn event_unchanged(
+        &mut self,
+        warp: u32,
+        event: &Event<'_>,
+        unchanged: LaneSet,
+    ) -> Result<(), Error> {
+        self.tally.event(warp, event)?;
+        self.races.event_unchanged(warp, event, unchanged)
     }
 
     fn end_block(&mut self) -> Result<(), Error> {
