@@ -518,7 +518,7 @@ pub trait Consumer {
     fn event(&mut self, warp: u32, event: &Event<'_>) -> Result<(), Error>;
 
     /// Warp `warp` does `event`, a store ([`Event::Access`] of
-    /// [`Op::Store`](crate::Op::Store)) whose lanes `unchanged` write the
+    /// [`Op::Store`]) whose lanes `unchanged` write the
     /// bytes shared memory already holds, as far as the source knows: a source
     /// that tracks values (the PTX interpreter) says so, because a store of
     /// the value memory holds forms no write-after-write hazard
