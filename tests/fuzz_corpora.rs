@@ -63,3 +63,8 @@ fn trace_line_corpus() {
 fn ptx_corpus() {
     assert!(replay("ptx", targets::ptx) >= 10);
 }
+
+#[test]
+fn ptx_run_corpus() {
+    assert!(replay("ptx_run", targets::ptx_run) >= 10);
+}

@@ -466,3 +466,103 @@ fn ptx_operand(function: &ptx::Function<'_>, count: u32, operand: &Operand<'_>) 
         _ => {}
     }
 }
+
+/// Gives every event to a tally and a race checker, as `smem kernel` does.
+struct TallyAndRaces {
+    tally: smem_model::kernel::tally::Tally,
+    races: smem_model::Racecheck,
+}
+
+impl smem_model::kernel::Consumer for TallyAndRaces {
+    fn begin_kernel(
+        &mut self,
+        kernel: &smem_model::kernel::KernelInfo<'_>,
+    ) -> Result<(), smem_model::Error> {
+        self.tally.begin_kernel(kernel)?;
+        self.races.begin_kernel(kernel)
+    }
+
+    fn begin_block(
+        &mut self,
+        block: &smem_model::kernel::BlockInfo,
+    ) -> Result<(), smem_model::Error> {
+        self.tally.begin_block(block)?;
+        self.races.begin_block(block)
+    }
+
+    fn place(&mut self, place: &smem_model::kernel::Place<'_>) {
+        self.tally.place(place);
+        self.races.place(place);
+    }
+
+    fn event(
+        &mut self,
+        warp: u32,
+        event: &smem_model::kernel::Event<'_>,
+    ) -> Result<(), smem_model::Error> {
+        self.tally.event(warp, event)?;
+        self.races.event(warp, event)
+    }
+
+    fn event_unchanged(
+        &mut self,
+        warp: u32,
+        event: &smem_model::kernel::Event<'_>,
+        unchanged: LaneSet,
+    ) -> Result<(), smem_model::Error> {
+        self.tally.event_unchanged(warp, event, unchanged)?;
+        self.races.event_unchanged(warp, event, unchanged)
+    }
+
+    fn end_block(&mut self) -> Result<(), smem_model::Error> {
+        self.tally.end_block()?;
+        self.races.end_block()
+    }
+
+    fn end_kernel(&mut self) -> Result<(), smem_model::Error> {
+        self.tally.end_kernel()?;
+        self.races.end_kernel()
+    }
+}
+
+/// A PTX module run as `smem kernel` runs it: each of its first 4 kernels
+/// lowered and launched on 2 blocks of 64 threads (2 warps) with every scalar
+/// argument 3 and 256 dynamic shared bytes, a budget of 20,000 warp
+/// instructions a block, into a tally and the race checker. No input may
+/// panic, hang or take memory past what the launch needs: an error is fine.
+pub fn ptx_run(data: &[u8]) {
+    use smem_model::kernel::ptx::{Kernel, KernelLaunch, ParamKind, RunOptions};
+
+    let text = String::from_utf8_lossy(data);
+    let Ok(module) = ptx::parse(&text) else {
+        return;
+    };
+    for function in module.entries().take(4) {
+        let Ok(kernel) = Kernel::new(&module, Some(function.name)) else {
+            continue;
+        };
+        let _ = kernel.opaque_instructions();
+        let Ok(mut launch) = KernelLaunch::new([2, 1, 1], [64, 1, 1]) else {
+            return;
+        };
+        launch = launch.with_dynamic_shared(256);
+        for (i, param) in kernel.params().iter().enumerate() {
+            if param.kind != ParamKind::Pointer {
+                if let Ok(arg) = format!("{i}=3").parse() {
+                    launch = launch.with_arg(arg);
+                }
+            }
+        }
+        let mut both = TallyAndRaces {
+            tally: smem_model::kernel::tally::Tally::new(),
+            races: smem_model::Racecheck::new(),
+        };
+        let options = RunOptions::new().with_step_budget(20_000);
+        if let Ok(summary) = kernel.run(&launch, &options, &mut both) {
+            assert!(summary.blocks_run <= 2);
+            let _ = summary.notes.len();
+        }
+        let _ = both.tally.totals();
+        let _ = both.races.into_kernels();
+    }
+}
