@@ -1,6 +1,7 @@
 //! Reading Accel-Sim traces through the library: `Trace::read` into a
-//! `Tally` (the three lines a simulator writes) and `read_chunk` of each
-//! chunk (what each `smem trace` worker does), per line of trace.
+//! `Tally` (the three lines a simulator writes) and into a `Racecheck` (what
+//! `smem racecheck` does), and `read_chunk` of each chunk (what each `smem
+//! trace` worker does), per line of trace.
 //!
 //! The trace is `$SMEM_BENCH_TRACE` where set (e.g. a real trace, such as
 //! those of ../shared/real-traces decompressed), else a generated one with the
@@ -16,6 +17,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use smem_model::kernel::accelsim::input::{Input, Reader};
 use smem_model::kernel::accelsim::{read_chunk, Trace};
 use smem_model::kernel::tally::Tally;
+use smem_model::Racecheck;
 
 /// A generated `.traceg` of about `lines` lines in blocks of 4 warps.
 fn generated(lines: usize) -> String {
@@ -79,6 +81,18 @@ fn reading(c: &mut Criterion) {
             .read(&mut tally)
             .expect("the trace reads");
             black_box(tally.totals())
+        })
+    });
+    group.bench_function("Trace::read into Racecheck", |b| {
+        b.iter(|| {
+            let mut racecheck = Racecheck::new();
+            Trace::from_reader(
+                "bench.traceg",
+                std::io::Cursor::new(text.as_bytes().to_vec()),
+            )
+            .read(&mut racecheck)
+            .expect("the trace reads");
+            black_box(racecheck.kernels().len())
         })
     });
     group.bench_function("read_chunk into Tally", |b| {

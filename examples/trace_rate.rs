@@ -1,6 +1,7 @@
-//! The end-to-end rate of `smem trace` beside a plain line count of the same
-//! file, measured side by side in one run: the numbers of the README's
-//! performance section.
+//! The end-to-end rate of `smem trace` (on 1 and 2 threads) and of `smem
+//! racecheck` (the library's sequential reader, `Trace`, into the block
+//! model) beside a plain line count of the same file, measured side by side
+//! in one run: the numbers of the README's performance section.
 //!
 //! ```sh
 //! cargo build --release --features cli
@@ -44,7 +45,11 @@ fn timed(command: &mut Command) -> (Duration, Vec<u8>) {
         .output()
         .unwrap_or_else(|err| panic!("cannot run {command:?}: {err}"));
     let elapsed = started.elapsed();
-    assert!(output.status.success(), "{command:?} failed");
+    // `smem racecheck` exits 1 when it found hazards.
+    assert!(
+        matches!(output.status.code(), Some(0 | 1)),
+        "{command:?} failed"
+    );
     (elapsed, output.stdout)
 }
 
@@ -87,6 +92,7 @@ fn main() {
     }
     let mut best_wc = Duration::MAX;
     let mut best: Vec<Vec<Duration>> = vec![vec![Duration::MAX; threads.len()]; binaries.len()];
+    let mut best_racecheck = vec![Duration::MAX; binaries.len()];
     let mut requests = 0u64;
     for _ in 0..rounds {
         let (wc, _) = timed(Command::new("wc").args(["-l", &file]));
@@ -107,6 +113,10 @@ fn main() {
                 requests = report["requests"].as_u64().unwrap_or(0);
             }
         }
+        for ((_, binary), best) in binaries.iter().zip(&mut best_racecheck) {
+            let (elapsed, _) = timed(Command::new(binary).args(["racecheck", "--json", &file]));
+            *best = (*best).min(elapsed);
+        }
     }
     println!(
         "wc -l: {:.3} s ({:.2} GB/s); best of {rounds}",
@@ -124,6 +134,16 @@ fn main() {
                 seconds / best_wc.as_secs_f64()
             );
         }
+    }
+    for ((name, _), best) in binaries.iter().zip(&best_racecheck) {
+        let seconds = best.as_secs_f64();
+        println!(
+            "{name} racecheck: {seconds:.3} s, {:.2} million requests/s, {:.2} GB/s, \
+             {:.1} x wc -l",
+            requests as f64 / seconds / 1e6,
+            bytes as f64 / seconds / 1e9,
+            seconds / best_wc.as_secs_f64()
+        );
     }
     println!("load average after: {}", load_average());
 }

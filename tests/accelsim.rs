@@ -144,6 +144,78 @@ warp = 1
     let _ = BarrierKind::Sync;
 }
 
+/// `Trace` tells most lines other instructions from their first 64 bytes,
+/// cutting the lines as it goes: over many chunks of mixed lines (long and
+/// short, CRLF, a shared access or a bad line now and then, one warp after
+/// another), every event and error keeps its line and warp, and the counts
+/// are those of the lines written.
+#[test]
+fn the_fast_check_keeps_every_line_in_place() {
+    let others = [
+        "1 R1 IMAD.MOV.U32 2 R255 R255 0 0 ",
+        "0 BRA 0 0 0",
+        "1 R4 LDG.E.128 1 R2 16 1 0x7ff890202000 16 0",
+        "1 R59 HFMA2.MMA 2 R255 R255 0 0\r",
+        "0 EXIT 0 0 0",
+        "1 R8 LD.E 1 R2 4 1 0x10 4 0",
+    ];
+    let mut text = String::from(
+        "-kernel name = k\n-binary version = 80\n-shmem base_addr = 0x7000000000\n\
+         #BEGIN_TB\nthread block = 0,0,0\n",
+    );
+    let mut line = 5u64;
+    let mut expected = vec![
+        "kernel k Some(\"sm_80\") None".to_owned(),
+        "block [0, 0, 0] None".to_owned(),
+    ];
+    let mut expected_errors = Vec::new();
+    let (mut instructions, mut other) = (0u64, 0u64);
+    for warp in 0..8u32 {
+        text += &format!("warp = {warp}\n");
+        line += 1;
+        for i in 0..12_000u32 {
+            let pc = 16 * i;
+            line += 1;
+            instructions += 1;
+            if i % 97 == 5 {
+                let address = 0x70_0000_0000u64 + 4 * u64::from(i % 64);
+                text += &format!("{pc:04x} ffffffff 1 R9 LDS 1 R2 4 1 {address:#x} 4 0\n");
+                expected.push(format!(
+                    "{line}: w{warp} {pc:#x} LDS 4B lanes ffffffff lane0 {:#x}",
+                    address - 0x70_0000_0000
+                ));
+            } else if i % 1009 == 3 {
+                text += &format!("{pc:04x} ffffffff 0 LDS 1 R2 4 9 0x0 4\n");
+                expected_errors.push(format!(
+                    "t.traceg:{line}: LDS: unknown address mode `9`: expected 0 (list), 1 (base \
+                     and stride) or 2 (base and deltas)"
+                ));
+                instructions -= 1;
+            } else {
+                text += &format!("{pc:04x} ffffffff {}\n", others[i as usize % others.len()]);
+                other += 1;
+            }
+        }
+    }
+    text += "#END_TB\n";
+    expected.extend(["end block".to_owned(), "end kernel".to_owned()]);
+    assert!(text.len() > 4 * 512 * 1024, "several chunks");
+    let mut record = Record::default();
+    let mut errors = Vec::new();
+    let summary = Trace::from_reader("t.traceg", std::io::Cursor::new(text.into_bytes()))
+        .read_with(&mut record, |err| {
+            errors.push(err.to_string());
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(record.calls, expected);
+    assert_eq!(errors, expected_errors);
+    assert_eq!(
+        (summary.lines, summary.instructions, summary.other_instructions),
+        (line + 1, instructions, other)
+    );
+}
+
 /// The matrix ops as the library's op-name parser reads them: `MT88` is
 /// `.trans` (the same cost as the plain form, measured: tests/data/hw-corpus/sm90-ldsm-trans.jsonl).
 #[test]

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use super::ended::{Ended, Inserted, MAX_ENDED_RUNS};
-use super::input::{Format, Input, Location, Reader};
+use super::input::{Chunk, Format, Input, Location, Reader};
 use super::line::{self, Class, Header, Instruction, Line};
 use crate::kernel::{BlockInfo, Consumer, Event, KernelInfo, Place, Site};
 use crate::{ComputeCapability, ConstantLoad, Error, LaneSet, Op, WarpRequest};
@@ -204,40 +204,7 @@ impl Trace {
                 state.end_kernel(consumer, &mut |e| on_error(e), previous)?;
                 state.new_file(chunk.file);
             }
-            for line in chunk.lines() {
-                state.summary.lines += 1;
-                let outcome = match line.format {
-                    Some(Format::AccelSim) => state.line(consumer, line.at, line.bytes),
-                    Some(Format::Corpus) => {
-                        if state.skip == Some(line.at.input) {
-                            continue;
-                        }
-                        state.skip = Some(line.at.input);
-                        Err(Problem::file(
-                            "corpus records (JSON lines), not an Accel-Sim trace: \
-                             smem_model::corpus reads them",
-                        ))
-                    }
-                    Some(Format::KernelList) => Ok(()),
-                    None if std::str::from_utf8(line.bytes).is_err() => Err(Problem::line(
-                        "cannot read: stream did not contain valid UTF-8",
-                    )),
-                    None => Ok(()),
-                };
-                match outcome {
-                    Ok(()) => {}
-                    Err(Problem::Consumer(err)) => return Err(err),
-                    Err(Problem::Line { reason, whole_file }) => {
-                        state.summary.errors += 1;
-                        on_error(Error::Trace {
-                            source_name: name(line.at.input).to_owned(),
-                            line: line.at.line,
-                            whole_file,
-                            reason,
-                        })?;
-                    }
-                }
-            }
+            state.chunk(&chunk, consumer, &mut on_error, inputs)?;
             for error in &chunk.errors {
                 state.summary.errors += 1;
                 on_error(Error::Trace {
@@ -247,6 +214,7 @@ impl Trace {
                     reason: error.reason.clone(),
                 })?;
             }
+            self.reader.recycle(chunk.buf);
         }
         let inputs = &self.reader.inputs;
         let last = inputs
@@ -536,19 +504,133 @@ impl State {
         Ok(full)
     }
 
-    /// Reads one line of an Accel-Sim trace.
+    /// Whether the lines read now are a `.traceg` block's warp's, where
+    /// most are other instructions, told by their opcode alone.
+    fn in_warp(&self) -> bool {
+        self.warp.is_some() && self.block.as_ref().is_some_and(|b| b.id.is_some())
+    }
+
+    /// Reads the lines of one chunk ([`Reader::next_chunk`]) in order, each
+    /// line that cannot be read to `on_error` (named by `inputs`).
+    fn chunk<C: Consumer + ?Sized>(
+        &mut self,
+        chunk: &Chunk,
+        consumer: &mut C,
+        on_error: &mut dyn FnMut(Error) -> Result<(), Error>,
+        inputs: &[Input],
+    ) -> Result<(), Error> {
+        #[cfg(target_arch = "x86_64")]
+        if line::avx2_available() {
+            // SAFETY: the CPU has AVX2, checked just above.
+            #[allow(unsafe_code)]
+            return unsafe { self.chunk_avx2(chunk, consumer, on_error, inputs) };
+        }
+        self.chunk_with::<false, C>(chunk, consumer, on_error, inputs)
+    }
+
+    /// [`State::chunk`] compiled for AVX2 (as [`read_chunk`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn chunk_avx2<C: Consumer + ?Sized>(
+        &mut self,
+        chunk: &Chunk,
+        consumer: &mut C,
+        on_error: &mut dyn FnMut(Error) -> Result<(), Error>,
+        inputs: &[Input],
+    ) -> Result<(), Error> {
+        self.chunk_with::<true, C>(chunk, consumer, on_error, inputs)
+    }
+
+    /// [`State::chunk`], with `AVX2` only where the CPU has it
+    /// ([`line::other_line_end`]'s contract).
+    #[inline(always)]
+    fn chunk_with<const AVX2: bool, C: Consumer + ?Sized>(
+        &mut self,
+        chunk: &Chunk,
+        consumer: &mut C,
+        on_error: &mut dyn FnMut(Error) -> Result<(), Error>,
+        inputs: &[Input],
+    ) -> Result<(), Error> {
+        let name = |file: u32| inputs.get(file as usize).map_or("?", |i| i.name.as_str());
+        // The lines are cut here rather than by `Chunk::lines`: inside a
+        // block, most are told other instructions from their first bytes,
+        // which also give their end (as in `read_chunk`).
+        let (buf, len) = (&chunk.buf[..], chunk.len);
+        let mut start = 0;
+        let mut index = 0u64;
+        while start < len {
+            let this = index;
+            index += 1;
+            self.summary.lines += 1;
+            let format = chunk.format.filter(|_| this >= chunk.format_from);
+            // Whether the fast check read the line (and said nothing).
+            let mut checked = false;
+            if format == Some(Format::AccelSim) && start + 64 <= len && self.in_warp() {
+                if let Some(end) =
+                    line::other_line_end::<AVX2>(buf, start, len, &self.header.context)
+                {
+                    self.summary.instructions += 1;
+                    self.summary.other_instructions += 1;
+                    start = end + 1;
+                    continue;
+                }
+                checked = true;
+            }
+            let end = memchr::memchr(b'\n', &buf[start..len]).map_or(len, |n| start + n);
+            let bytes = &buf[start..end];
+            start = end + 1;
+            let at = Location {
+                input: chunk.file,
+                line: chunk.first_line + this,
+            };
+            let outcome = match format {
+                Some(Format::AccelSim) => self.line(consumer, at, bytes, checked),
+                Some(Format::Corpus) => {
+                    if self.skip == Some(at.input) {
+                        continue;
+                    }
+                    self.skip = Some(at.input);
+                    Err(Problem::file(
+                        "corpus records (JSON lines), not an Accel-Sim trace: \
+                         smem_model::corpus reads them",
+                    ))
+                }
+                Some(Format::KernelList) => Ok(()),
+                None if std::str::from_utf8(bytes).is_err() => Err(Problem::line(
+                    "cannot read: stream did not contain valid UTF-8",
+                )),
+                None => Ok(()),
+            };
+            match outcome {
+                Ok(()) => {}
+                Err(Problem::Consumer(err)) => return Err(err),
+                Err(Problem::Line { reason, whole_file }) => {
+                    self.summary.errors += 1;
+                    on_error(Error::Trace {
+                        source_name: name(at.input).to_owned(),
+                        line: at.line,
+                        whole_file,
+                        reason,
+                    })?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads one line of an Accel-Sim trace; `checked`: the fast check of
+    /// [`line::other_line_end`] read it already and said nothing.
     fn line<C: Consumer + ?Sized>(
         &mut self,
         consumer: &mut C,
         at: Location,
         bytes: &[u8],
+        checked: bool,
     ) -> Result<(), Problem> {
         let number = at.line;
-        // Inside a block, most lines are told by their opcode alone.
-        if self.warp.is_some()
-            && self.block.as_ref().is_some_and(|b| b.id.is_some())
-            && line::is_other_instruction(bytes, &self.header.context)
-        {
+        // Inside a block, most lines are told by their opcode alone (those
+        // the fast check could not read: short of its window).
+        if !checked && self.in_warp() && line::is_other_instruction(bytes, &self.header.context) {
             self.summary.instructions += 1;
             self.summary.other_instructions += 1;
             return Ok(());
