@@ -211,7 +211,11 @@ fn the_fast_check_keeps_every_line_in_place() {
     assert_eq!(record.calls, expected);
     assert_eq!(errors, expected_errors);
     assert_eq!(
-        (summary.lines, summary.instructions, summary.other_instructions),
+        (
+            summary.lines,
+            summary.instructions,
+            summary.other_instructions
+        ),
         (line + 1, instructions, other)
     );
 }
