@@ -536,8 +536,9 @@ fn remembered_blocks_are_bounded() {
         [
             format!(
                 "t.traceg:{line}: thread block ({},0,0) is read but not remembered: 65536 runs \
-                 of thread-block ids are held for this kernel already, the most kept (bounded \
-                 memory); repeats of its blocks from here on are not caught",
+                 of thread-block ids are held for this kernel already, the most kept, and the \
+                 trace gives no `-grid dim` for a bitmap of its blocks (bounded memory); repeats \
+                 of its blocks from here on are not caught",
                 2 * MAX_ENDED_RUNS
             ),
             format!(
@@ -547,6 +548,19 @@ fn remembered_blocks_are_bounded() {
         ]
     );
     assert_eq!(blocks, MAX_ENDED_RUNS as u64 + 2);
+    // A grid too large for the bitmap: the message names its blocks.
+    let mut trace = String::from("-kernel name = k\n-grid dim = (1073741824,1,1)\n");
+    for x in 0..MAX_ENDED_RUNS + 1 {
+        trace += &block(2 * x);
+    }
+    let (errors, _) = errors_of(trace);
+    assert_eq!(errors.len(), 1);
+    assert!(
+        errors[0].contains(
+            "and its grid has 1073741824 blocks, more than the 134217728 a bitmap of blocks holds"
+        ),
+        "{errors:?}"
+    );
     // The raw form: blocks end as their warps exit, then are runs too.
     let mut trace = String::from("-kernel name = raw\n-block dim = (32,1,1)\n");
     for x in 0..100_000 {
@@ -559,6 +573,95 @@ fn remembered_blocks_are_bounded() {
         ["t.traceg:100003: thread block (5,0,0) has an instruction after all its warps exited"]
     );
     assert_eq!(blocks, 100_000);
+}
+
+/// With the kernel's `-grid dim`, blocks past `MAX_ENDED_RUNS` runs are
+/// remembered by a bitmap over the grid: scattered ids (a run each) far past
+/// the limit, then repeats of blocks read before and after the switch are
+/// all caught, `.traceg` and raw form alike; a block outside the grid past
+/// the limit is named.
+#[test]
+fn repeats_past_the_runs_are_caught_by_the_grid() {
+    use smem_model::kernel::accelsim::MAX_ENDED_RUNS;
+    let block = |x: usize, y: usize| format!("#BEGIN_TB\nthread block = {x},{y},0\n#END_TB\n");
+    // Every other block of two rows: 2 * (MAX_ENDED_RUNS + 100) runs.
+    let wide = 2 * (MAX_ENDED_RUNS + 100);
+    let mut trace = format!("-kernel name = k\n-grid dim = ({wide},2,1)\n");
+    for y in 0..2 {
+        for x in 0..MAX_ENDED_RUNS + 100 {
+            trace += &block(2 * x, y);
+        }
+    }
+    let read = 2 * (MAX_ENDED_RUNS + 100);
+    // Repeats: from before the switch, from after it (the second row), and
+    // a new block between two read ones.
+    trace += &block(2, 0);
+    trace += &block(2 * (MAX_ENDED_RUNS + 50), 1);
+    trace += &block(3, 1);
+    trace += &block(3, 1);
+    // Outside the grid, after the switch: in the runs, which the grid's
+    // blocks left.
+    trace += &block(wide, 0);
+    trace += &block(wide, 0);
+    let line = 3 + 3 * read;
+    let (errors, blocks) = errors_of(trace);
+    assert_eq!(
+        errors,
+        [
+            format!(
+                "t.traceg:{}: thread block (2,0,0) appears twice in kernel k",
+                line + 1
+            ),
+            format!(
+                "t.traceg:{}: thread block ({},1,0) appears twice in kernel k",
+                line + 4,
+                2 * (MAX_ENDED_RUNS + 50)
+            ),
+            format!(
+                "t.traceg:{}: thread block (3,1,0) appears twice in kernel k",
+                line + 10
+            ),
+            format!(
+                "t.traceg:{}: thread block ({wide},0,0) appears twice in kernel k",
+                line + 16
+            ),
+        ]
+    );
+    assert_eq!(blocks, read as u64 + 2);
+    // Outside the grid when the runs are full: named.
+    let mut trace = format!("-kernel name = k\n-grid dim = ({wide},1,1)\n");
+    for x in 0..MAX_ENDED_RUNS {
+        trace += &block(2 * x, 0);
+    }
+    trace += &block(0, 1);
+    let (errors, _) = errors_of(trace);
+    assert_eq!(
+        errors,
+        [format!(
+            "t.traceg:{}: thread block (0,1,0) is read but not remembered: 65536 runs of \
+             thread-block ids are held for this kernel already, the most kept, and the block is \
+             outside its grid, `-grid dim = ({wide},1,1)`, which a bitmap holds (bounded \
+             memory); repeats of its blocks from here on are not caught",
+            4 + 3 * MAX_ENDED_RUNS
+        )]
+    );
+    // The raw form: an instruction of a block that ended, past the limit.
+    let mut trace =
+        format!("-kernel name = raw\n-block dim = (32,1,1)\n-grid dim = ({wide},1,1)\n");
+    for x in 0..MAX_ENDED_RUNS + 100 {
+        trace += &format!("{} 0 0 0 0010 ffffffff 0 EXIT 0 0 0\n", 2 * x);
+    }
+    let late = 2 * (MAX_ENDED_RUNS + 90);
+    trace += &format!("{late} 0 0 0 0020 ffffffff 0 LDS 1 R2 4 1 0x0 4\n");
+    let (errors, blocks) = errors_of(trace);
+    assert_eq!(
+        errors,
+        [format!(
+            "t.traceg:{}: thread block ({late},0,0) has an instruction after all its warps exited",
+            4 + MAX_ENDED_RUNS + 100
+        )]
+    );
+    assert_eq!(blocks, MAX_ENDED_RUNS as u64 + 100);
 }
 
 /// Blocks that never end (no `-block dim`) are held until the kernel ends,

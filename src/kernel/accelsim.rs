@@ -45,8 +45,11 @@
 //! [`MAX_OPEN_BLOCKS`] blocks; and the ids of the blocks already read in the
 //! kernel (for the checks that none appears twice or runs on after its end),
 //! as runs of consecutive ids, at most [`MAX_ENDED_RUNS`] (blocks in order
-//! are one run however many). Past each limit, the line is an error naming
-//! it; past the last, reading goes on and only repeats go uncaught. A
+//! are one run however many), then as a bit a block of the kernel's grid
+//! (its `-grid dim`, at most [`MAX_GRID_BITMAP`] blocks: 16 MiB). Past each
+//! limit, the line is an error naming it; past the last (no `-grid dim`, a
+//! larger grid, or blocks outside it beyond the runs), reading goes on and
+//! only repeats go uncaught. A
 //! `.traceg` block's events are passed on as they are read, never held.
 //!
 //! The line format and its source are in [`line`](mod@line); reading files into
@@ -59,5 +62,5 @@ pub mod line;
 pub mod parallel;
 mod trace;
 
-pub use ended::MAX_ENDED_RUNS;
+pub use ended::{MAX_ENDED_RUNS, MAX_GRID_BITMAP};
 pub use trace::{read_chunk, Summary, Trace, MAX_GATHERED, MAX_OPEN_BLOCKS, WARP_LIMIT};

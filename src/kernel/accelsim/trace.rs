@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
-use super::ended::{Ended, Inserted, MAX_ENDED_RUNS};
+use super::ended::{Ended, Inserted, Unheld, MAX_ENDED_RUNS, MAX_GRID_BITMAP};
 use super::input::{Chunk, Format, Input, Location, Reader};
 use super::line::{self, Class, Header, Instruction, Line};
 use crate::kernel::{BlockInfo, Consumer, Event, KernelInfo, Place, Site};
@@ -348,15 +348,16 @@ fn check_dims(key: &str, value: &str) -> Result<[u32; 3], String> {
     Ok(dim)
 }
 
-/// Remembers a block of the kernel as read in `done`: [`Inserted::Full`]
-/// only the first time one cannot be in a kernel (`full` says it was; later
-/// ones read as `New`, read on but not remembered).
-fn remember(done: &mut Ended, full: &mut bool, id: [u32; 3]) -> Inserted {
-    match done.insert(id) {
-        Inserted::Full if *full => Inserted::New,
-        Inserted::Full => {
+/// Remembers a block of the kernel (whose grid is `grid`, where the trace
+/// gives it) as read in `done`: [`Inserted::Full`] only the first time one
+/// cannot be in a kernel (`full` says it was; later ones read as `New`, read
+/// on but not remembered).
+fn remember(done: &mut Ended, full: &mut bool, id: [u32; 3], grid: Option<[u32; 3]>) -> Inserted {
+    match done.insert(id, grid) {
+        Inserted::Full(_) if *full => Inserted::New,
+        Inserted::Full(why) => {
             *full = true;
-            Inserted::Full
+            Inserted::Full(why)
         }
         inserted => inserted,
     }
@@ -369,12 +370,23 @@ fn too_many_gathered() -> Problem {
     ))
 }
 
-/// The first block of a kernel that [`Ended`] cannot hold.
-fn not_remembered(id: [u32; 3]) -> Problem {
+/// The first block of a kernel that [`Ended`] cannot hold, and why.
+fn not_remembered(id: [u32; 3], why: Unheld) -> Problem {
+    let bitmap = match why {
+        Unheld::NoGrid => "the trace gives no `-grid dim` for a bitmap of its blocks".to_owned(),
+        Unheld::GridTooLarge(count) => format!(
+            "its grid has {count} blocks, more than the {MAX_GRID_BITMAP} a bitmap of blocks \
+             holds"
+        ),
+        Unheld::OutsideGrid(grid) => format!(
+            "the block is outside its grid, `-grid dim = ({})`, which a bitmap holds",
+            ids(grid)
+        ),
+    };
     Problem::line(format!(
         "thread block ({}) is read but not remembered: {MAX_ENDED_RUNS} runs of thread-block \
-         ids are held for this kernel already, the most kept (bounded memory); repeats of its \
-         blocks from here on are not caught",
+         ids are held for this kernel already, the most kept, and {bitmap} (bounded memory); \
+         repeats of its blocks from here on are not caught",
         ids(id)
     ))
 }
@@ -487,9 +499,12 @@ impl State {
         consumer: &mut C,
         id: [u32; 3],
         block: RawBlock,
-    ) -> Result<bool, Error> {
+    ) -> Result<Option<Unheld>, Error> {
         self.gathered -= block.events;
-        let full = remember(&mut self.done, &mut self.done_full, id) == Inserted::Full;
+        let full = match remember(&mut self.done, &mut self.done_full, id, self.grid_dim) {
+            Inserted::Full(why) => Some(why),
+            _ => None,
+        };
         consumer.begin_block(&BlockInfo::new(id, self.block_dim.and_then(threads)))?;
         self.summary.blocks += 1;
         let file = self.file.unwrap_or(0);
@@ -689,7 +704,7 @@ impl State {
             }
             Line::ThreadBlock(id) => match &mut self.block {
                 Some(block) if block.id.is_none() => {
-                    let inserted = remember(&mut self.done, &mut self.done_full, id);
+                    let inserted = remember(&mut self.done, &mut self.done_full, id, self.grid_dim);
                     if inserted == Inserted::Again {
                         return Err(Problem::line(format!(
                             "thread block ({}) appears twice in kernel {}",
@@ -700,8 +715,8 @@ impl State {
                     block.id = Some(id);
                     consumer.begin_block(&BlockInfo::new(id, self.block_dim.and_then(threads)))?;
                     self.summary.blocks += 1;
-                    if inserted == Inserted::Full {
-                        return Err(not_remembered(id));
+                    if let Inserted::Full(why) = inserted {
+                        return Err(not_remembered(id, why));
                     }
                 }
                 Some(block) => {
@@ -904,8 +919,8 @@ impl State {
                 });
                 if all_out {
                     let block_events = self.raw.remove(&block).unwrap_or_default();
-                    if self.flush(consumer, block, block_events)? {
-                        return Err(not_remembered(block));
+                    if let Some(why) = self.flush(consumer, block, block_events)? {
+                        return Err(not_remembered(block, why));
                     }
                 }
             }
