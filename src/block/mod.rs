@@ -269,6 +269,10 @@ pub struct Block {
     index: FxHashMap<Key, u32>,
     /// The hazard noted last, and its index.
     last: Option<(Key, u32)>,
+    /// Hazards noted lately, with their indices, one per line of a
+    /// direct-mapped cache in front of `index`: an access that races with
+    /// many instructions looks each up without hashing.
+    cache: Box<[Option<(Key, u32)>; CACHE_LINES]>,
     /// Scratch: the conflicts of the access being run.
     found: Vec<Found>,
     /// Scratch: the words of the access being run, with their lanes.
@@ -407,6 +411,7 @@ impl Block {
             hazards: Vec::new(),
             index: FxHashMap::default(),
             last: None,
+            cache: Box::new([None; CACHE_LINES]),
             found: Vec::new(),
             batches: Vec::new(),
             barrier_errors: Vec::new(),
@@ -475,6 +480,7 @@ impl Block {
         }
         self.shadow.reset(capability.shared_window_size());
         self.hazards.clear();
+        self.clear_cache();
         self.index.clear();
         self.last = None;
         self.barrier_errors.clear();
@@ -846,12 +852,21 @@ impl Block {
                 hazard
             })
             .collect();
+        self.clear_cache();
         self.index.clear();
         self.last = None;
         hazards.sort_by_key(|h| (h.severity, h.kind, h.first.site, h.second.site));
         BlockReport {
             hazards,
             barrier_errors: core::mem::take(&mut self.barrier_errors),
+        }
+    }
+
+    /// Empties [`cache`](Self::cache) before `index`: only a block that
+    /// noted hazards filled it.
+    fn clear_cache(&mut self) {
+        if !self.index.is_empty() {
+            *self.cache = [None; CACHE_LINES];
         }
     }
 
@@ -1190,14 +1205,42 @@ impl Block {
         } = self;
         let me = &warps[warp as usize];
         let (bit, clock) = (1 << warp, me.clock[warp as usize]);
+        // The table takes every word of the access at once, so that a word
+        // no record covers is one test of its kinds.
+        let mut highest = 0;
+        let mut bits = active;
+        while bits != 0 {
+            highest = highest.max(addresses[bits.trailing_zeros() as usize] / 4 + words);
+            bits &= bits - 1;
+        }
+        shadow.grow(highest as usize);
         let mut bits = active;
         while bits != 0 {
             let lane = bits.trailing_zeros();
             bits &= bits - 1;
             let first = addresses[lane as usize] / 4;
             for word in first..first + words {
-                if let Some(cell) = shadow.cells.get_mut(word as usize)
-                    && let [only] = cell.as_mut_slice()
+                if shadow.kinds[word as usize] == 0 {
+                    if shadow.records >= MAX_RECORDS {
+                        *error = Some(Error::ShadowFull { limit: MAX_RECORDS });
+                        return;
+                    }
+                    shadow.push_first(
+                        word,
+                        Record {
+                            site,
+                            lanes: 1 << lane,
+                            step: now.step,
+                            clock,
+                            warps: bit,
+                            kind,
+                            bytes: 0xf,
+                            pending: false,
+                        },
+                    );
+                    continue;
+                }
+                if let [only] = shadow.cells[word as usize].as_mut_slice()
                     && only.warps & bit == 0
                     && only.lanes == 1 << lane
                     && only.bytes == 0xf
@@ -1409,10 +1452,18 @@ impl Block {
         };
         let key = (severity, kind, first.site, second.site);
         // Conflicts come in runs of one pair of instructions: the last
-        // hazard is looked at before the map.
+        // hazard is looked at before the cache, and the cache before the map.
         if let Some((last, index)) = self.last
             && last == key
         {
+            self.hazards[index as usize].add(word, mask);
+            return;
+        }
+        let line = cache_line(&key);
+        if let Some((cached, index)) = self.cache[line]
+            && cached == key
+        {
+            self.last = Some((key, index));
             self.hazards[index as usize].add(word, mask);
             return;
         }
@@ -1432,8 +1483,20 @@ impl Block {
             (slots.len() - 1) as u32
         });
         self.last = Some((key, index));
+        self.cache[line] = Some((key, index));
         self.hazards[index as usize].add(word, mask);
     }
+}
+
+/// Lines of [`Block::cache`].
+const CACHE_LINES: usize = 256;
+
+/// The line of [`Block::cache`] a hazard's key goes to.
+fn cache_line(key: &Key) -> usize {
+    let (severity, kind, first, second) = *key;
+    let mixed = (first ^ second.rotate_left(29) ^ (severity as u64) << 62 ^ (kind as u64) << 63)
+        .wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    (mixed >> 56) as usize % CACHE_LINES
 }
 
 /// Whether every lane of `active` has the address `address`.

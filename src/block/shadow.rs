@@ -232,6 +232,26 @@ impl Shadow {
         self.pending += usize::from(record.pending);
     }
 
+    /// Grows the table to hold `words` words.
+    pub fn grow(&mut self, words: usize) {
+        if self.cells.len() < words {
+            self.cells.resize_with(words, Cell::new);
+            self.kinds.resize(words, 0);
+        }
+    }
+
+    /// Adds the first record of a word the table holds and no record covers
+    /// (its [`kinds`](Self::kinds) are 0): [`push`](Self::push) without its
+    /// checks, for the commonest step of whole-word accesses.
+    #[inline]
+    pub fn push_first(&mut self, word: u32, record: Record) {
+        debug_assert!(self.cells[word as usize].is_empty() && !record.pending);
+        self.cells[word as usize].push(record);
+        self.touched.push(word);
+        self.kinds[word as usize] = kind_bit(record.kind);
+        self.records += 1;
+    }
+
     /// Adds a record to a word's cell.
     pub fn push(&mut self, word: u32, record: Record) {
         if self.cells.len() <= word as usize {
