@@ -122,6 +122,7 @@ mod lower;
 mod merge;
 #[cfg(test)]
 mod tests;
+mod unroll;
 
 use crate::kernel::{BlockInfo, Consumer, KernelInfo};
 use crate::{ComputeCapability, Error};

@@ -1153,6 +1153,26 @@ fn merged_access<C: Consumer + ?Sized>(
     }
 }
 
+/// The merge of an access inside a loop ptxas unrolls in the iteration
+/// running now, found by the loop counter's value in the first active lane
+/// (the counter is uniform: the loop's trip count is a constant); any other
+/// merge as it is.
+fn loop_merge(ctx: &Ctx<'_>, here: (u32, u32), warp: &Warp, merge: Merge, mask: u32) -> Merge {
+    let Merge::Loop { table } = merge else {
+        return merge;
+    };
+    let Some(m) = ctx
+        .program
+        .functions
+        .get(here.0 as usize)
+        .and_then(|f| f.loops.get(table as usize))
+    else {
+        return Merge::None;
+    };
+    let lane = (mask.trailing_zeros() as usize).min(31);
+    m.at(warp.read(ctx, Src::Reg(m.counter)).get(lane).bits())
+}
+
 /// A shared access whose addresses are unknown in some lane (they depend on
 /// global memory or another value the interpreter does not know): the
 /// instruction still issues one request of `op` and `width` (what ptxas
@@ -1172,7 +1192,7 @@ fn unknown_address<C: Consumer + ?Sized>(
     let width = match merge {
         Merge::Carry { width, .. } => width,
         Merge::Folded { .. } => return Ok(()),
-        Merge::None | Merge::Never => width,
+        Merge::None | Merge::Never | Merge::Loop { .. } => width,
     };
     let width = AccessWidth::from_bytes(width).map_err(|error| Error::PtxInstruction {
         inst: name.to_owned(),
@@ -1721,6 +1741,7 @@ fn execute<C: Consumer + ?Sized>(
             addr,
             merge,
         } => {
+            let merge = &loop_merge(ctx, here, warp, *merge, mask);
             let a = addresses(warp, ctx, addr);
             if *space == Space::Param {
                 for (i, d) in ds.iter().enumerate() {
@@ -1792,6 +1813,7 @@ fn execute<C: Consumer + ?Sized>(
             addr,
             merge,
         } => {
+            let merge = &loop_merge(ctx, here, warp, *merge, mask);
             let a = addresses(warp, ctx, addr);
             let bytes = piece / 8;
             if *space == Space::Param {

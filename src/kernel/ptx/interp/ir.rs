@@ -490,6 +490,9 @@ pub(crate) enum Merge {
     /// Part of a merged access that starts `delta` bytes before its own
     /// address: no event of its own.
     Folded { delta: u32, width: u32 },
+    /// Inside a loop ptxas unrolls: one of the others per iteration, in the
+    /// function's [`Function::loops`] table `table`.
+    Loop { table: u32 },
 }
 
 /// Where a call's parameter lives: a variable of the caller's `.param`
@@ -537,6 +540,9 @@ pub(crate) struct Function {
     /// Its return parameters (`.func (.param .b32 r) f(...)`).
     pub rets: Vec<ParamRef>,
     pub insts: Vec<Inst>,
+    /// The merges per iteration of the accesses in loops ptxas unrolls
+    /// ([`Merge::Loop`]).
+    pub loops: Vec<super::unroll::LoopMerges>,
     /// For each instruction that may branch (a guarded `bra`, `ret`, `exit`),
     /// the index of its immediate post-dominator: `insts.len()` for the
     /// function's exit.

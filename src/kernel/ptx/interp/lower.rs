@@ -463,7 +463,15 @@ impl Lowering<'_, '_> {
                 name,
             });
         }
-        super::merge::merge_accesses(&mut insts, f.register_count as usize, self.shared);
+        // `.pragma "nounroll"` keeps every loop of the function: the reader
+        // keeps pragmas per function, not per loop.
+        let keep_loops = f.pragmas.contains(&"nounroll");
+        let loops = super::merge::merge_accesses(
+            &mut insts,
+            f.register_count as usize,
+            self.shared,
+            keep_loops,
+        );
         let flow: Vec<Flow> = insts
             .iter()
             .map(|i| match (&i.kind, i.guard.is_some()) {
@@ -483,6 +491,7 @@ impl Lowering<'_, '_> {
             params: self.params.params.clone(),
             rets: self.params.rets.clone(),
             insts,
+            loops,
             ipdom,
         }
     }

@@ -24,22 +24,30 @@
 //! run-time alignment of the addresses is not used (it would predict merges
 //! ptxas cannot prove).
 //!
-//! **Branches.** ptxas if-converts short forward branches, and loads merge
-//! across those as in straight-line code (see [`if_converted`]).
+//! **Branches.** ptxas if-converts (or hoists over) forward branches, and
+//! loads merge across those as in straight-line code (see [`if_converted`]).
+//!
+//! **Loops.** ptxas unrolls loops with a constant trip count and merges the
+//! accesses of consecutive iterations; [`unroll`](super::unroll) lays them
+//! out as if unrolled and groups them by the same rules (measured in
+//! tests/data/ptx/ptxas_unrolling; a loop of parameter trip count is not
+//! merged across iterations, as measured: `ldparam_*`, `l1_step4_param`).
+//!
+//! **Constant addresses** (`[sym+k]`, a register holding `sym`) are exact
+//! once ptxas has placed the variables: they merge across variables packed
+//! into one chunk ([`shared_low`]).
 //!
 //! **Where the evidence does not settle a case the pass does not merge:**
-//! across longer branches, stores of mixed widths in one chunk, 64-bit
-//! stores with 32-bit ones.
-//!
-//! **Measured and not modelled:** ptxas unrolls a loop with a constant trip
-//! count fully and merges its iterations' accesses (`l2_step4_const8`,
-//! `l3_index_const8`, `l4_store_step4_const8` in `loops.ptx`: eight 32-bit
-//! loads or stores at `base + 4*i` are two `LDS.128` / `STS.128`); this pass
-//! sees one access per iteration. With a trip count from a parameter it
-//! unrolls without merging (`l1_step4_param`), as predicted.
+//! across arms longer than [`MAX_ARM`], stores of different element widths
+//! (a store of another width also ends the stores before it, measured),
+//! 64-bit stores with 32-bit ones. Measured and not predicted: a `v2`
+//! store followed by 32-bit stores in its chunk merges with none of them
+//! (`mix_v2_32_32`); ptxas narrows a 64-bit load whose high word is unused
+//! (`mixld_*`).
 
 use super::exec::SHARED_WINDOW_BASE;
 use super::ir::{Inst, IntBin, IntUn, Kind, Merge, Reg, SharedVar, Space, Src};
+use super::unroll::LoopMerges;
 
 use crate::kernel::ptx::ops::Half;
 
@@ -57,14 +65,14 @@ pub(super) struct Low {
 const WINDOW_ALIGN_BITS: u32 = 10;
 
 impl Low {
-    const UNKNOWN: Low = Low { bits: 0, value: 0 };
+    pub(super) const UNKNOWN: Low = Low { bits: 0, value: 0 };
 
-    fn exact(value: u64) -> Low {
+    pub(super) fn exact(value: u64) -> Low {
         Low { bits: 64, value }
     }
 
     /// The low `bits` bits zero (a multiple of `2^bits`).
-    fn aligned(bits: u32) -> Low {
+    pub(super) fn aligned(bits: u32) -> Low {
         Low {
             bits: bits.min(64),
             value: 0,
@@ -104,7 +112,7 @@ impl Low {
         .norm()
     }
 
-    fn add(self, other: Low) -> Low {
+    pub(super) fn add(self, other: Low) -> Low {
         Low {
             bits: self.bits.min(other.bits),
             value: self.value.wrapping_add(other.value),
@@ -128,7 +136,7 @@ impl Low {
     /// `a * b` modulo `2^n` depends only on the operands' low bits: with
     /// `a = a0 + 2^ka x`, `b = b0 + 2^kb y`, the unknown terms are multiples
     /// of `2^(ka + tz(b0))` and `2^(kb + tz(a0))`.
-    fn mul(self, other: Low) -> Low {
+    pub(super) fn mul(self, other: Low) -> Low {
         let bits = (self.bits + other.zeros())
             .min(other.bits + self.zeros())
             .min(64);
@@ -209,6 +217,53 @@ fn symbol_low(offset: u32, shared: &[SharedVar]) -> Low {
             .add(Low::exact(u64::from(offset - v.offset))),
         None => Low::UNKNOWN,
     }
+}
+
+/// What is proved of the address of shared symbol offset `offset` less the
+/// offset itself: the alignment of the offset its variable was placed at
+/// (an unrolled loop's address that adds registers to a symbol keeps the
+/// symbol's offset among its bytes past the root).
+pub(super) fn placement_low(offset: i64, shared: &[SharedVar]) -> Low {
+    Low::aligned(symbol_low(u32::try_from(offset).unwrap_or(u32::MAX), shared).bits)
+}
+
+/// What is proved of the root of constant shared addresses (`[sym+k]`, or
+/// a register holding `sym`): the offsets are the shared addresses
+/// themselves, exact once ptxas has placed the variables, so the root is the
+/// window's start, 1 KiB aligned. Measured: constant addresses merge across
+/// variables packed into one 16-byte chunk as their exact offsets allow
+/// (`pk_*`, `pk4_*` in tests/data/ptx/ptxas_unrolling: `.align 4` words at
+/// 0, 4, 8, 12 are one `LDS.128`), unlike addresses that add a register to
+/// a symbol (`p_s4_pad12`), where only the placement's alignment is known.
+pub(super) fn shared_low(_members: &[Candidate], _shared: &[SharedVar]) -> Low {
+    Low::aligned(WINDOW_ALIGN_BITS)
+}
+
+/// What is proved of register `r` on entering the loop `head..=end`: the
+/// meet of its definitions outside the loop (a loop's own steps of an
+/// induction are accounted for apart, see [`unroll`](super::unroll)).
+pub(super) fn entry_low_bits(
+    insts: &[Inst],
+    head: usize,
+    end: usize,
+    r: Reg,
+    facts: &[Low],
+    shared: &[SharedVar],
+) -> Low {
+    let known: Vec<Option<Low>> = facts.iter().map(|&f| Some(f)).collect();
+    let mut out: Option<Low> = None;
+    for (k, inst) in insts.iter().enumerate() {
+        if (head..=end).contains(&k) {
+            continue;
+        }
+        for (d, low) in definitions(&inst.kind, &known, shared) {
+            if d == r {
+                let low = low.unwrap_or(Low::UNKNOWN);
+                out = Some(out.map_or(low, |o| o.meet(low)));
+            }
+        }
+    }
+    out.unwrap_or(Low::UNKNOWN)
 }
 
 /// The proof of every register's low bits, over the whole function: each
@@ -403,7 +458,7 @@ pub(super) fn writes(kind: &Kind) -> Vec<Reg> {
 
 /// How an instruction bounds the stretches in which accesses may merge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Bound {
+pub(super) enum Bound {
     /// Neither (arithmetic, global and param accesses: `p_ld_stglobal_ld`
     /// merged two shared loads around a global store).
     Neither,
@@ -417,7 +472,7 @@ enum Bound {
     Both,
 }
 
-fn bound(kind: &Kind) -> Bound {
+pub(super) fn bound(kind: &Kind) -> Bound {
     let shared_side = |space: &Space| matches!(space, Space::Shared | Space::Generic);
     match kind {
         Kind::Ld { space, .. } if shared_side(space) => Bound::Stores,
@@ -449,9 +504,11 @@ fn bound(kind: &Kind) -> Bound {
     }
 }
 
-/// Arms longer than this are left as branches (the measured arms hold one
-/// or two instructions; where ptxas stops if-converting was not measured).
-const MAX_ARM: usize = 4;
+/// Arms longer than this are left as branches: the longest measured, loads
+/// merged across arms of 2 to 32 arithmetic instructions and of 1 to 8
+/// global stores alike (`skip_alu*`, `skip_stg*` in
+/// tests/data/ptx/ptxas_unrolling); past 32 is a modelling choice.
+const MAX_ARM: usize = 32;
 
 /// The short forward branches ptxas if-converts (predicates the arm instead
 /// of branching around it), by the index of each branch, arm end and join
@@ -524,14 +581,14 @@ fn if_converted(
 /// `add d, r, imm` in the same stretch of code) or the shared space's own
 /// addresses (`[sym+k]`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum Root {
+pub(super) enum Root {
     Reg(Reg),
     Shared,
 }
 
 /// An access that may merge.
 #[derive(Debug, Clone, Copy)]
-struct Candidate {
+pub(super) struct Candidate {
     index: usize,
     /// The base register as written (a write to it ends the candidate).
     base: Option<Reg>,
@@ -548,9 +605,18 @@ struct Candidate {
 }
 
 /// Marks the shared loads and stores ptxas merges ([`Merge`]) in one
-/// function's instructions.
-pub(super) fn merge_accesses(insts: &mut [Inst], regs: usize, shared: &[SharedVar]) {
+/// function's instructions: first those of the loops ptxas unrolls
+/// ([`unroll`](super::unroll); `keep_loops`: the function asks for none,
+/// `.pragma "nounroll"`), whose merges per iteration it returns, then the
+/// straight-line code's.
+pub(super) fn merge_accesses(
+    insts: &mut [Inst],
+    regs: usize,
+    shared: &[SharedVar],
+    keep_loops: bool,
+) -> Vec<LoopMerges> {
     let facts = known_low_bits(insts, regs, shared);
+    let tables = super::unroll::merge_loops(insts, &facts, shared, keep_loops);
     let targets: std::collections::HashSet<u32> = insts
         .iter()
         .filter_map(|i| match i.kind {
@@ -573,16 +639,7 @@ pub(super) fn merge_accesses(insts: &mut [Inst], regs: usize, shared: &[SharedVa
     let low_of = |root: Root, members: &[Candidate]| -> Low {
         match root {
             Root::Reg(r) => facts.get(r as usize).copied().unwrap_or(Low::UNKNOWN),
-            // `[sym+k]`: the offsets are the shared addresses themselves;
-            // what is proved is the least alignment of the variables'
-            // placed offsets, and each address is that modulo it.
-            Root::Shared => Low::aligned(
-                members
-                    .iter()
-                    .map(|m| symbol_low(u32::try_from(m.offset).unwrap_or(u32::MAX), shared).bits)
-                    .min()
-                    .unwrap_or(0),
-            ),
+            Root::Shared => shared_low(members, shared),
         }
     };
     for (i, inst) in insts.iter().enumerate() {
@@ -612,39 +669,14 @@ pub(super) fn merge_accesses(insts: &mut [Inst], regs: usize, shared: &[SharedVa
             c.conditional = region.is_some();
             c
         });
-        match (found, bound) {
-            (Some(c), Bound::Stores) => {
-                flush(&mut stores, true, &low_of, &mut groups);
-                loads.push(c);
-            }
-            (Some(c), Bound::Loads) => {
-                flush(&mut loads, false, &low_of, &mut groups);
-                stores.push(c);
-            }
-            (_, Bound::Stores) => flush(&mut stores, true, &low_of, &mut groups),
-            (_, Bound::Loads) => {
-                flush(&mut loads, false, &low_of, &mut groups);
-                // A store that does not merge (guarded, volatile, another
-                // width) stands between the stores around it.
-                flush(&mut stores, true, &low_of, &mut groups);
-            }
-            (_, Bound::Both) => {
-                flush(&mut loads, false, &low_of, &mut groups);
-                flush(&mut stores, true, &low_of, &mut groups);
-            }
-            (_, Bound::Neither) => {}
-        }
-        // Volatile and ordered loads stay as written and keep their place.
-        if matches!(
-            inst.kind,
-            Kind::Ld {
-                merge: Merge::Never,
-                space: Space::Shared,
-                ..
-            }
-        ) {
-            flush(&mut loads, false, &low_of, &mut groups);
-        }
+        stretch_step(
+            inst,
+            found,
+            bound,
+            (&mut loads, &mut stores),
+            &low_of,
+            &mut groups,
+        );
         let written = writes(&inst.kind);
         if written.is_empty() {
             continue;
@@ -667,6 +699,19 @@ pub(super) fn merge_accesses(insts: &mut [Inst], regs: usize, shared: &[SharedVa
         offsets.retain(|d, (root, _)| {
             !written.contains(d) && !matches!(root, Root::Reg(r) if written.contains(r))
         });
+        // A register holding a symbol's address is a constant address
+        // (`pk_ld_reg`, `pk_st_reg`).
+        if let (
+            Kind::Mov {
+                bits: 32..,
+                d,
+                a: Src::Shared(o),
+            },
+            None,
+        ) = (&inst.kind, inst.guard)
+        {
+            offsets.insert(*d, (Root::Shared, i64::from(*o)));
+        }
         if let (
             Kind::IntBin {
                 op: IntBin::Add { sat: false },
@@ -709,14 +754,70 @@ pub(super) fn merge_accesses(insts: &mut [Inst], regs: usize, shared: &[SharedVa
             }
         }
     }
+    tables
 }
 
-/// A merged access: its members (instruction, bytes past the merged
-/// access's start), which of them issues it, and its width.
-struct Group {
-    members: Vec<(usize, u32)>,
-    carrier: usize,
-    width: u32,
+/// The open stretches of loads and stores after instruction `inst`, whose
+/// mergeable access (if any) is `found` and whose effect on the stretches is
+/// `bound`: a stretch it ends is grouped into `groups`.
+pub(super) fn stretch_step(
+    inst: &Inst,
+    found: Option<Candidate>,
+    bound: Bound,
+    (loads, stores): (&mut Vec<Candidate>, &mut Vec<Candidate>),
+    low_of: &dyn Fn(Root, &[Candidate]) -> Low,
+    groups: &mut Vec<Group>,
+) {
+    match (found, bound) {
+        (Some(c), Bound::Stores) => {
+            flush(stores, true, low_of, groups);
+            loads.push(c);
+        }
+        (Some(c), Bound::Loads) => {
+            flush(loads, false, low_of, groups);
+            // A store of another element width ends the stores before it
+            // (`mix_32_64_32` in tests/data/ptx/ptxas_unrolling: 32-bit
+            // stores at +0 and +4 around a 64-bit one at +8 stay apart; the
+            // widths in turn, `mix_32_32_64`, `mix_64_32_32`, merge each).
+            if stores.last().is_some_and(|s| s.piece != c.piece) {
+                flush(stores, true, low_of, groups);
+            }
+            stores.push(c);
+        }
+        (_, Bound::Stores) => flush(stores, true, low_of, groups),
+        (_, Bound::Loads) => {
+            flush(loads, false, low_of, groups);
+            // A store that does not merge (guarded, volatile, another
+            // width) stands between the stores around it.
+            flush(stores, true, low_of, groups);
+        }
+        (_, Bound::Both) => {
+            flush(loads, false, low_of, groups);
+            flush(stores, true, low_of, groups);
+        }
+        (_, Bound::Neither) => {}
+    }
+    // Volatile and ordered loads stay as written and keep their place.
+    if matches!(
+        inst.kind,
+        Kind::Ld {
+            merge: Merge::Never,
+            space: Space::Shared,
+            ..
+        }
+    ) {
+        flush(loads, false, low_of, groups);
+    }
+}
+
+/// A merged access: its members (an id ordered as the accesses run: the
+/// instruction's index, or an unrolled loop's iteration and position; and
+/// bytes past the merged access's start), which of them issues it, and its
+/// width.
+pub(super) struct Group {
+    pub members: Vec<(usize, u32)>,
+    pub carrier: usize,
+    pub width: u32,
 }
 
 /// The access an instruction makes that may merge: an unguarded,
@@ -730,6 +831,45 @@ fn candidate(
     inst: &Inst,
     offsets: &std::collections::HashMap<Reg, (Root, i64)>,
 ) -> Option<Candidate> {
+    let (addr, bytes, piece) = mergeable(inst)?;
+    let (base, root, from_root) = match addr.base {
+        Src::Reg(r) => {
+            let (root, k) = offsets.get(&r).copied().unwrap_or((Root::Reg(r), 0));
+            (Some(r), root, k)
+        }
+        Src::Shared(o) => (None, Root::Shared, i64::from(o)),
+        _ => return None,
+    };
+    Some(Candidate {
+        index,
+        base,
+        root,
+        offset: from_root.wrapping_add(addr.offset),
+        bytes,
+        piece,
+        conditional: false,
+    })
+}
+
+/// [`candidate`]'s access with its address given (`root` plus `offset`
+/// bytes, the offset included): an unrolled loop's access in one iteration,
+/// `id` its place in the unrolled order.
+pub(super) fn candidate_at(id: usize, inst: &Inst, root: Root, offset: i64) -> Option<Candidate> {
+    let (_, bytes, piece) = mergeable(inst)?;
+    Some(Candidate {
+        index: id,
+        base: None,
+        root,
+        offset,
+        bytes,
+        piece,
+        conditional: false,
+    })
+}
+
+/// The address, bytes and element bytes of an access that may merge (see
+/// [`candidate`]).
+fn mergeable(inst: &Inst) -> Option<(&super::ir::Addr, u32, u32)> {
     if inst.guard.is_some() {
         return None;
     }
@@ -751,30 +891,11 @@ fn candidate(
         _ => return None,
     };
     let bytes = piece / 8 * count;
-    if bytes > 8 {
-        return None;
-    }
-    let (base, root, from_root) = match addr.base {
-        Src::Reg(r) => {
-            let (root, k) = offsets.get(&r).copied().unwrap_or((Root::Reg(r), 0));
-            (Some(r), root, k)
-        }
-        Src::Shared(o) => (None, Root::Shared, i64::from(o)),
-        _ => return None,
-    };
-    Some(Candidate {
-        index,
-        base,
-        root,
-        offset: from_root.wrapping_add(addr.offset),
-        bytes,
-        piece: piece / 8,
-        conditional: false,
-    })
+    (bytes <= 8).then_some((addr, bytes, piece / 8))
 }
 
 /// Groups a stretch's candidates by root and marks what merges.
-fn flush(
+pub(super) fn flush(
     open: &mut Vec<Candidate>,
     stores: bool,
     low_of: &dyn Fn(Root, &[Candidate]) -> Low,

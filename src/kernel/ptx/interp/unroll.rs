@@ -1,0 +1,693 @@
+//! ptxas's unrolling of loops with a constant trip count, as far as it
+//! changes the shared instructions: the accesses of consecutive iterations
+//! merge as straight-line code does ([`merge`](super::merge)).
+//!
+//! Measured with ptxas 13.0 for sm_90 (tests/data/ptx/ptxas_unrolling, 197
+//! probe kernels with ncu's executed counts, and `loops.ptx` in
+//! tests/data/ptx/ptxas_merging_more): a loop whose counter starts at a
+//! constant, steps by a constant and is compared with a constant is unrolled
+//! fully for every trip count measured (2 to 256, `ld_t*`, `st_t*`, nested
+//! up to 16 x 16, `nest_*`), however it counts (`ld_down*`, `ld_ne8`,
+//! `ld_le8`, `ldidx_step2`, `ld_while8`, ...), and its accesses merge by the
+//! straight-line rules: eight loads at `base + 4*i` are two `LDS.128`, five
+//! are `LDS.128` + `LDS`. Where the body is larger ptxas unrolls by 4, 8 or
+//! 16 instead and still merges inside the unrolled body, which executes the
+//! same merged accesses (`ld_t8_k64`, `ld_t32_k32`, `ld_t64_k16`, ...); with
+//! 128 or more instructions in the body it does not unroll at all
+//! (`ld_t*_k128`, `ld_t*_k256`). A trip count from a parameter is unrolled
+//! by 4 without merges (`ldparam_*`, `l1_step4_param`), and
+//! `.pragma "nounroll"` keeps the loop (`ld_nounroll*`).
+//!
+//! **How it is modelled: a static unrolling of the merge analysis, not of
+//! the code.** The interpreter still runs the loop as written (so its step
+//! counts, per-instruction reports and values are the PTX's); the merge
+//! pass instead walks the body once with every register as an affine form
+//! `entry value + k + per * iteration` (the induction analysis), lays the
+//! accesses of all `trips` iterations out as if unrolled, and groups them
+//! with the straight-line rules. The outcome is a table per access, one
+//! [`Merge`] per iteration, which the interpreter looks up by the loop
+//! counter's value when the access runs ([`LoopMerges::at`]). Unrolling the
+//! code itself would need every register of the body renamed per copy;
+//! the tables keep the interpreter's program as the PTX's.
+//!
+//! **Limits.** [`MAX_TRIPS`] and [`MAX_BODY`] are the largest measured that
+//! merge; past them nothing merges across iterations (a modelling choice:
+//! ptxas may still unroll partially there, not measured). Only innermost
+//! loops whose body is one straight block (no branch in or out but the back
+//! edge) are recognised; accesses of an outer loop's consecutive iterations
+//! are not merged with each other (in the probes every inner loop covers
+//! whole 16-byte chunks, so this never showed). ptxas sometimes peels one
+//! iteration and unrolls the rest by an odd factor, losing the alignment
+//! and every merge (`ld_t64_k32`: 64 `LDS`); that choice is not predicted.
+//! A `nounroll` pragma anywhere in a function keeps all its loops (the
+//! reader does not keep a pragma's position).
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::ir::{Compare, Inst, IntBin, Kind, Merge, Reg, SharedVar, Src};
+use super::merge::{self, Candidate, Low, Root};
+use crate::kernel::ptx::ops::{self, Half, Value};
+
+/// The largest trip count measured to unroll and merge (`ld_t256`,
+/// `st_t256`, `ldidx_t256`, `nest_16x16`).
+pub(super) const MAX_TRIPS: u32 = 256;
+
+/// The largest body (PTX instructions from the loop's label to its back
+/// edge, both included) measured to merge across iterations: 70 (`ld_t4_k64`
+/// fully unrolled; `ld_t8_k64` .. `ld_t64_k64` unrolled by 4 and merged);
+/// 134 did not (`ld_t4_k128`). Between the two is a modelling choice.
+pub(super) const MAX_BODY: usize = 70;
+
+/// The merges of one access inside an unrolled loop, by iteration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LoopMerges {
+    /// The loop's counter.
+    pub counter: Reg,
+    /// Its width in bits.
+    pub bits: u32,
+    /// Its value when the access runs in the first iteration.
+    pub first: u64,
+    /// What each iteration adds to it (wrapping at `bits`).
+    pub step: i64,
+    /// The access's merge in each iteration.
+    pub merges: Vec<Merge>,
+}
+
+impl LoopMerges {
+    /// The merge of the iteration in which the counter holds `value`: the
+    /// access as written for a value no iteration has (the loop entered
+    /// some other way).
+    pub(crate) fn at(&self, value: Option<u64>) -> Merge {
+        let mask = if self.bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.bits) - 1
+        };
+        let Some(v) = value else {
+            return Merge::None;
+        };
+        let (diff, step) = if self.step >= 0 {
+            (v.wrapping_sub(self.first) & mask, self.step.unsigned_abs())
+        } else {
+            (self.first.wrapping_sub(v) & mask, self.step.unsigned_abs())
+        };
+        if step == 0 || diff % step != 0 {
+            return Merge::None;
+        }
+        usize::try_from(diff / step)
+            .ok()
+            .and_then(|j| self.merges.get(j))
+            .copied()
+            .unwrap_or(Merge::None)
+    }
+}
+
+/// A loop ptxas unrolls: instructions `head..=end` (`end` the back edge),
+/// its counter, and how many times the body runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Counted {
+    head: usize,
+    end: usize,
+    counter: Reg,
+    bits: u32,
+    start: u64,
+    step: i64,
+    /// Where the counter is stepped.
+    inc: usize,
+    trips: u32,
+}
+
+/// The loops of `insts` with a constant trip count that ptxas unrolls (see
+/// the module docs): a guarded backward `bra` to a label no other branch
+/// targets, the body between them free of branches, returns and calls; its
+/// guard set by an unguarded `setp` of the counter against an immediate;
+/// the counter written in the body only by one unguarded `add`/`sub` of an
+/// immediate, and set to an immediate by the straight-line code before.
+fn counted_loops(insts: &[Inst]) -> Vec<Counted> {
+    let mut incoming: HashMap<usize, u32> = HashMap::new();
+    for inst in insts {
+        if let Kind::Bra { target } = inst.kind {
+            *incoming.entry(target as usize).or_default() += 1;
+        }
+    }
+    let mut out = Vec::new();
+    for (end, inst) in insts.iter().enumerate() {
+        let (Kind::Bra { target }, Some((p, negated))) = (&inst.kind, inst.guard) else {
+            continue;
+        };
+        let head = *target as usize;
+        if head >= end || end - head + 1 > MAX_BODY || incoming.get(&head) != Some(&1) {
+            continue;
+        }
+        let body = &insts[head..end];
+        let plain = body.iter().enumerate().all(|(k, i)| {
+            !matches!(
+                i.kind,
+                Kind::Bra { .. } | Kind::Ret | Kind::Exit | Kind::Call { .. }
+            ) && (k == 0 || !incoming.contains_key(&(head + k)))
+        });
+        if !plain || incoming.contains_key(&end) {
+            continue;
+        }
+        if let Some(c) = counted(insts, head, end, p, negated) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn counted(insts: &[Inst], head: usize, end: usize, p: Reg, negated: bool) -> Option<Counted> {
+    // The guard's last definition in the body.
+    let (at, setp) = (head..end)
+        .rev()
+        .find(|&k| merge::writes(&insts[k].kind).contains(&p))
+        .map(|k| (k, &insts[k]))?;
+    let Kind::Setp {
+        cmp: Compare::Int(t, cmp),
+        p: sp,
+        q: sq,
+        a,
+        b,
+        combine: None,
+    } = setp.kind
+    else {
+        return None;
+    };
+    if setp.guard.is_some() {
+        return None;
+    }
+    // `q` is the negation of `p`.
+    let flip = negated ^ (sp != Some(p) && sq == Some(p));
+    let (counter, bound, counter_first) = match (a, b) {
+        (Src::Reg(r), Src::Imm(v)) => (r, v, true),
+        (Src::Imm(v), Src::Reg(r)) => (r, v, false),
+        _ => return None,
+    };
+    // The counter's one step in the body.
+    let mut inc = None;
+    for (k, inst) in insts.iter().enumerate().take(end).skip(head) {
+        if !merge::writes(&inst.kind).contains(&counter) {
+            continue;
+        }
+        let Kind::IntBin {
+            op: op @ (IntBin::Add { sat: false } | IntBin::Sub { sat: false }),
+            t: it,
+            d,
+            a,
+            b,
+        } = inst.kind
+        else {
+            return None;
+        };
+        let by = match (op, a, b) {
+            (_, Src::Reg(r), Src::Imm(v)) if r == d => v,
+            (IntBin::Add { .. }, Src::Imm(v), Src::Reg(r)) if r == d => v,
+            _ => return None,
+        };
+        let bits = it.bits();
+        let by = sign_extend(by, bits);
+        let step = if matches!(op, IntBin::Sub { .. }) {
+            by.wrapping_neg()
+        } else {
+            by
+        };
+        if inc.is_some() || inst.guard.is_some() {
+            return None;
+        }
+        inc = Some((k, step, bits));
+    }
+    let (inc_at, step, bits) = inc?;
+    let start = start_value(insts, head, counter)?;
+    let mask = if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    // Run the counter: the compare sees it stepped when the step comes first.
+    let mut v = start & mask;
+    for trip in 1..=MAX_TRIPS {
+        let next = (v as i64).wrapping_add(step) as u64 & mask;
+        let seen = if inc_at < at { next } else { v };
+        let x = Value::known(seen);
+        let y = Value::known(bound);
+        let (x, y) = if counter_first { (x, y) } else { (y, x) };
+        let taken = ops::compare(t, cmp, x, y)? ^ flip;
+        if !taken {
+            return Some(Counted {
+                head,
+                end,
+                counter,
+                bits,
+                start: start & mask,
+                step,
+                inc: inc_at,
+                trips: trip,
+            });
+        }
+        v = next;
+    }
+    None
+}
+
+fn sign_extend(v: u64, bits: u32) -> i64 {
+    if bits >= 64 {
+        v as i64
+    } else {
+        let shift = 64 - bits;
+        ((v << shift) as i64) >> shift
+    }
+}
+
+/// The immediate the counter holds on entering the loop: its last
+/// definition in the straight-line code before `head` (guarded branches
+/// leaving it are passed over; a label or a jump ends the search).
+fn start_value(insts: &[Inst], head: usize, counter: Reg) -> Option<u64> {
+    let targets: std::collections::HashSet<usize> = insts
+        .iter()
+        .filter_map(|i| match i.kind {
+            Kind::Bra { target } => Some(target as usize),
+            _ => None,
+        })
+        .collect();
+    for k in (0..head).rev() {
+        let inst = &insts[k];
+        if matches!(inst.kind, Kind::Bra { .. } | Kind::Ret | Kind::Exit) && inst.guard.is_none() {
+            return None;
+        }
+        if merge::writes(&inst.kind).contains(&counter) {
+            return match (&inst.kind, inst.guard) {
+                (Kind::Mov { a: Src::Imm(v), .. }, None) => Some(*v),
+                _ => None,
+            };
+        }
+        if targets.contains(&k) {
+            return None;
+        }
+    }
+    None
+}
+
+/// A value in the body as `sum of terms + k + per * iteration`, each term a
+/// register's value on entering the loop times a coefficient; `shared`: a
+/// shared symbol's address is part of `k`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Affine {
+    terms: Vec<(Reg, i64)>,
+    shared: bool,
+    k: i64,
+    per: i64,
+}
+
+impl Affine {
+    fn constant(k: i64) -> Affine {
+        Affine {
+            terms: Vec::new(),
+            shared: false,
+            k,
+            per: 0,
+        }
+    }
+
+    fn register(r: Reg, per: i64) -> Affine {
+        Affine {
+            terms: vec![(r, 1)],
+            shared: false,
+            k: 0,
+            per,
+        }
+    }
+
+    /// The constant it is, if it is one.
+    fn as_constant(&self) -> Option<i64> {
+        (self.terms.is_empty() && !self.shared && self.per == 0).then_some(self.k)
+    }
+
+    fn add(&self, o: &Affine) -> Option<Affine> {
+        if self.shared && o.shared {
+            return None;
+        }
+        let mut terms = self.terms.clone();
+        for &(r, c) in &o.terms {
+            match terms.iter_mut().find(|t| t.0 == r) {
+                Some(t) => t.1 = t.1.wrapping_add(c),
+                None => terms.push((r, c)),
+            }
+        }
+        terms.retain(|t| t.1 != 0);
+        terms.sort_unstable();
+        Some(Affine {
+            terms,
+            shared: self.shared || o.shared,
+            k: self.k.wrapping_add(o.k),
+            per: self.per.wrapping_add(o.per),
+        })
+    }
+
+    /// Times a constant (a symbol's address only by 1).
+    fn scale(&self, c: i64) -> Option<Affine> {
+        if self.shared && c != 1 {
+            return None;
+        }
+        let mut terms: Vec<(Reg, i64)> = self
+            .terms
+            .iter()
+            .map(|&(r, x)| (r, x.wrapping_mul(c)))
+            .collect();
+        terms.retain(|t| t.1 != 0);
+        Some(Affine {
+            terms,
+            shared: self.shared,
+            k: self.k.wrapping_mul(c),
+            per: self.per.wrapping_mul(c),
+        })
+    }
+
+    fn mul(&self, o: &Affine) -> Option<Affine> {
+        match (self.as_constant(), o.as_constant()) {
+            (_, Some(c)) => self.scale(c),
+            (Some(c), _) => o.scale(c),
+            _ => None,
+        }
+    }
+}
+
+/// A root that is a sum of registers times coefficients (plus a symbol's
+/// address, `true`), and what is proved of it.
+type Sum = (Vec<(Reg, i64)>, bool, Low);
+
+/// Roots that are sums of registers are numbered down from here (no
+/// function has this many registers).
+const SUM_ROOTS: Reg = Reg::MAX;
+
+/// What an instruction computes, as an affine form of `form`'s operands
+/// (`None`: not affine, or not understood).
+fn affine_value(kind: &Kind, form: &dyn Fn(&Src) -> Option<Affine>) -> Option<Affine> {
+    match kind {
+        Kind::Mov { bits, a, .. } if *bits >= 32 => form(a),
+        Kind::Cvt {
+            dst: super::ir::Ty::Int(dt),
+            src: super::ir::Ty::Int(st),
+            sat: false,
+            a,
+            ..
+        } if dt.bits() >= 32 && st.bits() >= 32 => form(a),
+        Kind::IntBin { op, a, b, .. } => {
+            let (a, b) = (form(a)?, form(b)?);
+            match op {
+                IntBin::Add { sat: false } => a.add(&b),
+                IntBin::Sub { sat: false } => a.add(&b.scale(-1)?),
+                IntBin::Mul(Half::Lo | Half::Wide) => a.mul(&b),
+                IntBin::Shl => match b.as_constant() {
+                    Some(k) if (0..32).contains(&k) => a.scale(1i64 << k),
+                    _ => None,
+                },
+                _ => None,
+            }
+        }
+        Kind::Mad {
+            half: Half::Lo | Half::Wide,
+            sat: false,
+            a,
+            b,
+            c,
+            ..
+        } => form(a)?.mul(&form(b)?)?.add(&form(c)?),
+        _ => None,
+    }
+}
+
+/// Marks the accesses of every unrolled loop of `insts` with their merges
+/// per iteration ([`Merge::Loop`] into the returned tables, which the
+/// function keeps). `facts` are [`merge::known_low_bits`]'s.
+pub(super) fn merge_loops(
+    insts: &mut [Inst],
+    facts: &[Low],
+    shared: &[SharedVar],
+    keep_loops: bool,
+) -> Vec<LoopMerges> {
+    let mut tables = Vec::new();
+    if keep_loops {
+        return tables;
+    }
+    for l in counted_loops(insts) {
+        let found = loop_groups(insts, &l, facts, shared);
+        for (pos, merges) in found {
+            let index = l.head + pos;
+            let first =
+                (l.start as i64).wrapping_add(if l.inc < index { l.step } else { 0 }) as u64;
+            let mask = if l.bits >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << l.bits) - 1
+            };
+            let table = u32::try_from(tables.len()).unwrap_or(u32::MAX);
+            tables.push(LoopMerges {
+                counter: l.counter,
+                bits: l.bits,
+                first: first & mask,
+                step: l.step,
+                merges,
+            });
+            match &mut insts[index].kind {
+                Kind::Ld { merge: m, .. } | Kind::St { merge: m, .. } => *m = Merge::Loop { table },
+                _ => {}
+            }
+        }
+    }
+    tables
+}
+
+/// The merges of each access of loop `l` (by its position in the body), one
+/// per iteration: the body's accesses laid out `trips` times and grouped as
+/// straight-line code.
+fn loop_groups(
+    insts: &[Inst],
+    l: &Counted,
+    facts: &[Low],
+    shared_vars: &[SharedVar],
+) -> BTreeMap<usize, Vec<Merge>> {
+    let shared = shared_vars;
+    let body = &insts[l.head..l.end];
+    let len = body.len();
+    // Registers the body writes, and the inductions among them: written
+    // only by unguarded `add r, r, imm` / `sub r, r, imm`.
+    let mut step_of: HashMap<Reg, Option<i64>> = HashMap::new();
+    for inst in body {
+        for d in merge::writes(&inst.kind) {
+            let step = match (&inst.kind, inst.guard) {
+                (
+                    Kind::IntBin {
+                        op: IntBin::Add { sat: false },
+                        d: dd,
+                        a: Src::Reg(r),
+                        b: Src::Imm(v),
+                        t,
+                    },
+                    None,
+                ) if *r == d && *dd == d => Some(sign_extend(*v, t.bits())),
+                (
+                    Kind::IntBin {
+                        op: IntBin::Sub { sat: false },
+                        d: dd,
+                        a: Src::Reg(r),
+                        b: Src::Imm(v),
+                        t,
+                    },
+                    None,
+                ) if *r == d && *dd == d => Some(sign_extend(*v, t.bits()).wrapping_neg()),
+                _ => None,
+            };
+            let e = step_of.entry(d).or_insert(Some(0));
+            *e = match (*e, step) {
+                (Some(a), Some(b)) => Some(a.wrapping_add(b)),
+                _ => None,
+            };
+        }
+    }
+    // Forms at the top of an iteration.
+    let initial = |r: Reg| -> Option<Affine> {
+        if r == l.counter {
+            return Some(Affine {
+                per: l.step,
+                ..Affine::constant(l.start as i64)
+            });
+        }
+        match step_of.get(&r) {
+            None => Some(Affine::register(r, 0)),
+            Some(Some(per)) => Some(Affine::register(r, *per)),
+            Some(None) => None,
+        }
+    };
+    let mut forms: HashMap<Reg, Option<Affine>> = HashMap::new();
+    let form = |forms: &HashMap<Reg, Option<Affine>>, s: &Src| -> Option<Affine> {
+        match *s {
+            Src::Reg(r) => forms.get(&r).cloned().unwrap_or_else(|| initial(r)),
+            Src::Imm(v) => Some(Affine::constant(v as i64)),
+            Src::Shared(o) => Some(Affine {
+                shared: true,
+                ..Affine::constant(i64::from(o))
+            }),
+            _ => None,
+        }
+    };
+    // Each access's address (position in the body -> form of base + offset).
+    let mut at: Vec<Option<Affine>> = vec![None; len];
+    for (pos, inst) in body.iter().enumerate() {
+        if let Kind::Ld { addr, .. } | Kind::St { addr, .. } = &inst.kind {
+            at[pos] = form(&forms, &addr.base)
+                .and_then(|f| f.add(&Affine::constant(addr.offset)))
+                .filter(|f| f.shared || !f.terms.is_empty());
+        }
+        let written = merge::writes(&inst.kind);
+        if written.is_empty() {
+            continue;
+        }
+        let value = if inst.guard.is_some() {
+            None
+        } else {
+            affine_value(&inst.kind, &|s| form(&forms, s))
+        };
+        for d in written {
+            forms.insert(d, value.clone());
+        }
+    }
+    // The entry value's known low bits: for an induction, the meet of its
+    // definitions before the loop (the steps are in the forms).
+    let entry_low = |r: Reg| -> Low {
+        match step_of.get(&r) {
+            None => facts.get(r as usize).copied().unwrap_or(Low::UNKNOWN),
+            Some(_) => merge::entry_low_bits(insts, l.head, l.end, r, facts, shared),
+        }
+    };
+    // Each address's root: a register, the shared addresses, or a sum of
+    // terms (numbered past every register, with what is proved of it).
+    let mut sums: Vec<Sum> = Vec::new();
+    let mut root_of = |f: &Affine| -> Root {
+        match (f.terms.as_slice(), f.shared) {
+            ([(r, 1)], false) => Root::Reg(*r),
+            ([], true) => Root::Shared,
+            (terms, shared) => {
+                let id = match sums.iter().position(|s| s.0 == terms && s.1 == shared) {
+                    Some(id) => id,
+                    None => {
+                        let mut low = if shared {
+                            merge::placement_low(f.k, shared_vars)
+                        } else {
+                            Low::exact(0)
+                        };
+                        for &(r, c) in terms {
+                            low = low.add(entry_low(r).mul(Low::exact(c as u64)));
+                        }
+                        sums.push((terms.to_vec(), shared, low));
+                        sums.len() - 1
+                    }
+                };
+                Root::Reg(SUM_ROOTS.wrapping_sub(id as Reg))
+            }
+        }
+    };
+    let roots: Vec<Option<Root>> = at.iter().map(|f| f.as_ref().map(&mut root_of)).collect();
+    let low_of = |root: Root, members: &[Candidate]| -> Low {
+        match root {
+            Root::Reg(r) if r > SUM_ROOTS - sums.len() as Reg => sums
+                .get((SUM_ROOTS - r) as usize)
+                .map_or(Low::UNKNOWN, |s| s.2),
+            Root::Reg(r) => entry_low(r),
+            Root::Shared => merge::shared_low(members, shared_vars),
+        }
+    };
+    // Lay the iterations out and group them.
+    let mut groups = Vec::new();
+    let (mut loads, mut stores): (Vec<Candidate>, Vec<Candidate>) = Default::default();
+    let mut merging = vec![false; len];
+    for it in 0..l.trips as usize {
+        for (pos, inst) in body.iter().enumerate() {
+            let id = it * len + pos;
+            let found = at[pos].as_ref().zip(roots[pos]).and_then(|(f, root)| {
+                let offset = f.k.wrapping_add(f.per.wrapping_mul(it as i64));
+                merge::candidate_at(id, inst, root, offset)
+            });
+            merging[pos] |= found.is_some();
+            merge::stretch_step(
+                inst,
+                found,
+                merge::bound(&inst.kind),
+                (&mut loads, &mut stores),
+                &low_of,
+                &mut groups,
+            );
+        }
+    }
+    merge::flush(&mut loads, false, &low_of, &mut groups);
+    merge::flush(&mut stores, true, &low_of, &mut groups);
+    let mut out: BTreeMap<usize, Vec<Merge>> = BTreeMap::new();
+    for (pos, _) in merging.iter().enumerate().filter(|m| *m.1) {
+        out.insert(pos, vec![Merge::None; l.trips as usize]);
+    }
+    for g in groups {
+        for (k, &(id, delta)) in g.members.iter().enumerate() {
+            let (it, pos) = (id / len, id % len);
+            let merge = if k == g.carrier {
+                Merge::Carry {
+                    width: g.width,
+                    back: delta,
+                }
+            } else {
+                Merge::Folded {
+                    delta,
+                    width: g.width,
+                }
+            };
+            if let Some(v) = out.get_mut(&pos) {
+                v[it] = merge;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_counter_value_picks_the_iteration() {
+        let m = LoopMerges {
+            counter: 0,
+            bits: 32,
+            first: 8,
+            step: -1,
+            merges: vec![
+                Merge::Carry { width: 16, back: 0 },
+                Merge::Folded {
+                    delta: 4,
+                    width: 16,
+                },
+            ],
+        };
+        assert_eq!(m.at(Some(8)), Merge::Carry { width: 16, back: 0 });
+        assert_eq!(
+            m.at(Some(7)),
+            Merge::Folded {
+                delta: 4,
+                width: 16
+            }
+        );
+        assert_eq!(m.at(Some(6)), Merge::None);
+        assert_eq!(m.at(Some(9)), Merge::None);
+        assert_eq!(m.at(None), Merge::None);
+        let up = LoopMerges {
+            step: 4,
+            first: 0xffff_fffc,
+            ..m
+        };
+        assert_eq!(
+            up.at(Some(0)),
+            Merge::Folded {
+                delta: 4,
+                width: 16
+            }
+        );
+        assert_eq!(up.at(Some(2)), Merge::None);
+    }
+}
