@@ -4,7 +4,9 @@ words (kernels.json), its SASS shared instructions and backward branches
 (cuobjdump -sass), and ncu's counts for one block of 32 threads with n = 8.
 
     python3 tools/device/unroll_collect.py RESULTS_DIR OUT_DIR
-(OUT_DIR holds kernels.json and the PTX from tools/device/unroll_probes.py.)
+(OUT_DIR holds kernels.json and the PTX from tools/device/unroll_probes.py;
+RESULTS_DIR the unpacked results.tar.gz of both calls, the second's env.txt
+renamed env2.txt.)
 """
 import csv
 import json
@@ -12,7 +14,7 @@ import re
 import sys
 from pathlib import Path
 
-FILES = ["loops", "shapes", "bodies", "unsettled", "packed"]
+FILES = ["loops", "shapes", "bodies", "unsettled", "packed", "limits"]
 METRICS = {
     "lds": "smsp__sass_inst_executed_op_shared_ld.sum",
     "sts": "smsp__sass_inst_executed_op_shared_st.sum",
@@ -73,6 +75,9 @@ def trim(res, outdir, f):
 def main():
     res, outdir = Path(sys.argv[1]), Path(sys.argv[2])
     (outdir / "env.txt").write_text((res / "env.txt").read_text())
+    # The second device call (FILES=limits) wrote its own.
+    if (res / "env2.txt").exists():
+        (outdir / "env2.txt").write_text((res / "env2.txt").read_text())
     kernels = json.loads((outdir / "kernels.json").read_text())
     result = {
         "gpu": "NVIDIA H200, driver 580.159.04",

@@ -40,10 +40,8 @@
 //! **Where the evidence does not settle a case the pass does not merge:**
 //! across arms longer than [`MAX_ARM`], stores of different element widths
 //! (a store of another width also ends the stores before it, measured),
-//! 64-bit stores with 32-bit ones. Measured and not predicted: a `v2`
-//! store followed by 32-bit stores in its chunk merges with none of them
-//! (`mix_v2_32_32`); ptxas narrows a 64-bit load whose high word is unused
-//! (`mixld_*`).
+//! 64-bit stores with 32-bit ones. Measured and not predicted: ptxas
+//! narrows a 64-bit load whose high word is unused (`mixld_*`).
 
 use super::exec::SHARED_WINDOW_BASE;
 use super::ir::{Inst, IntBin, IntUn, Kind, Merge, Reg, SharedVar, Space, Src};
@@ -1005,6 +1003,23 @@ fn merge_stores(members: &[Candidate], low: Low, align_bits: u32, groups: &mut V
         }
     }
     let mut used = vec![false; members.len()];
+    // A vector store first in its 16-byte chunk keeps the scalar stores
+    // after it as written (`mixd_v2_32_32`, `mixd_v2hi_32_32` in
+    // tests/data/ptx/ptxas_unrolling: `STS.64` + 2 `STS`), where a scalar
+    // store first merges them all (`mixd_32_v2_32`, `mixd_32_32_v2`: one
+    // `STS.128`).
+    let vector = |c: &Candidate| c.bytes > c.piece;
+    for &(k, pos) in &placed {
+        let chunk = pos.div_euclid(16);
+        let first = placed
+            .iter()
+            .filter(|&&(_, p)| p.div_euclid(16) == chunk)
+            .map(|&(j, _)| j)
+            .min();
+        if first.is_some_and(|j| vector(&members[j]) && !vector(&members[k])) {
+            used[k] = true;
+        }
+    }
     for elements in [4u32, 2] {
         let width = piece * elements;
         if width > 16 || width.trailing_zeros() > align_bits {

@@ -2,21 +2,24 @@
 //! changes the shared instructions: the accesses of consecutive iterations
 //! merge as straight-line code does ([`merge`](super::merge)).
 //!
-//! Measured with ptxas 13.0 for sm_90 (tests/data/ptx/ptxas_unrolling, 197
+//! Measured with ptxas 13.0 for sm_90 (tests/data/ptx/ptxas_unrolling, 247
 //! probe kernels with ncu's executed counts, and `loops.ptx` in
 //! tests/data/ptx/ptxas_merging_more): a loop whose counter starts at a
-//! constant, steps by a constant and is compared with a constant is unrolled
-//! fully for every trip count measured (2 to 256, `ld_t*`, `st_t*`, nested
-//! up to 16 x 16, `nest_*`), however it counts (`ld_down*`, `ld_ne8`,
-//! `ld_le8`, `ldidx_step2`, `ld_while8`, ...), and its accesses merge by the
-//! straight-line rules: eight loads at `base + 4*i` are two `LDS.128`, five
-//! are `LDS.128` + `LDS`. Where the body is larger ptxas unrolls by 4, 8 or
-//! 16 instead and still merges inside the unrolled body, which executes the
-//! same merged accesses (`ld_t8_k64`, `ld_t32_k32`, `ld_t64_k16`, ...); with
-//! 128 or more instructions in the body it does not unroll at all
-//! (`ld_t*_k128`, `ld_t*_k256`). A trip count from a parameter is unrolled
-//! by 4 without merges (`ldparam_*`, `l1_step4_param`), and
-//! `.pragma "nounroll"` keeps the loop (`ld_nounroll*`).
+//! constant, steps by a constant and is compared with a constant (an
+//! immediate or a register set to one, `ld_regbound*`) is unrolled fully
+//! for every small body and trip count measured (2 to 512 loads, to 1,024
+//! stores, `ld_t*`, `st_t*`; nested up to 16 x 16, `nest_*`), however it
+//! counts (`ld_down*`, `ld_ne8`, `ld_le8`, `ldidx_step2`, `ld_while8`, ...),
+//! and its accesses merge by the straight-line rules: eight loads at
+//! `base + 4*i` are two `LDS.128`, five are `LDS.128` + `LDS`. Where the
+//! body is larger ptxas unrolls by 4, 8 or 16 instead and still merges
+//! inside the unrolled body, which executes the same merged accesses
+//! (`ld_t8_k64`, `ld_t32_k32`, `ld_t64_k16`, `stu_t8_k64`, ...); with about
+//! 100 or more instructions in the body it does not unroll at all
+//! (`ld_t4_k96`, `ld_t*_k128`, `stu_t4_k128`). A trip count from a
+//! parameter is unrolled by 4 without merges (`ldparam_*`,
+//! `l1_step4_param`), and `.pragma "nounroll"` keeps the loop
+//! (`ld_nounroll*`).
 //!
 //! **How it is modelled: a static unrolling of the merge analysis, not of
 //! the code.** The interpreter still runs the loop as written (so its step
@@ -30,9 +33,10 @@
 //! code itself would need every register of the body renamed per copy;
 //! the tables keep the interpreter's program as the PTX's.
 //!
-//! **Limits.** [`MAX_TRIPS`] and [`MAX_BODY`] are the largest measured that
-//! merge; past them nothing merges across iterations (a modelling choice:
-//! ptxas may still unroll partially there, not measured). Only innermost
+//! **Limits.** [`MAX_UNROLLED`] (trips times body), [`MAX_BODY`] and
+//! [`MAX_FULL`] are the largest measured that merge; past them nothing merges across iterations
+//! (ptxas unrolls partly there, with fewer merges or none: `ld_t1024`,
+//! `ld_t2048`, `st_t2048`, `ldv2_t1024`; not modelled). Only innermost
 //! loops whose body is one straight block (no branch in or out but the back
 //! edge) are recognised; accesses of an outer loop's consecutive iterations
 //! are not merged with each other (in the probes every inner loop covers
@@ -48,15 +52,27 @@ use super::ir::{Compare, Inst, IntBin, Kind, Merge, Reg, SharedVar, Src};
 use super::merge::{self, Candidate, Low, Root};
 use crate::kernel::ptx::ops::{self, Half, Value};
 
-/// The largest trip count measured to unroll and merge (`ld_t256`,
-/// `st_t256`, `ldidx_t256`, `nest_16x16`).
-pub(super) const MAX_TRIPS: u32 = 256;
+/// The largest loop, trips times body (PTX instructions from the loop's
+/// label to its back edge, both included), measured to merge across all its
+/// iterations: 5,120 (`st_t1024`, 1,024 trips of 5; `ld_t512` 512 of 6,
+/// `ldv2_t512` 512 of 7, `ld_t64_k64` 64 of 70); 6,144 did not (`ld_t1024`:
+/// ptxas unrolled it partly, 511 `LDS`/`LDS.64`/`LDS.128` for 1,024 loads;
+/// `ldv2_t1024` 7,168, `st_t2048` 10,240 neither). Between the two is a
+/// modelling choice; past it nothing merges across iterations.
+pub(super) const MAX_UNROLLED: usize = 5120;
 
-/// The largest body (PTX instructions from the loop's label to its back
-/// edge, both included) measured to merge across iterations: 70 (`ld_t4_k64`
-/// fully unrolled; `ld_t8_k64` .. `ld_t64_k64` unrolled by 4 and merged);
-/// 134 did not (`ld_t4_k128`). Between the two is a modelling choice.
+/// The largest body measured to merge across iterations at any trip count
+/// (ptxas unrolling by 4 where it does not unroll fully): 70 (`ld_t8_k64`
+/// .. `ld_t64_k64`, `stu_t8_k64`). Bodies of 102 and more were not unrolled
+/// at all unless fully ([`MAX_FULL`]; `ld_t4_k96`, `ld_t4_k128`,
+/// `ld_t3_k128`, `stu_t4_k128`); 71 to 101 is a modelling choice.
 pub(super) const MAX_BODY: usize = 70;
+
+/// Larger bodies merge where ptxas unrolls them fully, which it did up to
+/// trips times body 376 (`ld_t4_k88`: 4 x 94; `ld_t3_k100` 3 x 106,
+/// `ld_t2_k128` 2 x 134) and not from 402 (`ld_t3_k128`; `ld_t4_k96`
+/// 408, `ld_t2_k256` 524). Between the two is a modelling choice.
+pub(super) const MAX_FULL: usize = 376;
 
 /// The merges of one access inside an unrolled loop, by iteration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,7 +152,7 @@ fn counted_loops(insts: &[Inst]) -> Vec<Counted> {
             continue;
         };
         let head = *target as usize;
-        if head >= end || end - head + 1 > MAX_BODY || incoming.get(&head) != Some(&1) {
+        if head >= end || incoming.get(&head) != Some(&1) {
             continue;
         }
         let body = &insts[head..end];
@@ -178,9 +194,19 @@ fn counted(insts: &[Inst], head: usize, end: usize, p: Reg, negated: bool) -> Op
     }
     // `q` is the negation of `p`.
     let flip = negated ^ (sp != Some(p) && sq == Some(p));
+    // The bound: an immediate, or a register set to one before the loop
+    // and not written in it (`ld_regbound8`, `ld_regbound32`: ptxas
+    // propagates the constant and unrolls as for an immediate).
+    let constant = |s: Src| match s {
+        Src::Imm(v) => Some(v),
+        Src::Reg(r) if (head..end).all(|k| !merge::writes(&insts[k].kind).contains(&r)) => {
+            start_value(insts, head, r)
+        }
+        _ => None,
+    };
     let (counter, bound, counter_first) = match (a, b) {
-        (Src::Reg(r), Src::Imm(v)) => (r, v, true),
-        (Src::Imm(v), Src::Reg(r)) => (r, v, false),
+        (Src::Reg(r), b) if constant(b).is_some() && Src::Reg(r) != b => (r, constant(b)?, true),
+        (a, Src::Reg(r)) if constant(a).is_some() => (r, constant(a)?, false),
         _ => return None,
     };
     // The counter's one step in the body.
@@ -225,7 +251,13 @@ fn counted(insts: &[Inst], head: usize, end: usize, p: Reg, negated: bool) -> Op
     };
     // Run the counter: the compare sees it stepped when the step comes first.
     let mut v = start & mask;
-    for trip in 1..=MAX_TRIPS {
+    let body = end - head + 1;
+    let most = if body <= MAX_BODY {
+        MAX_UNROLLED / body
+    } else {
+        MAX_FULL / body
+    };
+    for trip in 1..=most as u32 {
         let next = (v as i64).wrapping_add(step) as u64 & mask;
         let seen = if inc_at < at { next } else { v };
         let x = Value::known(seen);
