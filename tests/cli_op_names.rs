@@ -33,6 +33,14 @@ fn sass_and_ptx_spellings_give_their_width() {
             &["--op", "atom.cas", "--width", "8"],
         ),
         (
+            &["ATOMS.POPC.INC.32", "atom.shared.inc.u32"],
+            &["--op", "atom.inc", "--width", "4"],
+        ),
+        (
+            &["ATOMS.ARRIVE.64", "atom.shared.add.u64"],
+            &["--op", "atom.add", "--width", "8"],
+        ),
+        (
             &[
                 "LDSM.16.MT88.4",
                 "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",

@@ -39,7 +39,15 @@ use crate::Error;
 ///   `global` for cp.async), `sync`, `aligned`, `m8n8`, `volatile`, memory
 ///   orders and scopes (`relaxed`, `acquire`, `release`, `acq_rel`, `weak`,
 ///   `cta`, `gpu`, `sys`, `cluster`), SASS `U` and `E`, rounding (`ftz`, `rn`),
-///   cp.async's cache hints (`L2::128B`, `LTC128B`, `ZFILL`).
+///   cp.async's cache hints (`L2::128B`, `LTC128B`, `ZFILL`);
+/// - SASS atomics' `POPC` and `ARRIVE`, which change nothing here either:
+///   `ATOMS.POPC.INC.32` is what nvcc makes of `atomicAdd(&s, 1u)` whose
+///   result is unused (the warp's lanes on one word add their count at once;
+///   `tests/data/ptx/histogram_atomics/kernel.sass`, nvcc 13 for sm_90), read
+///   as the 32-bit `inc` it names; `ATOMS.ARRIVE.64` is `mbarrier.arrive` on
+///   sm_80 to sm_89 (cuobjdump of sm_89 code: an atomic on the barrier's
+///   64-bit word), read as a 64-bit atomic add. Both are 32- or 64-bit atomics
+///   on one word a lane, which is what the model costs.
 ///
 /// Anything else is an error: `shared::cluster` (distributed shared memory is
 /// not modelled), `ATOMS.CAST.SPIN` (one round of nvcc's compare-and-swap loop,
@@ -314,7 +322,7 @@ fn neutral(word: &str, family: Family) -> bool {
         ]),
         Family::Atomic | Family::Reduction => is(&[
             "relaxed", "acquire", "release", "acq_rel", "cta", "gpu", "sys", "cluster", "ftz",
-            "rn", "strong",
+            "rn", "strong", "popc", "arrive",
         ]),
         Family::LdMatrix | Family::StMatrix => is(&["sync", "aligned", "m8n8"]),
         Family::Ldgsts => is(&["ltc64b", "ltc128b", "ltc256b", "zfill"]),
@@ -506,6 +514,100 @@ impl FromStr for OpName {
     }
 }
 
+impl OpName {
+    /// A shared access's SASS opcode as a trace prints it (`LDS`, `STS`,
+    /// `ATOMS`, `LDSM`, `STSM` and their modifiers): its op, its width in
+    /// bytes (not yet checked against the op: the request's constructor
+    /// says what is wrong with it), and whether it is a round of nvcc's
+    /// compare-and-swap loop (`ATOMS.CAST.SPIN`); `None` for other opcodes.
+    ///
+    /// The opcode is read by the grammar above (a name without a size is 32
+    /// bits, as SASS writes them). Where the grammar refuses it, it is read
+    /// by its family and few words, as the trace reader always read such
+    /// opcodes, so that a modifier this crate does not list (a later
+    /// architecture's, say) never makes a trace's line an error: the size
+    /// from the first word that is a number of bits (`64`, `U16`), else 32;
+    /// for `ATOMS`, the first kind among `CAS`, `EXCH`, `MIN`, `MAX`, `INC`,
+    /// `DEC`, `AND`, `OR`, `XOR` (upper-case, as SASS spells them) in its
+    /// words, else `add`; for `LDSM`/`STSM`, the count from a word `4` or
+    /// `2`, else one matrix (not transposed). `ATOMS.CAST.SPIN` is read this
+    /// way only: a 64-bit round is one of the 64-bit integer add's loop, any
+    /// other of the float add's (`tests/data/hw-corpus/sm90-atomics.jsonl`).
+    ///
+    /// # Errors
+    ///
+    /// An `ATOMS` whose size is not 32 or 64 bits (the message names the
+    /// opcode and the size).
+    pub(crate) fn from_trace_opcode(opcode: &str) -> Option<Result<(Op, u32, bool), String>> {
+        let (base, modifiers) = opcode.split_once('.').unwrap_or((opcode, ""));
+        if !matches!(base, "LDS" | "STS" | "ATOMS" | "LDSM" | "STSM") {
+            return None;
+        }
+        let has = |word: &str| modifiers.split('.').any(|m| m == word);
+        let cas_round = base == "ATOMS" && has("CAST");
+        if !cas_round {
+            if let Ok(name) = opcode.parse::<OpName>() {
+                return Some(Ok((
+                    name.op(),
+                    name.width().map_or(4, AccessWidth::bytes),
+                    false,
+                )));
+            }
+        }
+        // The first size word, with or without its `U`/`S`, as bits.
+        let bits = modifiers.split('.').find_map(|m| {
+            let digits = m
+                .strip_prefix('U')
+                .or_else(|| m.strip_prefix('S'))
+                .unwrap_or(m);
+            digits.parse::<u32>().ok()
+        });
+        let matrices = || {
+            if has("4") {
+                Matrices::X4
+            } else if has("2") {
+                Matrices::X2
+            } else {
+                Matrices::X1
+            }
+        };
+        Some(Ok(match base {
+            "LDS" => (Op::Load, bits.unwrap_or(32) / 8, false),
+            "STS" => (Op::Store, bits.unwrap_or(32) / 8, false),
+            "LDSM" => (Op::LdMatrix(matrices()), 16, false),
+            "STSM" => (Op::StMatrix(matrices()), 16, false),
+            _ if cas_round => match bits {
+                Some(64) => (Op::Atomic(AtomicKind::Add), 8, true),
+                _ => (Op::Atomic(AtomicKind::AddF32), 4, true),
+            },
+            _ => {
+                use AtomicKind as K;
+                let kind = [
+                    ("CAS", K::Cas),
+                    ("EXCH", K::Exch),
+                    ("MIN", K::Min),
+                    ("MAX", K::Max),
+                    ("INC", K::Inc),
+                    ("DEC", K::Dec),
+                    ("AND", K::And),
+                    ("OR", K::Or),
+                    ("XOR", K::Xor),
+                ]
+                .into_iter()
+                .find(|(name, _)| has(name))
+                .map_or(K::Add, |(_, kind)| kind);
+                let bits = bits.unwrap_or(32);
+                if bits != 32 && bits != 64 {
+                    return Some(Err(format!(
+                        "{opcode}: shared atomics are 32- or 64-bit, not {bits}-bit"
+                    )));
+                }
+                (Op::Atomic(kind), bits / 8, false)
+            }
+        }))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -533,6 +635,8 @@ mod tests {
             ("ATOMS.EXCH.64", Op::Atomic(K::Exch), Some(8)),
             ("ATOMS.INC", Op::Atomic(K::Inc), Some(4)),
             ("ATOMS.MIN.S32", Op::Atomic(K::Min), Some(4)),
+            ("ATOMS.POPC.INC.32", Op::Atomic(K::Inc), Some(4)),
+            ("ATOMS.ARRIVE.64", Op::Atomic(K::Add), Some(8)),
             ("ATOMS.ADD.F32", Op::Atomic(K::AddF32), Some(4)),
             ("RED.ADD.F64", Op::Reduction(K::AddF64), Some(8)),
             ("LDSM.16.M88", Op::LdMatrix(Matrices::X1), Some(16)),

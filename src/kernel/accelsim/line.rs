@@ -60,7 +60,7 @@
 //! addresses: when the header gives a shared base address, it is subtracted.
 
 use crate::kernel::BarrierKind;
-use crate::{AccessWidth, AtomicKind, Matrices, Op, OpName, WARP_SIZE};
+use crate::{AtomicKind, Op, OpName, WARP_SIZE};
 
 /// The message of a line that is neither a header, a marker nor an
 /// instruction (how a file that is not a trace at all is told apart).
@@ -450,8 +450,8 @@ pub fn classify(opcode: &str) -> Result<Class, String> {
     ) {
         return Ok(Class::Other);
     }
-    // The commonest widths without reading the modifiers (the same as the
-    // rules below give them).
+    // The commonest widths without reading the modifiers (as `OpName`
+    // reads them, below).
     let shared = |op, width| Ok(Class::Shared { op, width });
     match opcode {
         _ if base != "LDS" && base != "STS" => {}
@@ -463,110 +463,60 @@ pub fn classify(opcode: &str) -> Result<Class, String> {
         "STS.128" => return shared(Op::Store, 16),
         _ => {}
     }
-    let bits = || access_bits(modifiers);
-    // The library's one op-name parser reads every spelling it knows
-    // (`LDSM.16.MT88.4` is `.x4.trans`, `ATOMS.ADD.F32` the float add); the
-    // rules below read the rest by base and size as before (`ATOMS.POPC.INC`,
-    // modifiers it does not list), so no line read before is refused now.
-    if matches!(base, "LDS" | "STS" | "ATOMS" | "LDSM" | "STSM") && !has_word(modifiers, "CAST") {
-        if let Ok(name) = opcode.parse::<OpName>() {
-            return shared(name.op(), name.width().map_or(4, AccessWidth::bytes));
-        }
-    }
-    // The matrix count of LDSM/STSM: the `.2` or `.4` suffix, none for one.
-    let matrices = || {
-        let has = |n| modifiers.split('.').any(|m| m == n);
-        if has("4") {
-            Matrices::X4
-        } else if has("2") {
-            Matrices::X2
+    // The shared accesses: the library's one op-name parser reads their
+    // spellings (and says how a trace's opcode it does not know is read).
+    if let Some(read) = OpName::from_trace_opcode(opcode) {
+        let (op, width, cas_round) = read?;
+        return Ok(if cas_round {
+            Class::CasRound { op, width }
         } else {
-            Matrices::X1
-        }
-    };
+            Class::Shared { op, width }
+        });
+    }
+    let bits = || access_bits(modifiers);
     let has = |name: &str| modifiers.split('.').any(|m| m == name);
-    let (op, width) = match base {
-        "LDS" => (Op::Load, bits().unwrap_or(32) / 8),
-        "STS" => (Op::Store, bits().unwrap_or(32) / 8),
-        "ATOMS" => {
-            // The CAS loop's try (nvcc's emulation of float and 64-bit add):
-            // its cost is per round, not per lane (tests/data/hw-corpus/sm90-atomics.jsonl).
-            if has("CAST") {
-                return Ok(match bits() {
-                    Some(64) => Class::CasRound {
-                        op: Op::Atomic(AtomicKind::Add),
-                        width: 8,
-                    },
-                    _ => Class::CasRound {
-                        op: Op::Atomic(AtomicKind::AddF32),
-                        width: 4,
-                    },
-                });
-            }
-            let kind = atomic_kind(modifiers, AtomicKind::Add);
-            let bits = bits().unwrap_or(32);
-            if bits != 32 && bits != 64 {
-                return Err(format!(
-                    "{opcode}: shared atomics are 32- or 64-bit, not {bits}-bit"
-                ));
-            }
-            (Op::Atomic(kind), bits / 8)
-        }
-        // Spellings `OpName` refuses: the count as the suffix says.
-        "LDSM" => (Op::LdMatrix(matrices()), 16),
-        "STSM" => (Op::StMatrix(matrices()), 16),
+    Ok(match base {
         // cp.async: every spelling (`LDGSTS.E`, `.E.64`, `.E.128`,
         // `.E.BYPASS.LTC128B.128`, ...).
-        "LDGSTS" => return Ok(Class::Unmodelled { name: "LDGSTS" }),
+        "LDGSTS" => Class::Unmodelled { name: "LDGSTS" },
         // TMA and bulk copies to and from shared memory.
         "UTMALDG" | "UTMASTG" | "UTMAPF" | "UTMAREDG" | "UTMACCTL" | "UBLKCP" | "UBLKRED"
-        | "UBLKPF" => {
-            return Ok(Class::Unmodelled {
-                name: "TMA (UTMALDG, UTMASTG, UBLKCP, ...)",
-            })
-        }
+        | "UBLKPF" => Class::Unmodelled {
+            name: "TMA (UTMALDG, UTMASTG, UBLKCP, ...)",
+        },
         // Warpgroup MMA reads its operands from shared memory by descriptor.
-        "HGMMA" | "IGMMA" | "QGMMA" | "BGMMA" => {
-            return Ok(Class::Unmodelled {
-                name: "GMMA (wgmma operands)",
-            })
-        }
+        "HGMMA" | "IGMMA" | "QGMMA" | "BGMMA" => Class::Unmodelled {
+            name: "GMMA (wgmma operands)",
+        },
         // Synchronisation.
-        "BAR" => {
-            return Ok(Class::Barrier {
-                kind: if has("ARV") {
-                    BarrierKind::Arrive
-                } else if has("RED") {
-                    BarrierKind::Reduce
-                } else {
-                    BarrierKind::Sync
-                },
-            })
-        }
-        "WARPSYNC" => return Ok(Class::SyncWarp),
-        "NOP" => return Ok(Class::Nop),
-        "MEMBAR" => return Ok(Class::Fence),
-        "LDGDEPBAR" => return Ok(Class::CpAsyncCommit),
-        "DEPBAR" => return Ok(Class::CpAsyncWait),
-        "ARRIVES" => return Ok(Class::CpAsyncArrive),
+        "BAR" => Class::Barrier {
+            kind: if has("ARV") {
+                BarrierKind::Arrive
+            } else if has("RED") {
+                BarrierKind::Reduce
+            } else {
+                BarrierKind::Sync
+            },
+        },
+        "WARPSYNC" => Class::SyncWarp,
+        "NOP" => Class::Nop,
+        "MEMBAR" => Class::Fence,
+        "LDGDEPBAR" => Class::CpAsyncCommit,
+        "DEPBAR" => Class::CpAsyncWait,
+        "ARRIVES" => Class::CpAsyncArrive,
         // mbarrier operations (`SYNCS.ARRIVE.TRANS64`, `SYNCS.PHASECHK`, ...)
         // read and write their barrier word in shared memory.
-        "SYNCS" => {
-            return Ok(Class::Unmodelled {
-                name: "SYNCS (mbarrier)",
-            })
-        }
+        "SYNCS" => Class::Unmodelled {
+            name: "SYNCS (mbarrier)",
+        },
         // Constant-memory loads (`ld.const`; ULDC into a uniform register):
         // `LDC`, `LDC.64`, `LDC.U8`, ... (no size: 32 bits).
-        "LDC" | "ULDC" => {
-            return Ok(Class::Constant {
-                width: bits().unwrap_or(32) / 8,
-                addressed: false,
-            })
-        }
-        _ => return Ok(Class::Other),
-    };
-    Ok(Class::Shared { op, width })
+        "LDC" | "ULDC" => Class::Constant {
+            width: bits().unwrap_or(32) / 8,
+            addressed: false,
+        },
+        _ => Class::Other,
+    })
 }
 
 /// The op and width of a generic memory instruction (`LD`, `ST`, `ATOM`,
@@ -606,11 +556,6 @@ fn generic_op(opcode: &str) -> Option<(Op, u32)> {
         _ => return None,
     };
     matches!(bits, 8 | 16 | 32 | 64 | 128).then_some((op, bits / 8))
-}
-
-/// Whether `word` is one of the dot-separated `modifiers`.
-fn has_word(modifiers: &str, word: &str) -> bool {
-    modifiers.split('.').any(|m| m == word)
 }
 
 /// The access size in bits: the first modifier that is a number, with or
@@ -2024,6 +1969,7 @@ fn read_addresses(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{AccessWidth, Matrices};
 
     fn context() -> Context {
         Context {
@@ -2148,6 +2094,242 @@ mod tests {
             line(b"thread block = 1,2", &c),
             Err("expected `thread block = X,Y,Z`, found `1,2`".to_owned())
         );
+    }
+
+    /// The trace reader's classification before its shared opcodes went
+    /// through `OpName::from_trace_opcode` (commit c210dd7, as it was; the
+    /// `OpName` of then, which did not know `POPC` and `ARRIVE`).
+    #[allow(clippy::too_many_lines)]
+    fn old_classify(opcode: &str) -> Result<Class, String> {
+        // Most instructions of a trace neither touch shared memory nor
+        // synchronise: every opcode below starts with one of these letters, so
+        // the rest are told by their first byte.
+        if !matches!(
+            opcode.as_bytes().first(),
+            Some(b'A' | b'B' | b'D' | b'H' | b'I' | b'L' | b'M' | b'N' | b'Q' | b'S' | b'U' | b'W')
+        ) {
+            return Ok(Class::Other);
+        }
+        let (base, modifiers) = match opcode.as_bytes().iter().position(|&b| b == b'.') {
+            Some(dot) => (&opcode[..dot], &opcode[dot + 1..]),
+            None => (opcode, ""),
+        };
+        // Told by the base's length and first two letters before any name is
+        // compared: only the bases matched below pass (`interesting_bases`
+        // checks it).
+        let b = base.as_bytes();
+        if !matches!(
+            (b.len(), b.first(), b.get(1)),
+            (3, Some(b'L'), Some(b'D'))
+                | (3, Some(b'S'), Some(b'T'))
+                | (3, Some(b'B'), Some(b'A'))
+                | (3, Some(b'N'), Some(b'O'))
+                | (4, Some(b'L'), Some(b'D'))
+                | (4, Some(b'S'), Some(b'T'))
+                | (4, Some(b'U'), Some(b'L'))
+                | (5, Some(b'A'), Some(b'T'))
+                | (5, Some(b'H' | b'I' | b'Q' | b'B'), Some(b'G'))
+                | (5, Some(b'S'), Some(b'Y'))
+                | (6, Some(b'L'), Some(b'D'))
+                | (6, Some(b'U'), Some(b'T' | b'B'))
+                | (6, Some(b'M' | b'D'), Some(b'E'))
+                | (7, Some(b'U'), Some(b'T' | b'B'))
+                | (7, Some(b'A'), Some(b'R'))
+                | (8, Some(b'U'), Some(b'T'))
+                | (8, Some(b'W'), Some(b'A'))
+                | (9, Some(b'L'), Some(b'D'))
+        ) {
+            return Ok(Class::Other);
+        }
+        // The commonest widths without reading the modifiers (the same as the
+        // rules below give them).
+        let shared = |op, width| Ok(Class::Shared { op, width });
+        match opcode {
+            _ if base != "LDS" && base != "STS" => {}
+            "LDS" | "LDS.U" | "LDS.U.32" | "LDS.32" => return shared(Op::Load, 4),
+            "STS" | "STS.32" => return shared(Op::Store, 4),
+            "LDS.U.64" | "LDS.64" => return shared(Op::Load, 8),
+            "STS.64" => return shared(Op::Store, 8),
+            "LDS.U.128" | "LDS.128" => return shared(Op::Load, 16),
+            "STS.128" => return shared(Op::Store, 16),
+            _ => {}
+        }
+        let bits = || access_bits(modifiers);
+        // The library's one op-name parser reads every spelling it knows
+        // (`LDSM.16.MT88.4` is `.x4.trans`, `ATOMS.ADD.F32` the float add); the
+        // rules below read the rest by base and size as before (`ATOMS.POPC.INC`,
+        // modifiers it does not list), so no line read before is refused now.
+        if matches!(base, "LDS" | "STS" | "ATOMS" | "LDSM" | "STSM")
+            && !modifiers.split('.').any(|m| m == "CAST")
+        {
+            if let Ok(name) = opcode.parse::<OpName>().and_then(|n| {
+                if modifiers
+                    .split('.')
+                    .any(|m| m.eq_ignore_ascii_case("POPC") || m.eq_ignore_ascii_case("ARRIVE"))
+                {
+                    Err(crate::Error::NoReduction {
+                        kind: AtomicKind::Add,
+                    })
+                } else {
+                    Ok(n)
+                }
+            }) {
+                return shared(name.op(), name.width().map_or(4, AccessWidth::bytes));
+            }
+        }
+        // The matrix count of LDSM/STSM: the `.2` or `.4` suffix, none for one.
+        let matrices = || {
+            let has = |n| modifiers.split('.').any(|m| m == n);
+            if has("4") {
+                Matrices::X4
+            } else if has("2") {
+                Matrices::X2
+            } else {
+                Matrices::X1
+            }
+        };
+        let has = |name: &str| modifiers.split('.').any(|m| m == name);
+        let (op, width) = match base {
+            "LDS" => (Op::Load, bits().unwrap_or(32) / 8),
+            "STS" => (Op::Store, bits().unwrap_or(32) / 8),
+            "ATOMS" => {
+                // The CAS loop's try (nvcc's emulation of float and 64-bit add):
+                // its cost is per round, not per lane (tests/data/hw-corpus/sm90-atomics.jsonl).
+                if has("CAST") {
+                    return Ok(match bits() {
+                        Some(64) => Class::CasRound {
+                            op: Op::Atomic(AtomicKind::Add),
+                            width: 8,
+                        },
+                        _ => Class::CasRound {
+                            op: Op::Atomic(AtomicKind::AddF32),
+                            width: 4,
+                        },
+                    });
+                }
+                let kind = super::atomic_kind(modifiers, AtomicKind::Add);
+                let bits = bits().unwrap_or(32);
+                if bits != 32 && bits != 64 {
+                    return Err(format!(
+                        "{opcode}: shared atomics are 32- or 64-bit, not {bits}-bit"
+                    ));
+                }
+                (Op::Atomic(kind), bits / 8)
+            }
+            // Spellings `OpName` refuses: the count as the suffix says.
+            "LDSM" => (Op::LdMatrix(matrices()), 16),
+            "STSM" => (Op::StMatrix(matrices()), 16),
+            // cp.async: every spelling (`LDGSTS.E`, `.E.64`, `.E.128`,
+            // `.E.BYPASS.LTC128B.128`, ...).
+            "LDGSTS" => return Ok(Class::Unmodelled { name: "LDGSTS" }),
+            // TMA and bulk copies to and from shared memory.
+            "UTMALDG" | "UTMASTG" | "UTMAPF" | "UTMAREDG" | "UTMACCTL" | "UBLKCP" | "UBLKRED"
+            | "UBLKPF" => {
+                return Ok(Class::Unmodelled {
+                    name: "TMA (UTMALDG, UTMASTG, UBLKCP, ...)",
+                })
+            }
+            // Warpgroup MMA reads its operands from shared memory by descriptor.
+            "HGMMA" | "IGMMA" | "QGMMA" | "BGMMA" => {
+                return Ok(Class::Unmodelled {
+                    name: "GMMA (wgmma operands)",
+                })
+            }
+            // Synchronisation.
+            "BAR" => {
+                return Ok(Class::Barrier {
+                    kind: if has("ARV") {
+                        BarrierKind::Arrive
+                    } else if has("RED") {
+                        BarrierKind::Reduce
+                    } else {
+                        BarrierKind::Sync
+                    },
+                })
+            }
+            "WARPSYNC" => return Ok(Class::SyncWarp),
+            "NOP" => return Ok(Class::Nop),
+            "MEMBAR" => return Ok(Class::Fence),
+            "LDGDEPBAR" => return Ok(Class::CpAsyncCommit),
+            "DEPBAR" => return Ok(Class::CpAsyncWait),
+            "ARRIVES" => return Ok(Class::CpAsyncArrive),
+            // mbarrier operations (`SYNCS.ARRIVE.TRANS64`, `SYNCS.PHASECHK`, ...)
+            // read and write their barrier word in shared memory.
+            "SYNCS" => {
+                return Ok(Class::Unmodelled {
+                    name: "SYNCS (mbarrier)",
+                })
+            }
+            // Constant-memory loads (`ld.const`; ULDC into a uniform register):
+            // `LDC`, `LDC.64`, `LDC.U8`, ... (no size: 32 bits).
+            "LDC" | "ULDC" => {
+                return Ok(Class::Constant {
+                    width: bits().unwrap_or(32) / 8,
+                    addressed: false,
+                })
+            }
+            _ => return Ok(Class::Other),
+        };
+        Ok(Class::Shared { op, width })
+    }
+
+    /// Every opcode of the shared families made of up to four words from
+    /// the SASS and PTX spellings (and junk) reads as before: the same class
+    /// or the same message. The only changes: names with `POPC` or `ARRIVE`,
+    /// now read by `OpName`'s grammar, that also name a float type
+    /// (`ATOMS.POPC.ADD.F32`: a float add, was an integer add) or a kind in
+    /// lower case (`ATOMS.POPC.cas`: a compare-and-swap, was an add; the old
+    /// rules read upper case only), spellings no tool prints.
+    #[test]
+    fn shared_opcodes_read_as_before() {
+        let bases = ["LDS", "STS", "ATOMS", "LDSM", "STSM"];
+        let words = [
+            "U", "S", "E", "8", "16", "32", "64", "128", "7", "256", "U8", "S16", "U32", "S32",
+            "U64", "F32", "F64", "F16", "ADD", "CAS", "EXCH", "MIN", "MAX", "INC", "DEC", "AND",
+            "OR", "XOR", "POPC", "ARRIVE", "CAST", "SPIN", "M88", "MT88", "2", "4", "x4", "x2",
+            "trans", "ZD", "STRONG", "GPU", "", "cas", "popc",
+        ];
+        let mut checked = 0;
+        let mut changed = Vec::new();
+        let mut check = |opcode: &str| {
+            let (old, new) = (old_classify(opcode), classify(opcode));
+            checked += 1;
+            if old != new {
+                changed.push(format!("{opcode}: {old:?} -> {new:?}"));
+            }
+        };
+        for base in bases {
+            check(base);
+            for a in words {
+                check(&format!("{base}.{a}"));
+                for b in words {
+                    check(&format!("{base}.{a}.{b}"));
+                    for c in [
+                        "POPC", "INC", "ARRIVE", "64", "32", "F32", "MT88", "4", "ZD", "SPIN",
+                    ] {
+                        check(&format!("{base}.{a}.{b}.{c}"));
+                    }
+                }
+            }
+        }
+        let expected_change = |line: &String| {
+            let opcode = line.split(':').next().unwrap_or("");
+            let words: Vec<&str> = opcode.split('.').collect();
+            words[0] == "ATOMS"
+                && words
+                    .iter()
+                    .any(|w| w.eq_ignore_ascii_case("POPC") || w.eq_ignore_ascii_case("ARRIVE"))
+                && words
+                    .iter()
+                    .any(|w| matches!(*w, "F32" | "F64") || w.chars().any(char::is_lowercase))
+        };
+        let unexpected: Vec<&String> = changed.iter().filter(|l| !expected_change(l)).collect();
+        assert!(
+            unexpected.is_empty(),
+            "{} of {checked}: {unexpected:#?}",
+            unexpected.len()
+        );
+        assert!(checked > 100_000, "{checked}");
     }
 
     #[test]
