@@ -583,3 +583,132 @@ fn unchecked_instructions_are_named_and_max_bounds_the_listing() {
     assert_eq!(report["summary"]["not_checked"], 1);
     assert_eq!(report["hazards"].as_array().unwrap().len(), 2);
 }
+
+/// Issue 21's check that nothing is skipped silently: every shared-memory
+/// instruction `smem trace` counts (requests, those with no lane active, and
+/// those not modelled) is one `smem racecheck` checked or counts as not
+/// checked, on every trace of `tests/data` and on one with every unmodelled
+/// kind (cp.async's LDGSTS, TMA, wgmma operands, mbarriers).
+#[test]
+fn every_shared_instruction_is_checked_or_counted() {
+    let unmodelled = TempFile::from_lines(
+        "unmodelled.traceg",
+        &[
+            "-kernel name = k",
+            "-binary version = 90",
+            "-shmem base_addr = 0x7f0000000000",
+            "#BEGIN_TB",
+            "thread block = 0,0,0",
+            "warp = 0",
+            "0010 ffffffff 0 LDGSTS.E.BYPASS.LTC128B.128 2 R4 R12 16 1 0x7a0000000000 16",
+            "0020 ffffffff 0 UTMALDG.2D 2 R4 R12 0",
+            "0030 ffffffff 0 HGMMA.64x64x16.F32 2 R4 R12 0",
+            "0040 ffffffff 0 SYNCS.ARRIVE.TRANS64 2 R4 R12 0",
+            "0050 00000000 0 STS 2 R1 R2 4 1 0x7f0000000400 4",
+            "0060 ffffffff 0 STS.128 2 R1 R2 16 1 0x7f0000000400 16",
+            "#END_TB",
+        ],
+    );
+    let mut files: Vec<String> = ["tests/data/racecheck", "tests/data/traces"]
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(dir).unwrap())
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "traceg"))
+        .map(|path| path.display().to_string())
+        .collect();
+    files.push("tests/data/traces/kernels/kernelslist.g".to_owned());
+    files.push(unmodelled.name().to_owned());
+    files.sort();
+    let mut instructions = 0;
+    for file in &files {
+        let traced = support::smem("trace", &["--json", "--no-progress", file]);
+        let traced: Value = serde_json::from_slice(&traced.stdout).unwrap();
+        let not_modelled: u64 = traced["not_modelled"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|n| n.as_u64().unwrap())
+            .sum();
+        let counted = traced["requests"].as_u64().unwrap()
+            + traced["predicated_off"].as_u64().unwrap()
+            + not_modelled;
+        let checked = racecheck(&["--json", file]);
+        let checked: Value = serde_json::from_slice(&checked.stdout).unwrap();
+        let requests: u64 = checked["kernels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| k["requests"].as_u64().unwrap())
+            .sum();
+        let not_checked = checked["summary"]["not_checked"].as_u64().unwrap();
+        assert_eq!(requests + not_checked, counted, "{file}");
+        instructions += counted;
+        if file == unmodelled.name() {
+            assert_eq!((requests, not_checked), (2, 4));
+        }
+    }
+    assert!(
+        files.len() >= 25 && instructions > 1_500,
+        "{instructions}: {files:?}"
+    );
+}
+
+/// Issue 21's inputs that took memory without bound (5 M `warp = N` lines in
+/// one block, 289 MB; 2 M raw lines of new block ids with instructions that
+/// are not shared, 1.68 GB), a million lines each: racecheck's peak memory
+/// stays that of reading, whatever the number of lines.
+#[cfg(target_os = "linux")]
+#[test]
+fn lines_that_hold_nothing_take_no_memory() {
+    use std::io::Write as _;
+    let peak_kb = |file: &str| {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_smem"))
+            .args(["racecheck", "--json", file])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let status = format!("/proc/{}/status", child.id());
+        let mut peak = 0u64;
+        let started = std::time::Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            assert!(started.elapsed().as_secs() < 120, "racecheck did not end");
+            if let Some(kb) = std::fs::read_to_string(&status).ok().and_then(|text| {
+                text.lines()
+                    .find_map(|l| l.strip_prefix("VmHWM:"))
+                    .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            }) {
+                peak = peak.max(kb);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        peak
+    };
+    let write = |tag: &str, head: &str, line: &dyn Fn(usize) -> String, tail: &str| {
+        let path = TempFile::path_for(tag);
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        out.write_all(head.as_bytes()).unwrap();
+        for i in 0..1_000_000 {
+            out.write_all(line(i).as_bytes()).unwrap();
+        }
+        out.write_all(tail.as_bytes()).unwrap();
+        out.flush().unwrap();
+        TempFile { path }
+    };
+    let warps = write(
+        "warps.traceg",
+        "-kernel name = k\n#BEGIN_TB\nthread block = 0,0,0\n",
+        &|i| format!("warp = {}\n", i % 32),
+        "#END_TB\n",
+    );
+    let blocks = write(
+        "blocks.traceg",
+        "-kernel name = k\n",
+        &|i| format!("{i} 0 0 0 0010 ffffffff 1 R1 IMAD.MOV.U32 2 R255 R255 0 0\n"),
+        "",
+    );
+    for file in [&warps, &blocks] {
+        let peak = peak_kb(file.name());
+        assert!(peak > 0 && peak < 48_000, "{}: {peak} kB", file.name());
+    }
+}
