@@ -238,10 +238,6 @@ const UNROLLING_DIFFERENCES: &[&str] = &[
     // copies' base is only 4-aligned and nothing merges (64 LDS); the model
     // merges as for every other body of this size (16 LDS.128).
     "ld_t64_k32",
-    // A top-tested loop (`setp; @p bra OUT; body; bra.uni TOP`): ptxas
-    // unrolled and merged it (2 LDS.128); only bottom-tested loops, as nvcc
-    // and LLVM emit them, are recognised.
-    "ld_while8",
     // ptxas folded the body's arithmetic (the sum starts at 0 and the
     // counter is known in each copy), so it unrolled and merged a body of
     // 134 PTX instructions; the model counts the PTX body and keeps it.
@@ -316,6 +312,8 @@ mod unrolled_as_written {
         start: i64,
         step: i64,
         trips: i64,
+        /// Tested at the top (`setp; @p bra OUT; body; bra.uni TOP`).
+        top: bool,
     }
 
     fn access(s: &Shape, at: &str) -> String {
@@ -342,16 +340,28 @@ mod unrolled_as_written {
 
     fn looped(s: &Shape) -> String {
         let mut body = String::from("L:\n");
+        if s.top {
+            body += &format!(
+                "\tsetp.ge.s32 %p1, %r12, {};\n\t@%p1 bra OUT;\n",
+                s.start + s.trips * s.step
+            );
+        }
         body += &access(s, &format!("%r20+{}", s.offset));
         if s.pair {
             body += &access(s, &format!("%r20+{}", s.offset + s.bytes));
         }
         body += &format!(
-            "\tadd.s32 %r20, %r20, {};\n\tadd.s32 %r12, %r12, {};\n\tsetp.lt.s32 %p1, %r12, {};\n\t@%p1 bra L;\n",
-            s.stride,
-            s.step,
-            s.start + s.trips * s.step
+            "\tadd.s32 %r20, %r20, {};\n\tadd.s32 %r12, %r12, {};\n",
+            s.stride, s.step
         );
+        body += &if s.top {
+            "\tbra.uni L;\nOUT:\n".to_owned()
+        } else {
+            format!(
+                "\tsetp.lt.s32 %p1, %r12, {};\n\t@%p1 bra L;\n",
+                s.start + s.trips * s.step
+            )
+        };
         kernel(s, &body)
     }
 
@@ -388,10 +398,10 @@ mod unrolled_as_written {
             any::<bool>(),
             -3i64..4,
             1i64..=3,
-            1i64..=40,
+            (1i64..=40, any::<bool>()),
         )
             .prop_map(
-                |(store, bytes, shift, words, mul, down, pair, start, step, trips)| {
+                |(store, bytes, shift, words, mul, down, pair, start, step, (trips, top))| {
                     let pair = pair && mul >= 2;
                     let stride = bytes * mul * if down { -1 } else { 1 };
                     Shape {
@@ -405,6 +415,7 @@ mod unrolled_as_written {
                         start,
                         step,
                         trips,
+                        top,
                     }
                 },
             )
@@ -431,6 +442,7 @@ mod unrolled_as_written {
             start: 0,
             step: 1,
             trips: 854,
+            top: false,
         };
         assert_eq!(accesses(&looped(&s)), vec![("LDS", 4); 854]);
         let s = Shape { trips: 852, ..s };

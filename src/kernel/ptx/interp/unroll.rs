@@ -38,7 +38,7 @@
 //! (ptxas unrolls partly there, with fewer merges or none: `ld_t1024`,
 //! `ld_t2048`, `st_t2048`, `ldv2_t1024`; not modelled). Only innermost
 //! loops whose body is one straight block (no branch in or out but the back
-//! edge) are recognised; accesses of an outer loop's consecutive iterations
+//! edge, and a top-tested loop's exit) are recognised; accesses of an outer loop's consecutive iterations
 //! are not merged with each other (in the probes every inner loop covers
 //! whole 16-byte chunks, so this never showed). ptxas sometimes peels one
 //! iteration and unrolls the rest by an odd factor, losing the alignment
@@ -49,7 +49,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::ir::{Compare, Inst, IntBin, Kind, Merge, Reg, SharedVar, Src};
-use super::merge::{self, Candidate, Low, Root};
+use super::merge::{self, Bound, Candidate, Low, Root};
 use crate::kernel::ptx::ops::{self, Half, Value};
 
 /// The largest loop, trips times body (PTX instructions from the loop's
@@ -131,14 +131,19 @@ struct Counted {
     /// Where the counter is stepped.
     inc: usize,
     trips: u32,
+    /// A top-tested loop's exit branch (`@p bra OUT` near the top).
+    exit: Option<usize>,
 }
 
 /// The loops of `insts` with a constant trip count that ptxas unrolls (see
 /// the module docs): a guarded backward `bra` to a label no other branch
 /// targets, the body between them free of branches, returns and calls; its
-/// guard set by an unguarded `setp` of the counter against an immediate;
+/// guard set by an unguarded `setp` of the counter against a constant;
 /// the counter written in the body only by one unguarded `add`/`sub` of an
-/// immediate, and set to an immediate by the straight-line code before.
+/// immediate, and set to an immediate by the straight-line code before. A
+/// top-tested loop (`TOP: setp; @p bra OUT; body; bra TOP; OUT:`) likewise,
+/// its exit branch the one branch in the body (`ld_while8`: unrolled and
+/// merged as the bottom-tested form).
 fn counted_loops(insts: &[Inst]) -> Vec<Counted> {
     let mut incoming: HashMap<usize, u32> = HashMap::new();
     for inst in insts {
@@ -148,33 +153,51 @@ fn counted_loops(insts: &[Inst]) -> Vec<Counted> {
     }
     let mut out = Vec::new();
     for (end, inst) in insts.iter().enumerate() {
-        let (Kind::Bra { target }, Some((p, negated))) = (&inst.kind, inst.guard) else {
+        let Kind::Bra { target } = inst.kind else {
             continue;
         };
-        let head = *target as usize;
-        if head >= end || incoming.get(&head) != Some(&1) {
+        let head = target as usize;
+        if head >= end || incoming.get(&head) != Some(&1) || incoming.contains_key(&end) {
             continue;
         }
         let body = &insts[head..end];
+        let branches: Vec<usize> = (head..end)
+            .filter(|&k| matches!(insts[k].kind, Kind::Bra { .. }))
+            .collect();
         let plain = body.iter().enumerate().all(|(k, i)| {
-            !matches!(
-                i.kind,
-                Kind::Bra { .. } | Kind::Ret | Kind::Exit | Kind::Call { .. }
-            ) && (k == 0 || !incoming.contains_key(&(head + k)))
+            !matches!(i.kind, Kind::Ret | Kind::Exit | Kind::Call { .. })
+                && (k == 0 || !incoming.contains_key(&(head + k)))
         });
-        if !plain || incoming.contains_key(&end) {
+        if !plain {
             continue;
         }
-        if let Some(c) = counted(insts, head, end, p, negated) {
-            out.push(c);
-        }
+        let found = match (inst.guard, branches.as_slice()) {
+            (Some((p, negated)), []) => counted(insts, head, end, (end, p, negated), None),
+            (None, &[exit]) => match (&insts[exit].kind, insts[exit].guard) {
+                (Kind::Bra { target }, Some((p, negated))) if *target as usize == end + 1 => {
+                    counted(insts, head, end, (exit, p, negated), Some(exit))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        out.extend(found);
     }
     out
 }
 
-fn counted(insts: &[Inst], head: usize, end: usize, p: Reg, negated: bool) -> Option<Counted> {
-    // The guard's last definition in the body.
-    let (at, setp) = (head..end)
+/// The loop `head..=end` if its counter runs a constant number of trips:
+/// `test` is the branch that decides (its index, guard and negation), the
+/// back edge itself or, for a top-tested loop, the `exit` branch.
+fn counted(
+    insts: &[Inst],
+    head: usize,
+    end: usize,
+    (test, p, negated): (usize, Reg, bool),
+    exit: Option<usize>,
+) -> Option<Counted> {
+    // The guard's last definition before the test.
+    let (at, setp) = (head..test)
         .rev()
         .find(|&k| merge::writes(&insts[k].kind).contains(&p))
         .map(|k| (k, &insts[k]))?;
@@ -257,15 +280,17 @@ fn counted(insts: &[Inst], head: usize, end: usize, p: Reg, negated: bool) -> Op
     } else {
         MAX_FULL / body
     };
-    for trip in 1..=most as u32 {
+    // A top-tested loop's test runs once more than its body.
+    for test_runs in 1..=most as u32 + u32::from(exit.is_some()) {
         let next = (v as i64).wrapping_add(step) as u64 & mask;
         let seen = if inc_at < at { next } else { v };
         let x = Value::known(seen);
         let y = Value::known(bound);
         let (x, y) = if counter_first { (x, y) } else { (y, x) };
         let taken = ops::compare(t, cmp, x, y)? ^ flip;
-        if !taken {
-            return Some(Counted {
+        if taken == exit.is_some() {
+            let trips = test_runs - u32::from(exit.is_some());
+            return (trips > 0).then_some(Counted {
                 head,
                 end,
                 counter,
@@ -273,7 +298,8 @@ fn counted(insts: &[Inst], head: usize, end: usize, p: Reg, negated: bool) -> Op
                 start: start & mask,
                 step,
                 inc: inc_at,
-                trips: trip,
+                trips,
+                exit,
             });
         }
         v = next;
@@ -640,10 +666,16 @@ fn loop_groups(
                 merge::candidate_at(id, inst, root, offset)
             });
             merging[pos] |= found.is_some();
+            // The exit branch goes once the loop is unrolled.
+            let bound = if l.exit == Some(l.head + pos) {
+                Bound::Neither
+            } else {
+                merge::bound(&inst.kind)
+            };
             merge::stretch_step(
                 inst,
                 found,
-                merge::bound(&inst.kind),
+                bound,
                 (&mut loads, &mut stores),
                 &low_of,
                 &mut groups,
