@@ -265,14 +265,7 @@ pub struct Block {
     warps: Vec<Warp>,
     barriers: Vec<Generation>,
     shadow: Shadow,
-    hazards: Vec<Slot>,
-    index: FxHashMap<Key, u32>,
-    /// The hazard noted last, and its index.
-    last: Option<(Key, u32)>,
-    /// Hazards noted lately, with their indices, one per line of a
-    /// direct-mapped cache in front of `index`: an access that races with
-    /// many instructions looks each up without hashing.
-    cache: Box<[Option<(Key, u32)>; CACHE_LINES]>,
+    hazards: HazardTable,
     /// Scratch: the conflicts of the access being run.
     found: Vec<Found>,
     /// Scratch: the words of the access being run, with their lanes.
@@ -408,10 +401,12 @@ impl Block {
             warps: Vec::new(),
             barriers: vec![Generation::default(); BARRIERS as usize],
             shadow: Shadow::default(),
-            hazards: Vec::new(),
-            index: FxHashMap::default(),
-            last: None,
-            cache: Box::new([None; CACHE_LINES]),
+            hazards: HazardTable {
+                slots: Vec::new(),
+                index: FxHashMap::default(),
+                last: None,
+                cache: Box::new([None; CACHE_LINES]),
+            },
             found: Vec::new(),
             batches: Vec::new(),
             barrier_errors: Vec::new(),
@@ -480,9 +475,6 @@ impl Block {
         }
         self.shadow.reset(capability.shared_window_size());
         self.hazards.clear();
-        self.clear_cache();
-        self.index.clear();
-        self.last = None;
         self.barrier_errors.clear();
         self.pending = 0;
         self.error = None;
@@ -844,6 +836,7 @@ impl Block {
         }
         let mut hazards: Vec<Hazard> = self
             .hazards
+            .slots
             .drain(..)
             .map(|slot| {
                 let bytes = slot.bytes();
@@ -852,21 +845,11 @@ impl Block {
                 hazard
             })
             .collect();
-        self.clear_cache();
-        self.index.clear();
-        self.last = None;
+        self.hazards.clear();
         hazards.sort_by_key(|h| (h.severity, h.kind, h.first.site, h.second.site));
         BlockReport {
             hazards,
             barrier_errors: core::mem::take(&mut self.barrier_errors),
-        }
-    }
-
-    /// Empties [`cache`](Self::cache) before `index`: only a block that
-    /// noted hazards filled it.
-    fn clear_cache(&mut self) {
-        if !self.index.is_empty() {
-            *self.cache = [None; CACHE_LINES];
         }
     }
 
@@ -1162,12 +1145,11 @@ impl Block {
         let Block {
             warps,
             shadow,
-            found,
+            hazards,
             ..
         } = self;
-        let (warp, site, kind) = (now.warp, now.site, now.kind);
+        let (warp, kind) = (now.warp, now.kind);
         let me = &warps[warp as usize];
-        found.clear();
         let look = relevant(kind);
         let mut bits = active;
         while bits != 0 {
@@ -1185,24 +1167,32 @@ impl Block {
                         mask: 0xf,
                         lanes: 1 << lane,
                     };
+                    // Lane by lane and word by word is the order of the
+                    // conflicts' ranks: each is noted as it is found.
                     check(
                         &shadow.cells[word as usize],
                         &batch,
                         me,
                         now,
                         addresses,
-                        found,
+                        hazards,
                     );
                 }
             }
         }
-        self.note_found();
+        self.record_words(now, active, addresses, words);
+    }
+
+    /// [`run_words`](Self::run_words)' records, once its lanes are checked.
+    #[inline(never)]
+    fn record_words(&mut self, now: &Now, active: u32, addresses: &[u32; WARP_SIZE], words: u32) {
         let Block {
             warps,
             shadow,
             error,
             ..
         } = self;
+        let (warp, site, kind) = (now.warp, now.site, now.kind);
         let me = &warps[warp as usize];
         let (bit, clock) = (1 << warp, me.clock[warp as usize]);
         // The table takes every word of the access at once, so that a word
@@ -1240,17 +1230,21 @@ impl Block {
                     );
                     continue;
                 }
-                if let [only] = shadow.cells[word as usize].as_mut_slice()
-                    && only.warps & bit == 0
-                    && only.lanes == 1 << lane
-                    && only.bytes == 0xf
-                    && only.site == site
-                    && only.step == now.step
-                    && only.clock == clock
-                    && only.kind == kind
-                    && !only.pending
+                let records = shadow.cells[word as usize].as_mut_slice();
+                // A lane on a word an earlier lane of this access took: the
+                // record that lane made or merged into is the warp's first of
+                // this site and bytes, the one `record` would merge into
+                // (lanes of one step join), when it is the cell's last and
+                // the warp's alone.
+                if let Some(last) = records.last_mut()
+                    && last.warps == bit
+                    && last.step == now.step
+                    && last.site == site
+                    && last.kind == kind
+                    && last.bytes == 0xf
+                    && !last.pending
                 {
-                    only.warps |= bit;
+                    last.lanes |= 1 << lane;
                     continue;
                 }
                 let new = Record {
@@ -1263,6 +1257,27 @@ impl Block {
                     bytes: 0xf,
                     pending: false,
                 };
+                if let [only] = records {
+                    if only.warps & bit == 0 && only.alike(&new) {
+                        only.warps |= bit;
+                        continue;
+                    }
+                    // `record`'s steps on one record that the access can
+                    // neither join nor merge into: it goes after it.
+                    let mergeable = only.warps & bit != 0
+                        && only.kind == kind
+                        && !only.pending
+                        && only.site == site
+                        && only.bytes == 0xf;
+                    if !mergeable {
+                        if shadow.records >= MAX_RECORDS {
+                            *error = Some(Error::ShadowFull { limit: MAX_RECORDS });
+                            return;
+                        }
+                        shadow.push_more(word, new);
+                        continue;
+                    }
+                }
                 if !record(shadow, word, new, &me.seen[lane as usize]) {
                     *error = Some(Error::ShadowFull { limit: MAX_RECORDS });
                     return;
@@ -1274,12 +1289,12 @@ impl Block {
     /// Notes the conflicts found for the access being run, in the order a
     /// lane-by-lane check meets them.
     fn note_found(&mut self) {
-        if self.found.len() > 1 {
+        if self.found.len() > 1 && !self.found.is_sorted_by_key(|f| f.rank) {
             self.found.sort_unstable_by_key(|f| f.rank);
         }
         for i in 0..self.found.len() {
             let found = self.found[i];
-            self.note(found);
+            self.hazards.note(found);
         }
     }
 
@@ -1429,6 +1444,31 @@ impl Block {
             shadow.push(word, record);
         }
     }
+}
+
+/// The hazards found so far, one per severity, kind and pair of sites.
+#[derive(Debug)]
+struct HazardTable {
+    slots: Vec<Slot>,
+    index: FxHashMap<Key, u32>,
+    /// The hazard noted last, and its index.
+    last: Option<(Key, u32)>,
+    /// Hazards noted lately, with their indices, one per line of a
+    /// direct-mapped cache in front of `index`: an access that races with
+    /// many instructions looks each up without hashing.
+    cache: Box<[Option<(Key, u32)>; CACHE_LINES]>,
+}
+
+impl HazardTable {
+    /// Forgets every hazard (the cache only where a block filled it).
+    fn clear(&mut self) {
+        if !self.index.is_empty() {
+            *self.cache = [None; CACHE_LINES];
+        }
+        self.slots.clear();
+        self.index.clear();
+        self.last = None;
+    }
 
     /// Adds a conflict to its hazard: one per severity, kind and pair of sites.
     fn note(&mut self, found: Found) {
@@ -1456,7 +1496,7 @@ impl Block {
         if let Some((last, index)) = self.last
             && last == key
         {
-            self.hazards[index as usize].add(word, mask);
+            self.slots[index as usize].add(word, mask);
             return;
         }
         let line = cache_line(&key);
@@ -1464,10 +1504,10 @@ impl Block {
             && cached == key
         {
             self.last = Some((key, index));
-            self.hazards[index as usize].add(word, mask);
+            self.slots[index as usize].add(word, mask);
             return;
         }
-        let slots = &mut self.hazards;
+        let slots = &mut self.slots;
         let index = *self.index.entry(key).or_insert_with(|| {
             slots.push(Slot {
                 hazard: Hazard {
@@ -1484,14 +1524,41 @@ impl Block {
         });
         self.last = Some((key, index));
         self.cache[line] = Some((key, index));
-        self.hazards[index as usize].add(word, mask);
+        self.slots[index as usize].add(word, mask);
     }
 }
 
-/// Lines of [`Block::cache`].
+/// Where [`check`] puts the conflicts it finds.
+trait Conflicts {
+    /// Conflicts put so far (for a conflict's rank).
+    fn count(&self) -> usize;
+    fn put(&mut self, found: Found);
+}
+
+/// Conflicts gathered, to be noted in rank order.
+impl Conflicts for Vec<Found> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn put(&mut self, found: Found) {
+        self.push(found);
+    }
+}
+
+/// Conflicts noted as they are found, when they come in rank order.
+impl Conflicts for HazardTable {
+    fn count(&self) -> usize {
+        0
+    }
+    fn put(&mut self, found: Found) {
+        self.note(found);
+    }
+}
+
+/// Lines of [`HazardTable::cache`].
 const CACHE_LINES: usize = 256;
 
-/// The line of [`Block::cache`] a hazard's key goes to.
+/// The line of [`HazardTable::cache`] a hazard's key goes to.
 fn cache_line(key: &Key) -> usize {
     let (severity, kind, first, second) = *key;
     let mixed = (first ^ second.rotate_left(29) ^ (severity as u64) << 62 ^ (kind as u64) << 63)
@@ -1533,12 +1600,12 @@ fn check(
     me: &Warp,
     now: &Now,
     addresses: &[u32; WARP_SIZE],
-    found: &mut Vec<Found>,
+    found: &mut impl Conflicts,
 ) {
     let bit = 1u32 << now.warp;
-    let rank = |lane: Lane, found: &Vec<Found>| {
+    let rank = |lane: Lane, found: &dyn Conflicts| {
         let index = batch.word - addresses[lane.index()] / 4;
-        (lane.index() as u64) << 40 | u64::from(index) << 32 | found.len() as u64
+        (lane.index() as u64) << 40 | u64::from(index) << 32 | found.count() as u64
     };
     let first = Lane::from_index(batch.lanes.trailing_zeros() as usize);
     for record in cell {
@@ -1546,26 +1613,29 @@ fn check(
         if mask == 0 {
             continue;
         }
-        let push = |severity, warp: u32, other: Lane, lane: Lane, found: &mut Vec<Found>| {
+        let push = |severity, warp: u32, other: Lane, lane: Lane, found: &mut _| {
             let rank = rank(lane, found);
-            found.push(Found {
-                earlier: HazardAccess {
-                    site: record.site,
-                    warp,
-                    lane: other,
-                    access: record.kind,
+            Conflicts::put(
+                found,
+                Found {
+                    earlier: HazardAccess {
+                        site: record.site,
+                        warp,
+                        lane: other,
+                        access: record.kind,
+                    },
+                    now: HazardAccess {
+                        site: now.site,
+                        warp: now.warp,
+                        lane,
+                        access: now.kind,
+                    },
+                    severity,
+                    word: batch.word,
+                    mask,
+                    rank,
                 },
-                now: HazardAccess {
-                    site: now.site,
-                    warp: now.warp,
-                    lane,
-                    access: now.kind,
-                },
-                severity,
-                word: batch.word,
-                mask,
-                rank,
-            });
+            );
         };
         let other = Lane::from_index(record.lanes.trailing_zeros() as usize);
         if record.pending && !(record.warps == bit && record.step == now.step) {

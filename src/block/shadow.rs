@@ -252,6 +252,16 @@ impl Shadow {
         self.records += 1;
     }
 
+    /// Adds a record that is not a pending write to the cell of a word that
+    /// has records: [`push`](Self::push) without its checks.
+    #[inline]
+    pub fn push_more(&mut self, word: u32, record: Record) {
+        debug_assert!(!self.cells[word as usize].is_empty() && !record.pending);
+        self.cells[word as usize].push(record);
+        self.kinds[word as usize] |= kind_bit(record.kind);
+        self.records += 1;
+    }
+
     /// Adds a record to a word's cell.
     pub fn push(&mut self, word: u32, record: Record) {
         if self.cells.len() <= word as usize {
