@@ -326,6 +326,16 @@ fn unknown_arch_or_op_is_a_usage_error() {
     let output = analyze(&[]);
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("<ADDRESSES>..."));
+    // A mistyped option is a usage error, not an address expression; an
+    // expression that starts with `-` is still an address.
+    let output = analyze(&["--nope", "lane*4"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).starts_with("error: unexpected argument '--nope' found"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(analyze(&["-lane*4+256"]).status.success());
 }
 
 // ---------------------------------------------------------------------------

@@ -173,6 +173,17 @@ fn hyphen_values_as_positionals(args: Vec<OsString>) -> Vec<OsString> {
                     kept.extend(rest.next().cloned());
                 }
             }
+            // `--name` that names no option is a mistyped option, not an
+            // address (no expression starts with `--` and a letter): left
+            // where clap reads it, a usage error (status 2) as in every
+            // other subcommand.
+            None if text
+                .strip_prefix("--")
+                .and_then(|name| name.chars().next())
+                .is_some_and(|c| c.is_ascii_alphabetic()) =>
+            {
+                kept.push(arg.clone());
+            }
             _ => positionals.push(arg.clone()),
         }
     }
