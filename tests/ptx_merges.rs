@@ -222,6 +222,38 @@ fn the_unrolling_probes_are_predicted() {
     assert_eq!(kernels.len(), 247);
 }
 
+/// Loops as nvcc 13.0 leaves them for ptxas (tests/data/ptx/nvcc_loops:
+/// `#pragma unroll 4`, `unroll 1`, `unroll 2`, none, a parameter trip count,
+/// stores; nvcc marks the loops it unrolled itself `.pragma "nounroll"`):
+/// one block of 32 threads gives ncu's executed LDS and STS and their
+/// wavefronts, kernel by kernel.
+#[test]
+fn nvcc_loops_are_predicted() {
+    let text = data("tests/data/ptx/nvcc_loops/kernel.ptx");
+    let module = ptx::parse(&text).unwrap();
+    let measured: serde_json::Value =
+        serde_json::from_str(&data("tests/data/ptx/nvcc_loops/ncu.json")).unwrap();
+    let kernels = measured["kernels"].as_object().unwrap();
+    let mut failures = BTreeMap::new();
+    for (name, entry) in kernels {
+        let kernel = Kernel::new(&module, Some(name)).unwrap();
+        let launch = KernelLaunch::new([1, 1, 1], [32, 1, 1])
+            .unwrap()
+            .with_arg("1=8".parse().unwrap());
+        let mut out = Accesses::default();
+        kernel.run(&launch, &RunOptions::new(), &mut out).unwrap();
+        let count = |op| out.0.iter().filter(|a| a.0 == op).count() as u64;
+        let got = [count("LDS"), count("STS"), out.1[0], out.1[1]];
+        let want = ["lds", "sts", "wavefronts_ld", "wavefronts_st"]
+            .map(|k| entry["ncu"][k].as_u64().unwrap());
+        if got != want {
+            failures.insert(name.clone(), (got, want));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+    assert_eq!(kernels.len(), 7);
+}
+
 /// The probes the interpreter does not predict yet, and why.
 const UNROLLING_DIFFERENCES: &[&str] = &[
     // Past the loops measured to merge whole (trips x body 5,120): ptxas

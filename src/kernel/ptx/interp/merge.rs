@@ -13,9 +13,10 @@
 //! where the address expression proves the merged access naturally aligned:
 //! known low bits of symbol + constant offsets + multiples (`mul`, `shl`,
 //! `and` masks, `xor`/`or` of aligned values, `selp` and loop-carried values
-//! that agree; measured: `ld4_mul48`, `ld4_and`, `ld4_shr`, `ld4_xor`,
-//! `p_selp`, `p_loop`, `ld4_param16`, `ld2_param8`), and never where a
-//! parameter scales by 4 only (`ld2_unknown`, `ld4_unknown`, `st4_unknown`).
+//! that agree, of these last only their shared alignment (`unroll4_256` in
+//! tests/data/ptx/nvcc_loops); measured: `ld4_mul48`, `ld4_and`,
+//! `ld4_shr`, `ld4_xor`, `p_selp`, `p_loop`, `ld4_param16`, `ld2_param8`),
+//! and never where a parameter scales by 4 only (`ld2_unknown`, `ld4_unknown`, `st4_unknown`).
 //! A shared variable contributes the alignment of the offset ptxas placed it
 //! at, not the offset itself (`q_t4_at16` and `q_u4_at8` merge as 16- and
 //! 8-aligned; `q_u4_at8_off8` and `p_s4_pad12` do not merge accesses that
@@ -124,6 +125,11 @@ impl Low {
             value: self.value.wrapping_sub(other.value),
         }
         .norm()
+    }
+
+    /// Only the known zero bits at the bottom: a multiple of `2^zeros`.
+    fn aligned_part(self) -> Low {
+        Low::aligned(self.zeros())
     }
 
     /// Known trailing zeros.
@@ -267,7 +273,12 @@ pub(super) fn entry_low_bits(
 /// The proof of every register's low bits, over the whole function: each
 /// register gets the meet of what all its definitions give (a guarded
 /// definition too: the old value stays possible, and is some other
-/// definition's). Registers read before any definition are not considered:
+/// definition's), and where there are several, only the alignment they
+/// share: ptxas proves no more of a value that flows in from two places
+/// (tests/data/ptx/nvcc_loops, `unroll4_256`: a pointer set to a 256-aligned
+/// base + 8 and stepped by 16 in a loop is 8 mod 16 in every trip, yet its
+/// four loads at -8..+4 are two `LDS.64`, not one `LDS.128`). Registers
+/// read before any definition are not considered:
 /// PTX from nvcc and Triton defines before it reads.
 pub(super) fn known_low_bits(insts: &[Inst], regs: usize, shared: &[SharedVar]) -> Vec<Low> {
     let mut facts: Vec<Option<Low>> = vec![None; regs];
@@ -284,7 +295,7 @@ pub(super) fn known_low_bits(insts: &[Inst], regs: usize, shared: &[SharedVar]) 
                 let Some(low) = low else { continue };
                 let new = match *slot {
                     None => low,
-                    Some(old) => old.meet(low),
+                    Some(old) => old.meet(low).aligned_part(),
                 };
                 if *slot != Some(new) {
                     *slot = Some(new);

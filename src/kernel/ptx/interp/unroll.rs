@@ -34,17 +34,19 @@
 //! the tables keep the interpreter's program as the PTX's.
 //!
 //! **Limits.** [`MAX_UNROLLED`] (trips times body), [`MAX_BODY`] and
-//! [`MAX_FULL`] are the largest measured that merge; past them nothing merges across iterations
-//! (ptxas unrolls partly there, with fewer merges or none: `ld_t1024`,
-//! `ld_t2048`, `st_t2048`, `ldv2_t1024`; not modelled). Only innermost
-//! loops whose body is one straight block (no branch in or out but the back
-//! edge, and a top-tested loop's exit) are recognised; accesses of an outer loop's consecutive iterations
-//! are not merged with each other (in the probes every inner loop covers
-//! whole 16-byte chunks, so this never showed). ptxas sometimes peels one
-//! iteration and unrolls the rest by an odd factor, losing the alignment
-//! and every merge (`ld_t64_k32`: 64 `LDS`); that choice is not predicted.
-//! A `nounroll` pragma anywhere in a function keeps all its loops (the
-//! reader does not keep a pragma's position).
+//! [`MAX_FULL`] are the largest measured that merge; past them nothing
+//! merges across iterations (ptxas unrolls partly there, with fewer merges
+//! or none: `ld_t1024`, `ld_t2048`, `st_t2048`, `ldv2_t1024`; not modelled).
+//! Only innermost loops whose body is one straight block (no branch in or
+//! out but the back edge, and a top-tested loop's exit) are recognised;
+//! accesses of an outer loop's consecutive iterations are not merged with
+//! each other (in the probes every inner loop covers whole 16-byte chunks,
+//! so this never showed). ptxas sometimes peels one iteration and unrolls
+//! the rest by an odd factor, losing the alignment and every merge
+//! (`ld_t64_k32`: 64 `LDS`); that choice is not predicted. A `nounroll`
+//! pragma anywhere in a function keeps all its loops (the reader does not
+//! keep a pragma's position; nvcc marks every loop it unrolled itself so,
+//! and unrolls small constant loops fully: tests/data/ptx/nvcc_loops).
 
 use std::collections::{BTreeMap, HashMap};
 
