@@ -28,6 +28,19 @@
 //!   it; global, local and constant loads, and everything computed from
 //!   them, are unknown; `shfl.sync`, `vote.sync`, `redux.sync`, `activemask`
 //!   and `elect.sync` are exact among the lanes that execute them.
+//! - **Value numbers.** Unknown values still have identities: a global load
+//!   is numbered by its address, width and the block's global-memory epoch
+//!   (which every global write of the block advances, as the interpreter runs
+//!   them: a modelling choice), arithmetic on numbered values is hash-consed,
+//!   and `mov`, `selp`, `shfl.sync` and shared memory carry numbers. So a
+//!   shared store knows, lane by lane, when it writes what memory already
+//!   holds (known bits, or the same number at the same width), and says so to
+//!   the consumer ([`Consumer::event_unchanged`](crate::kernel::Consumer::event_unchanged)):
+//!   compute-sanitizer reports no write-after-write hazard for such a store
+//!   ([`Block::access_unchanged`](crate::Block::access_unchanged), measured).
+//!   Equal only when certain: an unknown value without a number equals
+//!   nothing. The rules, the table's bound and the epoch's limits:
+//!   `number.rs`.
 //! - **Never guessed.** A shared access whose address is unknown in a lane
 //!   that executes it is an
 //!   [`Event::UnknownAddress`](crate::kernel::Event::UnknownAddress) (one
@@ -120,6 +133,7 @@ mod exec;
 mod ir;
 mod lower;
 mod merge;
+mod number;
 #[cfg(test)]
 mod tests;
 mod unroll;
@@ -281,6 +295,7 @@ impl Kernel {
         let chosen = options.blocks(total);
         let mut notes = exec::Notes::new();
         let mut steps = 0u64;
+        let plan = number::Plan::new(&self.program);
         for &linear in &chosen {
             let gx = u64::from(grid[0]);
             let gy = u64::from(grid[1]);
@@ -299,6 +314,7 @@ impl Kernel {
                 dynamic_shared: launch.dynamic_shared(),
                 args: &args,
                 budget: options.budget,
+                plan: &plan,
             };
             let run = exec::run_block(&ctx, consumer, &mut notes)?;
             steps += run.steps;

@@ -47,6 +47,7 @@ use super::ir::{
     Addr, BarKind, BarRed, Compare, FloatOp, FloatRel, Function, Inst, IntBin, IntUn, Kind, Merge,
     Program, ReduxOp, RoundInt, ShflMode, Space, Special, Src, Ty, VoteMode,
 };
+use super::number::{Numbers, Operand, Plan};
 
 /// The generic address at which the shared window starts, in this model: a
 /// `cvta.shared` adds it, a generic access within 4 GiB above it is a shared
@@ -194,6 +195,36 @@ impl Opnd<'_> {
     }
 }
 
+/// An operand's lanes as value numbering sees them: bits, known lanes and
+/// numbered lanes.
+#[derive(Clone, Copy)]
+struct Seen {
+    v: [u64; 32],
+    k: u32,
+    n: u32,
+}
+
+impl Seen {
+    const NONE: Seen = Seen {
+        v: [0; 32],
+        k: 0,
+        n: 0,
+    };
+
+    /// Lane `lane` as an operand of a numbered expression, if it is known or
+    /// numbered.
+    #[inline]
+    fn operand(&self, lane: usize) -> Option<Operand> {
+        if self.k >> lane & 1 == 1 {
+            Some(Operand::Known(self.v[lane]))
+        } else if self.n >> lane & 1 == 1 {
+            Some(Operand::Number(self.v[lane]))
+        } else {
+            None
+        }
+    }
+}
+
 /// One entry of a warp's SIMT stack.
 #[derive(Debug, Clone, Copy)]
 struct Entry {
@@ -227,6 +258,9 @@ struct Warp {
     frames: Vec<Frame>,
     vals: Vec<[u64; 32]>,
     known: Vec<u32>,
+    /// Per register, the lanes whose `vals` hold a value number
+    /// ([`number`](super::number)): unknown, but named. Never known too.
+    nums: Vec<u32>,
     /// Param memory, byte by byte: values and known lanes.
     pvals: Vec<[u8; 32]>,
     pknown: Vec<u32>,
@@ -271,6 +305,7 @@ impl Warp {
         self.read(ctx, src).to_lanes()
     }
 
+    #[inline]
     fn write(&mut self, d: u32, value: &Lanes, mask: u32) {
         let i = self.reg_base + d as usize;
         let slot = &mut self.vals[i];
@@ -278,11 +313,44 @@ impl Warp {
             slot[lane] = value.v[lane];
         }
         self.known[i] = (self.known[i] & !mask) | (value.k & mask);
+        self.nums[i] &= !mask;
     }
 
+    #[inline]
     fn forget(&mut self, d: u32, mask: u32) {
-        let i = self.frame().reg_base + d as usize;
+        let i = self.reg_base + d as usize;
         self.known[i] &= !mask;
+        self.nums[i] &= !mask;
+    }
+
+    /// The lanes of an operand that hold a value number.
+    #[inline]
+    fn nums_of(&self, src: Src) -> u32 {
+        match src {
+            Src::Reg(r) => self.nums[self.reg_base + r as usize],
+            _ => 0,
+        }
+    }
+
+    /// An operand as value numbering sees it, copied (before the
+    /// instruction writes its destinations, which may be the operand).
+    fn seen(&self, ctx: &Ctx<'_>, src: Src) -> Seen {
+        let o = self.read(ctx, src);
+        Seen {
+            v: core::array::from_fn(|i| o.val(i)),
+            k: o.known(),
+            n: self.nums_of(src),
+        }
+    }
+
+    /// Lanes `lanes` of register `d` hold the numbers `n`.
+    fn set_numbers(&mut self, d: u32, lanes: u32, n: &[u64; 32]) {
+        let i = self.reg_base + d as usize;
+        for lane in lanes_of(lanes) {
+            self.vals[i][lane] = n[lane];
+        }
+        self.known[i] &= !lanes;
+        self.nums[i] |= lanes;
     }
 
     /// Reads `bytes` (at most 8) of param memory at `offset` in each lane.
@@ -342,6 +410,7 @@ impl Warp {
         let param_base = self.pvals.len();
         self.vals.resize(reg_base + func.regs as usize, [0; 32]);
         self.known.resize(reg_base + func.regs as usize, 0);
+        self.nums.resize(reg_base + func.regs as usize, 0);
         self.pvals
             .resize(param_base + func.param_bytes as usize, [0; 32]);
         self.pknown
@@ -359,6 +428,7 @@ impl Warp {
         if let Some(frame) = self.frames.pop() {
             self.vals.truncate(frame.reg_base);
             self.known.truncate(frame.reg_base);
+            self.nums.truncate(frame.reg_base);
             self.pvals.truncate(frame.param_base);
             self.pknown.truncate(frame.param_base);
         }
@@ -374,7 +444,37 @@ struct Shared {
     /// Whether any byte was ever stored known (and not forgotten all at
     /// once): when none was, every load is unknown without looking.
     any_known: bool,
+    /// The value numbers stored ([`number`](super::number)), allocated at
+    /// the first numbered store.
+    tags: Option<Box<Tags>>,
 }
+
+/// Per byte of shared memory: the width of the numbered value it is part
+/// of and its place in it (`width << 4 | place`, [`META`]; 0: none), and at
+/// a value's first byte its number. A byte is known (in [`Shared`]), tagged
+/// or neither, never both. Bytes `a..a + n` hold one value of width `n` when
+/// their places read `n`, 0 to `n - 1`: only a value tagged at `a` writes
+/// those places there, and it writes all of them, so the number at `a` is
+/// that value's.
+struct Tags {
+    num: Vec<u64>,
+    meta: Vec<u8>,
+}
+
+/// [`Tags::meta`] of a value of `n` bytes (1 to 8), byte by byte.
+const META: [[u8; 8]; 9] = {
+    let mut table = [[0u8; 8]; 9];
+    let mut n = 1;
+    while n <= 8 {
+        let mut i = 0;
+        while i < n {
+            table[n][i] = (n << 4 | i) as u8;
+            i += 1;
+        }
+        n += 1;
+    }
+    table
+};
 
 impl Shared {
     fn new(size: usize) -> Self {
@@ -382,7 +482,50 @@ impl Shared {
             bytes: vec![0; size],
             known: vec![0; size.div_ceil(64) + 1],
             any_known: false,
+            tags: None,
         }
+    }
+
+    /// Bytes `address..address + n` (`n` 1 to 8) hold the value numbered
+    /// `number`, `n` bytes wide: not known bits any more.
+    fn tag(&mut self, address: u64, n: u32, number: u64) {
+        let len = self.bytes.len();
+        let n = n as usize;
+        let Some(a) = usize::try_from(address)
+            .ok()
+            .filter(|&a| n <= 8 && a.checked_add(n).is_some_and(|end| end <= len))
+        else {
+            self.forget(address, n as u32);
+            return;
+        };
+        if self.any_known {
+            for i in a..a + n {
+                self.known[i / 64] &= !(1u64 << (i % 64));
+            }
+        }
+        let tags = self.tags.get_or_insert_with(|| {
+            Box::new(Tags {
+                num: vec![0; len],
+                meta: vec![0; len],
+            })
+        });
+        // Byte by byte: a copy of a few bytes is a call to memcpy.
+        for (slot, &m) in tags.meta[a..a + n].iter_mut().zip(&META[n]) {
+            *slot = m;
+        }
+        tags.num[a] = number;
+    }
+
+    /// The number of the value bytes `address..address + n` hold, if they
+    /// hold one numbered value of that width.
+    #[inline]
+    fn number(&self, address: u64, n: u32) -> Option<u64> {
+        let tags = self.tags.as_ref()?;
+        let (a, n) = (usize::try_from(address).ok()?, n as usize);
+        let meta = tags.meta.get(a..a.checked_add(n)?)?;
+        // Byte by byte: a slice comparison is a call to memcmp.
+        let same = n <= 8 && meta.iter().zip(&META[n]).all(|(x, y)| x == y);
+        same.then(|| tags.num[a])
     }
 
     /// The known bits of bytes `a..a + n` (`n` at most 8), lowest first.
@@ -425,6 +568,9 @@ impl Shared {
         if a >= end {
             return;
         }
+        if let Some(tags) = &mut self.tags {
+            tags.meta[a..end].fill(0);
+        }
         let value = value.bits().filter(|_| n <= 8);
         if value.is_none() && !self.any_known {
             // Nothing is known: forgetting changes nothing.
@@ -452,6 +598,9 @@ impl Shared {
     fn forget_all(&mut self) {
         self.known.iter_mut().for_each(|k| *k = 0);
         self.any_known = false;
+        if let Some(tags) = &mut self.tags {
+            tags.meta.fill(0);
+        }
     }
 }
 
@@ -476,6 +625,8 @@ pub(crate) struct Ctx<'p> {
     pub dynamic_shared: u32,
     pub args: &'p [u128],
     pub budget: u64,
+    /// Which instructions number their results.
+    pub plan: &'p Plan,
 }
 
 impl Ctx<'_> {
@@ -578,6 +729,7 @@ pub(crate) fn run_block<C: Consumer + ?Sized>(
                 frames: Vec::new(),
                 vals: Vec::new(),
                 known: Vec::new(),
+                nums: Vec::new(),
                 pvals: Vec::new(),
                 pknown: Vec::new(),
                 state: State::Ready,
@@ -596,6 +748,7 @@ pub(crate) fn run_block<C: Consumer + ?Sized>(
         })
         .collect();
     let mut barriers: Vec<Barrier> = vec![Barrier::default(); 16];
+    let mut numbers = Numbers::default();
     let mut steps = 0u64;
     loop {
         let mut ran = false;
@@ -605,7 +758,7 @@ pub(crate) fn run_block<C: Consumer + ?Sized>(
                 run_warp(
                     ctx,
                     warp,
-                    &mut shared,
+                    (&mut shared, &mut numbers),
                     &mut barriers,
                     &mut steps,
                     consumer,
@@ -670,6 +823,7 @@ fn release(barrier: &mut Barrier, warps: &mut [Warp]) {
             }
             None => warp.known[reg] &= !mask,
         }
+        warp.nums[reg] &= !mask;
     }
     for &w in &barrier.waiting {
         warps[w as usize].state = State::Ready;
@@ -682,7 +836,7 @@ fn release(barrier: &mut Barrier, warps: &mut [Warp]) {
 fn run_warp<C: Consumer + ?Sized>(
     ctx: &Ctx<'_>,
     warp: &mut Warp,
-    shared: &mut Shared,
+    (shared, numbers): (&mut Shared, &mut Numbers),
     barriers: &mut [Barrier],
     steps: &mut u64,
     consumer: &mut C,
@@ -908,7 +1062,17 @@ fn run_warp<C: Consumer + ?Sized>(
             place(program, consumer, inst);
         }
         execute(
-            ctx, warp, shared, inst, mask, unsure, site, name, here, consumer, notes,
+            ctx,
+            warp,
+            (&mut *shared, &mut *numbers),
+            inst,
+            mask,
+            unsure,
+            site,
+            name,
+            here,
+            consumer,
+            notes,
         )?;
     }
 }
@@ -1103,6 +1267,22 @@ fn access<C: Consumer + ?Sized>(
     mask: u32,
     offsets: &[u32; 32],
 ) -> Result<(), Error> {
+    access_unchanged(consumer, warp, site, name, op, width, (mask, 0), offsets)
+}
+
+/// [`access`] of the lanes `mask`, of which the lanes `unchanged` (a
+/// store's) write what memory holds ([`Consumer::event_unchanged`]).
+#[allow(clippy::too_many_arguments)]
+fn access_unchanged<C: Consumer + ?Sized>(
+    consumer: &mut C,
+    warp: u32,
+    site: Site,
+    name: &str,
+    op: Op,
+    width: u32,
+    (mask, unchanged): (u32, u32),
+    offsets: &[u32; 32],
+) -> Result<(), Error> {
     let request = WarpRequest::from_offsets(op, width, LaneSet::from_bits(mask), offsets).map_err(
         |error| Error::PtxInstruction {
             inst: name.to_owned(),
@@ -1110,14 +1290,20 @@ fn access<C: Consumer + ?Sized>(
             error: Box::new(error),
         },
     )?;
-    consumer.event(warp, &Event::Access { site, request })
+    let event = Event::Access { site, request };
+    if unchanged == 0 {
+        consumer.event(warp, &event)
+    } else {
+        consumer.event_unchanged(warp, &event, LaneSet::from_bits(unchanged))
+    }
 }
 
 /// An access as ptxas issues it (see [`Merge`]): a merge's carrier issues
 /// the merged request, a folded access none, where the merged access is
 /// aligned in every lane, as the merge pass proved it is. If it is not (the
 /// launch placed memory where the proof did not expect it), each access is
-/// issued as written.
+/// issued as written. `unchanged`: the lanes of a store that write what
+/// memory holds, for its own access (a merged one says none).
 #[allow(clippy::too_many_arguments)]
 fn merged_access<C: Consumer + ?Sized>(
     consumer: &mut C,
@@ -1125,7 +1311,7 @@ fn merged_access<C: Consumer + ?Sized>(
     op: Op,
     merge: Merge,
     width: u32,
-    mask: u32,
+    (mask, unchanged): (u32, u32),
     offsets: &[u32; 32],
 ) -> Result<(), Error> {
     // The widths are powers of two: a mask, not a division.
@@ -1149,7 +1335,16 @@ fn merged_access<C: Consumer + ?Sized>(
             access(consumer, warp, site, name, op, w, mask, &at)
         }
         Merge::Folded { delta, width: w } if aligned(delta, w) => Ok(()),
-        _ => access(consumer, warp, site, name, op, width, mask, offsets),
+        _ => access_unchanged(
+            consumer,
+            warp,
+            site,
+            name,
+            op,
+            width,
+            (mask, unchanged),
+            offsets,
+        ),
     }
 }
 
@@ -1460,11 +1655,127 @@ fn round_opt(mode: Option<RoundInt>, x: f64) -> f64 {
     }
 }
 
+/// Runs one instruction (not a branch, call or barrier), with the value
+/// numbering of its results where the plan wants them
+/// ([`number`](super::number)): moves of numbers through `mov` and `selp`,
+/// pure instructions hash-consed; loads, stores, atomics and shuffles number
+/// in [`run_inst`].
 #[allow(clippy::too_many_arguments)]
 fn execute<C: Consumer + ?Sized>(
     ctx: &Ctx<'_>,
     warp: &mut Warp,
-    shared: &mut Shared,
+    (shared, numbers): (&mut Shared, &mut Numbers),
+    inst: &Inst,
+    mask: u32,
+    unsure: u32,
+    site: Site,
+    name: &str,
+    here: (u32, u32),
+    consumer: &mut C,
+    notes: &mut Notes,
+) -> Result<(), Error> {
+    if matches!(inst.kind, Kind::Opaque { .. } | Kind::Unmodelled { .. })
+        && ctx.plan.may_write_global(inst.name)
+    {
+        numbers.global_write();
+    }
+    let wanted = ctx.plan.wants(here.0, here.1);
+    let mut run = |warp: &mut Warp, numbers: &mut Numbers| {
+        run_inst(
+            ctx,
+            warp,
+            (&mut *shared, numbers, wanted),
+            inst,
+            mask,
+            unsure,
+            site,
+            name,
+            here,
+            consumer,
+            notes,
+        )
+    };
+    if !wanted {
+        return run(warp, numbers);
+    }
+    match &inst.kind {
+        Kind::Mov {
+            d,
+            a: a @ Src::Reg(_),
+            ..
+        } => {
+            let n = warp.nums_of(*a) & mask;
+            let seen = (n != 0).then(|| warp.seen(ctx, *a));
+            run(warp, numbers)?;
+            if let Some(seen) = seen {
+                warp.set_numbers(*d, n, &seen.v);
+            }
+        }
+        Kind::Selp { d, a, b, c, .. } => {
+            let (a, b, c) = (warp.seen(ctx, *a), warp.seen(ctx, *b), warp.seen(ctx, *c));
+            run(warp, numbers)?;
+            let unknown = mask & !warp.known[warp.reg_base + *d as usize];
+            let (mut n, mut got) = ([0u64; 32], 0);
+            for lane in lanes_of(unknown) {
+                let number = match c.operand(lane) {
+                    // `d = c ? a : b`: the chosen operand's number.
+                    Some(Operand::Known(p)) => {
+                        let chosen = if p != 0 { &a } else { &b };
+                        match chosen.operand(lane) {
+                            Some(Operand::Number(x)) => Some(x),
+                            _ => None,
+                        }
+                    }
+                    p => match (a.operand(lane), b.operand(lane), p) {
+                        (Some(x), Some(y), Some(z)) => {
+                            Some(numbers.op(inst.name, 0, [x, y, z, Operand::Known(0)]))
+                        }
+                        _ => None,
+                    },
+                };
+                if let Some(x) = number {
+                    n[lane] = x;
+                    got |= 1 << lane;
+                }
+            }
+            warp.set_numbers(*d, got, &n);
+        }
+        _ => {
+            let Some(op) = ctx.plan.pure_op(here.0, here.1) else {
+                return run(warp, numbers);
+            };
+            let mut seen = [Seen::NONE; 4];
+            for (slot, src) in seen.iter_mut().zip(&op.srcs) {
+                *slot = warp.seen(ctx, *src);
+            }
+            let seen = &seen[..op.srcs.len()];
+            run(warp, numbers)?;
+            for &(out, d) in &op.dsts {
+                let unknown = mask & !warp.known[warp.reg_base + d as usize];
+                let (mut n, mut got) = ([0u64; 32], 0);
+                'lanes: for lane in lanes_of(unknown) {
+                    let mut args = [Operand::Known(0); 4];
+                    for (arg, s) in args.iter_mut().zip(seen) {
+                        match s.operand(lane) {
+                            Some(o) => *arg = o,
+                            None => continue 'lanes,
+                        }
+                    }
+                    n[lane] = numbers.op(inst.name, out, args);
+                    got |= 1 << lane;
+                }
+                warp.set_numbers(d, got, &n);
+            }
+        }
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_inst<C: Consumer + ?Sized>(
+    ctx: &Ctx<'_>,
+    warp: &mut Warp,
+    (shared, numbers, wanted): (&mut Shared, &mut Numbers, bool),
     inst: &Inst,
     mask: u32,
     unsure: u32,
@@ -1776,22 +2087,35 @@ fn execute<C: Consumer + ?Sized>(
                         Op::Load,
                         *merge,
                         width,
-                        mask,
+                        (mask, 0),
                         &offsets,
                     )?;
                     for (i, d) in ds.iter().enumerate() {
                         if let Some(d) = d {
-                            if !shared.any_known {
+                            if shared.any_known {
+                                let mut out = Lanes::UNKNOWN;
+                                for lane in lanes_of(mask) {
+                                    let at = u64::from(offsets[lane]) + u64::from(bytes) * i as u64;
+                                    out.set(lane, shared.load(at, bytes));
+                                }
+                                warp.write(*d, &out, mask);
+                            } else {
                                 // Nothing known in shared memory: every value unknown.
                                 warp.forget(*d, mask);
-                                continue;
                             }
-                            let mut out = Lanes::UNKNOWN;
-                            for lane in lanes_of(mask) {
-                                let at = u64::from(offsets[lane]) + u64::from(bytes) * i as u64;
-                                out.set(lane, shared.load(at, bytes));
+                            if wanted && shared.tags.is_some() {
+                                let signed = ctx.plan.signed(inst.name);
+                                let unknown = mask & !warp.known[warp.reg_base + *d as usize];
+                                let (mut n, mut got) = ([0u64; 32], 0);
+                                for lane in lanes_of(unknown) {
+                                    let at = u64::from(offsets[lane]) + u64::from(bytes) * i as u64;
+                                    if let Some(x) = shared.number(at, bytes) {
+                                        n[lane] = numbers.shared_load(x, bytes, signed);
+                                        got |= 1 << lane;
+                                    }
+                                }
+                                warp.set_numbers(*d, got, &n);
                             }
-                            warp.write(*d, &out, mask);
                         }
                     }
                 }
@@ -1803,7 +2127,26 @@ fn execute<C: Consumer + ?Sized>(
                     unmodelled(consumer, wid, site, name, mask)?;
                     forget(warp);
                 }
-                Target::Other => forget(warp),
+                Target::Other => {
+                    forget(warp);
+                    let class = ctx.plan.load_class(inst.name);
+                    if let (true, Space::Global, Some(signed)) = (wanted, *space, class)
+                        && bytes <= 8
+                    {
+                        // Lanes whose address is known.
+                        let lanes = mask & a.known();
+                        for (i, d) in ds.iter().enumerate() {
+                            if let Some(d) = d {
+                                let mut n = [0u64; 32];
+                                for lane in lanes_of(lanes) {
+                                    let at = a.v[lane].wrapping_add(u64::from(bytes) * i as u64);
+                                    n[lane] = numbers.load(at, bytes, signed);
+                                }
+                                warp.set_numbers(*d, lanes, &n);
+                            }
+                        }
+                    }
+                }
             }
         }
         Kind::St {
@@ -1838,29 +2181,74 @@ fn execute<C: Consumer + ?Sized>(
                         }
                         return Ok(());
                     }
+                    let at = |lane: usize, i: usize| {
+                        u64::from(offsets[lane]) + u64::from(bytes) * i as u64
+                    };
+                    // The lanes whose values are numbered, and the numbers as
+                    // memory keeps them.
+                    let mut nums = [0u32; 16];
+                    for (n, s) in nums.iter_mut().zip(srcs) {
+                        *n = warp.nums_of(*s) & mask;
+                    }
+                    let nums = &nums[..srcs.len().min(16)];
+                    let number = |i: usize, lane: usize| numbers.stored(values[i].val(lane), bytes);
+                    // The lanes that write what memory holds (compute-sanitizer's
+                    // same-value rule, Block::access_unchanged), against memory
+                    // before the instruction. A merged access carries stores
+                    // not yet run: none.
+                    let mut unchanged = 0;
+                    if matches!(merge, Merge::None | Merge::Never)
+                        && (shared.any_known || shared.tags.is_some())
+                    {
+                        'lanes: for lane in lanes_of(mask) {
+                            for (i, v) in values.iter().enumerate() {
+                                let same = if v.known() >> lane & 1 == 1 {
+                                    let mine = v.val(lane) & byte_mask(bytes);
+                                    shared.load(at(lane, i), bytes).bits() == Some(mine)
+                                } else if nums[i] >> lane & 1 == 1 {
+                                    shared.number(at(lane, i), bytes) == Some(number(i, lane))
+                                } else {
+                                    false
+                                };
+                                if !same {
+                                    continue 'lanes;
+                                }
+                            }
+                            unchanged |= 1 << lane;
+                        }
+                    }
                     merged_access(
                         consumer,
                         (wid, site, name),
                         Op::Store,
                         *merge,
                         width,
-                        mask,
+                        (mask, unchanged),
                         &offsets,
                     )?;
                     for lane in lanes_of(mask) {
                         for (i, v) in values.iter().enumerate() {
-                            let at = u64::from(offsets[lane]) + u64::from(bytes) * i as u64;
-                            shared.store(at, bytes, v.get(lane));
+                            if nums[i] >> lane & 1 == 1 {
+                                shared.tag(at(lane, i), bytes, number(i, lane));
+                            } else {
+                                shared.store(at(lane, i), bytes, v.get(lane));
+                            }
                         }
                     }
                     // Lanes that stored different values to one address: the
                     // byte's value is whichever the hardware kept: unknown.
                     for lane in lanes_of(mask) {
                         for (i, v) in values.iter().enumerate() {
-                            let at = u64::from(offsets[lane]) + u64::from(bytes) * i as u64;
                             let mine = v.get(lane).bits().map(|x| x & byte_mask(bytes));
-                            if mine.is_some() && shared.load(at, bytes).bits() != mine {
-                                shared.forget(at, bytes);
+                            if mine.is_some() && shared.load(at(lane, i), bytes).bits() != mine {
+                                shared.forget(at(lane, i), bytes);
+                            }
+                        }
+                    }
+                    for (i, &n) in nums.iter().enumerate() {
+                        for lane in lanes_of(n) {
+                            if shared.number(at(lane, i), bytes) != Some(number(i, lane)) {
+                                shared.forget(at(lane, i), bytes);
                             }
                         }
                     }
@@ -1872,8 +2260,13 @@ fn execute<C: Consumer + ?Sized>(
                 Target::Unknown | Target::Mixed => {
                     unmodelled(consumer, wid, site, name, mask)?;
                     shared.forget_all();
+                    numbers.global_write();
                 }
-                Target::Other => {}
+                Target::Other => {
+                    if *space != Space::Local {
+                        numbers.global_write();
+                    }
+                }
             }
         }
         Kind::Atom {
@@ -1887,13 +2280,24 @@ fn execute<C: Consumer + ?Sized>(
             let a = addresses(warp, ctx, addr);
             if let Some(d) = d {
                 warp.forget(*d, mask);
+                if wanted {
+                    // The old value: equal to nothing else.
+                    let n = core::array::from_fn(|_| numbers.fresh());
+                    warp.set_numbers(*d, mask, &n);
+                }
             }
             let op = if *reduction {
                 Op::Reduction(*kind)
             } else {
                 Op::Atomic(*kind)
             };
-            match shared_target(*space, &a, mask, unsure, here, notes) {
+            let target = shared_target(*space, &a, mask, unsure, here, notes);
+            if !matches!(target, Target::Shared(_))
+                && !matches!(space, Space::Local | Space::Shared)
+            {
+                numbers.global_write();
+            }
+            match target {
                 Target::Shared(offsets) => {
                     access(consumer, wid, site, name, op, *bytes, mask, &offsets)?;
                     for lane in lanes_of(mask) {
@@ -2046,8 +2450,11 @@ fn execute<C: Consumer + ?Sized>(
             b,
             c,
         } => {
+            let a_nums = if wanted { warp.nums_of(*a) } else { 0 };
             let (a, b, c) = (warp.read(ctx, *a), warp.read(ctx, *b), warp.read(ctx, *c));
             let (mut out, mut pout) = (Lanes::UNKNOWN, Lanes::UNKNOWN);
+            // Numbers move with their values.
+            let (mut n, mut got) = ([0u64; 32], 0u32);
             for lane in lanes_of(mask) {
                 let (Some(bv), Some(cv)) = (b.get(lane).bits(), c.get(lane).bits()) else {
                     continue;
@@ -2074,11 +2481,16 @@ fn execute<C: Consumer + ?Sized>(
                 // unpredictable value (PTX ISA, shfl.sync).
                 if (0..32).contains(&j) && mask >> j & 1 == 1 {
                     out.set(lane, a.get(j as usize));
+                    if a_nums >> j & 1 == 1 {
+                        n[lane] = a.val(j as usize);
+                        got |= 1 << lane;
+                    }
                 }
                 pout.v[lane] = u64::from(pval);
                 pout.k |= 1 << lane;
             }
             warp.write(*d, &out, mask);
+            warp.set_numbers(*d, got, &n);
             if let Some(p) = p {
                 warp.write(*p, &pout, mask);
             }
