@@ -1384,7 +1384,10 @@ impl Block {
 
     /// The lanes' `cp.async` writes complete: those of all groups but the
     /// `pending` most recent, or all (`pending` 0, or `None` for an mbarrier
-    /// arrival). They become writes at this point of the warp's order.
+    /// arrival). They become writes at this point of the warp's order, and
+    /// join the warp's records as a write made here would (through
+    /// [`record`]): a loop that copies to one word again and again keeps one
+    /// completed record of it, not one per iteration.
     fn complete(&mut self, warp: u32, lanes: LaneSet, pending: Option<u32>) {
         let Block {
             warps,
@@ -1393,56 +1396,63 @@ impl Block {
             ..
         } = self;
         let w = &mut warps[warp as usize];
-        let (step, clock) = (w.step, w.clock[warp as usize]);
+        let (step, clock, bit) = (w.step, w.clock[warp as usize], 1u32 << warp);
         // Groups below `done` complete; the open group too when all do.
         let done = match pending {
             Some(0) | None => u32::MAX,
             Some(n) => w.groups.saturating_sub(n),
         };
-        w.async_words.sort_unstable();
-        w.async_words.dedup();
-        let mut split = Vec::new();
-        let mut still = Vec::new();
-        for &word in &w.async_words {
+        let mut words = core::mem::take(&mut w.async_words);
+        words.sort_unstable();
+        words.dedup();
+        let mut completed = Vec::new();
+        words.retain(|&word| {
             let cell = &mut shadow.cells[word as usize];
+            let before = cell.len();
             let mut left = false;
-            for r in cell.iter_mut() {
-                if !r.pending || r.warps != 1 << warp {
-                    continue;
+            completed.clear();
+            cell.retain(|r| {
+                if !r.pending || r.warps != bit {
+                    return true;
                 }
-                let lanes = r.lanes & lanes.bits();
-                if r.clock >= done || lanes == 0 {
+                let now = r.lanes & lanes.bits();
+                if r.clock >= done || now == 0 {
                     left = true;
-                    continue;
+                    return true;
                 }
-                let completed = Record {
-                    lanes,
+                completed.push(Record {
+                    lanes: now,
                     step,
                     clock,
                     pending: false,
                     ..*r
-                };
-                if lanes == r.lanes {
-                    *r = completed;
-                    shadow.pending -= 1;
-                } else {
-                    r.lanes &= !lanes;
-                    left = true;
-                    split.push((word, completed));
+                });
+                r.lanes &= !now;
+                left |= r.lanes != 0;
+                r.lanes != 0
+            });
+            let taken = before - cell.len();
+            shadow.records -= taken;
+            shadow.pending -= taken;
+            let mut records = completed.iter();
+            if cell.is_empty()
+                && let Some(&first) = records.next()
+            {
+                // What `record` does on an empty cell, but the word is
+                // already among the touched ones.
+                cell.push(first);
+                shadow.records += 1;
+            }
+            for &r in records {
+                if error.is_none()
+                    && !record(shadow, word, r, &w.seen[r.lanes.trailing_zeros() as usize])
+                {
+                    *error = Some(Error::ShadowFull { limit: MAX_RECORDS });
                 }
             }
-            if left {
-                still.push(word);
-            }
-        }
-        w.async_words = still;
-        for (word, record) in split {
-            if shadow.records >= MAX_RECORDS {
-                *error = Some(Error::ShadowFull { limit: MAX_RECORDS });
-                return;
-            }
-            shadow.push(word, record);
-        }
+            left
+        });
+        w.async_words = words;
     }
 }
 

@@ -217,3 +217,73 @@ fn warps_in_step_share_a_record_until_one_merges() {
     let warps: Vec<u32> = block.shadow.cells[5].iter().map(|r| r.warps).collect();
     assert_eq!(warps, [0b1010, 0b0101]);
 }
+
+/// A loop that copies 16 bytes a lane to the same slot each iteration
+/// (`cp.async; cp.async.commit_group; cp.async.wait_group 1`, no barrier):
+/// each completed copy joins the warp's completed record of that site and
+/// word, as a write made at the wait would, so the shadow stays at a few
+/// records a word however long the loop runs (it grew by one record a word
+/// per iteration, and every access checked them all: the fuzz target
+/// `ptx_run`'s timeout).
+#[test]
+fn a_copy_loop_keeps_a_few_records_a_word() {
+    let mut block = Block::new(ComputeCapability::Sm90, 64).unwrap();
+    let copy = |warp: u32| {
+        WarpRequest::from_fn(Op::CpAsync(CpAsync::Cg), 16, |l| {
+            Some(16 * (32 * warp + l.get()))
+        })
+        .unwrap()
+    };
+    // 64 lanes of 16 bytes: 256 words.
+    let words = 256;
+    for iteration in 0..1_000 {
+        for warp in 0..2 {
+            block.access(warp, 1, &copy(warp)).unwrap();
+            block
+                .sync(warp, 2, LaneSet::FULL, SyncOp::CpAsyncCommit)
+                .unwrap();
+            block
+                .sync(warp, 3, LaneSet::FULL, SyncOp::CpAsyncWait { pending: 1 })
+                .unwrap();
+        }
+        // Per word: the completed copies, and the one still in flight.
+        assert!(
+            block.shadow.records <= 2 * words,
+            "iteration {iteration}: {} records",
+            block.shadow.records
+        );
+    }
+    // A lane's copy of the next iteration races with its copy still in
+    // flight; a partial completion (half the lanes) joins the same way.
+    for warp in 0..2 {
+        block
+            .sync(
+                warp,
+                4,
+                LaneSet::range(0, 16),
+                SyncOp::CpAsyncWait { pending: 0 },
+            )
+            .unwrap();
+        block
+            .sync(
+                warp,
+                4,
+                LaneSet::range(16, 32),
+                SyncOp::CpAsyncWait { pending: 0 },
+            )
+            .unwrap();
+    }
+    assert_eq!(block.shadow.records, words);
+    assert_eq!(block.shadow.pending, 0);
+    let report = block.finish();
+    assert_eq!(report.hazards().len(), 1);
+    let h = &report.hazards()[0];
+    assert_eq!(
+        (h.kind(), h.severity()),
+        (HazardKind::WriteWrite, Severity::Error)
+    );
+    assert_eq!(
+        (h.first().site(), h.second().site(), h.bytes()),
+        (1, 1, 1024)
+    );
+}
