@@ -1431,6 +1431,9 @@ impl Block {
                 left |= r.lanes != 0;
                 r.lanes != 0
             });
+            // The completed writes were taken out of the cell and join it
+            // again as accesses of the wait: into the warp's record of the
+            // same instruction and bytes, as a store's would.
             let taken = before - cell.len();
             shadow.records -= taken;
             shadow.pending -= taken;
@@ -1444,6 +1447,7 @@ impl Block {
                 shadow.records += 1;
             }
             for &r in records {
+                // The first lane's order, as for an access's batch of lanes.
                 if error.is_none()
                     && !record(shadow, word, r, &w.seen[r.lanes.trailing_zeros() as usize])
                 {
