@@ -128,6 +128,7 @@ impl Numbers {
     }
 
     /// A number equal to no other.
+    #[inline]
     pub(crate) fn fresh(&mut self) -> u64 {
         let n = self.next;
         // Below PACKED for any run: one number per lane and step at most.
@@ -192,6 +193,7 @@ impl Numbers {
 
     /// The number of a global load of `bytes` bytes (1 to 8) at `address`
     /// now, sign-extended or not.
+    #[inline]
     pub(crate) fn load(&mut self, address: u64, bytes: u32, signed: bool) -> u64 {
         let class = match bytes {
             1 => 0,
