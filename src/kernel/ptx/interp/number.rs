@@ -44,10 +44,14 @@
 //! # Memory
 //!
 //! The table of hash-consed keys holds at most [`MAX_NUMBERS`] entries per
-//! block (about 48 bytes each, 48 MiB at most); past that, new keys get fresh
-//! numbers: never a wrong equality, only missed ones. Global loads whose
-//! address, epoch and width fit in 63 bits (every launch's fake pointers do)
-//! are numbered without the table.
+//! block, 2^18 (a key and its number are 80 bytes; the hash table's 2^19
+//! slots of 81 bytes, and the shared loads' origins beside it, about 54 MiB
+//! at most); past that, new keys get fresh numbers: never a wrong equality,
+//! only missed ones. 2^20, as first planned, would have been four times that.
+//! Global loads whose address, epoch and width fit in 63 bits (every
+//! launch's fake pointers do) are numbered without the table. Shared memory
+//! keeps 9 bytes per byte for the numbers stored (allocated at a block's
+//! first numbered store: 2 MiB for the largest window).
 
 use rustc_hash::FxHashMap;
 
@@ -55,7 +59,7 @@ use super::ir::{FloatOp, Kind, Program, Space, Src};
 
 /// The most entries of a block's table of numbered expressions (see the
 /// module's "Memory").
-pub(crate) const MAX_NUMBERS: usize = 1 << 20;
+pub(crate) const MAX_NUMBERS: usize = 1 << 18;
 
 /// The bit that marks a global load's number packed without the table.
 const PACKED: u64 = 1 << 63;
@@ -530,6 +534,13 @@ mod tests {
 
     const A: Operand = Operand::Number(7);
     const ONE: Operand = Operand::Known(1);
+
+    #[test]
+    fn a_table_entry_is_80_bytes() {
+        // The figure the module's memory bound is stated with.
+        assert_eq!(core::mem::size_of::<(Key, u64)>(), 80);
+        assert_eq!(MAX_NUMBERS, 1 << 18);
+    }
 
     #[test]
     fn the_same_expression_of_the_same_inputs_is_one_number() {
