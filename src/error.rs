@@ -833,6 +833,21 @@ pub enum Error {
         limit: usize,
     },
 
+    /// A warp committed more `cp.async` groups than it waited for, past the
+    /// race checker's bound
+    /// ([`Block::MAX_OPEN_GROUPS`](crate::Block::MAX_OPEN_GROUPS)): each open
+    /// group keeps its copies' records pending, and a loop that commits
+    /// groups and never waits would grow them without end.
+    #[error("warp {warp} has {groups} cp.async groups committed and not waited for (cp.async.wait_group / wait_all), more than the {limit} the race checker follows: not modelled")]
+    OpenCopyGroups {
+        /// The warp, in its block.
+        warp: u32,
+        /// Its groups committed and not waited for.
+        groups: u32,
+        /// The most the model follows.
+        limit: u32,
+    },
+
     /// A constant-memory load that reads past the 64 KB constant bank.
     #[error("lane {lane} reads constant bytes {address:#x} to {end:#x}, past the end of the {limit}-byte constant bank")]
     OutsideConstantBank {

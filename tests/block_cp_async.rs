@@ -141,3 +141,49 @@ fn wait_group_completes_all_but_the_most_recent_groups() {
     let h = &report.hazards()[0];
     assert_eq!((h.first().site(), h.second().site()), (0x20, 0x60));
 }
+
+/// A loop that commits `cp.async` groups and never waits for them is refused
+/// past `Block::MAX_OPEN_GROUPS`, with a message naming the warp, the count
+/// and the limit (each open group keeps its copies pending: without the bound
+/// the check's time grows with the square of the iterations); a pipeline that
+/// waits every iteration runs on.
+#[test]
+fn copy_groups_never_waited_for_are_refused_past_the_bound() {
+    use smem_model::{Block, ComputeCapability, CpAsync, Error, LaneSet, Op, SyncOp, WarpRequest};
+    let copy = WarpRequest::from_fn(Op::CpAsync(CpAsync::Cg), 16, |l| Some(16 * l.get())).unwrap();
+    let mut block = Block::new(ComputeCapability::Sm90, 64).unwrap();
+    let mut refused = None;
+    for i in 0..1000 {
+        block.access(1, 1, &copy).unwrap();
+        if let Err(e) = block.sync(1, 2, LaneSet::FULL, SyncOp::CpAsyncCommit) {
+            refused = Some((i, e));
+            break;
+        }
+    }
+    let (at, err) = refused.unwrap();
+    assert_eq!(at, Block::MAX_OPEN_GROUPS);
+    assert_eq!(
+        err,
+        Error::OpenCopyGroups {
+            warp: 1,
+            groups: 65,
+            limit: 64
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "warp 1 has 65 cp.async groups committed and not waited for \
+         (cp.async.wait_group / wait_all), more than the 64 the race checker follows: not modelled"
+    );
+    // Waiting for all but one group each iteration keeps one open.
+    let mut block = Block::new(ComputeCapability::Sm90, 64).unwrap();
+    for _ in 0..1000 {
+        block.access(1, 1, &copy).unwrap();
+        block
+            .sync(1, 2, LaneSet::FULL, SyncOp::CpAsyncCommit)
+            .unwrap();
+        block
+            .sync(1, 3, LaneSet::FULL, SyncOp::CpAsyncWait { pending: 1 })
+            .unwrap();
+    }
+}

@@ -40,7 +40,9 @@
 //! held behind barriers; hazards are
 //! one per pair of instructions (with a bitmap of their bytes per 4 KiB page
 //! touched). A block that needs more records is refused with
-//! [`Error::ShadowFull`]; past the held events, [`Error::BlockBacklog`]. The
+//! [`Error::ShadowFull`]; past the held events, [`Error::BlockBacklog`]; a
+//! warp with more than [`Block::MAX_OPEN_GROUPS`] `cp.async` groups committed
+//! and not waited for, with [`Error::OpenCopyGroups`]. The
 //! tables are kept when a [`Racecheck`] checks its next block.
 
 mod consumer;
@@ -191,6 +193,8 @@ struct Warp {
     waiting: Option<u32>,
     /// `cp.async` groups committed.
     groups: u32,
+    /// The groups below this one were waited for (by some of the lanes).
+    waited: u32,
     /// Words with `cp.async` writes of the warp not yet waited for.
     async_words: Vec<u32>,
 }
@@ -363,6 +367,40 @@ impl Block {
     /// ```
     pub const MAX_RECORDS: usize = MAX_RECORDS;
 
+    /// The most `cp.async` groups a warp may have committed and not waited
+    /// for; past it the block is refused with [`Error::OpenCopyGroups`]. Each
+    /// open group keeps its copies' records pending (a later wait completes
+    /// them group by group), so a loop that commits groups and never waits
+    /// would add a record per word and iteration, and the check's time would
+    /// grow with the square of the iterations. Pipelines wait every few
+    /// stages (`cp.async.wait_group N` with N the stages in flight); 64 is a
+    /// modelling choice far above any.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Block, ComputeCapability, CpAsync, Error, LaneSet, Op, SyncOp, WarpRequest};
+    ///
+    /// let mut block = Block::new(ComputeCapability::Sm90, 32)?;
+    /// let copy = WarpRequest::from_fn(Op::CpAsync(CpAsync::Cg), 16, |l| {
+    ///     Some(16 * l.get())
+    /// })?;
+    /// let mut refused = None;
+    /// for i in 0..=Block::MAX_OPEN_GROUPS {
+    ///     block.access(0, 1, &copy)?;
+    ///     if let Err(e) = block.sync(0, 2, LaneSet::FULL, SyncOp::CpAsyncCommit) {
+    ///         refused = Some((i, e));
+    ///         break;
+    ///     }
+    /// }
+    /// assert_eq!(
+    ///     refused,
+    ///     Some((64, Error::OpenCopyGroups { warp: 0, groups: 65, limit: 64 }))
+    /// );
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub const MAX_OPEN_GROUPS: u32 = 64;
+
     /// A block of `threads` threads (`blockDim.x * blockDim.y * blockDim.z`),
     /// in warps of 32 (the last one partial when `threads` is not a multiple
     /// of 32).
@@ -454,6 +492,7 @@ impl Block {
                     warp.queue.clear();
                     warp.waiting = None;
                     warp.groups = 0;
+                    warp.waited = 0;
                     warp.async_words.clear();
                 }
                 None => self.warps.push(Warp {
@@ -464,6 +503,7 @@ impl Block {
                     queue: VecDeque::new(),
                     waiting: None,
                     groups: 0,
+                    waited: 0,
                     async_words: Vec::new(),
                 }),
             }
@@ -920,7 +960,18 @@ impl Block {
                 }
                 SyncOp::Warp(mask) => self.syncwarp(warp, site, lanes, mask),
                 SyncOp::Fence => {}
-                SyncOp::CpAsyncCommit => self.warps[warp as usize].groups += 1,
+                SyncOp::CpAsyncCommit => {
+                    let w = &mut self.warps[warp as usize];
+                    w.groups += 1;
+                    let open = w.groups - w.waited;
+                    if open > Block::MAX_OPEN_GROUPS && self.error.is_none() {
+                        self.error = Some(Error::OpenCopyGroups {
+                            warp,
+                            groups: open,
+                            limit: Block::MAX_OPEN_GROUPS,
+                        });
+                    }
+                }
                 SyncOp::CpAsyncWait { pending } => self.complete(warp, lanes, Some(pending)),
                 SyncOp::CpAsyncArrive => self.complete(warp, lanes, None),
             },
@@ -1402,6 +1453,7 @@ impl Block {
             Some(0) | None => u32::MAX,
             Some(n) => w.groups.saturating_sub(n),
         };
+        w.waited = w.waited.max(done.min(w.groups));
         let mut words = core::mem::take(&mut w.async_words);
         words.sort_unstable();
         words.dedup();
