@@ -8,6 +8,8 @@ use crate::lane::WARP_SIZE;
 use crate::{Error, Lane, LaneSet};
 
 mod op_name;
+#[cfg(feature = "trace")]
+pub(crate) use op_name::trace_atomic_kind;
 pub use op_name::OpName;
 
 /// The 8x8 matrices an `ldmatrix`/`stmatrix` instruction moves: how many

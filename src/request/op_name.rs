@@ -538,6 +538,7 @@ impl OpName {
     ///
     /// An `ATOMS` whose size is not 32 or 64 bits (the message names the
     /// opcode and the size).
+    #[cfg(feature = "trace")]
     pub(crate) fn from_trace_opcode(opcode: &str) -> Option<Result<(Op, u32, bool), String>> {
         let (base, modifiers) = opcode.split_once('.').unwrap_or((opcode, ""));
         if !matches!(base, "LDS" | "STS" | "ATOMS" | "LDSM" | "STSM") {
@@ -581,21 +582,7 @@ impl OpName {
                 _ => (Op::Atomic(AtomicKind::AddF32), 4, true),
             },
             _ => {
-                use AtomicKind as K;
-                let kind = [
-                    ("CAS", K::Cas),
-                    ("EXCH", K::Exch),
-                    ("MIN", K::Min),
-                    ("MAX", K::Max),
-                    ("INC", K::Inc),
-                    ("DEC", K::Dec),
-                    ("AND", K::And),
-                    ("OR", K::Or),
-                    ("XOR", K::Xor),
-                ]
-                .into_iter()
-                .find(|(name, _)| has(name))
-                .map_or(K::Add, |(_, kind)| kind);
+                let kind = trace_atomic_kind(modifiers, AtomicKind::Add);
                 let bits = bits.unwrap_or(32);
                 if bits != 32 && bits != 64 {
                     return Some(Err(format!(
@@ -606,6 +593,29 @@ impl OpName {
             }
         }))
     }
+}
+
+/// The operation a SASS atomic's modifiers name (`ATOMS.CAS.64`,
+/// `ATOM.E.MIN.S32`, `RED.E.ADD.F32.FTZ.RN`; upper case, as SASS writes
+/// them), `otherwise` when they name none of these: the one table for
+/// [`OpName::from_trace_opcode`] and the trace reader's global atomics.
+#[cfg(feature = "trace")]
+pub(crate) fn trace_atomic_kind(modifiers: &str, otherwise: AtomicKind) -> AtomicKind {
+    use AtomicKind as K;
+    [
+        ("CAS", K::Cas),
+        ("EXCH", K::Exch),
+        ("MIN", K::Min),
+        ("MAX", K::Max),
+        ("INC", K::Inc),
+        ("DEC", K::Dec),
+        ("AND", K::And),
+        ("OR", K::Or),
+        ("XOR", K::Xor),
+    ]
+    .into_iter()
+    .find(|(name, _)| modifiers.split('.').any(|m| m == *name))
+    .map_or(otherwise, |(_, kind)| kind)
 }
 
 #[cfg(test)]

@@ -60,6 +60,7 @@
 //! addresses: when the header gives a shared base address, it is subtracted.
 
 use crate::kernel::BarrierKind;
+use crate::request::trace_atomic_kind;
 use crate::{AtomicKind, Op, OpName, WARP_SIZE};
 
 /// The message of a line that is neither a header, a marker nor an
@@ -539,7 +540,7 @@ fn generic_op(opcode: &str) -> Option<(Op, u32)> {
     let bits = access_bits(modifiers).unwrap_or(32);
     use AtomicKind as K;
     let kind = || {
-        atomic_kind(
+        trace_atomic_kind(
             modifiers,
             if has("F32") || has("FTZ") {
                 K::AddF32
@@ -568,26 +569,6 @@ fn access_bits(modifiers: &str) -> Option<u32> {
             .unwrap_or(m);
         digits.parse::<u32>().ok()
     })
-}
-
-/// The operation an atomic's modifiers name (`ATOMS.CAS.64`, `ATOM.E.MIN.S32`,
-/// `RED.E.ADD.F32.FTZ.RN`), `otherwise` when they name none of these.
-fn atomic_kind(modifiers: &str, otherwise: AtomicKind) -> AtomicKind {
-    use AtomicKind as K;
-    [
-        ("CAS", K::Cas),
-        ("EXCH", K::Exch),
-        ("MIN", K::Min),
-        ("MAX", K::Max),
-        ("INC", K::Inc),
-        ("DEC", K::Dec),
-        ("AND", K::And),
-        ("OR", K::Or),
-        ("XOR", K::Xor),
-    ]
-    .into_iter()
-    .find(|(name, _)| modifiers.split('.').any(|m| m == *name))
-    .map_or(otherwise, |(_, kind)| kind)
 }
 
 /// `value` of a marker line `NAME = value`.
@@ -2207,7 +2188,7 @@ mod tests {
                         },
                     });
                 }
-                let kind = super::atomic_kind(modifiers, AtomicKind::Add);
+                let kind = super::trace_atomic_kind(modifiers, AtomicKind::Add);
                 let bits = bits().unwrap_or(32);
                 if bits != 32 && bits != 64 {
                     return Err(format!(
