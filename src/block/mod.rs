@@ -1459,6 +1459,11 @@ impl Block {
         words.dedup();
         let mut completed = Vec::new();
         words.retain(|&word| {
+            if shadow.kinds[word as usize] == 0 {
+                // A barrier of the whole block took its records: none of
+                // them was pending.
+                return false;
+            }
             let cell = &mut shadow.cells[word as usize];
             let before = cell.len();
             let mut left = false;
@@ -1842,8 +1847,8 @@ fn merge_at(
 /// Notes the access of one warp in the word's shadow; false when the shadow
 /// is full.
 fn record(shadow: &mut Shadow, word: u32, new: Record, seen: &[u32; WARP_SIZE]) -> bool {
-    if shadow.cells.len() <= word as usize {
-        // A word past the table so far: no record yet.
+    if shadow.kinds.get(word as usize).is_none_or(|&k| k == 0) {
+        // A word without records (or past the table so far).
         if shadow.records >= MAX_RECORDS {
             return false;
         }

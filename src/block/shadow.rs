@@ -24,7 +24,9 @@
 //!
 //! The words are a flat table indexed by word, allocated once per block model
 //! and reused across blocks; a barrier that every warp passes clears only the
-//! words touched since the last one.
+//! words touched since the last one, and only their kinds: a word's cell
+//! holds records only while its kinds are not 0, and is emptied when the
+//! word is next touched, when it is written anyway.
 //!
 //! Memory is bounded: at most [`SITES_PER_WARP`] records per warp and kind on
 //! a word (past that, a new site is merged into the warp's latest record of
@@ -87,6 +89,19 @@ impl Record {
 /// The accesses to one word since the last block-wide barrier.
 pub(super) type Cell = SmallVec<[Record; 2]>;
 
+/// Makes `record` a cell's only record, replacing whatever it held (stale
+/// records of a word a barrier cleared) and keeping a spilled cell's
+/// allocation for the records to come.
+#[inline]
+fn restart(cell: &mut Cell, record: Record) {
+    if cell.spilled() {
+        cell.clear();
+        cell.push(record);
+    } else {
+        *cell = Cell::from_buf_and_len([record; 2], 1);
+    }
+}
+
 /// Whether an access of `kind` must be ordered after an earlier one of
 /// `other`: reads race with writes and atomics, atomics with reads and writes
 /// (never with atomics), writes with everything (CUDA C++ Programming Guide,
@@ -145,11 +160,14 @@ const fn relevant_bits(kind: AccessKind) -> u8 {
 /// The words touched since the last block-wide barrier.
 #[derive(Debug, Default)]
 pub(super) struct Shadow {
-    /// One cell per 4-byte word of the shared window.
+    /// One cell per 4-byte word of the shared window; its records are the
+    /// word's only while the word's [`kinds`](Self::kinds) are not 0 (a
+    /// cleared word keeps stale records until it is next touched).
     pub cells: Vec<Cell>,
     /// Per word, the kinds of its records (bits of [`kind_bit`], and
     /// [`PENDING_BIT`] while it may hold a pending `cp.async` write): a read
     /// skips a word that only reads touched without looking at its records.
+    /// 0 exactly for the words without records.
     pub kinds: Vec<u8>,
     /// The words with records, for clearing.
     touched: Vec<u32>,
@@ -180,7 +198,6 @@ impl Shadow {
     /// 48 KB), and is kept for the next block.
     pub fn reset(&mut self, bytes: u32) {
         for &word in &self.touched {
-            self.cells[word as usize].clear();
             self.kinds[word as usize] = 0;
         }
         self.touched.clear();
@@ -200,7 +217,6 @@ impl Shadow {
     pub fn clear(&mut self) {
         if self.pending == 0 {
             for &word in &self.touched {
-                self.cells[word as usize].clear();
                 self.kinds[word as usize] = 0;
             }
             self.touched.clear();
@@ -221,6 +237,16 @@ impl Shadow {
             !cell.is_empty()
         });
         self.records = kept;
+    }
+
+    /// The records of a word: none when its kinds are 0 (its cell may hold
+    /// stale ones) or it is past the table.
+    #[cfg(test)]
+    pub fn cell(&self, word: u32) -> &[Record] {
+        match self.kinds.get(word as usize) {
+            Some(&kinds) if kinds != 0 => &self.cells[word as usize],
+            _ => &[],
+        }
     }
 
     /// Puts a record at `index` of a word's cell, which has records.
@@ -245,8 +271,8 @@ impl Shadow {
     /// checks, for the commonest step of whole-word accesses.
     #[inline]
     pub fn push_first(&mut self, word: u32, record: Record) {
-        debug_assert!(self.cells[word as usize].is_empty() && !record.pending);
-        self.cells[word as usize].push(record);
+        debug_assert!(self.kinds[word as usize] == 0 && !record.pending);
+        restart(&mut self.cells[word as usize], record);
         self.touched.push(word);
         self.kinds[word as usize] = kind_bit(record.kind);
         self.records += 1;
@@ -256,7 +282,7 @@ impl Shadow {
     /// has records: [`push`](Self::push) without its checks.
     #[inline]
     pub fn push_more(&mut self, word: u32, record: Record) {
-        debug_assert!(!self.cells[word as usize].is_empty() && !record.pending);
+        debug_assert!(self.kinds[word as usize] != 0 && !record.pending);
         self.cells[word as usize].push(record);
         self.kinds[word as usize] |= kind_bit(record.kind);
         self.records += 1;
@@ -269,10 +295,12 @@ impl Shadow {
             self.kinds.resize(word as usize + 1, 0);
         }
         let cell = &mut self.cells[word as usize];
-        if cell.is_empty() {
+        if self.kinds[word as usize] == 0 {
+            restart(cell, record);
             self.touched.push(word);
+        } else {
+            cell.push(record);
         }
-        cell.push(record);
         self.kinds[word as usize] |=
             kind_bit(record.kind) | (PENDING_BIT * u8::from(record.pending));
         self.records += 1;

@@ -205,16 +205,16 @@ fn warps_in_step_share_a_record_until_one_merges() {
         block.access(warp, 1, &read).unwrap();
     }
     assert_eq!(block.shadow.records, 32);
-    assert!(block.shadow.cells[0].iter().all(|r| r.warps == 0b1111));
+    assert!(block.shadow.cell(0).iter().all(|r| r.warps == 0b1111));
     // Warp 2 reads again from the same instruction: its record moves on.
     block.access(2, 1, &read).unwrap();
     assert_eq!(block.shadow.records, 64);
-    let warps: Vec<u32> = block.shadow.cells[5].iter().map(|r| r.warps).collect();
+    let warps: Vec<u32> = block.shadow.cell(5).iter().map(|r| r.warps).collect();
     assert_eq!(warps, [0b1011, 0b0100]);
     // Warp 0 falls in with warp 2 again.
     block.access(0, 1, &read).unwrap();
     assert_eq!(block.shadow.records, 64);
-    let warps: Vec<u32> = block.shadow.cells[5].iter().map(|r| r.warps).collect();
+    let warps: Vec<u32> = block.shadow.cell(5).iter().map(|r| r.warps).collect();
     assert_eq!(warps, [0b1010, 0b0101]);
 }
 
