@@ -299,7 +299,7 @@ impl LaneSet {
     /// # Ok::<(), smem_model::Error>(())
     /// ```
     pub fn remove(&mut self, lane: Lane) {
-        self.0.set(lane.index(), false);
+        self.0.data &= !(1 << lane.index());
     }
 
     /// The number of lanes in the set.
@@ -311,8 +311,8 @@ impl LaneSet {
     ///
     /// assert_eq!(LaneSet::range(8, 16).len(), 8);
     /// ```
-    pub fn len(self) -> usize {
-        self.0.count_ones()
+    pub const fn len(self) -> usize {
+        self.bits().count_ones() as usize
     }
 
     /// Whether the set has no lanes.
@@ -342,8 +342,13 @@ impl LaneSet {
     /// assert_eq!(LaneSet::EMPTY.first(), None);
     /// # Ok::<(), smem_model::Error>(())
     /// ```
-    pub fn first(self) -> Option<Lane> {
-        self.0.first_one().map(Lane::from_index)
+    pub const fn first(self) -> Option<Lane> {
+        // One instruction on the word, where bitvec's generic search walks
+        // its domain: lane sets are iterated on the block model's hot paths.
+        match self.bits() {
+            0 => None,
+            bits => Some(Lane::from_index(bits.trailing_zeros() as usize)),
+        }
     }
 
     /// The highest lane, if any.
@@ -359,8 +364,11 @@ impl LaneSet {
     /// assert_eq!(LaneSet::EMPTY.last(), None);
     /// # Ok::<(), smem_model::Error>(())
     /// ```
-    pub fn last(self) -> Option<Lane> {
-        self.0.last_one().map(Lane::from_index)
+    pub const fn last(self) -> Option<Lane> {
+        match self.bits() {
+            0 => None,
+            bits => Some(Lane::from_index(31 - bits.leading_zeros() as usize)),
+        }
     }
 
     /// The lanes in both sets.
