@@ -290,10 +290,11 @@ struct Slot {
 }
 
 impl Slot {
-    /// Notes the bytes `mask` of word `word`.
-    fn add(&mut self, word: u32, mask: u8) {
-        let (page, bit) = (word / 1024, 4 * (word % 1024));
-        let bits = match self.pages.iter_mut().find(|p| p.0 == page) {
+    /// Notes the bytes `bits` of the 16 words from `base` (a multiple of
+    /// 16): bits `4 * i` to `4 * i + 3` are word `base + i`'s.
+    fn add(&mut self, base: u32, bits: u64) {
+        let page = base / 1024;
+        let map = match self.pages.iter_mut().find(|p| p.0 == page) {
             Some(p) => &mut p.1,
             None => {
                 self.pages.push((page, Box::new([0; 64])));
@@ -301,7 +302,7 @@ impl Slot {
                 &mut self.pages[last].1
             }
         };
-        bits[(bit / 64) as usize] |= u64::from(mask) << (bit % 64);
+        map[(base % 1024 / 16) as usize] |= bits;
     }
 
     fn bytes(&self) -> u32 {
@@ -444,6 +445,7 @@ impl Block {
                 index: FxHashMap::default(),
                 last: None,
                 cache: Box::new([None; CACHE_LINES]),
+                pending: None,
             },
             found: Vec::new(),
             batches: Vec::new(),
@@ -874,6 +876,7 @@ impl Block {
                 self.release(generation);
             }
         }
+        self.hazards.flush();
         let mut hazards: Vec<Hazard> = self
             .hazards
             .slots
@@ -991,6 +994,14 @@ impl Block {
         }
         let group = lanes.intersection(mask);
         let step = w.step;
+        if group == LaneSet::FULL {
+            // Every lane takes in every lane's step: what the join below
+            // comes to, without its 32 x 32 maxima.
+            for row in w.seen.iter_mut() {
+                *row = [step; WARP_SIZE];
+            }
+            return;
+        }
         let mut joined = [0u32; WARP_SIZE];
         for b in group.iter() {
             for (j, s) in joined.iter_mut().zip(w.seen[b.index()].iter()) {
@@ -1139,7 +1150,14 @@ impl Block {
         // races with.
         found.clear();
         let look = relevant(kind);
-        for batch in batches.iter() {
+        // Nothing in the shadow to conflict with (a read where the block has
+        // only read since its last barrier): no word to look at.
+        let batches_to_check = if shadow.any & look == 0 {
+            &[][..]
+        } else {
+            &batches[..]
+        };
+        for batch in batches_to_check {
             if shadow
                 .kinds
                 .get(batch.word as usize)
@@ -1202,7 +1220,8 @@ impl Block {
         let (warp, kind) = (now.warp, now.kind);
         let me = &warps[warp as usize];
         let look = relevant(kind);
-        let mut bits = active;
+        // As in `run_access`: nothing to conflict with, nothing to check.
+        let mut bits = if shadow.any & look == 0 { 0 } else { active };
         while bits != 0 {
             let lane = bits.trailing_zeros();
             bits &= bits - 1;
@@ -1528,6 +1547,11 @@ struct HazardTable {
     /// direct-mapped cache in front of `index`: an access that races with
     /// many instructions looks each up without hashing.
     cache: Box<[Option<(Key, u32)>; CACHE_LINES]>,
+    /// Bytes noted and not yet added to their hazard's bitmap: the hazard,
+    /// the first of 16 words, and their bytes as in [`Slot::add`].
+    /// Conflicts come in runs of one hazard on neighbouring words, which
+    /// this adds with one write.
+    pending: Option<(u32, u32, u64)>,
 }
 
 impl HazardTable {
@@ -1539,6 +1563,27 @@ impl HazardTable {
         self.slots.clear();
         self.index.clear();
         self.last = None;
+        self.pending = None;
+    }
+
+    /// Adds the bytes noted last to their hazard.
+    fn flush(&mut self) {
+        if let Some((index, base, bits)) = self.pending.take() {
+            self.slots[index as usize].add(base, bits);
+        }
+    }
+
+    /// Adds the bytes `mask` of word `word` to hazard `index`.
+    #[inline]
+    fn add(&mut self, index: u32, word: u32, mask: u8) {
+        let (base, bits) = (word & !15, u64::from(mask) << (4 * (word % 16)));
+        match &mut self.pending {
+            Some((i, b, pending)) if *i == index && *b == base => *pending |= bits,
+            _ => {
+                self.flush();
+                self.pending = Some((index, base, bits));
+            }
+        }
     }
 
     /// Adds a conflict to its hazard: one per severity, kind and pair of sites.
@@ -1567,7 +1612,7 @@ impl HazardTable {
         if let Some((last, index)) = self.last
             && last == key
         {
-            self.slots[index as usize].add(word, mask);
+            self.add(index, word, mask);
             return;
         }
         let line = cache_line(&key);
@@ -1575,7 +1620,7 @@ impl HazardTable {
             && cached == key
         {
             self.last = Some((key, index));
-            self.slots[index as usize].add(word, mask);
+            self.add(index, word, mask);
             return;
         }
         let slots = &mut self.slots;
@@ -1595,7 +1640,7 @@ impl HazardTable {
         });
         self.last = Some((key, index));
         self.cache[line] = Some((key, index));
-        self.slots[index as usize].add(word, mask);
+        self.add(index, word, mask);
     }
 }
 

@@ -169,6 +169,11 @@ pub(super) struct Shadow {
     /// skips a word that only reads touched without looking at its records.
     /// 0 exactly for the words without records.
     pub kinds: Vec<u8>,
+    /// The kinds of all words together (bits of [`kind_bit`] and
+    /// [`PENDING_BIT`]): an access of a kind that none of them conflicts with
+    /// (a read where the block only read since its last barrier) has nothing
+    /// to check.
+    pub any: u8,
     /// The words with records, for clearing.
     touched: Vec<u32>,
     /// Scratch of one access, zero between accesses: per word of the shared
@@ -201,6 +206,7 @@ impl Shadow {
             self.kinds[word as usize] = 0;
         }
         self.touched.clear();
+        self.any = 0;
         self.records = 0;
         self.pending = 0;
         let words = bytes.div_ceil(4) as usize;
@@ -220,9 +226,11 @@ impl Shadow {
                 self.kinds[word as usize] = 0;
             }
             self.touched.clear();
+            self.any = 0;
             self.records = 0;
             return;
         }
+        self.any = kind_bit(AccessKind::AsyncCopy) | PENDING_BIT;
         let (cells, kinds) = (&mut self.cells, &mut self.kinds);
         let mut kept = 0;
         self.touched.retain(|&word| {
@@ -252,8 +260,9 @@ impl Shadow {
     /// Puts a record at `index` of a word's cell, which has records.
     pub fn insert(&mut self, word: u32, index: usize, record: Record) {
         self.cells[word as usize].insert(index, record);
-        self.kinds[word as usize] |=
-            kind_bit(record.kind) | (PENDING_BIT * u8::from(record.pending));
+        let bits = kind_bit(record.kind) | (PENDING_BIT * u8::from(record.pending));
+        self.kinds[word as usize] |= bits;
+        self.any |= bits;
         self.records += 1;
         self.pending += usize::from(record.pending);
     }
@@ -275,6 +284,7 @@ impl Shadow {
         restart(&mut self.cells[word as usize], record);
         self.touched.push(word);
         self.kinds[word as usize] = kind_bit(record.kind);
+        self.any |= kind_bit(record.kind);
         self.records += 1;
     }
 
@@ -285,6 +295,7 @@ impl Shadow {
         debug_assert!(self.kinds[word as usize] != 0 && !record.pending);
         self.cells[word as usize].push(record);
         self.kinds[word as usize] |= kind_bit(record.kind);
+        self.any |= kind_bit(record.kind);
         self.records += 1;
     }
 
@@ -301,8 +312,9 @@ impl Shadow {
         } else {
             cell.push(record);
         }
-        self.kinds[word as usize] |=
-            kind_bit(record.kind) | (PENDING_BIT * u8::from(record.pending));
+        let bits = kind_bit(record.kind) | (PENDING_BIT * u8::from(record.pending));
+        self.kinds[word as usize] |= bits;
+        self.any |= bits;
         self.records += 1;
         self.pending += usize::from(record.pending);
     }
