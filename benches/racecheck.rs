@@ -13,6 +13,9 @@
 //! - `blocks`: 256 blocks of 2 warps, each a reverse kernel (store, barrier,
 //!   load): the cost of starting a block (`new` reuses its tables through
 //!   `Racecheck`; `old` builds a `Block` per block).
+//! - `cases`: the generated racecheck traces of `tests/data/racecheck`
+//!   (`make_traces.py` there: the kernels of `tools/racecheck/cases.cu`, racy
+//!   and clean), each a kernel, through one checker.
 //! - `real/NAME`: the blocks of a real trace in `../shared/real-traces`
 //!   (FlashInfer single-decode and prefill, read once with
 //!   `kernel::accelsim::Trace`), replayed block by block (skipped where the
@@ -259,7 +262,24 @@ fn real_requests(blocks: &[(u32, Vec<Real>)]) -> u64 {
 }
 
 fn replay_new(capability: ComputeCapability, blocks: &[(u32, Vec<Real>)], reuse: bool) -> usize {
+    replay_kernels(capability, std::slice::from_ref(&blocks), reuse)
+}
+
+/// Kernels one after the other through one `Racecheck`, as `smem racecheck`
+/// runs the files it is given: hazards over all of them.
+fn replay_kernels(
+    capability: ComputeCapability,
+    kernels: &[&[(u32, Vec<Real>)]],
+    reuse: bool,
+) -> usize {
     let mut check = checker(reuse).with_capability(capability);
+    for blocks in kernels {
+        replay_kernel(&mut check, blocks);
+    }
+    check.kernels().iter().map(|k| k.hazards().len()).sum()
+}
+
+fn replay_kernel(check: &mut Racecheck, blocks: &[(u32, Vec<Real>)]) {
     check.begin_kernel(&KernelInfo::named("real")).unwrap();
     for (i, (threads, events)) in blocks.iter().enumerate() {
         check
@@ -305,7 +325,6 @@ fn replay_new(capability: ComputeCapability, blocks: &[(u32, Vec<Real>)], reuse:
         check.end_block().unwrap();
     }
     check.end_kernel().unwrap();
-    check.kernels()[0].hazards().len()
 }
 
 fn replay_old(capability: ComputeCapability, blocks: &[(u32, Vec<Real>)]) -> usize {
@@ -364,6 +383,48 @@ fn bench(c: &mut Criterion) {
     });
     group.bench_function("blocks/new-each", |b| {
         b.iter(|| run_new_blocks(blocks, black_box(&one), false))
+    });
+    // The generated racecheck traces of tests/data/racecheck (written by its
+    // make_traces.py from the kernels of tools/racecheck/cases.cu: A/B
+    // threads, reverse, transpose, tiled matmul, warp reductions, divergent
+    // and named barriers, fences), every one `smem racecheck` reads without
+    // an error, each a kernel, all through one checker.
+    let cases = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/racecheck");
+    let mut kernels = Vec::new();
+    let mut names: Vec<_> = std::fs::read_dir(cases)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "traceg"))
+        .filter(|p| !p.file_name().unwrap().to_string_lossy().starts_with("bad_"))
+        .collect();
+    names.sort();
+    for path in &names {
+        let mut recorded = Recorded::default();
+        smem_model::kernel::accelsim::Trace::open(path)
+            .read(&mut recorded)
+            .unwrap();
+        kernels.push(recorded.blocks);
+    }
+    let kernels: Vec<&[(u32, Vec<Real>)]> = kernels.iter().map(Vec::as_slice).collect();
+    let requests: u64 = kernels.iter().map(|k| real_requests(k)).sum();
+    group.throughput(Throughput::Elements(requests));
+    assert_eq!(
+        replay_kernels(SM90, &kernels, true),
+        replay_kernels(SM90, &kernels, false)
+    );
+    group.bench_function("cases/old", |b| {
+        b.iter(|| {
+            kernels
+                .iter()
+                .map(|k| replay_old(SM90, black_box(k)))
+                .sum::<usize>()
+        })
+    });
+    group.bench_function("cases/new", |b| {
+        b.iter(|| replay_kernels(SM90, black_box(&kernels), true))
+    });
+    group.bench_function("cases/new-each", |b| {
+        b.iter(|| replay_kernels(SM90, black_box(&kernels), false))
     });
     let traces = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/real-traces");
     for name in ["flashinfer-singledecode", "flashinfer-prefill"] {
