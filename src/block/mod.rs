@@ -1000,6 +1000,12 @@ impl Block {
             for row in w.seen.iter_mut() {
                 *row = [step; WARP_SIZE];
             }
+            if self.warps.len() == 1 {
+                // The warp is the block: everything before is ordered
+                // before everything after, as by a barrier of the whole
+                // block (which completes no `cp.async` either).
+                self.shadow.clear();
+            }
             return;
         }
         let mut joined = [0u32; WARP_SIZE];

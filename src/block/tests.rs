@@ -287,3 +287,27 @@ fn a_copy_loop_keeps_a_few_records_a_word() {
         (1, 1, 1024)
     );
 }
+
+/// In a block of one warp, a `__syncwarp()` of all lanes orders everything
+/// before it for every thread, as a barrier does: the records before it are
+/// gone, and what comes after is still checked.
+#[test]
+fn a_full_syncwarp_in_a_one_warp_block_orders_all_before_it() {
+    let mut block = Block::new(ComputeCapability::Sm90, 32).unwrap();
+    let lane = |l: u32| WarpRequest::from_fn(Op::Store, 4, |x| (x.get() == l).then_some(0));
+    let read = WarpRequest::from_fn(Op::Load, 4, |x| (x.get() == 2).then_some(0)).unwrap();
+    block.access(0, 1, &lane(0).unwrap()).unwrap();
+    block
+        .sync(0, 2, LaneSet::FULL, SyncOp::Warp(LaneSet::FULL))
+        .unwrap();
+    assert_eq!(block.shadow.records, 0);
+    block.access(0, 3, &lane(1).unwrap()).unwrap();
+    block.access(0, 4, &read).unwrap();
+    let report = block.finish();
+    let sites: Vec<_> = report
+        .hazards()
+        .iter()
+        .map(|h| (h.severity(), h.first().site(), h.second().site()))
+        .collect();
+    assert_eq!(sites, [(Severity::Warning, 3, 4)]);
+}
