@@ -481,3 +481,58 @@ mod unrolled_as_written {
         assert_eq!(accesses(&looped(&s)), vec![("LDS", 16); 213]);
     }
 }
+
+/// `.pragma "nounroll"` where the PTX ISA puts it (tests/data/ptx/ptxas_pragmas,
+/// compiled by ptxas 13.0 for sm_90 with `tools/device/pragma_probes.sh`):
+/// two loops of 8 loads a function, the pragma in one loop's header block
+/// (that loop alone is kept), between the parameters and the body or at
+/// module scope (both are kept), in a block that is no loop header (ignored:
+/// both merge), or nowhere. The SASS holds a kept loop as one `LDS` in a
+/// loop, a merged one as two `LDS.128`; one warp through the interpreter must
+/// run 8 loads of 4 bytes for each of the first and one of 16 for each of the
+/// second.
+#[test]
+fn nounroll_pragmas_keep_the_loops_ptxas_keeps() {
+    let mut seen = Vec::new();
+    for file in ["pragmas", "module"] {
+        let sass = data(&format!("tests/data/ptx/ptxas_pragmas/{file}.sass"));
+        let mut functions: Vec<(String, [u64; 2])> = Vec::new();
+        for line in sass.lines() {
+            if let Some(name) = line.trim().strip_prefix("Function : ") {
+                functions.push((name.trim().to_owned(), [0, 0]));
+            } else if let Some(f) = functions.last_mut()
+                && let Some(code) = line.split("*/").nth(1)
+                && let Some(("LDS", bytes)) = sass_access(code)
+            {
+                f.1[usize::from(bytes == 16)] += 1;
+            }
+        }
+        let text = data(&format!("tests/data/ptx/ptxas_pragmas/{file}.ptx"));
+        let module = ptx::parse(&text).unwrap();
+        for (name, [lds32, lds128]) in functions {
+            let kernel = Kernel::new(&module, Some(&name)).unwrap();
+            let launch = KernelLaunch::new([1, 1, 1], [32, 1, 1]).unwrap();
+            let mut out = Accesses::default();
+            kernel.run(&launch, &RunOptions::new(), &mut out).unwrap();
+            let count = |bytes: u32| out.0.iter().filter(|a| **a == ("LDS", bytes)).count() as u64;
+            assert_eq!(
+                (count(4), count(16)),
+                (8 * lds32, lds128),
+                "{name}: SASS {lds32} LDS in a loop, {lds128} LDS.128"
+            );
+            seen.push((name, lds32, lds128));
+        }
+    }
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            ("first_nounroll".to_owned(), 1, 2),
+            ("function_nounroll".to_owned(), 2, 0),
+            ("module_nounroll".to_owned(), 2, 0),
+            ("no_pragma".to_owned(), 0, 4),
+            ("pragma_before_loop".to_owned(), 0, 4),
+            ("second_nounroll".to_owned(), 1, 2),
+        ]
+    );
+}

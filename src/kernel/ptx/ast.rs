@@ -33,6 +33,9 @@ pub struct Module<'a> {
     pub variables: Vec<Variable<'a>>,
     /// `.entry` and `.func` definitions and declarations, in order.
     pub functions: Vec<Function<'a>>,
+    /// Module-scope `.pragma` strings (without quotes), in order: they apply
+    /// to every function of the module (PTX ISA, `.pragma "nounroll"`).
+    pub pragmas: Vec<&'a str>,
 }
 
 impl<'a> Module<'a> {
@@ -411,6 +414,12 @@ pub struct Function<'a> {
     pub tuning: Vec<Tuning<'a>>,
     /// `.pragma` strings (without quotes), in the header or body.
     pub pragmas: Vec<&'a str>,
+    /// Of [`pragmas`](Self::pragmas), those in the body (statement-level),
+    /// each with the index in [`instructions`](Self::instructions) of the
+    /// instruction after it: such a pragma applies to the loop whose header
+    /// block it opens (PTX ISA, `.pragma "nounroll"`); a pragma between the
+    /// parameters and the body applies to the whole function.
+    pub body_pragmas: Vec<(u32, &'a str)>,
     /// The `.reg` declarators (and `.reg` parameters), in order of their
     /// numbers, nested blocks' included.
     pub registers: Vec<RegisterDecl<'a>>,

@@ -419,7 +419,12 @@ impl<'a> Parser<'a> {
                 let open = self.expect(b'{', "`{` opening the section")?;
                 self.skip_group(open, b'}')?;
             }
-            ".pragma" | ".alias" | ".globl" => self.skip_statement()?,
+            ".pragma" => {
+                let mut pragmas = Vec::new();
+                self.pragma_strings(&mut pragmas)?;
+                module.pragmas.extend(pragmas);
+            }
+            ".alias" | ".globl" => self.skip_statement()?,
             _ => {
                 let mut linkage = Linkage::Internal;
                 let mut token = token;
@@ -694,6 +699,7 @@ impl<'a> Parser<'a> {
             params: Vec::new(),
             tuning: Vec::new(),
             pragmas: Vec::new(),
+            body_pragmas: Vec::new(),
             registers: Vec::new(),
             register_count: 0,
             variables: Vec::new(),
@@ -765,14 +771,30 @@ impl<'a> Parser<'a> {
         Ok(function)
     }
 
-    /// `.pragma "a", "b";` after its directive.
+    /// `.pragma "a", "b";` after its directive, in a function's header.
     fn pragmas(&mut self, function: &mut Function<'a>) -> Result<(), Error> {
+        self.pragma_strings(&mut function.pragmas)
+    }
+
+    /// `.pragma "a", "b";` in a function's body: kept with the index of the
+    /// instruction after it.
+    fn body_pragmas(&mut self, function: &mut Function<'a>) -> Result<(), Error> {
+        let from = function.pragmas.len();
+        self.pragma_strings(&mut function.pragmas)?;
+        let at = u32::try_from(function.instructions.len()).unwrap_or(u32::MAX);
+        let added: Vec<_> = function.pragmas[from..].iter().map(|&p| (at, p)).collect();
+        function.body_pragmas.extend(added);
+        Ok(())
+    }
+
+    /// The strings of `.pragma "a", "b";` after its directive.
+    fn pragma_strings(&mut self, pragmas: &mut Vec<&'a str>) -> Result<(), Error> {
         loop {
             let token = self.next()?;
             if token.kind != Kind::Str {
                 return Err(self.error(token, "a pragma string"));
             }
-            function.pragmas.push(&token.text[1..token.text.len() - 1]);
+            pragmas.push(&token.text[1..token.text.len() - 1]);
             let end = self.next()?;
             match end.kind {
                 Kind::Punct(b',') => {}
@@ -879,7 +901,7 @@ impl<'a> Parser<'a> {
                             }
                         }
                     }
-                    ".pragma" => self.pragmas(function)?,
+                    ".pragma" => self.body_pragmas(function)?,
                     _ if StateSpace::from_directive(token.text).is_some()
                         || linkage_of(token.text).is_some() =>
                     {

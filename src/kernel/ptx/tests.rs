@@ -395,6 +395,8 @@ fn call_sequences_and_pragmas() {
     let module = parse(text).unwrap();
     let k = module.function("k").unwrap();
     assert_eq!(k.pragmas, ["nounroll"]);
+    // In the body, before the first instruction.
+    assert_eq!(k.body_pragmas, [(0, "nounroll")]);
     let call = &k.instructions[1];
     assert_eq!((call.opcode(), call.mnemonic), ("call", "call.uni"));
     assert_eq!(
@@ -516,4 +518,17 @@ fn empty_and_comment_only_modules() {
         parse("// nothing\n/* at all */\n").unwrap(),
         Module::default()
     );
+}
+
+/// Module-scope pragmas are kept; a function's header pragmas apply to the
+/// whole function, its body's to the instruction after them.
+#[test]
+fn pragmas_by_scope() {
+    let text = ".version 9.0\n.target sm_90\n.address_size 64\n.pragma \"nounroll\";\n\
+                .entry k()\n.pragma \"a\", \"b\";\n{\n\tret;\nL:\n\t.pragma \"nounroll\";\n\tret;\n}\n";
+    let module = parse(text).unwrap();
+    assert_eq!(module.pragmas, ["nounroll"]);
+    let k = module.function("k").unwrap();
+    assert_eq!(k.pragmas, ["a", "b", "nounroll"]);
+    assert_eq!(k.body_pragmas, [(1, "nounroll")]);
 }

@@ -93,6 +93,7 @@ pub(crate) fn lower(module: &Module<'_>, name: Option<&str>) -> Result<Program, 
     for f in &order {
         let lowering = Lowering {
             func: f,
+            module_pragmas: &module.pragmas,
             shared: &shared,
             functions: &index,
             params: param_layout(f),
@@ -340,6 +341,8 @@ fn used_as_pointer(f: &ast::Function<'_>, name: &str) -> bool {
 
 struct Lowering<'m, 'a> {
     func: &'m ast::Function<'a>,
+    /// The module's own `.pragma`s (which apply to every function).
+    module_pragmas: &'m [&'a str],
     shared: &'m [SharedVar],
     functions: &'m HashMap<&'a str, u32>,
     params: ParamLayout,
@@ -463,15 +466,25 @@ impl Lowering<'_, '_> {
                 name,
             });
         }
-        // `.pragma "nounroll"` keeps every loop of the function: the reader
-        // keeps pragmas per function, not per loop.
-        let keep_loops = f.pragmas.contains(&"nounroll");
-        let loops = super::merge::merge_accesses(
-            &mut insts,
-            f.register_count as usize,
-            self.shared,
-            keep_loops,
-        );
+        // `.pragma "nounroll"` (PTX ISA, `.pragma "nounroll"`): at module
+        // scope or between the parameters and the body it keeps every loop
+        // of the function; in the body, the loop whose header block it
+        // opens, and nothing where that block is no loop header (measured:
+        // tests/data/ptx/ptxas_pragmas).
+        let nounroll = |p: &str| p == "nounroll";
+        let in_body: Vec<usize> = f
+            .body_pragmas
+            .iter()
+            .filter(|(_, p)| nounroll(p))
+            .map(|&(at, _)| at as usize)
+            .collect();
+        let in_function = f.pragmas.iter().filter(|p| nounroll(p)).count();
+        let keep = super::unroll::Keep {
+            all: self.module_pragmas.iter().any(|p| nounroll(p)) || in_function > in_body.len(),
+            heads: in_body,
+        };
+        let loops =
+            super::merge::merge_accesses(&mut insts, f.register_count as usize, self.shared, &keep);
         let flow: Vec<Flow> = insts
             .iter()
             .map(|i| match (&i.kind, i.guard.is_some()) {

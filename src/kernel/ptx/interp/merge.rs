@@ -615,17 +615,17 @@ pub(super) struct Candidate {
 
 /// Marks the shared loads and stores ptxas merges ([`Merge`]) in one
 /// function's instructions: first those of the loops ptxas unrolls
-/// ([`unroll`](super::unroll); `keep_loops`: the function asks for none,
-/// `.pragma "nounroll"`), whose merges per iteration it returns, then the
-/// straight-line code's.
+/// ([`unroll`](super::unroll); `keep`: the loops `.pragma "nounroll"`
+/// keeps), whose merges per iteration it returns, then the straight-line
+/// code's.
 pub(super) fn merge_accesses(
     insts: &mut [Inst],
     regs: usize,
     shared: &[SharedVar],
-    keep_loops: bool,
+    keep: &super::unroll::Keep,
 ) -> Vec<LoopMerges> {
     let facts = known_low_bits(insts, regs, shared);
-    let tables = super::unroll::merge_loops(insts, &facts, shared, keep_loops);
+    let tables = super::unroll::merge_loops(insts, &facts, shared, keep);
     let targets: std::collections::HashSet<u32> = insts
         .iter()
         .filter_map(|i| match i.kind {

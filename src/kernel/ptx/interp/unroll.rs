@@ -44,9 +44,12 @@
 //! so this never showed). ptxas sometimes peels one iteration and unrolls
 //! the rest by an odd factor, losing the alignment and every merge
 //! (`ld_t64_k32`: 64 `LDS`); that choice is not predicted. A `nounroll`
-//! pragma anywhere in a function keeps all its loops (the reader does not
-//! keep a pragma's position; nvcc marks every loop it unrolled itself so,
-//! and unrolls small constant loops fully: tests/data/ptx/nvcc_loops).
+//! pragma keeps the loop whose header block it opens, or every loop of the
+//! function when it stands between the parameters and the body or at module
+//! scope, and does nothing elsewhere (PTX ISA, `.pragma "nounroll"`;
+//! measured: tests/data/ptx/ptxas_pragmas); nvcc marks every loop it
+//! unrolled itself so, and unrolls small constant loops fully
+//! (tests/data/ptx/nvcc_loops).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -476,6 +479,18 @@ fn affine_value(kind: &Kind, form: &dyn Fn(&Src) -> Option<Affine>) -> Option<Af
     }
 }
 
+/// The loops `.pragma "nounroll"` keeps (PTX ISA, `.pragma "nounroll"`;
+/// measured: tests/data/ptx/ptxas_pragmas): all of the function's (`all`:
+/// a pragma at module scope or between its parameters and its body), or
+/// those whose header block a pragma in the body opens (`heads`: the index
+/// of the instruction after each). ptxas unrolls the others as it would
+/// without any pragma, and ignores one that opens no loop header.
+#[derive(Debug, Default)]
+pub(super) struct Keep {
+    pub all: bool,
+    pub heads: Vec<usize>,
+}
+
 /// Marks the accesses of every unrolled loop of `insts` with their merges
 /// per iteration ([`Merge::Loop`] into the returned tables, which the
 /// function keeps). `facts` are [`merge::known_low_bits`]'s.
@@ -483,13 +498,16 @@ pub(super) fn merge_loops(
     insts: &mut [Inst],
     facts: &[Low],
     shared: &[SharedVar],
-    keep_loops: bool,
+    keep: &Keep,
 ) -> Vec<LoopMerges> {
     let mut tables = Vec::new();
-    if keep_loops {
+    if keep.all {
         return tables;
     }
     for l in counted_loops(insts) {
+        if keep.heads.contains(&l.head) {
+            continue;
+        }
         let found = loop_groups(insts, &l, facts, shared);
         for (pos, merges) in found {
             let index = l.head + pos;
