@@ -356,7 +356,15 @@ pub fn trace_line(data: &[u8]) {
         }
     }
     // The whole reader, into events and a tally: every line it cannot read
-    // is an error naming its place, never a panic.
+    // is an error naming its place (or, where the bytes read as a kernel
+    // list, the file it names that cannot be read), never a panic.
+    let named = |err: &smem_model::Error| {
+        let text = err.to_string();
+        assert!(
+            text.starts_with("fuzz.traceg") || text.starts_with("cannot read "),
+            "{text}"
+        );
+    };
     let mut tally = smem_model::kernel::tally::Tally::default();
     let trace = smem_model::kernel::accelsim::Trace::from_reader(
         "fuzz.traceg",
@@ -364,12 +372,28 @@ pub fn trace_line(data: &[u8]) {
     );
     let mut trace = trace;
     let summary = trace.read_with(&mut tally, |err| {
-        assert!(err.to_string().starts_with("fuzz.traceg"), "{err}");
+        named(&err);
         Ok(())
     });
     if let Ok(summary) = summary {
         assert!(summary.lines >= summary.instructions);
         assert!(tally.totals().requests <= summary.instructions);
+    }
+    // `smem racecheck`'s use of the library: the same trace into the race
+    // checker, a block it refuses dropped and the rest checked; never a
+    // panic, and the requests it counts are the reader's.
+    let mut check = Skipping::default();
+    let mut trace = smem_model::kernel::accelsim::Trace::from_reader(
+        "fuzz.traceg",
+        std::io::Cursor::new(data.to_vec()),
+    );
+    let summary = trace.read_with(&mut check, |err| {
+        named(&err);
+        Ok(())
+    });
+    if let Ok(summary) = summary {
+        let requests: u64 = check.check.kernels().iter().map(|k| k.requests()).sum();
+        assert!(requests <= summary.instructions);
     }
     // `smem trace`'s reading, chunk by chunk (its lines cut by the fast
     // check of other instructions): the same lines, never a panic.
@@ -389,6 +413,71 @@ pub fn trace_line(data: &[u8]) {
             .expect("a tally takes every event");
         assert_eq!(summary.lines, lines);
         assert!(summary.instructions <= lines);
+    }
+}
+
+/// A `Racecheck` as `smem racecheck` drives it: an error of the model drops
+/// the open block (`Racecheck::discard_block`) and reading goes on.
+#[derive(Default)]
+struct Skipping {
+    check: smem_model::Racecheck,
+    failed: bool,
+}
+
+impl Skipping {
+    fn fail(&mut self) {
+        self.check.discard_block();
+        self.failed = true;
+    }
+}
+
+impl smem_model::kernel::Consumer for Skipping {
+    fn begin_kernel(
+        &mut self,
+        kernel: &smem_model::kernel::KernelInfo<'_>,
+    ) -> Result<(), smem_model::Error> {
+        self.failed = false;
+        if self.check.begin_kernel(kernel).is_err() {
+            self.fail();
+        }
+        Ok(())
+    }
+
+    fn begin_block(
+        &mut self,
+        block: &smem_model::kernel::BlockInfo,
+    ) -> Result<(), smem_model::Error> {
+        self.failed = false;
+        if self.check.begin_block(block).is_err() {
+            self.fail();
+        }
+        Ok(())
+    }
+
+    fn event(
+        &mut self,
+        warp: u32,
+        event: &smem_model::kernel::Event<'_>,
+    ) -> Result<(), smem_model::Error> {
+        if !self.failed && self.check.event(warp, event).is_err() {
+            self.fail();
+        }
+        Ok(())
+    }
+
+    fn end_block(&mut self) -> Result<(), smem_model::Error> {
+        if !std::mem::take(&mut self.failed) && self.check.end_block().is_err() {
+            self.check.discard_block();
+        }
+        Ok(())
+    }
+
+    fn end_kernel(&mut self) -> Result<(), smem_model::Error> {
+        self.failed = false;
+        if self.check.end_kernel().is_err() {
+            self.check.discard_block();
+        }
+        Ok(())
     }
 }
 
