@@ -28,17 +28,21 @@
 //! holds records only while its kinds are not 0, and is emptied when the
 //! word is next touched, when it is written anyway.
 //!
-//! Memory is bounded: at most [`SITES_PER_WARP`] records per warp and kind on
-//! a word (past that, a new site is merged into the warp's latest record of
-//! that kind: a modelling choice, every racing byte is still found, but of
-//! more than that many racing instructions of one warp on one word only some
-//! are named), and at most [`MAX_RECORDS`] records in all.
+//! Memory is bounded: at most 4 x [`SITES_PER_WARP`] records per warp and
+//! kind on a word, so at least that many instructions apart (an instruction
+//! has up to four records on a word, one per byte mask, for 1-byte
+//! accesses); past that, a new instruction is merged into the warp's latest
+//! record of that kind: a modelling choice, every racing byte is still
+//! found, but of more racing instructions of one warp on one word only some
+//! are named. At most [`MAX_RECORDS`] records in all.
 
 use smallvec::SmallVec;
 
 use super::report::AccessKind;
 
-/// The most records one warp keeps per kind of access on one word.
+/// The fewest instructions (sites) one warp keeps apart per kind of access
+/// on one word: it keeps up to four times as many records, an instruction
+/// having up to one per byte mask.
 pub(super) const SITES_PER_WARP: usize = 8;
 
 /// The most records the shadow holds for one block, over all words: 64 MiB at
