@@ -1285,25 +1285,24 @@ impl Block {
             let lane = bits.trailing_zeros();
             bits &= bits - 1;
             let first = addresses[lane as usize] / 4;
+            // The lane's record of each of its words.
+            let new = Record {
+                site,
+                lanes: 1 << lane,
+                step: now.step,
+                clock,
+                warps: bit,
+                kind,
+                bytes: 0xf,
+                pending: false,
+            };
             for word in first..first + words {
                 if shadow.kinds[word as usize] == 0 {
                     if shadow.records >= MAX_RECORDS {
                         *error = Some(Error::ShadowFull { limit: MAX_RECORDS });
                         return;
                     }
-                    shadow.push_first(
-                        word,
-                        Record {
-                            site,
-                            lanes: 1 << lane,
-                            step: now.step,
-                            clock,
-                            warps: bit,
-                            kind,
-                            bytes: 0xf,
-                            pending: false,
-                        },
-                    );
+                    shadow.push_first(word, new);
                     continue;
                 }
                 let records = shadow.cells[word as usize].as_mut_slice();
@@ -1323,16 +1322,6 @@ impl Block {
                     last.lanes |= 1 << lane;
                     continue;
                 }
-                let new = Record {
-                    site,
-                    lanes: 1 << lane,
-                    step: now.step,
-                    clock,
-                    warps: bit,
-                    kind,
-                    bytes: 0xf,
-                    pending: false,
-                };
                 if let [only] = records {
                     if only.warps & bit == 0 && only.alike(&new) {
                         only.warps |= bit;
