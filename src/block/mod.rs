@@ -1120,21 +1120,26 @@ impl Block {
         let kind = AccessKind::of(request.op());
         let width = request.width().bytes();
         let (active, addresses) = request.raw();
-        if width >= 4 && kind != AccessKind::AsyncCopy && !self.shadow.plain() && active != 0 {
-            let first = addresses[active.trailing_zeros() as usize];
-            if !lanes_all_at(active, addresses, first) {
-                let now = Now {
-                    warp,
-                    site,
-                    kind,
-                    step: self.warps[warp as usize].step,
-                    unchanged,
-                };
-                self.run_words(&now, active, addresses, width / 4);
-                return;
-            }
+        let whole_words = width >= 4
+            && kind != AccessKind::AsyncCopy
+            && !self.shadow.plain()
+            && active.count_ones() > 1;
+        let own_words = whole_words && monotonic(active, addresses) || {
+            self.batch(active, addresses, width);
+            whole_words && self.batches.len() == active.count_ones() as usize * (width / 4) as usize
+        };
+        if own_words {
+            // Every lane on words of its own: lane by lane, without batches.
+            let now = Now {
+                warp,
+                site,
+                kind,
+                step: self.warps[warp as usize].step,
+                unchanged,
+            };
+            self.run_words(&now, active, addresses, width / 4);
+            return;
         }
-        self.batch(active, addresses, width);
         let Block {
             warps,
             shadow,
@@ -1405,17 +1410,22 @@ impl Block {
             }
             return;
         }
-        if plain || (width >= 4 && first.is_multiple_of(4)) {
-            // Whole words (requests are aligned to their width): a lane on a
-            // word another lane touched takes in the same bytes, which
-            // running it on its own does as well as a batch would.
+        if plain {
             lanes(batches);
             return;
         }
         let marks = &mut shadow.marks;
-        let words_in_window = self.capability.shared_window_size().div_ceil(4) as usize;
-        if marks.len() < words_in_window {
-            marks.resize(words_in_window, 0);
+        // Marks up to the access's last word (checked against the window by
+        // `access_with`): a kernel that uses 48 KB pays for 48 KB.
+        let mut highest = 0;
+        let mut bits = active;
+        while bits != 0 {
+            highest = highest.max(addresses[bits.trailing_zeros() as usize]);
+            bits &= bits - 1;
+        }
+        let words_needed = (highest as usize + width as usize).div_ceil(4);
+        if marks.len() < words_needed {
+            marks.resize(words_needed, 0);
         }
         let mut mixed = false;
         let mut bits = active;
@@ -1675,6 +1685,32 @@ fn cache_line(key: &Key) -> usize {
     let mixed = (first ^ second.rotate_left(29) ^ (severity as u64) << 62 ^ (kind as u64) << 63)
         .wrapping_mul(0x9e37_79b9_7f4a_7c15);
     (mixed >> 56) as usize % CACHE_LINES
+}
+
+/// Whether the addresses of the lanes of `active` strictly rise (or fall)
+/// from lane to lane: for accesses aligned to their width, whether every lane
+/// touches words of its own, found without marking words.
+fn monotonic(active: u32, addresses: &[u32; WARP_SIZE]) -> bool {
+    if active == u32::MAX {
+        // All lanes: one pass the compiler turns into vector compares.
+        let (mut up, mut down) = (0u32, 0u32);
+        for (a, b) in addresses.iter().zip(&addresses[1..]) {
+            up += u32::from(b > a);
+            down += u32::from(b < a);
+        }
+        return up == 31 || down == 31;
+    }
+    let (mut rising, mut falling) = (true, true);
+    let mut bits = active & (active - 1);
+    let mut previous = addresses[active.trailing_zeros() as usize];
+    while bits != 0 {
+        let address = addresses[bits.trailing_zeros() as usize];
+        bits &= bits - 1;
+        rising &= address > previous;
+        falling &= address < previous;
+        previous = address;
+    }
+    rising || falling
 }
 
 /// Whether every lane of `active` has the address `address`.
