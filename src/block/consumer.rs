@@ -277,7 +277,8 @@ impl KernelRaces {
 /// only global addresses differ between blocks). So the events of each
 /// kernel's first block of known size that runs without error are kept (at
 /// most [`MAX_REFERENCE`](Self::MAX_REFERENCE); a longer block leaves the
-/// kernel without one), with its report. A later block of the kernel with the
+/// kernel without one; a kernel whose [`KernelInfo::grid_dim`] is one block
+/// keeps none), with its report. A later block of the kernel with the
 /// same thread count is compared event by event with it and runs nothing
 /// while they are equal; at the first difference the matched events are
 /// replayed into a block model and the block goes on as any other. A block
@@ -586,7 +587,11 @@ impl Consumer for Racecheck {
             .or(kernel.capability)
             .unwrap_or(DEFAULT_CAPABILITY);
         self.block_dim = kernel.block_dim;
-        self.reference = if self.memo {
+        // A grid of one block has no later block to reuse a report for.
+        let one_block = kernel
+            .grid_dim
+            .is_some_and(|grid| grid.iter().map(|&d| u64::from(d)).product::<u64>() <= 1);
+        self.reference = if self.memo && !one_block {
             Reference::Empty
         } else {
             Reference::Off

@@ -1427,6 +1427,33 @@ impl Block {
         if marks.len() < words_needed {
             marks.resize(words_needed, 0);
         }
+        if width >= 4 && first.is_multiple_of(4) {
+            // Whole words (requests are aligned to their width): every lane
+            // touches all bytes of its words, so lanes on one word are a batch.
+            let mut bits = active;
+            while bits != 0 {
+                let lane = bits.trailing_zeros();
+                bits &= bits - 1;
+                let first = addresses[lane as usize] / 4;
+                for word in first..first + width / 4 {
+                    let mark = &mut marks[word as usize];
+                    if *mark == 0 {
+                        batches.push(Batch {
+                            word,
+                            mask: 0xf,
+                            lanes: 1 << lane,
+                        });
+                        *mark = batches.len() as u16;
+                    } else {
+                        batches[usize::from(*mark) - 1].lanes |= 1 << lane;
+                    }
+                }
+            }
+            for batch in batches.iter() {
+                marks[batch.word as usize] = 0;
+            }
+            return;
+        }
         let mut mixed = false;
         let mut bits = active;
         while bits != 0 {
