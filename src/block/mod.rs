@@ -1430,24 +1430,38 @@ impl Block {
         if width >= 4 && first.is_multiple_of(4) {
             // Whole words (requests are aligned to their width): every lane
             // touches all bytes of its words, so lanes on one word are a batch.
+            // Lanes that follow each other on one word (a row read at one
+            // address by half a warp) gather in `run` before their batch
+            // takes them.
+            let marks = &mut marks[..];
+            let (mut current, mut index, mut run) = (u32::MAX, 0, 0u32);
             let mut bits = active;
             while bits != 0 {
                 let lane = bits.trailing_zeros();
                 bits &= bits - 1;
                 let first = addresses[lane as usize] / 4;
                 for word in first..first + width / 4 {
+                    if word == current {
+                        run |= 1 << lane;
+                        continue;
+                    }
+                    if run != 0 {
+                        batches[index].lanes |= run;
+                    }
                     let mark = &mut marks[word as usize];
                     if *mark == 0 {
                         batches.push(Batch {
                             word,
                             mask: 0xf,
-                            lanes: 1 << lane,
+                            lanes: 0,
                         });
                         *mark = batches.len() as u16;
-                    } else {
-                        batches[usize::from(*mark) - 1].lanes |= 1 << lane;
                     }
+                    (current, index, run) = (word, usize::from(*mark) - 1, 1 << lane);
                 }
+            }
+            if run != 0 {
+                batches[index].lanes |= run;
             }
             for batch in batches.iter() {
                 marks[batch.word as usize] = 0;
