@@ -1124,7 +1124,9 @@ impl Block {
             && kind != AccessKind::AsyncCopy
             && !self.shadow.plain()
             && active.count_ones() > 1;
-        let own_words = whole_words && monotonic(active, addresses) || {
+        let own_words = whole_words
+            && (monotonic(active, addresses) || !may_repeat(active, addresses, width))
+            || {
             self.batch(active, addresses, width);
             whole_words && self.batches.len() == active.count_ones() as usize * (width / 4) as usize
         };
@@ -1752,6 +1754,26 @@ fn monotonic(active: u32, addresses: &[u32; WARP_SIZE]) -> bool {
         previous = address;
     }
     rising || falling
+}
+
+/// Whether two lanes of `active` may have the same address: false only when
+/// none has. A bit per address (in units of `width`, a power of two) over a
+/// window of 1,024 of them: addresses of an access within that window (4 KiB
+/// for 4-byte accesses) that differ never share a bit.
+fn may_repeat(active: u32, addresses: &[u32; WARP_SIZE], width: u32) -> bool {
+    let mut seen = [0u64; 16];
+    let shift = width.trailing_zeros();
+    let mut bits = active;
+    while bits != 0 {
+        let index = (addresses[bits.trailing_zeros() as usize] >> shift) as usize % 1024;
+        bits &= bits - 1;
+        let (word, bit) = (index / 64, 1u64 << (index % 64));
+        if seen[word] & bit != 0 {
+            return true;
+        }
+        seen[word] |= bit;
+    }
+    false
 }
 
 /// Whether every lane of `active` has the address `address`.
