@@ -1127,9 +1127,10 @@ impl Block {
         let own_words = whole_words
             && (monotonic(active, addresses) || !may_repeat(active, addresses, width))
             || {
-            self.batch(active, addresses, width);
-            whole_words && self.batches.len() == active.count_ones() as usize * (width / 4) as usize
-        };
+                self.batch(active, addresses, width);
+                whole_words
+                    && self.batches.len() == active.count_ones() as usize * (width / 4) as usize
+            };
         if own_words {
             // Every lane on words of its own: lane by lane, without batches.
             let now = Now {

@@ -311,3 +311,44 @@ fn a_full_syncwarp_in_a_one_warp_block_orders_all_before_it() {
         .collect();
     assert_eq!(sites, [(Severity::Warning, 3, 4)]);
 }
+
+#[test]
+fn whole_word_lanes_on_one_word_report_as_lane_by_lane() {
+    // Tiled matrix product without its barrier: warp 0 stores two rows of
+    // 32 words; then each warp reads a row at one address per half warp
+    // (`As[ty][k]`) and words shared by lanes l and l + 16 (`Bs[k][tx]`),
+    // 4, 8 and 16 bytes a lane. Lanes on one word are one batch; the report,
+    // examples included, must be the lane-by-lane one (`plain`: each lane
+    // its own batch). One warp writes, so no record stands for several warps
+    // and the examples are comparable.
+    let run = |plain: bool| {
+        let mut block = Block::new(ComputeCapability::Sm90, 64).unwrap();
+        block.shadow.plain = plain;
+        let store =
+            |row: u32| WarpRequest::from_fn(Op::Store, 4, |l| Some(128 * row + 4 * l.get()));
+        block.access(0, 1, &store(0).unwrap()).unwrap();
+        block.access(0, 2, &store(1).unwrap()).unwrap();
+        for warp in 0..2 {
+            let halves = |width: u32, a: u32, b: u32| {
+                WarpRequest::from_fn(Op::Load, width, |l| Some(if l.get() < 16 { a } else { b }))
+            };
+            let pairs = |width: u32| {
+                WarpRequest::from_fn(Op::Load, width, |l| Some(width * (l.get() % 16)))
+            };
+            block.access(warp, 3, &halves(4, 20, 160).unwrap()).unwrap();
+            block.access(warp, 4, &pairs(4).unwrap()).unwrap();
+            block.access(warp, 5, &halves(8, 200, 8).unwrap()).unwrap();
+            block.access(warp, 6, &pairs(8).unwrap()).unwrap();
+            block.access(warp, 7, &pairs(16).unwrap()).unwrap();
+            // A store over the row by pairs of lanes: a write collision
+            // within the instruction, and hazards with the reads above.
+            let store_pairs = WarpRequest::from_fn(Op::Store, 4, |l| Some(4 * (l.get() % 16)));
+            block.access(warp, 8, &store_pairs.unwrap()).unwrap();
+        }
+        block.finish().hazards().to_vec()
+    };
+    let batched = run(false);
+    assert_eq!(batched, run(true));
+    assert!(batched.len() > 10, "{batched:?}");
+    assert!(batched.iter().any(|h| h.severity() == Severity::Warning));
+}
