@@ -659,12 +659,7 @@ impl Block {
         let window = self.capability.shared_window_size();
         let width = request.width().bytes();
         let (active, addresses) = request.raw();
-        let mut highest = 0;
-        let mut bits = active;
-        while bits != 0 {
-            highest = highest.max(addresses[bits.trailing_zeros() as usize]);
-            bits &= bits - 1;
-        }
+        let highest = highest_address(active, addresses);
         if active != 0 && u64::from(highest) + u64::from(width) > u64::from(window) {
             for (lane, address) in request.active_addresses() {
                 let end = u64::from(address) + u64::from(width);
@@ -1281,13 +1276,7 @@ impl Block {
         let (bit, clock) = (1 << warp, me.clock[warp as usize]);
         // The table takes every word of the access at once, so that a word
         // no record covers is one test of its kinds.
-        let mut highest = 0;
-        let mut bits = active;
-        while bits != 0 {
-            highest = highest.max(addresses[bits.trailing_zeros() as usize] / 4 + words);
-            bits &= bits - 1;
-        }
-        shadow.grow(highest as usize);
+        shadow.grow((highest_address(active, addresses) / 4 + words) as usize);
         let mut bits = active;
         while bits != 0 {
             let lane = bits.trailing_zeros();
@@ -1420,12 +1409,7 @@ impl Block {
         let marks = &mut shadow.marks;
         // Marks up to the access's last word (checked against the window by
         // `access_with`): a kernel that uses 48 KB pays for 48 KB.
-        let mut highest = 0;
-        let mut bits = active;
-        while bits != 0 {
-            highest = highest.max(addresses[bits.trailing_zeros() as usize]);
-            bits &= bits - 1;
-        }
+        let highest = highest_address(active, addresses);
         let words_needed = (highest as usize + width as usize).div_ceil(4);
         if marks.len() < words_needed {
             marks.resize(words_needed, 0);
@@ -1775,6 +1759,21 @@ fn may_repeat(active: u32, addresses: &[u32; WARP_SIZE], width: u32) -> bool {
         seen[word] |= bit;
     }
     false
+}
+
+/// The highest address of the lanes of `active` (0 for none).
+fn highest_address(active: u32, addresses: &[u32; WARP_SIZE]) -> u32 {
+    if active == u32::MAX {
+        // All lanes: vector compares, no chain of dependent steps.
+        return addresses.iter().fold(0, |a, &b| a.max(b));
+    }
+    let mut highest = 0;
+    let mut bits = active;
+    while bits != 0 {
+        highest = highest.max(addresses[bits.trailing_zeros() as usize]);
+        bits &= bits - 1;
+    }
+    highest
 }
 
 /// Whether every lane of `active` has the address `address`.
