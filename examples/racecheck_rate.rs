@@ -7,13 +7,19 @@
 //!     tests/data/racecheck/matmul_sync.traceg
 //! cargo run --release --features trace --example racecheck_rate -- \
 //!     ../shared/real-traces/flashinfer-prefill/kernelslist.g 200 each
+//! cargo run --release --features trace --example racecheck_rate -- \
+//!     tests/data/racecheck/ab_race.traceg 100000 reuse
 //! ```
 //!
 //! Arguments: the trace (anything `smem racecheck` reads), the number of
 //! times to run it (default 1000; a new checker each time, as a new run of
-//! the tool would be), and `each` to run every block through the block model
+//! the tool would be), `each` to run every block through the block model
 //! (`Racecheck::without_memo`) rather than reuse the report of a block whose
-//! events repeat its kernel's first block. The compute capability is the
+//! events repeat its kernel's first block, and `reuse` to give every run to
+//! one checker, as one run of the tool gives it the kernels of a list: the
+//! rate without a checker's start (its tables allocated and zeroed, about a
+//! microsecond, most of the time of a kernel of a few requests). The
+//! compute capability is the
 //! trace's (`-binary version`), as `smem racecheck` takes it. The load average
 //! before and after is printed: on a shared machine, compare rates taken in
 //! one sitting. `benches/racecheck.rs` measures the same with criterion, on
@@ -92,13 +98,17 @@ impl Consumer for Recorded {
     }
 }
 
-/// Runs every kernel through one new checker; the hazards found.
-fn check(recorded: &Recorded, each: bool) -> Result<usize, Error> {
-    let mut checker = if each {
+/// A new checker, as `smem racecheck` makes one.
+fn checker(each: bool) -> Racecheck {
+    if each {
         Racecheck::new().without_memo()
     } else {
         Racecheck::new()
-    };
+    }
+}
+
+/// Runs every kernel through `checker`; the hazards of those kernels.
+fn check(recorded: &Recorded, checker: &mut Racecheck) -> Result<usize, Error> {
     for kernel in &recorded.kernels {
         let mut info = KernelInfo::named(&kernel.name);
         info.capability = kernel.capability;
@@ -114,7 +124,9 @@ fn check(recorded: &Recorded, each: bool) -> Result<usize, Error> {
         }
         checker.end_kernel()?;
     }
-    Ok(checker.kernels().iter().map(|k| k.hazards().len()).sum())
+    let kernels = checker.kernels();
+    let these = &kernels[kernels.len() - recorded.kernels.len()..];
+    Ok(these.iter().map(|k| k.hazards().len()).sum())
 }
 
 fn load() -> String {
@@ -125,33 +137,42 @@ fn load() -> String {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let usage = "usage: racecheck_rate TRACE [RUNS [each]]";
+    let usage = "usage: racecheck_rate TRACE [RUNS [each] [reuse]]";
     let path = args.next().ok_or(usage)?;
     let runs: u32 = match args.next() {
         Some(n) => n.parse().map_err(|e| format!("{usage}: RUNS: {e}"))?,
         None => 1000,
     };
-    let each = match args.next().as_deref() {
-        None => false,
-        Some("each") => true,
-        Some(other) => return Err(format!("{usage}: not `each`: {other}").into()),
-    };
+    let (mut each, mut reuse) = (false, false);
+    for flag in args {
+        match flag.as_str() {
+            "each" => each = true,
+            "reuse" => reuse = true,
+            other => return Err(format!("{usage}: not `each` nor `reuse`: {other}").into()),
+        }
+    }
     let mut recorded = Recorded::default();
     Trace::open(&path).read(&mut recorded)?;
     println!("load before: {}", load());
     let started = Instant::now();
     let mut hazards = 0;
+    let mut shared = checker(each);
     for _ in 0..runs.max(1) {
-        hazards = check(&recorded, each)?;
+        hazards = if reuse {
+            check(&recorded, &mut shared)?
+        } else {
+            check(&recorded, &mut checker(each))?
+        };
     }
     let seconds = started.elapsed().as_secs_f64();
     let requests = recorded.requests * u64::from(runs.max(1));
     println!(
-        "{path}: {} warp requests x {} runs in {seconds:.3} s: {:.2} M requests/s ({}; {hazards} hazards)",
+        "{path}: {} warp requests x {} runs in {seconds:.3} s: {:.2} M requests/s ({}, {}; {hazards} hazards)",
         recorded.requests,
         runs.max(1),
         requests as f64 / seconds / 1e6,
         if each { "every block through the model" } else { "as smem racecheck runs it" },
+        if reuse { "one checker for all runs" } else { "a new checker a run" },
     );
     println!("load after: {}", load());
     Ok(())

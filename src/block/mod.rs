@@ -1588,10 +1588,15 @@ struct HazardTable {
 }
 
 impl HazardTable {
-    /// Forgets every hazard (the cache only where a block filled it).
+    /// Forgets every hazard (of the cache, the lines its hazards filled).
     fn clear(&mut self) {
-        if !self.index.is_empty() {
+        if self.index.len() > CACHE_LINES / 8 {
             *self.cache = [None; CACHE_LINES];
+        } else {
+            // Few hazards: only their lines can be filled.
+            for key in self.index.keys() {
+                self.cache[cache_line(key)] = None;
+            }
         }
         self.slots.clear();
         self.index.clear();
