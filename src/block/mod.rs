@@ -1115,19 +1115,23 @@ impl Block {
         let kind = AccessKind::of(request.op());
         let width = request.width().bytes();
         let (active, addresses) = request.raw();
+        // Whole words, every lane on words of its own (addresses that rise
+        // or fall from lane to lane, or that all differ): lane by lane,
+        // without batches. Otherwise lanes on one word are one batch.
         let whole_words = width >= 4
             && kind != AccessKind::AsyncCopy
             && !self.shadow.plain()
             && active.count_ones() > 1;
-        let own_words = whole_words
-            && (monotonic(active, addresses) || !may_repeat(active, addresses, width))
-            || {
-                self.batch(active, addresses, width);
-                whole_words
-                    && self.batches.len() == active.count_ones() as usize * (width / 4) as usize
-            };
+        let mut own_words =
+            whole_words && (monotonic(active, addresses) || !may_repeat(active, addresses, width));
+        if !own_words {
+            self.batch(active, addresses, width);
+            // `may_repeat` may see a repeat where there is none: the
+            // batches tell.
+            own_words = whole_words
+                && self.batches.len() == active.count_ones() as usize * (width / 4) as usize;
+        }
         if own_words {
-            // Every lane on words of its own: lane by lane, without batches.
             let now = Now {
                 warp,
                 site,
@@ -1215,10 +1219,11 @@ impl Block {
     }
 
     /// [`run_access`](Self::run_access) for an access of `words` whole words
-    /// a lane (4, 8 or 16 bytes, aligned) that is not a broadcast nor a
-    /// `cp.async`: lane by lane and word by word, as the batches of such an
-    /// access are, with the commonest step first: the warp joins the word's
-    /// one record, made by a warp in step.
+    /// a lane (4, 8 or 16 bytes, aligned) that is not a `cp.async` and whose
+    /// lanes each touch words no other lane does: lane by lane and word by
+    /// word, as its batches would be (one a lane and word), with the
+    /// commonest step first: the warp joins the word's one record, made by a
+    /// warp in step.
     fn run_words(&mut self, now: &Now, active: u32, addresses: &[u32; WARP_SIZE], words: u32) {
         let Block {
             warps,
@@ -1302,24 +1307,9 @@ impl Block {
                     shadow.push_first(word, new);
                     continue;
                 }
-                let records = shadow.cells[word as usize].as_mut_slice();
-                // A lane on a word an earlier lane of this access took: the
-                // record that lane made or merged into is the warp's first of
-                // this site and bytes, the one `record` would merge into
-                // (lanes of one step join), when it is the cell's last and
-                // the warp's alone.
-                if let Some(last) = records.last_mut()
-                    && last.warps == bit
-                    && last.step == now.step
-                    && last.site == site
-                    && last.kind == kind
-                    && last.bytes == 0xf
-                    && !last.pending
-                {
-                    last.lanes |= 1 << lane;
-                    continue;
-                }
-                if let [only] = records {
+                // No other lane of the access is on this word: its records
+                // are older.
+                if let [only] = shadow.cells[word as usize].as_mut_slice() {
                     if only.warps & bit == 0 && only.alike(&new) {
                         only.warps |= bit;
                         continue;
@@ -1426,8 +1416,8 @@ impl Block {
             while bits != 0 {
                 let lane = bits.trailing_zeros();
                 bits &= bits - 1;
-                let first = addresses[lane as usize] / 4;
-                for word in first..first + width / 4 {
+                let start = addresses[lane as usize] / 4;
+                for word in start..start + width / 4 {
                     if word == current {
                         run |= 1 << lane;
                         continue;
