@@ -183,9 +183,11 @@ struct Warp {
     /// Vector clock over the block's warps.
     clock: [u32; WARP_SIZE],
     /// `seen[b][a]`: the last instruction of lane `a` that lane `b` is ordered
-    /// after (through `__syncwarp` or a barrier).
+    /// after (through `__syncwarp` or a barrier); an entry below the block's
+    /// first step is left from an earlier block and orders nothing.
     seen: Box<[[u32; WARP_SIZE]; WARP_SIZE]>,
-    /// Instructions so far (program order within the warp).
+    /// Instructions so far (program order within the warp), counted on from
+    /// the earlier blocks' (see [`Block::reset`]).
     step: u32,
     /// Events held while the warp waits.
     queue: VecDeque<Event>,
@@ -478,6 +480,19 @@ impl Block {
             });
         }
         let count = threads.div_ceil(32);
+        // Steps go on from the last block's highest, the same for every warp
+        // (warps in step share records): what `seen` keeps from an earlier
+        // block is below every step of this one, as a new warp's zeros are,
+        // so it need not be zeroed (4 KB a warp, most of the time of a block
+        // of many warps and few requests). Past half the range it is, and
+        // steps start again from 0.
+        let mut base = self.warps.iter().map(|w| w.step).max().unwrap_or(0);
+        if base > u32::MAX / 2 {
+            for warp in &mut self.warps {
+                *warp.seen = [[0; WARP_SIZE]; WARP_SIZE];
+            }
+            base = 0;
+        }
         self.warps.truncate(count as usize);
         for w in 0..count {
             let lanes = (threads - 32 * w).min(32);
@@ -489,8 +504,7 @@ impl Block {
                 Some(warp) => {
                     warp.threads = LaneSet::range(0, lanes);
                     warp.clock = clock;
-                    *warp.seen = [[0; WARP_SIZE]; WARP_SIZE];
-                    warp.step = 0;
+                    warp.step = base;
                     warp.queue.clear();
                     warp.waiting = None;
                     warp.groups = 0;
@@ -501,7 +515,7 @@ impl Block {
                     threads: LaneSet::range(0, lanes),
                     clock,
                     seen: Box::new([[0; WARP_SIZE]; WARP_SIZE]),
-                    step: 0,
+                    step: base,
                     queue: VecDeque::new(),
                     waiting: None,
                     groups: 0,

@@ -119,6 +119,11 @@ fn events(program: &Program, warp: u32) -> Vec<(u64, Result<WarpRequest, SyncOp>
 fn run(warps: u32, program: &Program, round_robin: bool, plain: bool) -> Outcome {
     let mut block = Block::new(ComputeCapability::Sm90, 32 * warps).unwrap();
     block.shadow.plain = plain;
+    run_on(block, warps, program, round_robin)
+}
+
+/// [`run`] on a block model given (new, or reset after another block).
+fn run_on(mut block: Block, warps: u32, program: &Program, round_robin: bool) -> Outcome {
     let lists: Vec<_> = (0..warps).map(|w| events(program, w)).collect();
     let mut order = Vec::new();
     if round_robin {
@@ -193,6 +198,58 @@ proptest! {
         let plain = run(warps, &program, round_robin, true);
         prop_assert_eq!(shared, plain);
     }
+
+    /// A block model reset after another block reports what a new one
+    /// reports: nothing of the first block (its records, its warps' order
+    /// through `__syncwarp` and barriers, whose `seen` is not zeroed) shows
+    /// in the second.
+    #[test]
+    fn a_reset_block_reports_as_a_new_one(
+        (warps, program, round_robin) in program(),
+        (before_warps, before, before_round_robin) in program(),
+    ) {
+        let mut block = Block::new(ComputeCapability::Sm90, 32 * before_warps).unwrap();
+        let lists: Vec<_> = (0..before_warps).map(|w| events(&before, w)).collect();
+        for _ in 0..2 {
+            // Twice, each warp's events in turn or warp after warp: steps of
+            // warps out of step.
+            for (w, list) in lists.iter().enumerate() {
+                for (site, event) in list.iter().skip(usize::from(before_round_robin) * w) {
+                    let _ = match event {
+                        Ok(request) => block.access(w as u32, *site, request),
+                        Err(op) => block.sync(w as u32, *site, LaneSet::FULL, *op),
+                    };
+                }
+            }
+            let _ = block.take_report();
+            block.reset(ComputeCapability::Sm90, 32 * before_warps).unwrap();
+        }
+        block.reset(ComputeCapability::Sm90, 32 * warps).unwrap();
+        let reused = run_on(block, warps, &program, round_robin);
+        prop_assert_eq!(reused, run(warps, &program, round_robin, false));
+    }
+}
+
+/// Steps go on from block to block, so that `seen` is not zeroed; past half
+/// the range of a step, a reset zeroes it and steps start again from 0.
+#[test]
+fn steps_start_again_from_zero_past_half_their_range() {
+    let mut block = Block::new(ComputeCapability::Sm90, 64).unwrap();
+    let store = WarpRequest::from_fn(Op::Store, 4, |l| Some(4 * l.get())).unwrap();
+    block.access(0, 1, &store).unwrap();
+    block
+        .sync(0, 2, LaneSet::FULL, SyncOp::Warp(LaneSet::FULL))
+        .unwrap();
+    block.access(1, 3, &store).unwrap();
+    let _ = block.take_report();
+    block.reset(ComputeCapability::Sm90, 64).unwrap();
+    // Warp 0 ran 2 instructions, warp 1 one: both start from 2.
+    assert_eq!([block.warps[0].step, block.warps[1].step], [2, 2]);
+    assert_eq!(block.warps[0].seen[5][7], 2, "not zeroed");
+    block.warps[1].step = u32::MAX / 2 + 1;
+    block.reset(ComputeCapability::Sm90, 64).unwrap();
+    assert_eq!([block.warps[0].step, block.warps[1].step], [0, 0]);
+    assert_eq!(*block.warps[0].seen, [[0; 32]; 32]);
 }
 
 /// Warps in step on one word share one record; a warp that goes on alone
