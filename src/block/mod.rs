@@ -54,6 +54,7 @@ mod tests;
 use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
 pub use consumer::{BarrierFinding, HazardFinding, KernelRaces, Racecheck};
 pub use report::{
@@ -283,18 +284,44 @@ pub struct Block {
     error: Option<Error>,
 }
 
-/// A hazard being gathered, with the bytes it covers: a bitmap per 4 KiB
-/// page of the shared window, for the pages it touches.
+/// A hazard being gathered, with the bytes it covers: while they lie in few
+/// runs of 16 words, those runs (most hazards cover a few words); past
+/// [`Slot::GROUPS`] runs, a bitmap per 4 KiB page of the shared window, for
+/// the pages it touches.
 #[derive(Debug)]
 struct Slot {
     hazard: Hazard,
+    /// Runs of 16 words, each its first word and bits as in
+    /// [`add`](Self::add), each first word once; empty once `pages` are used.
+    groups: SmallVec<[(u32, u64); 2]>,
     pages: Vec<(u32, Box<[u64; 64]>)>,
 }
 
 impl Slot {
+    /// The most runs of 16 words kept before the bitmap pages take over.
+    const GROUPS: usize = 8;
+
     /// Notes the bytes `bits` of the 16 words from `base` (a multiple of
     /// 16): bits `4 * i` to `4 * i + 3` are word `base + i`'s.
     fn add(&mut self, base: u32, bits: u64) {
+        if self.pages.is_empty() {
+            if let Some(group) = self.groups.iter_mut().find(|g| g.0 == base) {
+                group.1 |= bits;
+                return;
+            }
+            if self.groups.len() < Self::GROUPS {
+                self.groups.push((base, bits));
+                return;
+            }
+            for (base, bits) in core::mem::take(&mut self.groups) {
+                self.add_to_pages(base, bits);
+            }
+        }
+        self.add_to_pages(base, bits);
+    }
+
+    /// [`add`](Self::add) into the bitmap pages.
+    fn add_to_pages(&mut self, base: u32, bits: u64) {
         let page = base / 1024;
         let map = match self.pages.iter_mut().find(|p| p.0 == page) {
             Some(p) => &mut p.1,
@@ -308,11 +335,14 @@ impl Slot {
     }
 
     fn bytes(&self) -> u32 {
-        self.pages
+        let groups: u32 = self.groups.iter().map(|g| g.1.count_ones()).sum();
+        let pages: u32 = self
+            .pages
             .iter()
             .flat_map(|p| p.1.iter())
             .map(|b| b.count_ones())
-            .sum()
+            .sum();
+        groups + pages
     }
 }
 
@@ -898,7 +928,8 @@ impl Block {
             })
             .collect();
         self.hazards.clear();
-        hazards.sort_by_key(|h| (h.severity, h.kind, h.first.site, h.second.site));
+        // One hazard a key: an unstable sort gives the one order.
+        hazards.sort_unstable_by_key(|h| (h.severity, h.kind, h.first.site, h.second.site));
         BlockReport {
             hazards,
             barrier_errors: core::mem::take(&mut self.barrier_errors),
@@ -1676,6 +1707,7 @@ impl HazardTable {
                     address: 4 * word + mask.trailing_zeros(),
                     bytes: 0,
                 },
+                groups: SmallVec::new(),
                 pages: Vec::new(),
             });
             (slots.len() - 1) as u32
