@@ -16,10 +16,12 @@
 //! - `cases`: the generated racecheck traces of `tests/data/racecheck`
 //!   (`make_traces.py` there: the kernels of `tools/racecheck/cases.cu`, racy
 //!   and clean), each a kernel, through one checker.
-//! - `real/NAME`: the blocks of a real trace in `../shared/real-traces`
-//!   (FlashInfer single-decode and prefill, read once with
-//!   `kernel::accelsim::Trace`), replayed block by block (skipped where the
-//!   traces are not there).
+//! - `real/NAME`: every real trace in `../shared/real-traces` (FlashInfer
+//!   single-decode, prefill and GEMM, the 118 PyTorch kernels of nn-onestep,
+//!   the Rodinia LUD extract, matrixMul; read once with
+//!   `kernel::accelsim::Trace`), replayed kernel by kernel and block by block
+//!   on the trace's compute capability (skipped where the traces are not
+//!   there).
 //!
 //! `new` is `Racecheck` as the tool runs it: a block whose events repeat its
 //! kernel's first block reuses that block's report. `new-each` turns that off
@@ -210,16 +212,20 @@ enum Real {
     Fence(u32, u64, LaneSet),
 }
 
-/// A trace's blocks: threads and events.
+/// A trace's kernels, each its blocks: threads and events.
 #[derive(Default)]
 struct Recorded {
     block_dim: Option<[u32; 3]>,
-    blocks: Vec<(u32, Vec<Real>)>,
+    /// The first kernel's (`-binary version`).
+    capability: Option<ComputeCapability>,
+    kernels: Vec<Vec<(u32, Vec<Real>)>>,
 }
 
 impl Consumer for Recorded {
     fn begin_kernel(&mut self, kernel: &KernelInfo<'_>) -> Result<(), smem_model::Error> {
         self.block_dim = kernel.block_dim;
+        self.capability = self.capability.or(kernel.capability);
+        self.kernels.push(Vec::new());
         Ok(())
     }
     fn begin_block(&mut self, block: &BlockInfo) -> Result<(), smem_model::Error> {
@@ -227,7 +233,9 @@ impl Consumer for Recorded {
             .threads
             .or(self.block_dim.map(|d| d[0] * d[1] * d[2]))
             .unwrap_or(1024);
-        self.blocks.push((threads, Vec::new()));
+        if let Some(kernel) = self.kernels.last_mut() {
+            kernel.push((threads, Vec::new()));
+        }
         Ok(())
     }
     fn event(&mut self, warp: u32, event: &Event<'_>) -> Result<(), smem_model::Error> {
@@ -246,7 +254,7 @@ impl Consumer for Recorded {
             Event::Fence { site, lanes } => Real::Fence(warp, site.pc, lanes),
             _ => return Ok(()),
         };
-        if let Some(block) = self.blocks.last_mut() {
+        if let Some(block) = self.kernels.last_mut().and_then(|k| k.last_mut()) {
             block.1.push(real);
         }
         Ok(())
@@ -259,10 +267,6 @@ fn real_requests(blocks: &[(u32, Vec<Real>)]) -> u64 {
         .flat_map(|b| &b.1)
         .filter(|e| matches!(e, Real::Access(..)))
         .count() as u64
-}
-
-fn replay_new(capability: ComputeCapability, blocks: &[(u32, Vec<Real>)], reuse: bool) -> usize {
-    replay_kernels(capability, std::slice::from_ref(&blocks), reuse)
 }
 
 /// Kernels one after the other through one `Racecheck`, as `smem racecheck`
@@ -403,7 +407,7 @@ fn bench(c: &mut Criterion) {
         smem_model::kernel::accelsim::Trace::open(path)
             .read(&mut recorded)
             .unwrap();
-        kernels.push(recorded.blocks);
+        kernels.extend(recorded.kernels);
     }
     let kernels: Vec<&[(u32, Vec<Real>)]> = kernels.iter().map(Vec::as_slice).collect();
     let requests: u64 = kernels.iter().map(|k| real_requests(k)).sum();
@@ -427,35 +431,50 @@ fn bench(c: &mut Criterion) {
         b.iter(|| replay_kernels(SM90, black_box(&kernels), false))
     });
     let traces = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/real-traces");
-    for name in ["flashinfer-singledecode", "flashinfer-prefill"] {
-        let list = format!("{traces}/{name}/kernelslist.g");
-        if !std::path::Path::new(&list).exists() {
-            eprintln!("real/{name}: {list} is not there, skipped");
+    for (name, file) in [
+        (
+            "flashinfer-singledecode",
+            "flashinfer-singledecode/kernelslist.g",
+        ),
+        ("flashinfer-prefill", "flashinfer-prefill/kernelslist.g"),
+        ("flashinfer-gemm", "flashinfer-gemm/kernelslist.g"),
+        ("nn-onestep", "nn-onestep/kernelslist.g"),
+        ("lud", "lud_perimeter.kernel-8.extract.traceg"),
+        ("matrixmul", "matrixmul-32-32.kernel-1.traceg"),
+    ] {
+        let path = format!("{traces}/{file}");
+        if !std::path::Path::new(&path).exists() {
+            eprintln!("real/{name}: {path} is not there, skipped");
             continue;
         }
         let mut recorded = Recorded::default();
-        smem_model::kernel::accelsim::Trace::open(&list)
+        smem_model::kernel::accelsim::Trace::open(&path)
             .read(&mut recorded)
             .unwrap();
-        let blocks = recorded.blocks;
-        group.throughput(Throughput::Elements(real_requests(&blocks)));
-        let sm80 = ComputeCapability::Sm80;
+        let capability = recorded.capability.unwrap_or(ComputeCapability::Sm80);
+        let kernels: Vec<&[(u32, Vec<Real>)]> =
+            recorded.kernels.iter().map(Vec::as_slice).collect();
+        let requests: u64 = kernels.iter().map(|k| real_requests(k)).sum();
+        group.throughput(Throughput::Elements(requests));
+        let old = |kernels: &[&[(u32, Vec<Real>)]]| -> usize {
+            kernels.iter().map(|k| replay_old(capability, k)).sum()
+        };
         assert_eq!(
-            replay_old(sm80, &blocks) == 0,
-            replay_new(sm80, &blocks, true) == 0
+            old(&kernels) == 0,
+            replay_kernels(capability, &kernels, true) == 0
         );
         assert_eq!(
-            replay_new(sm80, &blocks, true),
-            replay_new(sm80, &blocks, false)
+            replay_kernels(capability, &kernels, true),
+            replay_kernels(capability, &kernels, false)
         );
         group.bench_function(format!("real/{name}/old"), |b| {
-            b.iter(|| replay_old(sm80, black_box(&blocks)))
+            b.iter(|| old(black_box(&kernels)))
         });
         group.bench_function(format!("real/{name}/new"), |b| {
-            b.iter(|| replay_new(sm80, black_box(&blocks), true))
+            b.iter(|| replay_kernels(capability, black_box(&kernels), true))
         });
         group.bench_function(format!("real/{name}/new-each"), |b| {
-            b.iter(|| replay_new(sm80, black_box(&blocks), false))
+            b.iter(|| replay_kernels(capability, black_box(&kernels), false))
         });
     }
     group.finish();
