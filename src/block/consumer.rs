@@ -212,24 +212,48 @@ impl KernelRaces {
     fn merge(&mut self, block: [u32; 3], report: &BlockReport) {
         // Blocks compared z, then y, then x: the lowest is the example.
         let lower = |a: [u32; 3], b: [u32; 3]| [a[2], a[1], a[0]] < [b[2], b[1], b[0]];
-        for hazard in report.hazards() {
-            let key = (
+        let key = |hazard: &Hazard| {
+            (
                 hazard.severity(),
                 hazard.kind(),
                 hazard.first().site(),
                 hazard.second().site(),
-            );
-            let entry = self.hazards.entry(key).or_insert_with(|| HazardFinding {
-                example: hazard.clone(),
-                block,
-                blocks: 0,
-                bytes: 0,
-            });
-            entry.blocks += 1;
-            entry.bytes += u64::from(hazard.bytes());
-            if lower(block, entry.block) {
-                entry.block = block;
-                entry.example = hazard.clone();
+            )
+        };
+        if self.hazards.is_empty() {
+            // The kernel's first hazards: the report's, one a key and in the
+            // map's order, from which the map is built at once rather than
+            // by a search each.
+            self.hazards = report
+                .hazards()
+                .iter()
+                .map(|hazard| {
+                    let finding = HazardFinding {
+                        example: hazard.clone(),
+                        block,
+                        blocks: 1,
+                        bytes: u64::from(hazard.bytes()),
+                    };
+                    (key(hazard), finding)
+                })
+                .collect();
+        } else {
+            for hazard in report.hazards() {
+                let entry = self
+                    .hazards
+                    .entry(key(hazard))
+                    .or_insert_with(|| HazardFinding {
+                        example: hazard.clone(),
+                        block,
+                        blocks: 0,
+                        bytes: 0,
+                    });
+                entry.blocks += 1;
+                entry.bytes += u64::from(hazard.bytes());
+                if lower(block, entry.block) {
+                    entry.block = block;
+                    entry.example = hazard.clone();
+                }
             }
         }
         for error in report.barrier_errors() {
