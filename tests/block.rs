@@ -192,6 +192,37 @@ fn named_barriers_order_only_the_warps_that_take_part() {
     assert_eq!(report.hazards()[0].second().warp(), 2);
 }
 
+/// A barrier of some of the block's warps orders the lanes of each of them
+/// (as `__syncwarp` does), though the block's other warps keep their records.
+#[test]
+fn a_named_barrier_orders_the_lanes_of_a_warp_that_takes_part() {
+    let run = |barrier: bool| {
+        let mut block = Block::new(SM90, 64).unwrap();
+        let alone = SyncOp::Named { id: 1, threads: 32 };
+        block.access(0, 1, &one(Op::Store, 0, 0)).unwrap();
+        if barrier {
+            block.sync(0, 2, LaneSet::FULL, alone).unwrap();
+        }
+        block.access(0, 3, &one(Op::Load, 1, 0)).unwrap();
+        block.access(0, 4, &one(Op::Store, 2, 4)).unwrap();
+        if barrier {
+            block.sync(0, 5, LaneSet::FULL, alone).unwrap();
+        }
+        block.access(0, 6, &one(Op::Load, 3, 4)).unwrap();
+        block.finish()
+    };
+    let report = run(true);
+    assert!(report.is_clean(), "{report}");
+    // Without the barriers, lane 1 reads what lane 0 wrote, unordered (a
+    // warning: lanes of one warp), and lane 3 what lane 2 wrote.
+    let report = run(false);
+    assert_eq!(report.hazards().len(), 2, "{report}");
+    assert!(report
+        .hazards()
+        .iter()
+        .all(|h| h.severity() == Severity::Warning));
+}
+
 #[test]
 fn divergent_syncthreads_in_both_branches() {
     // if (threadIdx.x < 32) { s[t] = 1; __syncthreads(); } else { __syncthreads(); x = s[t - 32]; }

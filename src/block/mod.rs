@@ -184,9 +184,15 @@ struct Warp {
     /// Vector clock over the block's warps.
     clock: [u32; WARP_SIZE],
     /// `seen[b][a]`: the last instruction of lane `a` that lane `b` is ordered
-    /// after (through `__syncwarp` or a barrier); an entry below the block's
-    /// first step is left from an earlier block and orders nothing.
+    /// after through a `__syncwarp` of some lanes, unless `floor` says more;
+    /// an entry below the block's first step is left from an earlier block
+    /// and orders nothing.
     seen: Box<[[u32; WARP_SIZE]; WARP_SIZE]>,
+    /// The step of the warp's last barrier or `__syncwarp` of all lanes:
+    /// every lane is ordered after every lane's instructions up to it. A
+    /// barrier sets this, not the 32 x 32 entries of `seen` (4 KB a warp,
+    /// most of a barrier's time), which it would all raise to its step.
+    floor: u32,
     /// Instructions so far (program order within the warp), counted on from
     /// the earlier blocks' (see [`Block::reset`]).
     step: u32,
@@ -200,6 +206,32 @@ struct Warp {
     waited: u32,
     /// Words with `cp.async` writes of the warp not yet waited for.
     async_words: Vec<u32>,
+}
+
+impl Warp {
+    /// What lane `lane` of the warp is ordered after.
+    fn order(&self, lane: usize) -> Order<'_> {
+        Order {
+            row: &self.seen[lane],
+            floor: self.floor,
+        }
+    }
+}
+
+/// What one lane of a warp is ordered after: its row of [`Warp::seen`] and
+/// the warp's [`floor`](Warp::floor).
+#[derive(Clone, Copy)]
+struct Order<'a> {
+    row: &'a [u32; WARP_SIZE],
+    floor: u32,
+}
+
+impl Order<'_> {
+    /// Whether the lane is ordered after lane `a`'s instruction `step`.
+    #[inline]
+    fn after(&self, a: usize, step: u32) -> bool {
+        step <= self.floor || step <= self.row[a]
+    }
 }
 
 /// A barrier's current generation: the warps that have arrived.
@@ -520,6 +552,7 @@ impl Block {
         if base > u32::MAX / 2 {
             for warp in &mut self.warps {
                 *warp.seen = [[0; WARP_SIZE]; WARP_SIZE];
+                warp.floor = 0;
             }
             base = 0;
         }
@@ -535,6 +568,7 @@ impl Block {
                     warp.threads = LaneSet::range(0, lanes);
                     warp.clock = clock;
                     warp.step = base;
+                    warp.floor = 0;
                     warp.queue.clear();
                     warp.waiting = None;
                     warp.groups = 0;
@@ -545,6 +579,7 @@ impl Block {
                     threads: LaneSet::range(0, lanes),
                     clock,
                     seen: Box::new([[0; WARP_SIZE]; WARP_SIZE]),
+                    floor: 0,
                     step: base,
                     queue: VecDeque::new(),
                     waiting: None,
@@ -1037,9 +1072,7 @@ impl Block {
         if group == LaneSet::FULL {
             // Every lane takes in every lane's step: what the join below
             // comes to, without its 32 x 32 maxima.
-            for row in w.seen.iter_mut() {
-                *row = [step; WARP_SIZE];
-            }
+            w.floor = step;
             if self.warps.len() == 1 {
                 // The warp is the block: everything before is ordered
                 // before everything after, as by a barrier of the whole
@@ -1137,10 +1170,7 @@ impl Block {
             let warp = &mut self.warps[w as usize];
             warp.clock = joined;
             warp.clock[w as usize] += 1;
-            let step = warp.step;
-            for row in warp.seen.iter_mut() {
-                *row = [step; WARP_SIZE];
-            }
+            warp.floor = warp.step;
             warp.waiting = None;
         }
         if arrived.len() == self.warps.len() {
@@ -1256,7 +1286,7 @@ impl Block {
                 me.async_words.push(batch.word);
             }
             let first = batch.lanes.trailing_zeros() as usize;
-            if !record(shadow, batch.word, new, &me.seen[first]) {
+            if !record(shadow, batch.word, new, me.order(first)) {
                 *error = Some(Error::ShadowFull { limit: MAX_RECORDS });
                 return;
             }
@@ -1375,7 +1405,7 @@ impl Block {
                         continue;
                     }
                 }
-                if !record(shadow, word, new, &me.seen[lane as usize]) {
+                if !record(shadow, word, new, me.order(lane as usize)) {
                     *error = Some(Error::ShadowFull { limit: MAX_RECORDS });
                     return;
                 }
@@ -1593,7 +1623,7 @@ impl Block {
             for &r in records {
                 // The first lane's order, as for an access's batch of lanes.
                 if error.is_none()
-                    && !record(shadow, word, r, &w.seen[r.lanes.trailing_zeros() as usize])
+                    && !record(shadow, word, r, w.order(r.lanes.trailing_zeros() as usize))
                 {
                     *error = Some(Error::ShadowFull { limit: MAX_RECORDS });
                 }
@@ -1940,6 +1970,9 @@ fn check(
 /// A lane of the warp's own `record`, other than `lane`, that `lane` is not
 /// ordered after.
 fn unordered_lane(record: &Record, me: &Warp, lane: Lane) -> Option<Lane> {
+    if record.step <= me.floor {
+        return None;
+    }
     let seen = &me.seen[lane.index()];
     let mut others = record.lanes & !(1 << lane.index());
     while others != 0 {
@@ -1955,7 +1988,7 @@ fn unordered_lane(record: &Record, me: &Warp, lane: Lane) -> Option<Lane> {
 /// A warp's earlier record of a word, taken over by its access `new`: its
 /// lanes that the access's first lane is not ordered after stay (within one
 /// instruction, all of them), the rest are ordered before it and dropped.
-fn merged(slot: &Record, new: &Record, seen: &[u32; WARP_SIZE]) -> Record {
+fn merged(slot: &Record, new: &Record, order: Order<'_>) -> Record {
     if slot.step == new.step {
         return Record {
             lanes: slot.lanes | new.lanes,
@@ -1969,7 +2002,7 @@ fn merged(slot: &Record, new: &Record, seen: &[u32; WARP_SIZE]) -> Record {
     let mut lanes = slot.lanes & !(1 << lane);
     while lanes != 0 {
         let a = lanes.trailing_zeros() as usize;
-        if slot.step > seen[a] {
+        if !order.after(a, slot.step) {
             keep |= 1 << a;
         }
         lanes &= lanes - 1;
@@ -1991,16 +2024,10 @@ fn merged(slot: &Record, new: &Record, seen: &[u32; WARP_SIZE]) -> Record {
 /// other warps too, they keep it and the warp's merged record goes right
 /// after it (joining the next record when alike), so that the warp's records
 /// keep their order.
-fn merge_at(
-    shadow: &mut Shadow,
-    word: u32,
-    i: usize,
-    new: &Record,
-    seen: &[u32; WARP_SIZE],
-) -> bool {
+fn merge_at(shadow: &mut Shadow, word: u32, i: usize, new: &Record, order: Order<'_>) -> bool {
     let cell = &mut shadow.cells[word as usize];
     let slot = cell[i];
-    let merged = merged(&slot, new, seen);
+    let merged = merged(&slot, new, order);
     if slot.warps == new.warps {
         cell[i] = merged;
         return true;
@@ -2026,7 +2053,7 @@ fn merge_at(
 
 /// Notes the access of one warp in the word's shadow; false when the shadow
 /// is full.
-fn record(shadow: &mut Shadow, word: u32, new: Record, seen: &[u32; WARP_SIZE]) -> bool {
+fn record(shadow: &mut Shadow, word: u32, new: Record, order: Order<'_>) -> bool {
     if shadow.kinds.get(word as usize).is_none_or(|&k| k == 0) {
         // A word without records (or past the table so far).
         if shadow.records >= MAX_RECORDS {
@@ -2082,7 +2109,7 @@ fn record(shadow: &mut Shadow, word: u32, new: Record, seen: &[u32; WARP_SIZE]) 
             continue;
         }
         if r.site == new.site && r.bytes == new.bytes {
-            return merge_at(shadow, word, i, &new, seen);
+            return merge_at(shadow, word, i, &new, order);
         }
         mine += 1;
         if latest.is_none_or(|(_, step)| step <= r.step) {
@@ -2106,7 +2133,7 @@ fn record(shadow: &mut Shadow, word: u32, new: Record, seen: &[u32; WARP_SIZE]) 
         return true;
     }
     match latest {
-        Some((i, _)) => merge_at(shadow, word, i, &new, seen),
+        Some((i, _)) => merge_at(shadow, word, i, &new, order),
         None => true,
     }
 }

@@ -237,19 +237,24 @@ fn steps_start_again_from_zero_past_half_their_range() {
     let mut block = Block::new(ComputeCapability::Sm90, 64).unwrap();
     let store = WarpRequest::from_fn(Op::Store, 4, |l| Some(4 * l.get())).unwrap();
     block.access(0, 1, &store).unwrap();
-    block
-        .sync(0, 2, LaneSet::FULL, SyncOp::Warp(LaneSet::FULL))
-        .unwrap();
-    block.access(1, 3, &store).unwrap();
+    // Half the lanes: their entries of `seen` take the step.
+    let half = LaneSet::range(0, 16);
+    block.sync(0, 2, half, SyncOp::Warp(half)).unwrap();
+    block.sync(1, 2, LaneSet::FULL, SyncOp::Threads).unwrap();
+    block.sync(0, 3, LaneSet::FULL, SyncOp::Threads).unwrap();
+    assert_eq!(block.warps[0].floor, 3, "the barrier's step");
+    block.access(1, 4, &store).unwrap();
     let _ = block.take_report();
     block.reset(ComputeCapability::Sm90, 64).unwrap();
-    // Warp 0 ran 2 instructions, warp 1 one: both start from 2.
-    assert_eq!([block.warps[0].step, block.warps[1].step], [2, 2]);
+    // Warp 0 ran 3 instructions, warp 1 two: both start from 3.
+    assert_eq!([block.warps[0].step, block.warps[1].step], [3, 3]);
     assert_eq!(block.warps[0].seen[5][7], 2, "not zeroed");
+    assert_eq!(block.warps[0].floor, 0);
     block.warps[1].step = u32::MAX / 2 + 1;
     block.reset(ComputeCapability::Sm90, 64).unwrap();
     assert_eq!([block.warps[0].step, block.warps[1].step], [0, 0]);
-    assert_eq!(*block.warps[0].seen, [[0; 32]; 32]);
+    assert_eq!(*block.warps[0].seen, [[0; 32]; 32], "zeroed");
+    assert_eq!(block.warps[0].floor, 0);
 }
 
 /// Warps in step on one word share one record; a warp that goes on alone
