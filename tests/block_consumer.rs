@@ -302,3 +302,58 @@ fn the_reference_is_bounded() {
     assert_eq!(memo, run(Racecheck::new().without_memo()));
     assert_eq!(memo[0].hazards().next().unwrap().blocks(), 2);
 }
+
+/// Blocks whose hazards come before, between and after the kernel's so far
+/// (in the order of severity, kind and sites): each pair of sites is one
+/// finding, in that order, counted in every block that has it, its example
+/// from the lowest block.
+#[test]
+fn new_hazards_of_later_blocks_go_in_order_among_the_kernels() {
+    // Each pair (s, t): warp 0 stores at site s, warp 1 loads at site t, on
+    // a word of its own.
+    type Pairs = &'static [(u64, u64)];
+    let blocks: [([u32; 3], Pairs); 3] = [
+        ([2, 0, 0], &[(0x10, 0x50), (0x30, 0x70)]),
+        ([1, 0, 0], &[(0x20, 0x40), (0x30, 0x70), (0x40, 0x90)]),
+        ([0, 0, 0], &[(0x00, 0x10), (0x10, 0x50), (0x40, 0x90)]),
+    ];
+    let mut check = Racecheck::new();
+    check
+        .begin_kernel(&KernelInfo::named("pairs").with_block_dim([64, 1, 1]))
+        .unwrap();
+    for (id, pairs) in blocks {
+        check.begin_block(&BlockInfo::new(id, None)).unwrap();
+        for &(s, t) in pairs {
+            let word = u32::try_from(s).unwrap();
+            check
+                .event(0, &access(s, Op::Store, |l| (l == 0).then_some(word)))
+                .unwrap();
+            check
+                .event(1, &access(t, Op::Load, |l| (l == 0).then_some(word)))
+                .unwrap();
+        }
+        check.end_block().unwrap();
+    }
+    check.end_kernel().unwrap();
+    let kernel = &check.into_kernels()[0];
+    let found: Vec<_> = kernel
+        .hazards()
+        .map(|f| {
+            let h = f.example();
+            (h.first().site(), h.second().site(), f.blocks(), f.block())
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (0x00, 0x10, 1, [0, 0, 0]),
+            (0x10, 0x50, 2, [0, 0, 0]),
+            (0x20, 0x40, 1, [1, 0, 0]),
+            (0x30, 0x70, 2, [1, 0, 0]),
+            (0x40, 0x90, 2, [0, 0, 0]),
+        ]
+    );
+    assert!(kernel
+        .hazards()
+        .all(|f| f.example().severity() == Severity::Error && f.bytes() == 4 * f.blocks()));
+}

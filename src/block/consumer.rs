@@ -158,7 +158,8 @@ pub struct KernelRaces {
     capability: Option<ComputeCapability>,
     blocks: u64,
     requests: u64,
-    hazards: BTreeMap<(Severity, HazardKind, u64, u64), HazardFinding>,
+    /// One a severity, kind and pair of sites, in that order (see [`key`]).
+    hazards: Vec<HazardFinding>,
     barrier_errors: BTreeMap<String, BarrierFinding>,
     not_checked: BTreeMap<String, u64>,
 }
@@ -186,7 +187,7 @@ impl KernelRaces {
 
     /// The hazards, by severity, kind and pair of sites.
     pub fn hazards(&self) -> impl ExactSizeIterator<Item = &HazardFinding> {
-        self.hazards.values()
+        self.hazards.iter()
     }
 
     /// The barrier errors, by message.
@@ -212,48 +213,41 @@ impl KernelRaces {
     fn merge(&mut self, block: [u32; 3], report: &BlockReport) {
         // Blocks compared z, then y, then x: the lowest is the example.
         let lower = |a: [u32; 3], b: [u32; 3]| [a[2], a[1], a[0]] < [b[2], b[1], b[0]];
-        let key = |hazard: &Hazard| {
-            (
-                hazard.severity(),
-                hazard.kind(),
-                hazard.first().site(),
-                hazard.second().site(),
-            )
+        let finding = |hazard: &Hazard| HazardFinding {
+            example: hazard.clone(),
+            block,
+            blocks: 1,
+            bytes: u64::from(hazard.bytes()),
         };
         if self.hazards.is_empty() {
-            // The kernel's first hazards: the report's, one a key and in the
-            // map's order, from which the map is built at once rather than
-            // by a search each.
-            self.hazards = report
-                .hazards()
-                .iter()
-                .map(|hazard| {
-                    let finding = HazardFinding {
-                        example: hazard.clone(),
-                        block,
-                        blocks: 1,
-                        bytes: u64::from(hazard.bytes()),
-                    };
-                    (key(hazard), finding)
-                })
-                .collect();
+            // The kernel's first hazards: the report's, one a key and in
+            // key order.
+            self.hazards = report.hazards().iter().map(finding).collect();
         } else {
+            // Hazards the kernel has are found by a binary search each;
+            // those it has not go in at once, by one merge of two ordered
+            // lists, so that a block of many new hazards costs no more than
+            // the kernel's list.
+            let mut new = Vec::new();
             for hazard in report.hazards() {
-                let entry = self
+                let Ok(i) = self
                     .hazards
-                    .entry(key(hazard))
-                    .or_insert_with(|| HazardFinding {
-                        example: hazard.clone(),
-                        block,
-                        blocks: 0,
-                        bytes: 0,
-                    });
+                    .binary_search_by_key(&key(hazard), |f| key(&f.example))
+                else {
+                    new.push(finding(hazard));
+                    continue;
+                };
+                let entry = &mut self.hazards[i];
                 entry.blocks += 1;
                 entry.bytes += u64::from(hazard.bytes());
                 if lower(block, entry.block) {
                     entry.block = block;
                     entry.example = hazard.clone();
                 }
+            }
+            if !new.is_empty() {
+                let old = core::mem::take(&mut self.hazards);
+                self.hazards = merge_sorted(old, new, |f| key(&f.example));
             }
         }
         for error in report.barrier_errors() {
@@ -542,6 +536,32 @@ impl Racecheck {
         kernel.merge(id, &report);
         Ok(())
     }
+}
+
+/// What a kernel's hazards are found and ordered by: severity, kind and the
+/// pair of sites.
+fn key(hazard: &Hazard) -> (Severity, HazardKind, u64, u64) {
+    (
+        hazard.severity(),
+        hazard.kind(),
+        hazard.first().site(),
+        hazard.second().site(),
+    )
+}
+
+/// The items of two lists ordered by `key`, with no key in both, in one
+/// list ordered by `key`.
+fn merge_sorted<T, K: Ord>(a: Vec<T>, b: Vec<T>, key: impl Fn(&T) -> K) -> Vec<T> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let mut b = b.into_iter().peekable();
+    for item in a {
+        while let Some(next) = b.next_if(|next| key(next) < key(&item)) {
+            out.push(next);
+        }
+        out.push(item);
+    }
+    out.extend(b);
+    out
 }
 
 /// Gives one event to the block model.
