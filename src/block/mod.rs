@@ -186,8 +186,9 @@ struct Warp {
     /// `seen[b][a]`: the last instruction of lane `a` that lane `b` is ordered
     /// after through a `__syncwarp` of some lanes, unless `floor` says more;
     /// an entry below the block's first step is left from an earlier block
-    /// and orders nothing.
-    seen: Box<[[u32; WARP_SIZE]; WARP_SIZE]>,
+    /// and orders nothing. Allocated at the warp's first `__syncwarp` of
+    /// some lanes (4 KB a warp that most kernels never need); none is all 0.
+    seen: Option<Box<[[u32; WARP_SIZE]; WARP_SIZE]>>,
     /// The step of the warp's last barrier or `__syncwarp` of all lanes:
     /// every lane is ordered after every lane's instructions up to it. A
     /// barrier sets this, not the 32 x 32 entries of `seen` (4 KB a warp,
@@ -212,7 +213,7 @@ impl Warp {
     /// What lane `lane` of the warp is ordered after.
     fn order(&self, lane: usize) -> Order<'_> {
         Order {
-            row: &self.seen[lane],
+            row: self.seen.as_deref().map(|seen| &seen[lane]),
             floor: self.floor,
         }
     }
@@ -222,7 +223,7 @@ impl Warp {
 /// the warp's [`floor`](Warp::floor).
 #[derive(Clone, Copy)]
 struct Order<'a> {
-    row: &'a [u32; WARP_SIZE],
+    row: Option<&'a [u32; WARP_SIZE]>,
     floor: u32,
 }
 
@@ -230,7 +231,7 @@ impl Order<'_> {
     /// Whether the lane is ordered after lane `a`'s instruction `step`.
     #[inline]
     fn after(&self, a: usize, step: u32) -> bool {
-        step <= self.floor || step <= self.row[a]
+        step <= self.floor || self.row.is_some_and(|row| step <= row[a])
     }
 }
 
@@ -551,7 +552,7 @@ impl Block {
         let mut base = self.warps.iter().map(|w| w.step).max().unwrap_or(0);
         if base > u32::MAX / 2 {
             for warp in &mut self.warps {
-                *warp.seen = [[0; WARP_SIZE]; WARP_SIZE];
+                warp.seen = None;
                 warp.floor = 0;
             }
             base = 0;
@@ -578,7 +579,7 @@ impl Block {
                 None => self.warps.push(Warp {
                     threads: LaneSet::range(0, lanes),
                     clock,
-                    seen: Box::new([[0; WARP_SIZE]; WARP_SIZE]),
+                    seen: None,
                     floor: 0,
                     step: base,
                     queue: VecDeque::new(),
@@ -1081,9 +1082,12 @@ impl Block {
             }
             return;
         }
+        let seen = w
+            .seen
+            .get_or_insert_with(|| Box::new([[0; WARP_SIZE]; WARP_SIZE]));
         let mut joined = [0u32; WARP_SIZE];
         for b in group.iter() {
-            for (j, s) in joined.iter_mut().zip(w.seen[b.index()].iter()) {
+            for (j, s) in joined.iter_mut().zip(seen[b.index()].iter()) {
                 *j = (*j).max(*s);
             }
         }
@@ -1091,7 +1095,7 @@ impl Block {
             joined[a.index()] = step;
         }
         for b in group.iter() {
-            w.seen[b.index()] = joined;
+            seen[b.index()] = joined;
         }
     }
 
@@ -1973,8 +1977,12 @@ fn unordered_lane(record: &Record, me: &Warp, lane: Lane) -> Option<Lane> {
     if record.step <= me.floor {
         return None;
     }
-    let seen = &me.seen[lane.index()];
     let mut others = record.lanes & !(1 << lane.index());
+    let Some(seen) = &me.seen else {
+        // Every entry 0: every other lane's step is above it.
+        return (others != 0).then(|| Lane::from_index(others.trailing_zeros() as usize));
+    };
+    let seen = &seen[lane.index()];
     while others != 0 {
         let a = others.trailing_zeros() as usize;
         if record.step > seen[a] {
