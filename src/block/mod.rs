@@ -509,7 +509,7 @@ impl Block {
                 slots: Vec::new(),
                 index: FxHashMap::default(),
                 last: None,
-                cache: Box::new([None; CACHE_LINES]),
+                cache: Vec::new(),
                 pending: None,
             },
             found: Vec::new(),
@@ -1647,8 +1647,9 @@ struct HazardTable {
     last: Option<(Key, u32)>,
     /// Hazards noted lately, with their indices, one per line of a
     /// direct-mapped cache in front of `index`: an access that races with
-    /// many instructions looks each up without hashing.
-    cache: Box<[Option<(Key, u32)>; CACHE_LINES]>,
+    /// many instructions looks each up without hashing. Empty until the
+    /// model's first hazard: a checker of clean kernels never allocates it.
+    cache: Vec<Option<(Key, u32)>>,
     /// Bytes noted and not yet added to their hazard's bitmap: the hazard,
     /// the first of 16 words, and their bytes as in [`Slot::add`].
     /// Conflicts come in runs of one hazard on neighbouring words, which
@@ -1660,8 +1661,8 @@ impl HazardTable {
     /// Forgets every hazard (of the cache, the lines its hazards filled).
     fn clear(&mut self) {
         if self.index.len() > CACHE_LINES / 8 {
-            *self.cache = [None; CACHE_LINES];
-        } else {
+            self.cache.fill(None);
+        } else if !self.cache.is_empty() {
             // Few hazards: only their lines can be filled.
             for key in self.index.keys() {
                 self.cache[cache_line(key)] = None;
@@ -1721,6 +1722,9 @@ impl HazardTable {
         {
             self.add(index, word, mask);
             return;
+        }
+        if self.cache.is_empty() {
+            self.cache.resize(CACHE_LINES, None);
         }
         let line = cache_line(&key);
         if let Some((cached, index)) = self.cache[line]
