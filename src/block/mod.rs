@@ -6,8 +6,10 @@
 //! model runs them as a scheduler would: a warp that reaches a barrier waits
 //! (its later events are held) until every warp the barrier waits for has
 //! arrived. Ordering is tracked with vector clocks, one component per warp
-//! (a block has at most 32 warps), and per warp a 32 x 32 matrix of what each
-//! lane knows of the others (for `__syncwarp`); accesses are checked against a
+//! (a block has at most 32 warps), and per warp the step of its last barrier
+//! or `__syncwarp` of all lanes (every lane ordered after every lane up to
+//! it) and, once it runs a `__syncwarp` of some lanes, a 32 x 32 matrix of
+//! what each lane knows of the others; accesses are checked against a
 //! shadow of the accesses since the last block-wide barrier, one record per
 //! 4-byte word, instruction, kind and set of the word's bytes (exact per
 //! byte), standing for every warp that made that access alike (the warps of a
