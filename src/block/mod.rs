@@ -38,7 +38,11 @@
 //! instruction that touched it, not per warp: 32 warps that each read all
 //! 228 KB from 8 instructions take 466,944 records (14 MiB), far below the
 //! bound; only warps out of step (different lanes or instruction counts on
-//! each word) need a record each. At most [`Block::MAX_PENDING`] events are
+//! each word) need a record each. While the shadow is empty, up to 64
+//! whole-word accesses that race with nothing wait unwritten (about 180
+//! bytes each), to be written only if a later access may race with one
+//! before the next barrier of the whole block: the same records, written
+//! later or never. At most [`Block::MAX_PENDING`] events are
 //! held behind barriers; hazards are
 //! one per pair of instructions (with a bitmap of their bytes per 4 KiB page
 //! touched). A block that needs more records is refused with
@@ -64,7 +68,9 @@ pub use report::{
 };
 
 use report::bits;
-use shadow::{conflicts, relevant, words, Record, Shadow, MAX_RECORDS, SITES_PER_WARP};
+use shadow::{
+    conflicts, relevant, words, Deferred, Record, Shadow, Words, MAX_RECORDS, SITES_PER_WARP,
+};
 
 use crate::lane::WARP_SIZE;
 use crate::{ComputeCapability, Error, Lane, LaneSet, Op, WarpRequest};
@@ -80,6 +86,15 @@ use crate::{ComputeCapability, Error, Lane, LaneSet, Op, WarpRequest};
 /// assert_eq!(BARRIERS, 16);
 /// ```
 pub const BARRIERS: u32 = 16;
+
+/// The most accesses [`Shadow::deferred`] holds: each access that could be
+/// deferred is tested against all of them.
+const MAX_DEFERRED: usize = 64;
+
+// Deferred accesses never hold more records than the shadow may (a record
+// a lane and word, at most 4 words a lane), so a block is refused
+// (`Error::ShadowFull`) at the access it was refused at before deferring.
+const _: () = assert!(MAX_DEFERRED * WARP_SIZE * 4 <= MAX_RECORDS);
 
 /// Whether an op is an atomic (atomics never race with atomics).
 pub(crate) fn is_atomic(op: Op) -> bool {
@@ -1223,6 +1238,7 @@ impl Block {
             self.run_words(&now, active, addresses, width / 4);
             return;
         }
+        self.settle();
         let Block {
             warps,
             shadow,
@@ -1306,6 +1322,33 @@ impl Block {
     /// commonest step first: the warp joins the word's one record, made by a
     /// warp in step.
     fn run_words(&mut self, now: &Now, active: u32, addresses: &[u32; WARP_SIZE], words: u32) {
+        let me = &self.warps[now.warp as usize];
+        // Whether the access may be deferred, but for the deferred accesses
+        // it overlaps: the cheap tests first, so that an access that is not
+        // pays nearly nothing for them.
+        let may_defer =
+            self.shadow.any == 0 && me.seen.is_none() && self.shadow.deferred.len() < MAX_DEFERRED;
+        let (lo, hi) = if may_defer {
+            word_range(active, addresses, words)
+        } else {
+            (0, highest_address(active, addresses) / 4 + words - 1)
+        };
+        let access = Words {
+            warp: now.warp,
+            site: now.site,
+            kind: now.kind,
+            step: now.step,
+            clock: me.clock[now.warp as usize],
+            floor: me.floor,
+            active,
+            words,
+            lo,
+            hi,
+        };
+        if may_defer && self.defer(&access, addresses) {
+            return;
+        }
+        self.settle();
         let Block {
             warps,
             shadow,
@@ -1345,78 +1388,54 @@ impl Block {
                 }
             }
         }
-        self.record_words(now, active, addresses, words);
+        let seen = self.warps[now.warp as usize].seen.as_deref();
+        record_words(&mut self.shadow, &mut self.error, &access, addresses, seen);
     }
 
-    /// [`run_words`](Self::run_words)' records, once its lanes are checked.
-    #[inline(never)]
-    fn record_words(&mut self, now: &Now, active: u32, addresses: &[u32; WARP_SIZE], words: u32) {
-        let Block {
-            warps,
-            shadow,
-            error,
-            ..
-        } = self;
-        let (warp, site, kind) = (now.warp, now.site, now.kind);
-        let me = &warps[warp as usize];
-        let (bit, clock) = (1 << warp, me.clock[warp as usize]);
-        // The table takes every word of the access at once, so that a word
-        // no record covers is one test of its kinds.
-        shadow.grow((highest_address(active, addresses) / 4 + words) as usize);
-        let mut bits = active;
-        while bits != 0 {
-            let lane = bits.trailing_zeros();
-            bits &= bits - 1;
-            let first = addresses[lane as usize] / 4;
-            // The lane's record of each of its words.
-            let new = Record {
-                site,
-                lanes: 1 << lane,
-                step: now.step,
-                clock,
-                warps: bit,
-                kind,
-                bytes: 0xf,
-                pending: false,
+    /// Keeps an access of [`run_words`](Self::run_words) in
+    /// [`Shadow::deferred`] when the shadow holds no record and the access
+    /// races with none of the deferred ones (see there); whether it did.
+    fn defer(&mut self, access: &Words, addresses: &[u32; WARP_SIZE]) -> bool {
+        let shadow = &mut self.shadow;
+        let me = &self.warps[access.warp as usize];
+        for Deferred { access: d, .. } in &shadow.deferred {
+            if d.hi < access.lo || d.lo > access.hi || !conflicts(access.kind, d.kind) {
+                continue;
+            }
+            // `check`'s tests, for any lane of either on any word of both:
+            // another warp's access is ordered before this one when a
+            // barrier joined its clock; the warp's own, when its step is at
+            // or below the floor.
+            let ordered = if d.warp == access.warp {
+                d.step <= me.floor
+            } else {
+                d.clock <= me.clock[d.warp as usize]
             };
-            for word in first..first + words {
-                if shadow.kinds[word as usize] == 0 {
-                    if shadow.records >= MAX_RECORDS {
-                        *error = Some(Error::ShadowFull { limit: MAX_RECORDS });
-                        return;
-                    }
-                    shadow.push_first(word, new);
-                    continue;
-                }
-                // No other lane of the access is on this word: its records
-                // are older.
-                if let [only] = shadow.cells[word as usize].as_mut_slice() {
-                    if only.warps & bit == 0 && only.alike(&new) {
-                        only.warps |= bit;
-                        continue;
-                    }
-                    // `record`'s steps on one record that the access can
-                    // neither join nor merge into: it goes after it.
-                    let mergeable = only.warps & bit != 0
-                        && only.kind == kind
-                        && !only.pending
-                        && only.site == site
-                        && only.bytes == 0xf;
-                    if !mergeable {
-                        if shadow.records >= MAX_RECORDS {
-                            *error = Some(Error::ShadowFull { limit: MAX_RECORDS });
-                            return;
-                        }
-                        shadow.push_more(word, new);
-                        continue;
-                    }
-                }
-                if !record(shadow, word, new, me.order(lane as usize)) {
-                    *error = Some(Error::ShadowFull { limit: MAX_RECORDS });
-                    return;
-                }
+            if !ordered {
+                return false;
             }
         }
+        shadow.deferred.push(Deferred {
+            access: *access,
+            addresses: *addresses,
+        });
+        true
+    }
+
+    /// Writes the records of the deferred accesses ([`Shadow::deferred`]),
+    /// in the order they ran: before anything else reads or writes the
+    /// shadow.
+    fn settle(&mut self) {
+        if self.shadow.deferred.is_empty() {
+            return;
+        }
+        let deferred = core::mem::take(&mut self.shadow.deferred);
+        for Deferred { access, addresses } in &deferred {
+            // A deferred access's warp had no lane order of its own.
+            record_words(&mut self.shadow, &mut self.error, access, addresses, None);
+        }
+        self.shadow.deferred = deferred;
+        self.shadow.deferred.clear();
     }
 
     /// Notes the conflicts found for the access being run, in the order a
@@ -1563,6 +1582,7 @@ impl Block {
     /// [`record`]): a loop that copies to one word again and again keeps one
     /// completed record of it, not one per iteration.
     fn complete(&mut self, warp: u32, lanes: LaneSet, pending: Option<u32>) {
+        self.settle();
         let Block {
             warps,
             shadow,
@@ -1857,6 +1877,26 @@ fn highest_address(active: u32, addresses: &[u32; WARP_SIZE]) -> u32 {
     highest
 }
 
+/// The lowest and highest word an access of `words` whole words a lane
+/// touches (`active` not empty).
+fn word_range(active: u32, addresses: &[u32; WARP_SIZE], words: u32) -> (u32, u32) {
+    let lowest = if active == u32::MAX {
+        addresses.iter().fold(u32::MAX, |a, &b| a.min(b))
+    } else {
+        let mut lowest = u32::MAX;
+        let mut bits = active;
+        while bits != 0 {
+            lowest = lowest.min(addresses[bits.trailing_zeros() as usize]);
+            bits &= bits - 1;
+        }
+        lowest
+    };
+    (
+        lowest / 4,
+        highest_address(active, addresses) / 4 + words - 1,
+    )
+}
+
 /// Whether every lane of `active` has the address `address`.
 fn lanes_all_at(active: u32, addresses: &[u32; WARP_SIZE], address: u32) -> bool {
     let mut bits = active;
@@ -2063,6 +2103,94 @@ fn merge_at(shadow: &mut Shadow, word: u32, i: usize, new: &Record, order: Order
     cell[i].warps &= !new.warps;
     shadow.insert(word, i + 1, merged);
     true
+}
+
+/// Writes the records of a whole-word access whose lanes are on words of
+/// their own ([`Block::run_words`]), once its lanes are checked; `seen` is
+/// its warp's lane order, if it has one. Sets `error` when the shadow is
+/// full.
+#[inline(never)]
+fn record_words(
+    shadow: &mut Shadow,
+    error: &mut Option<Error>,
+    access: &Words,
+    addresses: &[u32; WARP_SIZE],
+    seen: Option<&[[u32; WARP_SIZE]; WARP_SIZE]>,
+) {
+    let Words {
+        warp,
+        site,
+        kind,
+        step,
+        clock,
+        floor,
+        active,
+        words,
+        hi,
+        ..
+    } = *access;
+    let bit = 1 << warp;
+    let order = |lane: usize| Order {
+        row: seen.map(|seen| &seen[lane]),
+        floor,
+    };
+    // The table takes every word of the access at once, so that a word
+    // no record covers is one test of its kinds.
+    shadow.grow(hi as usize + 1);
+    let mut bits = active;
+    while bits != 0 {
+        let lane = bits.trailing_zeros();
+        bits &= bits - 1;
+        let first = addresses[lane as usize] / 4;
+        // The lane's record of each of its words.
+        let new = Record {
+            site,
+            lanes: 1 << lane,
+            step,
+            clock,
+            warps: bit,
+            kind,
+            bytes: 0xf,
+            pending: false,
+        };
+        for word in first..first + words {
+            if shadow.kinds[word as usize] == 0 {
+                if shadow.records >= MAX_RECORDS {
+                    *error = Some(Error::ShadowFull { limit: MAX_RECORDS });
+                    return;
+                }
+                shadow.push_first(word, new);
+                continue;
+            }
+            // No other lane of the access is on this word: its records
+            // are older.
+            if let [only] = shadow.cells[word as usize].as_mut_slice() {
+                if only.warps & bit == 0 && only.alike(&new) {
+                    only.warps |= bit;
+                    continue;
+                }
+                // `record`'s steps on one record that the access can
+                // neither join nor merge into: it goes after it.
+                let mergeable = only.warps & bit != 0
+                    && only.kind == kind
+                    && !only.pending
+                    && only.site == site
+                    && only.bytes == 0xf;
+                if !mergeable {
+                    if shadow.records >= MAX_RECORDS {
+                        *error = Some(Error::ShadowFull { limit: MAX_RECORDS });
+                        return;
+                    }
+                    shadow.push_more(word, new);
+                    continue;
+                }
+            }
+            if !record(shadow, word, new, order(lane as usize)) {
+                *error = Some(Error::ShadowFull { limit: MAX_RECORDS });
+                return;
+            }
+        }
+    }
 }
 
 /// Notes the access of one warp in the word's shadow; false when the shadow

@@ -28,6 +28,10 @@
 //! holds records only while its kinds are not 0, and is emptied when the
 //! word is next touched, when it is written anyway.
 //!
+//! Accesses that cannot race with anything written or deferred so far wait
+//! unwritten while the shadow is empty ([`Shadow::deferred`]): most of a
+//! clean kernel's accesses between two barriers are never written at all.
+//!
 //! Memory is bounded: at most 4 x [`SITES_PER_WARP`] records per warp and
 //! kind on a word, so at least that many instructions apart (an instruction
 //! has up to four records on a word, one per byte mask, for 1-byte
@@ -92,6 +96,44 @@ impl Record {
 
 /// The accesses to one word since the last block-wide barrier.
 pub(super) type Cell = SmallVec<[Record; 2]>;
+
+/// A warp's access of whole words, each lane on words of its own, as its
+/// records are written ([`Shadow::deferred`]): what the records need of the
+/// access and of its warp at the time, but the lanes' addresses.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Words {
+    /// The warp.
+    pub warp: u32,
+    /// The instruction's site.
+    pub site: u64,
+    /// What the access does.
+    pub kind: AccessKind,
+    /// The warp's instruction number.
+    pub step: u32,
+    /// The warp's own component of its vector clock.
+    pub clock: u32,
+    /// The warp's order floor ([`super::Order`]); a warp with a lane order
+    /// of its own (`seen`) is never deferred.
+    pub floor: u32,
+    /// The active lanes (bits).
+    pub active: u32,
+    /// Words a lane (1, 2 or 4).
+    pub words: u32,
+    /// The lowest word the access touches (0 when not worked out: an
+    /// access that is not deferred).
+    pub lo: u32,
+    /// The highest word the access touches.
+    pub hi: u32,
+}
+
+/// An access of [`Shadow::deferred`]: [`Words`] and each lane's address.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Deferred {
+    /// The access and its warp at the time.
+    pub access: Words,
+    /// Each lane's address (of the active lanes).
+    pub addresses: [u32; 32],
+}
 
 /// Makes `record` a cell's only record, replacing whatever it held (stale
 /// records of a word a barrier cleared) and keeping a spilled cell's
@@ -191,6 +233,19 @@ pub(super) struct Shadow {
     pub records: usize,
     /// Records of `cp.async` writes not yet waited for.
     pub pending: usize,
+    /// Whole-word accesses since the last block-wide barrier whose records
+    /// are not written yet, in the order they ran: while the shadow holds
+    /// no record, an access whose check provably finds nothing (each earlier
+    /// deferred access it overlaps is of a kind it does not conflict with, or
+    /// ordered before it: its own warp's at or below its floor, another
+    /// warp's at or below its clock) is kept here rather than written word
+    /// by word, and a barrier of the whole block drops it unwritten. The
+    /// first access that cannot be deferred writes them all first, in order
+    /// and each as it would have been written when it ran
+    /// ([`super::Block::settle`]), so the records are the same. Why: a clean
+    /// tiled kernel's accesses (stores, a barrier, loads, a barrier) need no
+    /// record at all, and a record a lane and word was most of their time.
+    pub deferred: Vec<Deferred>,
 }
 
 impl Shadow {
@@ -210,6 +265,7 @@ impl Shadow {
             self.kinds[word as usize] = 0;
         }
         self.touched.clear();
+        self.deferred.clear();
         self.any = 0;
         self.records = 0;
         self.pending = 0;
@@ -225,6 +281,7 @@ impl Shadow {
     /// but does not complete an asynchronous copy (PTX ISA, completion
     /// mechanisms for asynchronous copy operations).
     pub fn clear(&mut self) {
+        self.deferred.clear();
         if self.pending == 0 {
             for &word in &self.touched {
                 self.kinds[word as usize] = 0;

@@ -270,10 +270,14 @@ fn warps_in_step_share_a_record_until_one_merges() {
     for warp in 0..4 {
         block.access(warp, 1, &read).unwrap();
     }
+    // Nothing races: the accesses wait in `deferred`, unwritten.
+    assert_eq!((block.shadow.records, block.shadow.deferred.len()), (0, 4));
+    block.settle();
     assert_eq!(block.shadow.records, 32);
     assert!(block.shadow.cell(0).iter().all(|r| r.warps == 0b1111));
     // Warp 2 reads again from the same instruction: its record moves on.
     block.access(2, 1, &read).unwrap();
+    block.settle();
     assert_eq!(block.shadow.records, 64);
     let warps: Vec<u32> = block.shadow.cell(5).iter().map(|r| r.warps).collect();
     assert_eq!(warps, [0b1011, 0b0100]);
@@ -417,4 +421,46 @@ fn whole_word_lanes_on_one_word_report_as_lane_by_lane() {
     assert_eq!(batched, run(true));
     assert!(batched.len() > 10, "{batched:?}");
     assert!(batched.iter().any(|h| h.severity() == Severity::Warning));
+}
+
+/// Accesses that race with nothing wait in `deferred`, unwritten, and a
+/// barrier of the whole block drops them; the first access that may race
+/// with one writes them all first, and the race is found as without
+/// deferring (plain records, which never defer).
+#[test]
+fn clean_accesses_wait_unwritten_until_one_may_race() {
+    let row = |op, row: u32| WarpRequest::from_fn(op, 4, |l| Some(128 * row + 4 * l.get()));
+    let run = |plain: bool| {
+        let mut block = Block::new(ComputeCapability::Sm90, 64).unwrap();
+        block.shadow.plain = plain;
+        // Each warp stores its row: no word in common.
+        block.access(0, 1, &row(Op::Store, 0).unwrap()).unwrap();
+        block.access(1, 1, &row(Op::Store, 1).unwrap()).unwrap();
+        let waiting = (block.shadow.deferred.len(), block.shadow.records);
+        block.syncthreads(2).unwrap();
+        let dropped = block.shadow.deferred.len();
+        // Warp 0 reads warp 1's row, ordered after its store by the barrier.
+        block.access(0, 3, &row(Op::Load, 1).unwrap()).unwrap();
+        let ordered = block.shadow.deferred.len();
+        // Warp 1 stores its row again: nothing orders warp 0's read before it.
+        block.access(1, 4, &row(Op::Store, 1).unwrap()).unwrap();
+        let settled = (block.shadow.deferred.len(), block.shadow.records);
+        (waiting, dropped, ordered, settled, block.finish())
+    };
+    let (waiting, dropped, ordered, settled, report) = run(false);
+    assert_eq!((waiting, dropped, ordered), ((2, 0), 0, 1));
+    // Warp 0's read written, then warp 1's store beside it: 64 records.
+    assert_eq!(settled, (0, 64));
+    let (.., plain) = run(true);
+    assert_eq!(report, plain);
+    let hazards = report.hazards();
+    assert_eq!(hazards.len(), 1);
+    assert_eq!(
+        (hazards[0].kind(), hazards[0].severity(), hazards[0].bytes()),
+        (HazardKind::ReadWrite, Severity::Error, 128)
+    );
+    assert_eq!(
+        (hazards[0].first().site(), hazards[0].second().site()),
+        (3, 4)
+    );
 }
