@@ -1756,6 +1756,14 @@ impl HazardTable {
             self.add(index, word, mask);
             return;
         }
+        if self.slots.len() == 64 {
+            // A block of many hazards (a racy kernel without barriers finds
+            // hundreds): room for them at once rather than by doubling, each
+            // step hashing every key again and moving every slot. A block
+            // of a few hazards never takes it.
+            self.index.reserve(1024);
+            self.slots.reserve(1024);
+        }
         let slots = &mut self.slots;
         let index = *self.index.entry(key).or_insert_with(|| {
             slots.push(Slot {
