@@ -38,11 +38,11 @@
 //! instruction that touched it, not per warp: 32 warps that each read all
 //! 228 KB from 8 instructions take 466,944 records (14 MiB), far below the
 //! bound; only warps out of step (different lanes or instruction counts on
-//! each word) need a record each. While the shadow is empty, up to 64
-//! whole-word accesses that race with nothing wait unwritten (about 180
-//! bytes each), to be written only if a later access may race with one
-//! before the next barrier of the whole block: the same records, written
-//! later or never. At most [`Block::MAX_PENDING`] events are
+//! each word) need a record each. While the shadow is empty, up to 4,096
+//! accesses that race with nothing wait unwritten (about 180 bytes each,
+//! 720 KiB), to be written only if a later access may race with one before
+//! the next barrier of the whole block: the same records, written later or
+//! never. At most [`Block::MAX_PENDING`] events are
 //! held behind barriers; hazards are
 //! one per pair of instructions (with a bitmap of their bytes per 4 KiB page
 //! touched). A block that needs more records is refused with
@@ -87,9 +87,15 @@ use crate::{ComputeCapability, Error, Lane, LaneSet, Op, WarpRequest};
 /// ```
 pub const BARRIERS: u32 = 16;
 
-/// The most accesses [`Shadow::deferred`] holds: each access that could be
-/// deferred is tested against all of them.
-const MAX_DEFERRED: usize = 64;
+/// The most accesses [`Shadow::deferred`] holds (about 180 bytes each): a
+/// tiled kernel's loads between two barriers, 40 a warp in a block of 32
+/// warps (matrixMul), wait unwritten and are dropped by the barrier.
+const MAX_DEFERRED: usize = 4096;
+
+/// The most deferred accesses an access that is not a read is tested
+/// against (each of them, where a read is tested against those that are
+/// not reads): past that, it is not deferred.
+const MAX_DEFERRED_WRITE_SCAN: usize = 1024;
 
 // Deferred accesses never hold more records than the shadow may (a record
 // a lane and word, at most 4 words a lane), so a block is refused
@@ -327,6 +333,9 @@ pub struct Block {
     found: Vec<Found>,
     /// Scratch: the words of the access being run, with their lanes.
     batches: Vec<Batch>,
+    /// Scratch: the batches of deferred accesses as they are written
+    /// ([`settle`](Self::settle)), while `batches` holds the access being run's.
+    spare_batches: Vec<Batch>,
     barrier_errors: Vec<BarrierError>,
     pending: usize,
     /// The first error met while running held events (the shadow full); every
@@ -531,6 +540,7 @@ impl Block {
             },
             found: Vec::new(),
             batches: Vec::new(),
+            spare_batches: Vec::new(),
             barrier_errors: Vec::new(),
             pending: 0,
             error: None,
@@ -1238,6 +1248,30 @@ impl Block {
             self.run_words(&now, active, addresses, width / 4);
             return;
         }
+        if kind != AccessKind::AsyncCopy
+            && active != 0
+            && !self.shadow.plain()
+            && self.may_defer(warp)
+        {
+            let me = &self.warps[warp as usize];
+            let (lo, hi) = word_range(active, addresses, width);
+            let access = Words {
+                warp,
+                site,
+                kind,
+                step: me.step,
+                clock: me.clock[warp as usize],
+                floor: me.floor,
+                active,
+                width,
+                whole: false,
+                lo,
+                hi,
+            };
+            if self.defer(&access, addresses) {
+                return;
+            }
+        }
         self.settle();
         let Block {
             warps,
@@ -1322,17 +1356,16 @@ impl Block {
     /// commonest step first: the warp joins the word's one record, made by a
     /// warp in step.
     fn run_words(&mut self, now: &Now, active: u32, addresses: &[u32; WARP_SIZE], words: u32) {
-        let me = &self.warps[now.warp as usize];
         // Whether the access may be deferred, but for the deferred accesses
         // it overlaps: the cheap tests first, so that an access that is not
         // pays nearly nothing for them.
-        let may_defer =
-            self.shadow.any == 0 && me.seen.is_none() && self.shadow.deferred.len() < MAX_DEFERRED;
+        let may_defer = self.may_defer(now.warp);
         let (lo, hi) = if may_defer {
-            word_range(active, addresses, words)
+            word_range(active, addresses, 4 * words)
         } else {
             (0, highest_address(active, addresses) / 4 + words - 1)
         };
+        let me = &self.warps[now.warp as usize];
         let access = Words {
             warp: now.warp,
             site: now.site,
@@ -1341,7 +1374,8 @@ impl Block {
             clock: me.clock[now.warp as usize],
             floor: me.floor,
             active,
-            words,
+            width: 4 * words,
+            whole: true,
             lo,
             hi,
         };
@@ -1392,13 +1426,33 @@ impl Block {
         record_words(&mut self.shadow, &mut self.error, &access, addresses, seen);
     }
 
-    /// Keeps an access of [`run_words`](Self::run_words) in
-    /// [`Shadow::deferred`] when the shadow holds no record and the access
-    /// races with none of the deferred ones (see there); whether it did.
+    /// Whether an access of warp `warp` may be deferred
+    /// ([`Shadow::deferred`]), but for the deferred accesses it overlaps:
+    /// the shadow holds no record, the warp has no lane order of its own,
+    /// and there is room.
+    fn may_defer(&self, warp: u32) -> bool {
+        self.shadow.any == 0
+            && self.warps[warp as usize].seen.is_none()
+            && self.shadow.deferred.len() < MAX_DEFERRED
+    }
+
+    /// Keeps an access in [`Shadow::deferred`] when
+    /// [`may_defer`](Self::may_defer) and it races with none of the
+    /// deferred ones (see there); whether it did.
     fn defer(&mut self, access: &Words, addresses: &[u32; WARP_SIZE]) -> bool {
         let shadow = &mut self.shadow;
         let me = &self.warps[access.warp as usize];
-        for Deferred { access: d, .. } in &shadow.deferred {
+        let all = shadow.deferred.len() as u32;
+        // A read is tested against the deferred accesses that are not reads
+        // (reads do not conflict with reads), anything else against all.
+        let reads = access.kind == AccessKind::Read;
+        if !reads && shadow.deferred.len() > MAX_DEFERRED_WRITE_SCAN {
+            return false;
+        }
+        let writes = shadow.deferred_writes.iter().copied().filter(|_| reads);
+        let every = if reads { 0..0 } else { 0..all };
+        for i in writes.chain(every) {
+            let d = &shadow.deferred[i as usize].access;
             if d.hi < access.lo || d.lo > access.hi || !conflicts(access.kind, d.kind) {
                 continue;
             }
@@ -1415,6 +1469,9 @@ impl Block {
                 return false;
             }
         }
+        if access.kind != AccessKind::Read {
+            shadow.deferred_writes.push(all);
+        }
         shadow.deferred.push(Deferred {
             access: *access,
             addresses: *addresses,
@@ -1430,10 +1487,28 @@ impl Block {
             return;
         }
         let deferred = core::mem::take(&mut self.shadow.deferred);
+        self.shadow.deferred_writes.clear();
+        // The batches of the access being run wait aside.
+        core::mem::swap(&mut self.batches, &mut self.spare_batches);
         for Deferred { access, addresses } in &deferred {
+            if self.error.is_some() {
+                break;
+            }
             // A deferred access's warp had no lane order of its own.
-            record_words(&mut self.shadow, &mut self.error, access, addresses, None);
+            if access.whole {
+                record_words(&mut self.shadow, &mut self.error, access, addresses, None);
+            } else {
+                self.batch(access.active, addresses, access.width);
+                let Block {
+                    shadow,
+                    batches,
+                    error,
+                    ..
+                } = self;
+                record_batches(shadow, error, batches, access);
+            }
         }
+        core::mem::swap(&mut self.batches, &mut self.spare_batches);
         self.shadow.deferred = deferred;
         self.shadow.deferred.clear();
     }
@@ -1885,9 +1960,9 @@ fn highest_address(active: u32, addresses: &[u32; WARP_SIZE]) -> u32 {
     highest
 }
 
-/// The lowest and highest word an access of `words` whole words a lane
-/// touches (`active` not empty).
-fn word_range(active: u32, addresses: &[u32; WARP_SIZE], words: u32) -> (u32, u32) {
+/// The lowest and highest word an access of `width` bytes a lane touches
+/// (`active` not empty).
+fn word_range(active: u32, addresses: &[u32; WARP_SIZE], width: u32) -> (u32, u32) {
     let lowest = if active == u32::MAX {
         addresses.iter().fold(u32::MAX, |a, &b| a.min(b))
     } else {
@@ -1899,10 +1974,8 @@ fn word_range(active: u32, addresses: &[u32; WARP_SIZE], words: u32) -> (u32, u3
         }
         lowest
     };
-    (
-        lowest / 4,
-        highest_address(active, addresses) / 4 + words - 1,
-    )
+    let end = highest_address(active, addresses).saturating_add(width - 1);
+    (lowest / 4, end / 4)
 }
 
 /// Whether every lane of `active` has the address `address`.
@@ -2113,6 +2186,37 @@ fn merge_at(shadow: &mut Shadow, word: u32, i: usize, new: &Record, order: Order
     true
 }
 
+/// Writes the records of a deferred access of batches (not a `cp.async`),
+/// as [`Block::run_access`] writes them: `batches` are its batches. Sets
+/// `error` when the shadow is full.
+fn record_batches(
+    shadow: &mut Shadow,
+    error: &mut Option<Error>,
+    batches: &[Batch],
+    access: &Words,
+) {
+    for batch in batches {
+        let new = Record {
+            site: access.site,
+            lanes: batch.lanes,
+            step: access.step,
+            clock: access.clock,
+            warps: 1 << access.warp,
+            kind: access.kind,
+            bytes: batch.mask,
+            pending: false,
+        };
+        let order = Order {
+            row: None,
+            floor: access.floor,
+        };
+        if !record(shadow, batch.word, new, order) {
+            *error = Some(Error::ShadowFull { limit: MAX_RECORDS });
+            return;
+        }
+    }
+}
+
 /// Writes the records of a whole-word access whose lanes are on words of
 /// their own ([`Block::run_words`]), once its lanes are checked; `seen` is
 /// its warp's lane order, if it has one. Sets `error` when the shadow is
@@ -2133,10 +2237,11 @@ fn record_words(
         clock,
         floor,
         active,
-        words,
+        width,
         hi,
         ..
     } = *access;
+    let words = width / 4;
     let bit = 1 << warp;
     let order = |lane: usize| Order {
         row: seen.map(|seen| &seen[lane]),

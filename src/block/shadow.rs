@@ -28,9 +28,9 @@
 //! holds records only while its kinds are not 0, and is emptied when the
 //! word is next touched, when it is written anyway.
 //!
-//! Accesses that cannot race with anything written or deferred so far wait
-//! unwritten while the shadow is empty ([`Shadow::deferred`]): most of a
-//! clean kernel's accesses between two barriers are never written at all.
+//! Accesses that cannot race with anything deferred so far wait unwritten
+//! while the shadow is empty ([`Shadow::deferred`]): most of a clean
+//! kernel's accesses between two barriers are never written at all.
 //!
 //! Memory is bounded: at most 4 x [`SITES_PER_WARP`] records per warp and
 //! kind on a word, so at least that many instructions apart (an instruction
@@ -97,9 +97,9 @@ impl Record {
 /// The accesses to one word since the last block-wide barrier.
 pub(super) type Cell = SmallVec<[Record; 2]>;
 
-/// A warp's access of whole words, each lane on words of its own, as its
-/// records are written ([`Shadow::deferred`]): what the records need of the
-/// access and of its warp at the time, but the lanes' addresses.
+/// A warp's access as its records are written ([`Shadow::deferred`]): what
+/// the records need of the access and of its warp at the time, but the
+/// lanes' addresses.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Words {
     /// The warp.
@@ -117,8 +117,11 @@ pub(super) struct Words {
     pub floor: u32,
     /// The active lanes (bits).
     pub active: u32,
-    /// Words a lane (1, 2 or 4).
-    pub words: u32,
+    /// Bytes a lane.
+    pub width: u32,
+    /// Whether the access is of whole words, each lane on words of its own
+    /// (written lane by lane), else in batches of the lanes on each word.
+    pub whole: bool,
     /// The lowest word the access touches (0 when not worked out: an
     /// access that is not deferred).
     pub lo: u32,
@@ -233,19 +236,26 @@ pub(super) struct Shadow {
     pub records: usize,
     /// Records of `cp.async` writes not yet waited for.
     pub pending: usize,
-    /// Whole-word accesses since the last block-wide barrier whose records
-    /// are not written yet, in the order they ran: while the shadow holds
-    /// no record, an access whose check provably finds nothing (each earlier
-    /// deferred access it overlaps is of a kind it does not conflict with, or
-    /// ordered before it: its own warp's at or below its floor, another
-    /// warp's at or below its clock) is kept here rather than written word
-    /// by word, and a barrier of the whole block drops it unwritten. The
-    /// first access that cannot be deferred writes them all first, in order
-    /// and each as it would have been written when it ran
-    /// ([`super::Block::settle`]), so the records are the same. Why: a clean
-    /// tiled kernel's accesses (stores, a barrier, loads, a barrier) need no
-    /// record at all, and a record a lane and word was most of their time.
+    /// Accesses since the last block-wide barrier whose records are not
+    /// written yet, in the order they ran: while the shadow holds no record,
+    /// an access (not a `cp.async`) whose check provably finds nothing (each
+    /// earlier deferred access whose words it overlaps is of a kind it does
+    /// not conflict with, or ordered before it: its own warp's at or below
+    /// its floor, another warp's at or below its clock) is kept here rather
+    /// than written word by word, and a barrier of the whole block (or the
+    /// block's end) drops it unwritten. The first access that cannot be
+    /// deferred writes them all first, in order and each as it would have
+    /// been written when it ran ([`super::Block::settle`]), so the records
+    /// are the same. Why: a clean tiled kernel's accesses (stores, a
+    /// barrier, loads, a barrier) need no record at all, and a record a lane
+    /// and word was most of their time. A modelling device, not a rule: the
+    /// reports are the same (the property tests of `src/block/tests.rs` and
+    /// `tests/block_reference.rs`).
     pub deferred: Vec<Deferred>,
+    /// The indices in [`deferred`](Self::deferred) of the accesses that are
+    /// not reads: all that a read must be tested against (reads do not
+    /// conflict with reads).
+    pub deferred_writes: Vec<u32>,
 }
 
 impl Shadow {
@@ -266,6 +276,7 @@ impl Shadow {
         }
         self.touched.clear();
         self.deferred.clear();
+        self.deferred_writes.clear();
         self.any = 0;
         self.records = 0;
         self.pending = 0;
@@ -282,6 +293,7 @@ impl Shadow {
     /// mechanisms for asynchronous copy operations).
     pub fn clear(&mut self) {
         self.deferred.clear();
+        self.deferred_writes.clear();
         if self.pending == 0 {
             for &word in &self.touched {
                 self.kinds[word as usize] = 0;

@@ -439,8 +439,11 @@ fn clean_accesses_wait_unwritten_until_one_may_race() {
         let waiting = (block.shadow.deferred.len(), block.shadow.records);
         block.syncthreads(2).unwrap();
         let dropped = block.shadow.deferred.len();
-        // Warp 0 reads warp 1's row, ordered after its store by the barrier.
+        // Warp 0 reads warp 1's row, ordered after its store by the barrier;
+        // every lane of warp 1 reads one word of warp 0's row (a batch).
         block.access(0, 3, &row(Op::Load, 1).unwrap()).unwrap();
+        let one = WarpRequest::from_fn(Op::Load, 4, |_| Some(8)).unwrap();
+        block.access(1, 5, &one).unwrap();
         let ordered = block.shadow.deferred.len();
         // Warp 1 stores its row again: nothing orders warp 0's read before it.
         block.access(1, 4, &row(Op::Store, 1).unwrap()).unwrap();
@@ -448,9 +451,10 @@ fn clean_accesses_wait_unwritten_until_one_may_race() {
         (waiting, dropped, ordered, settled, block.finish())
     };
     let (waiting, dropped, ordered, settled, report) = run(false);
-    assert_eq!((waiting, dropped, ordered), ((2, 0), 0, 1));
-    // Warp 0's read written, then warp 1's store beside it: 64 records.
-    assert_eq!(settled, (0, 64));
+    assert_eq!((waiting, dropped, ordered), ((2, 0), 0, 2));
+    // The two reads written (32 records and 1), then warp 1's store beside
+    // the first: 65 records.
+    assert_eq!(settled, (0, 65));
     let (.., plain) = run(true);
     assert_eq!(report, plain);
     let hazards = report.hazards();
