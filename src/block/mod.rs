@@ -95,7 +95,7 @@ const MAX_DEFERRED: usize = 4096;
 /// The most deferred accesses an access that is not a read is tested
 /// against (each of them, where a read is tested against those that are
 /// not reads): past that, it is not deferred.
-const MAX_DEFERRED_WRITE_SCAN: usize = 1024;
+const MAX_DEFERRED_WRITE_SCAN: usize = 256;
 
 // Deferred accesses never hold more records than the shadow may (a record
 // a lane and word, at most 4 words a lane), so a block is refused
