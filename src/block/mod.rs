@@ -69,7 +69,7 @@ pub use report::{
 
 use report::bits;
 use shadow::{
-    conflicts, relevant, words, Deferred, Record, Shadow, Words, MAX_RECORDS, SITES_PER_WARP,
+    conflicts, relevant, words, AccessAt, Deferred, Record, Shadow, MAX_RECORDS, SITES_PER_WARP,
 };
 
 use crate::lane::WARP_SIZE;
@@ -1254,8 +1254,7 @@ impl Block {
             && self.may_defer(warp)
         {
             let me = &self.warps[warp as usize];
-            let (lo, hi) = word_range(active, addresses, width);
-            let access = Words {
+            let access = AccessAt {
                 warp,
                 site,
                 kind,
@@ -1265,8 +1264,6 @@ impl Block {
                 active,
                 width,
                 whole: false,
-                lo,
-                hi,
             };
             if self.defer(&access, addresses) {
                 return;
@@ -1321,32 +1318,27 @@ impl Block {
         } = self;
         let me = &mut warps[warp as usize];
         let pending = kind == AccessKind::AsyncCopy;
-        // A pending write keeps its group in `clock` until it completes.
-        let clock = if pending {
-            me.groups
-        } else {
-            me.clock[warp as usize]
-        };
-        for batch in batches.iter() {
-            let new = Record {
-                site,
-                lanes: batch.lanes,
-                step: now.step,
-                clock,
-                warps: 1 << warp,
-                kind,
-                bytes: batch.mask,
-                pending,
-            };
-            if pending {
-                me.async_words.push(batch.word);
-            }
-            let first = batch.lanes.trailing_zeros() as usize;
-            if !record(shadow, batch.word, new, me.order(first)) {
-                *error = Some(Error::ShadowFull { limit: MAX_RECORDS });
-                return;
-            }
+        if pending {
+            me.async_words
+                .extend(batches.iter().map(|batch| batch.word));
         }
+        let access = AccessAt {
+            warp,
+            site,
+            kind,
+            step: now.step,
+            // A pending write keeps its group in `clock` until it completes.
+            clock: if pending {
+                me.groups
+            } else {
+                me.clock[warp as usize]
+            },
+            floor: me.floor,
+            active,
+            width,
+            whole: false,
+        };
+        record_batches(shadow, error, batches, &access, me.seen.as_deref());
     }
 
     /// [`run_access`](Self::run_access) for an access of `words` whole words
@@ -1359,14 +1351,8 @@ impl Block {
         // Whether the access may be deferred, but for the deferred accesses
         // it overlaps: the cheap tests first, so that an access that is not
         // pays nearly nothing for them.
-        let may_defer = self.may_defer(now.warp);
-        let (lo, hi) = if may_defer {
-            word_range(active, addresses, 4 * words)
-        } else {
-            (0, highest_address(active, addresses) / 4 + words - 1)
-        };
         let me = &self.warps[now.warp as usize];
-        let access = Words {
+        let access = AccessAt {
             warp: now.warp,
             site: now.site,
             kind: now.kind,
@@ -1376,10 +1362,8 @@ impl Block {
             active,
             width: 4 * words,
             whole: true,
-            lo,
-            hi,
         };
-        if may_defer && self.defer(&access, addresses) {
+        if self.may_defer(now.warp) && self.defer(&access, addresses) {
             return;
         }
         self.settle();
@@ -1439,42 +1423,50 @@ impl Block {
     /// Keeps an access in [`Shadow::deferred`] when
     /// [`may_defer`](Self::may_defer) and it races with none of the
     /// deferred ones (see there); whether it did.
-    fn defer(&mut self, access: &Words, addresses: &[u32; WARP_SIZE]) -> bool {
+    fn defer(&mut self, access: &AccessAt, addresses: &[u32; WARP_SIZE]) -> bool {
         let shadow = &mut self.shadow;
         let me = &self.warps[access.warp as usize];
-        let all = shadow.deferred.len() as u32;
-        // A read is tested against the deferred accesses that are not reads
-        // (reads do not conflict with reads), anything else against all.
         let reads = access.kind == AccessKind::Read;
         if !reads && shadow.deferred.len() > MAX_DEFERRED_WRITE_SCAN {
             return false;
         }
-        let writes = shadow.deferred_writes.iter().copied().filter(|_| reads);
-        let every = if reads { 0..0 } else { 0..all };
-        for i in writes.chain(every) {
-            let d = &shadow.deferred[i as usize].access;
-            if d.hi < access.lo || d.lo > access.hi || !conflicts(access.kind, d.kind) {
-                continue;
-            }
-            // `check`'s tests, for any lane of either on any word of both:
-            // another warp's access is ordered before this one when a
-            // barrier joined its clock; the warp's own, when its step is at
-            // or below the floor.
-            let ordered = if d.warp == access.warp {
-                d.step <= me.floor
-            } else {
-                d.clock <= me.clock[d.warp as usize]
-            };
-            if !ordered {
-                return false;
-            }
+        let (lo, hi) = word_range(access.active, addresses, access.width);
+        // Whether deferred access `d` cannot race with this one: `check`'s
+        // tests, for any lane of either on any word of both. Another warp's
+        // access is ordered before this one when a barrier joined its
+        // clock; the warp's own, when its step is at or below the floor.
+        let clean = |d: &Deferred| {
+            let (dlo, dhi) = d.words;
+            let d = &d.access;
+            dhi < lo
+                || dlo > hi
+                || !conflicts(access.kind, d.kind)
+                || if d.warp == access.warp {
+                    d.step <= me.floor
+                } else {
+                    d.clock <= me.clock[d.warp as usize]
+                }
+        };
+        // A read is tested against the deferred accesses that are not reads
+        // (reads do not conflict with reads), anything else against all.
+        let all_clean = if reads {
+            shadow
+                .deferred_writes
+                .iter()
+                .all(|&i| clean(&shadow.deferred[i as usize]))
+        } else {
+            shadow.deferred.iter().all(clean)
+        };
+        if !all_clean {
+            return false;
         }
-        if access.kind != AccessKind::Read {
-            shadow.deferred_writes.push(all);
+        if !reads {
+            shadow.deferred_writes.push(shadow.deferred.len() as u32);
         }
         shadow.deferred.push(Deferred {
             access: *access,
             addresses: *addresses,
+            words: (lo, hi),
         });
         true
     }
@@ -1490,7 +1482,10 @@ impl Block {
         self.shadow.deferred_writes.clear();
         // The batches of the access being run wait aside.
         core::mem::swap(&mut self.batches, &mut self.spare_batches);
-        for Deferred { access, addresses } in &deferred {
+        for Deferred {
+            access, addresses, ..
+        } in &deferred
+        {
             if self.error.is_some() {
                 break;
             }
@@ -1505,7 +1500,7 @@ impl Block {
                     error,
                     ..
                 } = self;
-                record_batches(shadow, error, batches, access);
+                record_batches(shadow, error, batches, access, None);
             }
         }
         core::mem::swap(&mut self.batches, &mut self.spare_batches);
@@ -2186,14 +2181,17 @@ fn merge_at(shadow: &mut Shadow, word: u32, i: usize, new: &Record, order: Order
     true
 }
 
-/// Writes the records of a deferred access of batches (not a `cp.async`),
-/// as [`Block::run_access`] writes them: `batches` are its batches. Sets
-/// `error` when the shadow is full.
+/// Writes the records of an access in batches (`batches`, one per word with
+/// its lanes), once its lanes are checked: each batch takes its first
+/// lane's order; `seen` is the warp's lane order, if it has one. A
+/// `cp.async` write is pending, its group in `clock`. Sets `error` when the
+/// shadow is full.
 fn record_batches(
     shadow: &mut Shadow,
     error: &mut Option<Error>,
     batches: &[Batch],
-    access: &Words,
+    access: &AccessAt,
+    seen: Option<&[[u32; WARP_SIZE]; WARP_SIZE]>,
 ) {
     for batch in batches {
         let new = Record {
@@ -2204,10 +2202,10 @@ fn record_batches(
             warps: 1 << access.warp,
             kind: access.kind,
             bytes: batch.mask,
-            pending: false,
+            pending: access.kind == AccessKind::AsyncCopy,
         };
         let order = Order {
-            row: None,
+            row: seen.map(|seen| &seen[batch.lanes.trailing_zeros() as usize]),
             floor: access.floor,
         };
         if !record(shadow, batch.word, new, order) {
@@ -2225,11 +2223,11 @@ fn record_batches(
 fn record_words(
     shadow: &mut Shadow,
     error: &mut Option<Error>,
-    access: &Words,
+    access: &AccessAt,
     addresses: &[u32; WARP_SIZE],
     seen: Option<&[[u32; WARP_SIZE]; WARP_SIZE]>,
 ) {
-    let Words {
+    let AccessAt {
         warp,
         site,
         kind,
@@ -2238,7 +2236,6 @@ fn record_words(
         floor,
         active,
         width,
-        hi,
         ..
     } = *access;
     let words = width / 4;
@@ -2249,7 +2246,7 @@ fn record_words(
     };
     // The table takes every word of the access at once, so that a word
     // no record covers is one test of its kinds.
-    shadow.grow(hi as usize + 1);
+    shadow.grow((highest_address(active, addresses) / 4 + words) as usize);
     let mut bits = active;
     while bits != 0 {
         let lane = bits.trailing_zeros();

@@ -97,11 +97,11 @@ impl Record {
 /// The accesses to one word since the last block-wide barrier.
 pub(super) type Cell = SmallVec<[Record; 2]>;
 
-/// A warp's access as its records are written ([`Shadow::deferred`]): what
-/// the records need of the access and of its warp at the time, but the
-/// lanes' addresses.
+/// A warp's access as its records are written, now or later
+/// ([`Shadow::deferred`]): what the records need of the access and of its
+/// warp at the time, but the lanes' addresses.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Words {
+pub(super) struct AccessAt {
     /// The warp.
     pub warp: u32,
     /// The instruction's site.
@@ -122,20 +122,17 @@ pub(super) struct Words {
     /// Whether the access is of whole words, each lane on words of its own
     /// (written lane by lane), else in batches of the lanes on each word.
     pub whole: bool,
-    /// The lowest word the access touches (0 when not worked out: an
-    /// access that is not deferred).
-    pub lo: u32,
-    /// The highest word the access touches.
-    pub hi: u32,
 }
 
-/// An access of [`Shadow::deferred`]: [`Words`] and each lane's address.
+/// An access of [`Shadow::deferred`].
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Deferred {
     /// The access and its warp at the time.
-    pub access: Words,
+    pub access: AccessAt,
     /// Each lane's address (of the active lanes).
     pub addresses: [u32; 32],
+    /// The lowest and the highest word the access touches.
+    pub words: (u32, u32),
 }
 
 /// Makes `record` a cell's only record, replacing whatever it held (stale
