@@ -33,7 +33,8 @@
 //! Bounded by one block whatever the input: the shadow holds at most
 //! [`Block::MAX_RECORDS`] records (64 MiB, twice that with the slack of
 //! growing cells), in a table of one cell per word up to the highest word
-//! touched (at most the capability's shared window, 228 KB: 58,368 cells).
+//! touched (at most the capability's shared window, 228 KB: 58,368 cells
+//! of 136 bytes, 7.6 MiB).
 //! Warps in step share records, so a block needs a record per word and
 //! instruction that touched it, not per warp: 32 warps that each read all
 //! 228 KB from 8 instructions take 466,944 records (14 MiB), far below the
