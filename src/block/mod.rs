@@ -789,7 +789,7 @@ impl Block {
             // Run at once, as `push` would, without copying the request into
             // an event.
             self.warps[warp as usize].step += 1;
-            self.run_access(warp, site, request, unchanged);
+            self.run_access(warp, site, request, unchanged, highest);
             return match &self.error {
                 Some(error) => Err(error.clone()),
                 None => Ok(()),
@@ -1055,7 +1055,11 @@ impl Block {
                 site,
                 request,
                 unchanged,
-            } => self.run_access(warp, site, &request, unchanged),
+            } => {
+                let (active, addresses) = request.raw();
+                let highest = highest_address(active, addresses);
+                self.run_access(warp, site, &request, unchanged, highest)
+            }
             Event::Sync { site, lanes, sync } => match sync {
                 SyncOp::Threads => {
                     let threads = 32 * self.warps();
@@ -1215,7 +1219,17 @@ impl Block {
         }
     }
 
-    fn run_access(&mut self, warp: u32, site: u64, request: &WarpRequest, unchanged: u32) {
+    ///
+    /// `highest` is the highest address of the active lanes
+    /// ([`highest_address`]), found once for the window check.
+    fn run_access(
+        &mut self,
+        warp: u32,
+        site: u64,
+        request: &WarpRequest,
+        unchanged: u32,
+        highest: u32,
+    ) {
         if self.error.is_some() {
             return;
         }
@@ -1232,7 +1246,7 @@ impl Block {
         let mut own_words =
             whole_words && (monotonic(active, addresses) || !may_repeat(active, addresses, width));
         if !own_words {
-            self.batch(active, addresses, width);
+            self.batch(active, addresses, width, highest);
             // `may_repeat` may see a repeat where there is none: the
             // batches tell.
             own_words = whole_words
@@ -1246,7 +1260,7 @@ impl Block {
                 step: self.warps[warp as usize].step,
                 unchanged,
             };
-            self.run_words(&now, active, addresses, width / 4);
+            self.run_words(&now, active, addresses, width / 4, highest);
             return;
         }
         if kind != AccessKind::AsyncCopy
@@ -1264,6 +1278,7 @@ impl Block {
                 floor: me.floor,
                 active,
                 width,
+                highest,
                 whole: false,
             };
             if self.defer(&access, addresses) {
@@ -1337,6 +1352,7 @@ impl Block {
             floor: me.floor,
             active,
             width,
+            highest,
             whole: false,
         };
         record_batches(shadow, error, batches, &access, me.seen.as_deref());
@@ -1348,7 +1364,14 @@ impl Block {
     /// word, as its batches would be (one a lane and word), with the
     /// commonest step first: the warp joins the word's one record, made by a
     /// warp in step.
-    fn run_words(&mut self, now: &Now, active: u32, addresses: &[u32; WARP_SIZE], words: u32) {
+    fn run_words(
+        &mut self,
+        now: &Now,
+        active: u32,
+        addresses: &[u32; WARP_SIZE],
+        words: u32,
+        highest: u32,
+    ) {
         // Whether the access may be deferred, but for the deferred accesses
         // it overlaps: the cheap tests first, so that an access that is not
         // pays nearly nothing for them.
@@ -1362,6 +1385,7 @@ impl Block {
             floor: me.floor,
             active,
             width: 4 * words,
+            highest,
             whole: true,
         };
         if self.may_defer(now.warp) && self.defer(&access, addresses) {
@@ -1431,7 +1455,7 @@ impl Block {
         if !reads && shadow.deferred.len() > MAX_DEFERRED_WRITE_SCAN {
             return false;
         }
-        let (lo, hi) = word_range(access.active, addresses, access.width);
+        let (lo, hi) = word_range(access.active, addresses, access.width, access.highest);
         // Whether deferred access `d` cannot race with this one: `check`'s
         // tests, for any lane of either on any word of both. Another warp's
         // access is ordered before this one when a barrier joined its
@@ -1494,7 +1518,7 @@ impl Block {
             if access.whole {
                 record_words(&mut self.shadow, &mut self.error, access, addresses, None);
             } else {
-                self.batch(access.active, addresses, access.width);
+                self.batch(access.active, addresses, access.width, access.highest);
                 let Block {
                     shadow,
                     batches,
@@ -1528,7 +1552,8 @@ impl Block {
     /// next lane's, as records of one instruction do); when lanes touch
     /// different bytes of one word (1- and 2-byte accesses), each lane's
     /// word is a batch of its own, in lane order, as before batching.
-    fn batch(&mut self, active: u32, addresses: &[u32; WARP_SIZE], width: u32) {
+    /// `highest` is the highest address of the active lanes.
+    fn batch(&mut self, active: u32, addresses: &[u32; WARP_SIZE], width: u32, highest: u32) {
         let Block {
             batches, shadow, ..
         } = self;
@@ -1570,7 +1595,6 @@ impl Block {
         let marks = &mut shadow.marks;
         // Marks up to the access's last word (checked against the window by
         // `access_with`): a kernel that uses 48 KB pays for 48 KB.
-        let highest = highest_address(active, addresses);
         let words_needed = (highest as usize + width as usize).div_ceil(4);
         if marks.len() < words_needed {
             marks.resize(words_needed, 0);
@@ -1958,7 +1982,7 @@ fn highest_address(active: u32, addresses: &[u32; WARP_SIZE]) -> u32 {
 
 /// The lowest and highest word an access of `width` bytes a lane touches
 /// (`active` not empty).
-fn word_range(active: u32, addresses: &[u32; WARP_SIZE], width: u32) -> (u32, u32) {
+fn word_range(active: u32, addresses: &[u32; WARP_SIZE], width: u32, highest: u32) -> (u32, u32) {
     let lowest = if active == u32::MAX {
         addresses.iter().fold(u32::MAX, |a, &b| a.min(b))
     } else {
@@ -1970,7 +1994,7 @@ fn word_range(active: u32, addresses: &[u32; WARP_SIZE], width: u32) -> (u32, u3
         }
         lowest
     };
-    let end = highest_address(active, addresses).saturating_add(width - 1);
+    let end = highest.saturating_add(width - 1);
     (lowest / 4, end / 4)
 }
 
@@ -2237,6 +2261,7 @@ fn record_words(
         floor,
         active,
         width,
+        highest,
         ..
     } = *access;
     let words = width / 4;
@@ -2247,7 +2272,7 @@ fn record_words(
     };
     // The table takes every word of the access at once, so that a word
     // no record covers is one test of its kinds.
-    shadow.grow((highest_address(active, addresses) / 4 + words) as usize);
+    shadow.grow((highest / 4 + words) as usize);
     let mut bits = active;
     while bits != 0 {
         let lane = bits.trailing_zeros();

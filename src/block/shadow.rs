@@ -126,6 +126,8 @@ pub(super) struct AccessAt {
     pub active: u32,
     /// Bytes a lane.
     pub width: u32,
+    /// The highest address of the active lanes (0 for none).
+    pub highest: u32,
     /// Whether the access is of whole words, each lane on words of its own
     /// (written lane by lane), else in batches of the lanes on each word.
     pub whole: bool,
