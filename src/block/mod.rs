@@ -344,13 +344,12 @@ pub struct Block {
     error: Option<Error>,
 }
 
-/// A hazard being gathered, with the bytes it covers: while they lie in few
-/// runs of 16 words, those runs (most hazards cover a few words); past
+/// The bytes a hazard being gathered covers: while they lie in few runs of
+/// 16 words, those runs (most hazards cover a few words); past
 /// [`Slot::GROUPS`] runs, a bitmap per 4 KiB page of the shared window, for
 /// the pages it touches.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct Slot {
-    hazard: Hazard,
     /// Runs of 16 words, each its first word and bits as in
     /// [`add`](Self::add), each first word once; empty once `pages` are used.
     groups: SmallVec<[(u32, u64); 2]>,
@@ -533,6 +532,7 @@ impl Block {
             barriers: vec![Generation::default(); BARRIERS as usize],
             shadow: Shadow::default(),
             hazards: HazardTable {
+                hazards: Vec::new(),
                 slots: Vec::new(),
                 index: FxHashMap::default(),
                 last: None,
@@ -980,17 +980,10 @@ impl Block {
             }
         }
         self.hazards.flush();
-        let mut hazards: Vec<Hazard> = self
-            .hazards
-            .slots
-            .drain(..)
-            .map(|slot| {
-                let bytes = slot.bytes();
-                let mut hazard = slot.hazard;
-                hazard.bytes = bytes;
-                hazard
-            })
-            .collect();
+        let mut hazards = core::mem::take(&mut self.hazards.hazards);
+        for (hazard, slot) in hazards.iter_mut().zip(&self.hazards.slots) {
+            hazard.bytes = slot.bytes();
+        }
         self.hazards.clear();
         // One hazard a key: an unstable sort gives the one order.
         hazards.sort_unstable_by_key(|h| (h.severity, h.kind, h.first.site, h.second.site));
@@ -1758,6 +1751,11 @@ impl Block {
 /// The hazards found so far, one per severity, kind and pair of sites.
 #[derive(Debug)]
 struct HazardTable {
+    /// The hazards, as found; their bytes are counted into them at the
+    /// block's end. Apart from `slots` so that the report takes this list
+    /// as it is, not a copy.
+    hazards: Vec<Hazard>,
+    /// Each hazard's bytes, at the hazard's index.
     slots: Vec<Slot>,
     index: FxHashMap<Key, u32>,
     /// The hazard noted last, and its index.
@@ -1785,6 +1783,7 @@ impl HazardTable {
                 self.cache[cache_line(key)] = None;
             }
         }
+        self.hazards.clear();
         self.slots.clear();
         self.index.clear();
         self.last = None;
@@ -1857,22 +1856,20 @@ impl HazardTable {
             // step hashing every key again and moving every slot. A block
             // of a few hazards never takes it.
             self.index.reserve(1024);
+            self.hazards.reserve(1024);
             self.slots.reserve(1024);
         }
-        let slots = &mut self.slots;
+        let (hazards, slots) = (&mut self.hazards, &mut self.slots);
         let index = *self.index.entry(key).or_insert_with(|| {
-            slots.push(Slot {
-                hazard: Hazard {
-                    kind,
-                    severity,
-                    first,
-                    second,
-                    address: 4 * word + mask.trailing_zeros(),
-                    bytes: 0,
-                },
-                groups: SmallVec::new(),
-                pages: Vec::new(),
+            hazards.push(Hazard {
+                kind,
+                severity,
+                first,
+                second,
+                address: 4 * word + mask.trailing_zeros(),
+                bytes: 0,
             });
+            slots.push(Slot::default());
             (slots.len() - 1) as u32
         });
         self.last = Some((key, index));
