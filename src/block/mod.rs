@@ -1916,18 +1916,30 @@ fn cache_line(key: &Key) -> usize {
     (mixed >> 56) as usize % CACHE_LINES
 }
 
+/// The lanes of `active` when they are next to each other (all 32, half a
+/// warp, the lanes of a partial last warp), not none.
+fn lane_run(active: u32) -> Option<core::ops::Range<usize>> {
+    let low = active.trailing_zeros();
+    let run = active.checked_shr(low).unwrap_or(0);
+    // A run of ones from bit 0 is one less than a power of two.
+    (run != 0 && run & run.wrapping_add(1) == 0)
+        .then(|| low as usize..(low + run.count_ones()) as usize)
+}
+
 /// Whether the addresses of the lanes of `active` strictly rise (or fall)
 /// from lane to lane: for accesses aligned to their width, whether every lane
 /// touches words of its own, found without marking words.
 fn monotonic(active: u32, addresses: &[u32; WARP_SIZE]) -> bool {
-    if active == u32::MAX {
-        // All lanes: one pass the compiler turns into vector compares.
-        let (mut up, mut down) = (0u32, 0u32);
-        for (a, b) in addresses.iter().zip(&addresses[1..]) {
-            up += u32::from(b > a);
-            down += u32::from(b < a);
+    if let Some(lanes) = lane_run(active) {
+        // Lanes next to each other (all, or half a warp): one pass the
+        // compiler turns into vector compares.
+        let lanes = &addresses[lanes];
+        let (mut up, mut down) = (0usize, 0usize);
+        for (a, b) in lanes.iter().zip(&lanes[1..]) {
+            up += usize::from(b > a);
+            down += usize::from(b < a);
         }
-        return up == 31 || down == 31;
+        return up == lanes.len() - 1 || down == lanes.len() - 1;
     }
     let (mut rising, mut falling) = (true, true);
     let mut bits = active & (active - 1);
@@ -1964,9 +1976,10 @@ fn may_repeat(active: u32, addresses: &[u32; WARP_SIZE], width: u32) -> bool {
 
 /// The highest address of the lanes of `active` (0 for none).
 fn highest_address(active: u32, addresses: &[u32; WARP_SIZE]) -> u32 {
-    if active == u32::MAX {
-        // All lanes: vector compares, no chain of dependent steps.
-        return addresses.iter().fold(0, |a, &b| a.max(b));
+    if let Some(lanes) = lane_run(active) {
+        // Lanes next to each other: vector compares, no chain of dependent
+        // steps.
+        return addresses[lanes].iter().fold(0, |a, &b| a.max(b));
     }
     let mut highest = 0;
     let mut bits = active;

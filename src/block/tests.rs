@@ -228,6 +228,45 @@ proptest! {
         let reused = run_on(block, warps, &program, round_robin);
         prop_assert_eq!(reused, run(warps, &program, round_robin, false));
     }
+
+    /// The address helpers' passes over lanes next to each other (all 32,
+    /// half a warp) give what a loop over the active lanes gives.
+    #[test]
+    fn address_helpers_read_the_active_lanes(
+        active in prop_oneof![
+            Just(u32::MAX),
+            Just(0xffff_0000u32),
+            Just(0x0000_ffffu32),
+            (0u32..32, 1u32..=32).prop_map(|(low, n)| (u32::MAX >> (32 - n)) << low),
+            1u32..,
+        ],
+        addresses in prop_oneof![
+            prop::array::uniform32(0u32..4096),
+            (0u32..2048, 0u32..16, any::<bool>()).prop_map(|(base, stride, down)| {
+                core::array::from_fn(|l| {
+                    let step = stride * l as u32;
+                    if down { base + 512 - step } else { base + step }
+                })
+            }),
+        ],
+    ) {
+        let lanes: Vec<u32> = (0..32)
+            .filter(|l| active >> l & 1 != 0)
+            .map(|l| addresses[l])
+            .collect();
+        let highest = lanes.iter().copied().max().unwrap_or(0);
+        prop_assert_eq!(super::highest_address(active, &addresses), highest);
+        let rising = lanes.windows(2).all(|p| p[0] < p[1]);
+        let falling = lanes.windows(2).all(|p| p[0] > p[1]);
+        prop_assert_eq!(super::monotonic(active, &addresses), rising || falling);
+        let run = super::lane_run(active);
+        let next_to_each_other = lanes.len() == (32 - active.leading_zeros() - active.trailing_zeros()) as usize;
+        prop_assert_eq!(run.is_some(), next_to_each_other);
+        if let Some(run) = run {
+            prop_assert_eq!(run.len(), lanes.len());
+            prop_assert_eq!(run.start, active.trailing_zeros() as usize);
+        }
+    }
 }
 
 /// Steps go on from block to block, so that `seen` is not zeroed; past half
