@@ -229,6 +229,54 @@ proptest! {
         prop_assert_eq!(reused, run(warps, &program, round_robin, false));
     }
 
+    /// A block's hazards sort as by their keys, whether the sites pack
+    /// into a 64-bit key (below 2^31) or not, and however many there are.
+    #[test]
+    fn hazards_sort_by_their_keys(
+        (keys, seed) in (0..3, any::<u64>()).prop_flat_map(|(sites, seed)| {
+            // Sites that all pack (up to the last below 2^31), some just
+            // past that, or any.
+            let site = move || match sites {
+                0 => prop_oneof![3 => 0u64..64, 1 => (1u64 << 31) - 4..1 << 31].boxed(),
+                1 => prop_oneof![3 => 0u64..64, 1 => (1u64 << 31) - 4..(1 << 31) + 4].boxed(),
+                _ => prop_oneof![3 => 0u64..64, 1 => any::<u64>()].boxed(),
+            };
+            let key = (any::<bool>(), any::<bool>(), site(), site());
+            (prop::collection::btree_set(key, 0..200), Just(seed))
+        }),
+    ) {
+        let access = |site, warp| HazardAccess {
+            site,
+            warp,
+            lane: crate::Lane::from_index(0),
+            access: AccessKind::Read,
+        };
+        let mut hazards: Vec<super::Hazard> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, &(warning, write_write, first, second))| super::Hazard {
+                kind: if write_write { HazardKind::WriteWrite } else { HazardKind::ReadWrite },
+                severity: if warning { Severity::Warning } else { Severity::Error },
+                first: access(first, i as u32),
+                second: access(second, 0),
+                address: i as u32,
+                bytes: 1,
+            })
+            .collect();
+        // A shuffle, as the order hazards are found in.
+        let mut state = seed | 1;
+        for i in (1..hazards.len()).rev() {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            hazards.swap(i, (state % (i as u64 + 1)) as usize);
+        }
+        let mut expected = hazards.clone();
+        expected.sort_unstable_by_key(|h| (h.severity, h.kind, h.first.site, h.second.site));
+        super::sort_hazards(&mut hazards);
+        prop_assert_eq!(hazards, expected);
+    }
+
     /// The address helpers' passes over lanes next to each other (all 32,
     /// half a warp) give what a loop over the active lanes gives.
     #[test]
