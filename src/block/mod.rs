@@ -344,10 +344,26 @@ pub struct Block {
     error: Option<Error>,
 }
 
-/// The bytes a hazard being gathered covers: while they lie in few runs of
-/// 16 words, those runs (most hazards cover a few words); past
-/// [`Slot::GROUPS`] runs, a bitmap per 4 KiB page of the shared window, for
-/// the pages it touches.
+/// A hazard's first run of 16 words, and where its other bytes are: most
+/// hazards cover one run (the LUD extract: all 636 of its hazards), and a
+/// hazard's bytes in a plain 16-byte entry are written in place when it is
+/// found, where a [`Slot`] of its own was built and moved (5% of that
+/// trace's time). A hazard that covers more runs keeps the others in a slot.
+#[derive(Debug, Clone, Copy)]
+struct FirstRun {
+    /// The run's first word (a multiple of 16).
+    base: u32,
+    /// 1 + the index in [`HazardTable::more`] of the slot of the hazard's
+    /// other runs; 0 for none.
+    more: u32,
+    /// The run's bytes, as in [`Slot::add`].
+    bits: u64,
+}
+
+/// The bytes a hazard being gathered covers beyond its [`FirstRun`]: while
+/// they lie in few runs of 16 words, those runs (most hazards cover a few
+/// words); past [`Slot::GROUPS`] runs, a bitmap per 4 KiB page of the
+/// shared window, for the pages it touches.
 #[derive(Debug, Default)]
 struct Slot {
     /// Runs of 16 words, each its first word and bits as in
@@ -533,7 +549,8 @@ impl Block {
             shadow: Shadow::default(),
             hazards: HazardTable {
                 hazards: Vec::new(),
-                slots: Vec::new(),
+                runs: Vec::new(),
+                more: Vec::new(),
                 index: FxHashMap::default(),
                 last: None,
                 cache: Vec::new(),
@@ -981,8 +998,8 @@ impl Block {
         }
         self.hazards.flush();
         let mut hazards = core::mem::take(&mut self.hazards.hazards);
-        for (hazard, slot) in hazards.iter_mut().zip(&self.hazards.slots) {
-            hazard.bytes = slot.bytes();
+        for (i, hazard) in hazards.iter_mut().enumerate() {
+            hazard.bytes = self.hazards.bytes(i);
         }
         self.hazards.clear();
         sort_hazards(&mut hazards);
@@ -1751,11 +1768,13 @@ impl Block {
 #[derive(Debug)]
 struct HazardTable {
     /// The hazards, as found; their bytes are counted into them at the
-    /// block's end. Apart from `slots` so that the report takes this list
-    /// as it is, not a copy.
+    /// block's end. Apart from their bytes so that the report takes this
+    /// list as it is, not a copy.
     hazards: Vec<Hazard>,
-    /// Each hazard's bytes, at the hazard's index.
-    slots: Vec<Slot>,
+    /// Each hazard's first run of bytes, at the hazard's index.
+    runs: Vec<FirstRun>,
+    /// The other runs of the hazards that cover more than one.
+    more: Vec<Slot>,
     index: FxHashMap<Key, u32>,
     /// The hazard noted last, and its index.
     last: Option<(Key, u32)>,
@@ -1783,7 +1802,8 @@ impl HazardTable {
             }
         }
         self.hazards.clear();
-        self.slots.clear();
+        self.runs.clear();
+        self.more.clear();
         self.index.clear();
         self.last = None;
         self.pending = None;
@@ -1792,8 +1812,27 @@ impl HazardTable {
     /// Adds the bytes noted last to their hazard.
     fn flush(&mut self) {
         if let Some((index, base, bits)) = self.pending.take() {
-            self.slots[index as usize].add(base, bits);
+            let run = &mut self.runs[index as usize];
+            if run.base == base {
+                run.bits |= bits;
+                return;
+            }
+            if run.more == 0 {
+                self.more.push(Slot::default());
+                run.more = self.more.len() as u32;
+            }
+            self.more[run.more as usize - 1].add(base, bits);
         }
+    }
+
+    /// The bytes hazard `index` covers.
+    fn bytes(&self, index: usize) -> u32 {
+        let run = self.runs[index];
+        let more = match run.more {
+            0 => 0,
+            more => self.more[more as usize - 1].bytes(),
+        };
+        run.bits.count_ones() + more
     }
 
     /// Adds the bytes `mask` of word `word` to hazard `index`.
@@ -1849,16 +1888,16 @@ impl HazardTable {
             self.add(index, word, mask);
             return;
         }
-        if self.slots.len() == 64 {
+        if self.runs.len() == 64 {
             // A block of many hazards (a racy kernel without barriers finds
             // hundreds): room for them at once rather than by doubling, each
             // step hashing every key again and moving every slot. A block
             // of a few hazards never takes it.
             self.index.reserve(1024);
             self.hazards.reserve(1024);
-            self.slots.reserve(1024);
+            self.runs.reserve(1024);
         }
-        let (hazards, slots) = (&mut self.hazards, &mut self.slots);
+        let (hazards, runs) = (&mut self.hazards, &mut self.runs);
         let index = *self.index.entry(key).or_insert_with(|| {
             hazards.push(Hazard {
                 kind,
@@ -1868,8 +1907,12 @@ impl HazardTable {
                 address: 4 * word + mask.trailing_zeros(),
                 bytes: 0,
             });
-            slots.push(Slot::default());
-            (slots.len() - 1) as u32
+            runs.push(FirstRun {
+                base: word & !15,
+                more: 0,
+                bits: 0,
+            });
+            (runs.len() - 1) as u32
         });
         self.last = Some((key, index));
         self.cache[line] = Some((key, index));
