@@ -368,7 +368,9 @@ struct FirstRun {
 struct Slot {
     /// Runs of 16 words, each its first word and bits as in
     /// [`add`](Self::add), each first word once; empty once `pages` are used.
-    groups: SmallVec<[(u32, u64); 2]>,
+    /// In place, all [`Slot::GROUPS`] of them: only hazards of more than
+    /// one run have a slot.
+    groups: SmallVec<[(u32, u64); Slot::GROUPS]>,
     pages: Vec<(u32, Box<[u64; 64]>)>,
 }
 
