@@ -2010,9 +2010,19 @@ fn lane_run(active: u32) -> Option<core::ops::Range<usize>> {
 /// from lane to lane: for accesses aligned to their width, whether every lane
 /// touches words of its own, found without marking words.
 fn monotonic(active: u32, addresses: &[u32; WARP_SIZE]) -> bool {
+    if active == u32::MAX {
+        // All lanes: one pass of a known length, which the compiler
+        // unrolls into vector compares.
+        let (mut up, mut down) = (0u32, 0u32);
+        for (a, b) in addresses.iter().zip(&addresses[1..]) {
+            up += u32::from(b > a);
+            down += u32::from(b < a);
+        }
+        return up == 31 || down == 31;
+    }
     if let Some(lanes) = lane_run(active) {
-        // Lanes next to each other (all, or half a warp): one pass the
-        // compiler turns into vector compares.
+        // Lanes next to each other (half a warp): one pass the compiler
+        // turns into vector compares.
         let lanes = &addresses[lanes];
         let (mut up, mut down) = (0usize, 0usize);
         for (a, b) in lanes.iter().zip(&lanes[1..]) {
@@ -2056,6 +2066,10 @@ fn may_repeat(active: u32, addresses: &[u32; WARP_SIZE], width: u32) -> bool {
 
 /// The highest address of the lanes of `active` (0 for none).
 fn highest_address(active: u32, addresses: &[u32; WARP_SIZE]) -> u32 {
+    if active == u32::MAX {
+        // All lanes: a pass of a known length, unrolled into vector compares.
+        return addresses.iter().fold(0, |a, &b| a.max(b));
+    }
     if let Some(lanes) = lane_run(active) {
         // Lanes next to each other: vector compares, no chain of dependent
         // steps.
