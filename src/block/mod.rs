@@ -31,10 +31,12 @@
 //! # Memory
 //!
 //! Bounded by one block whatever the input: the shadow holds at most
-//! [`Block::MAX_RECORDS`] records (64 MiB, twice that with the slack of
-//! growing cells), in a table of one cell per word up to the highest word
+//! [`Block::MAX_RECORDS`] records (64 MiB; 132 MiB with the room of the
+//! arena that holds the words of more than two records, compacted when it
+//! holds more than twice the records; about 260 MiB if one word held nearly
+//! all of them), in a table of one cell per word up to the highest word
 //! touched (at most the capability's shared window, 228 KB: 58,368 cells
-//! of 136 bytes, 7.6 MiB).
+//! of 72 bytes, 4.0 MiB).
 //! Warps in step share records, so a block needs a record per word and
 //! instruction that touched it, not per warp: 32 warps that each read all
 //! 228 KB from 8 instructions take 466,944 records (14 MiB), far below the
@@ -1331,8 +1333,14 @@ impl Block {
                 .get(batch.word as usize)
                 .is_some_and(|k| k & look != 0)
             {
-                let cell = &shadow.cells[batch.word as usize];
-                check(cell, batch, me, &now, addresses, found);
+                check(
+                    shadow.records(batch.word),
+                    batch,
+                    me,
+                    &now,
+                    addresses,
+                    found,
+                );
             }
         }
         self.note_found();
@@ -1431,14 +1439,7 @@ impl Block {
                     };
                     // Lane by lane and word by word is the order of the
                     // conflicts' ranks: each is noted as it is found.
-                    check(
-                        &shadow.cells[word as usize],
-                        &batch,
-                        me,
-                        now,
-                        addresses,
-                        hazards,
-                    );
+                    check(shadow.records(word), &batch, me, now, addresses, hazards);
                 }
             }
         }
@@ -1713,11 +1714,10 @@ impl Block {
                 // them was pending.
                 return false;
             }
-            let cell = &mut shadow.cells[word as usize];
-            let before = cell.len();
+            let before = shadow.len(word);
             let mut left = false;
             completed.clear();
-            cell.retain(|r| {
+            let after = shadow.retain(word, |r| {
                 if !r.pending || r.warps != bit {
                     return true;
                 }
@@ -1740,16 +1740,16 @@ impl Block {
             // The completed writes were taken out of the cell and join it
             // again as accesses of the wait: into the warp's record of the
             // same instruction and bytes, as a store's would.
-            let taken = before - cell.len();
+            let taken = before - after;
             shadow.records -= taken;
             shadow.pending -= taken;
             let mut records = completed.iter();
-            if cell.is_empty()
+            if after == 0
                 && let Some(&first) = records.next()
             {
                 // What `record` does on an empty cell, but the word is
                 // already among the touched ones.
-                cell.push(first);
+                shadow.put_first(word, first);
                 shadow.records += 1;
             }
             for &r in records {
@@ -2284,7 +2284,8 @@ fn merged(slot: &Record, new: &Record, order: Order<'_>) -> Record {
 /// after it (joining the next record when alike), so that the warp's records
 /// keep their order.
 fn merge_at(shadow: &mut Shadow, word: u32, i: usize, new: &Record, order: Order<'_>) -> bool {
-    let cell = &mut shadow.cells[word as usize];
+    let full = shadow.records >= MAX_RECORDS;
+    let cell = shadow.records_mut(word);
     let slot = cell[i];
     let merged = merged(&slot, new, order);
     if slot.warps == new.warps {
@@ -2302,7 +2303,7 @@ fn merge_at(shadow: &mut Shadow, word: u32, i: usize, new: &Record, order: Order
         cell[i].warps &= !new.warps;
         return true;
     }
-    if shadow.records >= MAX_RECORDS {
+    if full {
         return false;
     }
     cell[i].warps &= !new.warps;
@@ -2404,7 +2405,7 @@ fn record_words(
             }
             // No other lane of the access is on this word: its records
             // are older.
-            if let [only] = shadow.cells[word as usize].as_mut_slice() {
+            if let [only] = shadow.records_mut(word) {
                 if only.warps & bit == 0 && only.alike(&new) {
                     only.warps |= bit;
                     continue;
@@ -2446,10 +2447,10 @@ fn record(shadow: &mut Shadow, word: u32, new: Record, order: Order<'_>) -> bool
     }
     let share = !shadow.plain();
     let bit = new.warps;
-    let cell = &mut shadow.cells[word as usize];
+    let cell = shadow.records_mut(word);
     // The common cases first: a word no one touched yet, and a word whose
     // one record another warp in step made.
-    match cell.as_mut_slice() {
+    match cell {
         [] => {
             if shadow.records >= MAX_RECORDS {
                 return false;

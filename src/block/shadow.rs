@@ -40,8 +40,6 @@
 //! found, but of more racing instructions of one warp on one word only some
 //! are named. At most [`MAX_RECORDS`] records in all.
 
-use smallvec::SmallVec;
-
 use super::report::AccessKind;
 
 /// The fewest instructions (sites) one warp keeps apart per kind of access
@@ -50,7 +48,8 @@ use super::report::AccessKind;
 pub(super) const SITES_PER_WARP: usize = 8;
 
 /// The most records the shadow holds for one block, over all words: 64 MiB at
-/// 32 bytes a record, 128 MiB with the slack of the cells' growth. A block
+/// 32 bytes a record, 132 MiB with the room of the arena's spans
+/// ([`Shadow::spill`]). A block
 /// whose accesses between two barriers of the whole block need more is
 /// refused ([`crate::Error::ShadowFull`]).
 pub(super) const MAX_RECORDS: usize = 1 << 21;
@@ -80,6 +79,18 @@ pub(super) struct Record {
 }
 
 impl Record {
+    /// A record standing for nothing: what an unused place of a cell holds.
+    const EMPTY: Record = Record {
+        site: 0,
+        lanes: 0,
+        step: 0,
+        clock: 0,
+        warps: 0,
+        kind: AccessKind::Read,
+        bytes: 0,
+        pending: false,
+    };
+
     /// Whether `self` and `other` are the same record but for their warps:
     /// one record can stand for both. Never for a pending write.
     pub fn alike(&self, other: &Record) -> bool {
@@ -94,15 +105,49 @@ impl Record {
     }
 }
 
-/// The accesses to one word since the last block-wide barrier: up to four
-/// in place (136 bytes a cell), more on the heap. Four, not two: a racy
-/// kernel without barriers keeps three to five records on most words it
-/// touches (the Rodinia LUD extract: 505 of its 768 words), and a cell that
-/// outgrew two was an allocation, a copy and a free a word, 14% of its time.
-pub(super) type Cell = SmallVec<[Record; 4]>;
+/// The accesses to one word since the last block-wide barrier: up to two
+/// records in place, more in a span of the shadow's spill arena
+/// ([`Shadow::spill`]). Why an arena and not a small vector that spills to
+/// the heap: a racy kernel without barriers keeps three to five records on
+/// most words it touches (the Rodinia LUD extract: 505 of its 768 words),
+/// and a cell that outgrew two was an allocation, a copy and a free each,
+/// 14% of that trace's time; four records in place (136-byte cells) cost
+/// that, but made clean kernels 3-9% slower, their table of cells no
+/// longer in the core's cache (a 32 KB window: 1.1 MB of cells, not 590 KB).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Cell {
+    /// Records held: in place up to two, else in the arena.
+    len: u32,
+    /// With more than two records: the start of the cell's span in the
+    /// arena, of room for [`span`]`(len)` records at least.
+    at: u32,
+    /// The records while there are at most two.
+    inline: [Record; 2],
+}
+
+impl Cell {
+    /// A cell without records.
+    const EMPTY: Cell = Cell {
+        len: 0,
+        at: 0,
+        inline: [Record::EMPTY; 2],
+    };
+}
 
 // The size the block module's memory docs give.
-const _: () = assert!(core::mem::size_of::<Cell>() == 136);
+const _: () = assert!(core::mem::size_of::<Cell>() == 72);
+
+/// The room of an arena span for `len` records (more than two): a power of
+/// two, at least four, so that a cell that grows moves a logarithmic number
+/// of times.
+const fn span(len: u32) -> u32 {
+    let room = len.next_power_of_two();
+    if room < 4 {
+        4
+    } else {
+        room
+    }
+}
 
 /// A warp's access as its records are written, now or later
 /// ([`Shadow::deferred`]): what the records need of the access and of its
@@ -142,16 +187,6 @@ pub(super) struct Deferred {
     pub addresses: [u32; 32],
     /// The lowest and the highest word the access touches.
     pub words: (u32, u32),
-}
-
-/// Makes `record` a cell's only record, replacing whatever it held (stale
-/// records of a word a barrier cleared) and keeping a spilled cell's
-/// allocation for the records to come. It writes the one record, not a
-/// whole inline buffer of copies (four records: the GEMM run 9% slower).
-#[inline]
-fn restart(cell: &mut Cell, record: Record) {
-    cell.clear();
-    cell.push(record);
 }
 
 /// Whether an access of `kind` must be ordered after an earlier one of
@@ -215,7 +250,18 @@ pub(super) struct Shadow {
     /// One cell per 4-byte word of the shared window; its records are the
     /// word's only while the word's [`kinds`](Self::kinds) are not 0 (a
     /// cleared word keeps stale records until it is next touched).
-    pub cells: Vec<Cell>,
+    cells: Vec<Cell>,
+    /// The records of the cells that hold more than two, each cell's in a
+    /// span of its own. A cell that outgrows its span moves to a new one at
+    /// the end, twice as large (the last span grows where it is); the old
+    /// one is left unused until the arena is compacted, before a cell grows
+    /// when it holds more than twice the records and the words with
+    /// records, plus 4,096, or emptied (by a barrier of the whole block or a
+    /// reset). So it holds at most twice the records and words of its last
+    /// growth, plus 4,096 and that growth (at most twice the growing cell's
+    /// records): 132 MiB with [`MAX_RECORDS`] records over many words,
+    /// about 260 MiB if one word held nearly all of them.
+    spill: Vec<Record>,
     /// Per word, the kinds of its records (bits of [`kind_bit`], and
     /// [`PENDING_BIT`] while it may hold a pending `cp.async` write): a read
     /// skips a word that only reads touched without looking at its records.
@@ -278,6 +324,7 @@ impl Shadow {
             self.kinds[word as usize] = 0;
         }
         self.touched.clear();
+        self.spill.clear();
         self.deferred.clear();
         self.deferred_writes.clear();
         self.any = 0;
@@ -302,25 +349,158 @@ impl Shadow {
                 self.kinds[word as usize] = 0;
             }
             self.touched.clear();
+            self.spill.clear();
             self.any = 0;
             self.records = 0;
             return;
         }
         self.any = kind_bit(AccessKind::AsyncCopy) | PENDING_BIT;
-        let (cells, kinds) = (&mut self.cells, &mut self.kinds);
+        let mut touched = core::mem::take(&mut self.touched);
         let mut kept = 0;
-        self.touched.retain(|&word| {
-            let cell = &mut cells[word as usize];
-            cell.retain(|r| r.pending);
-            kept += cell.len();
-            kinds[word as usize] = if cell.is_empty() {
+        touched.retain(|&word| {
+            let len = self.retain(word, |r| r.pending);
+            kept += len;
+            self.kinds[word as usize] = if len == 0 {
                 0
             } else {
                 kind_bit(AccessKind::AsyncCopy) | PENDING_BIT
             };
-            !cell.is_empty()
+            len != 0
         });
+        self.touched = touched;
         self.records = kept;
+        // The arena keeps only the pending records' spans.
+        self.compact();
+    }
+
+    /// The records of `word`'s cell (stale ones when its kinds are 0).
+    #[inline]
+    pub fn records(&self, word: u32) -> &[Record] {
+        let cell = &self.cells[word as usize];
+        if cell.len <= 2 {
+            &cell.inline[..cell.len as usize]
+        } else {
+            &self.spill[cell.at as usize..][..cell.len as usize]
+        }
+    }
+
+    /// [`records`](Self::records), to change them in place.
+    #[inline]
+    pub fn records_mut(&mut self, word: u32) -> &mut [Record] {
+        let cell = &mut self.cells[word as usize];
+        if cell.len <= 2 {
+            &mut cell.inline[..cell.len as usize]
+        } else {
+            &mut self.spill[cell.at as usize..][..cell.len as usize]
+        }
+    }
+
+    /// Makes `record` the only record of `word`'s cell, replacing whatever
+    /// it held (stale records of a word a barrier cleared).
+    #[inline]
+    fn restart(&mut self, word: u32, record: Record) {
+        let cell = &mut self.cells[word as usize];
+        cell.len = 1;
+        cell.inline[0] = record;
+    }
+
+    /// Adds `record` after the records of `word`'s cell, moving them into
+    /// the arena when they outgrow the cell, or their span.
+    #[inline]
+    fn append(&mut self, word: u32, record: Record) {
+        let cell = &mut self.cells[word as usize];
+        let len = cell.len;
+        if len < 2 {
+            cell.inline[len as usize] = record;
+            cell.len += 1;
+            return;
+        }
+        if len == 2 || len == span(len) {
+            self.make_room(word);
+        }
+        let cell = &mut self.cells[word as usize];
+        self.spill[(cell.at + len) as usize] = record;
+        cell.len += 1;
+    }
+
+    /// Moves the records of `word`'s cell, two in place or a full span, to
+    /// a span of the arena with room for one more.
+    #[cold]
+    fn make_room(&mut self, word: u32) {
+        if self.spill.len() > 2 * (self.records + self.touched.len()) + 4096 {
+            self.compact();
+        }
+        let Cell { len, at, .. } = self.cells[word as usize];
+        if len > 2 && (at + span(len)) as usize == self.spill.len() {
+            // The last span grows where it is (a word that takes most of
+            // the records does not need room for them twice).
+            self.spill
+                .resize(self.spill.len() + span(len) as usize, Record::EMPTY);
+            return;
+        }
+        let at = self.spill.len();
+        self.spill
+            .resize(at + span(len + 1) as usize, Record::EMPTY);
+        let cell = &mut self.cells[word as usize];
+        if len == 2 {
+            self.spill[at..at + 2].copy_from_slice(&cell.inline);
+        } else {
+            let from = cell.at as usize;
+            self.spill.copy_within(from..from + len as usize, at);
+        }
+        cell.at = at as u32;
+    }
+
+    /// Moves the cells with more than two records to spans one after the
+    /// other at the arena's start, leaving out the spans no cell uses.
+    #[cold]
+    fn compact(&mut self) {
+        let mut spill = Vec::with_capacity(2 * self.records);
+        for &word in &self.touched {
+            let cell = &mut self.cells[word as usize];
+            if self.kinds[word as usize] == 0 || cell.len <= 2 {
+                continue;
+            }
+            let at = spill.len();
+            let from = cell.at as usize;
+            spill.extend_from_slice(&self.spill[from..from + cell.len as usize]);
+            spill.resize(at + span(cell.len) as usize, Record::EMPTY);
+            cell.at = at as u32;
+        }
+        self.spill = spill;
+    }
+
+    /// Keeps the records of `word`'s cell that `keep` keeps (it may change
+    /// them), in order; the number kept. A cell left with two or fewer
+    /// holds them in place again.
+    pub fn retain(&mut self, word: u32, mut keep: impl FnMut(&mut Record) -> bool) -> usize {
+        let records = self.records_mut(word);
+        let mut kept = 0;
+        for i in 0..records.len() {
+            if keep(&mut records[i]) {
+                records[kept] = records[i];
+                kept += 1;
+            }
+        }
+        let cell = &mut self.cells[word as usize];
+        if cell.len > 2 && kept <= 2 {
+            let from = cell.at as usize;
+            cell.inline[..kept].copy_from_slice(&self.spill[from..from + kept]);
+        }
+        cell.len = kept as u32;
+        kept
+    }
+
+    /// Puts `record` into `word`'s cell, which has records no more (its
+    /// kinds are not 0, it is among the touched words).
+    pub fn put_first(&mut self, word: u32, record: Record) {
+        self.restart(word, record);
+    }
+
+    /// The number of records of `word`'s cell (stale ones when its kinds
+    /// are 0).
+    pub fn len(&self, word: u32) -> usize {
+        self.cells[word as usize].len as usize
     }
 
     /// The records of a word: none when its kinds are 0 (its cell may hold
@@ -328,14 +508,15 @@ impl Shadow {
     #[cfg(test)]
     pub fn cell(&self, word: u32) -> &[Record] {
         match self.kinds.get(word as usize) {
-            Some(&kinds) if kinds != 0 => &self.cells[word as usize],
+            Some(&kinds) if kinds != 0 => self.records(word),
             _ => &[],
         }
     }
 
     /// Puts a record at `index` of a word's cell, which has records.
     pub fn insert(&mut self, word: u32, index: usize, record: Record) {
-        self.cells[word as usize].insert(index, record);
+        self.append(word, record);
+        self.records_mut(word)[index..].rotate_right(1);
         let bits = kind_bit(record.kind) | (PENDING_BIT * u8::from(record.pending));
         self.kinds[word as usize] |= bits;
         self.any |= bits;
@@ -346,7 +527,7 @@ impl Shadow {
     /// Grows the table to hold `words` words.
     pub fn grow(&mut self, words: usize) {
         if self.cells.len() < words {
-            self.cells.resize_with(words, Cell::new);
+            self.cells.resize(words, Cell::EMPTY);
             self.kinds.resize(words, 0);
         }
     }
@@ -357,7 +538,7 @@ impl Shadow {
     #[inline]
     pub fn push_first(&mut self, word: u32, record: Record) {
         debug_assert!(self.kinds[word as usize] == 0 && !record.pending);
-        restart(&mut self.cells[word as usize], record);
+        self.restart(word, record);
         self.touched.push(word);
         self.kinds[word as usize] = kind_bit(record.kind);
         self.any |= kind_bit(record.kind);
@@ -369,7 +550,7 @@ impl Shadow {
     #[inline]
     pub fn push_more(&mut self, word: u32, record: Record) {
         debug_assert!(self.kinds[word as usize] != 0 && !record.pending);
-        self.cells[word as usize].push(record);
+        self.append(word, record);
         self.kinds[word as usize] |= kind_bit(record.kind);
         self.any |= kind_bit(record.kind);
         self.records += 1;
@@ -378,15 +559,14 @@ impl Shadow {
     /// Adds a record to a word's cell.
     pub fn push(&mut self, word: u32, record: Record) {
         if self.cells.len() <= word as usize {
-            self.cells.resize_with(word as usize + 1, Cell::new);
+            self.cells.resize(word as usize + 1, Cell::EMPTY);
             self.kinds.resize(word as usize + 1, 0);
         }
-        let cell = &mut self.cells[word as usize];
         if self.kinds[word as usize] == 0 {
-            restart(cell, record);
+            self.restart(word, record);
             self.touched.push(word);
         } else {
-            cell.push(record);
+            self.append(word, record);
         }
         let bits = kind_bit(record.kind) | (PENDING_BIT * u8::from(record.pending));
         self.kinds[word as usize] |= bits;
@@ -430,5 +610,138 @@ mod tests {
         assert_eq!(all(16, 16).len(), 4);
         // Misaligned (never built by a request, handled all the same).
         assert_eq!(all(3, 2), [(0, 0b1000), (1, 0b0001)]);
+    }
+
+    /// A record told apart by its site; pending or not.
+    fn numbered(site: u64, pending: bool) -> Record {
+        Record {
+            site,
+            lanes: 1,
+            kind: AccessKind::Write,
+            bytes: 0xf,
+            pending,
+            ..Record::EMPTY
+        }
+    }
+
+    /// What `complete` does after taking records out of a cell: the counts.
+    fn retain(shadow: &mut Shadow, word: u32, keep: impl Fn(&Record) -> bool) -> Vec<Record> {
+        let mut out = Vec::new();
+        let kept = shadow.retain(word, |r| {
+            let keep = keep(r);
+            if !keep {
+                out.push(*r);
+            }
+            keep
+        });
+        shadow.records -= out.len();
+        shadow.pending -= out.iter().filter(|r| r.pending).count();
+        assert_eq!(shadow.len(word), kept);
+        out
+    }
+
+    /// The arena holds about twice the records at most, whatever the cells
+    /// do: the bound of the docs, with `peak` the most records held since
+    /// the last barrier (a cell that lost records keeps its span).
+    fn assert_bounded(shadow: &Shadow, peak: usize) {
+        let bound = 2 * (peak + shadow.touched.len()) + 4096;
+        assert!(
+            shadow.spill.len() <= bound + 2 * span(peak as u32 + 1) as usize,
+            "arena of {} records for {} records on {} words",
+            shadow.spill.len(),
+            shadow.records,
+            shadow.touched.len()
+        );
+    }
+
+    /// Cells that grow past two records into the arena, move to larger
+    /// spans, lose records (back in place at two or fewer), take records
+    /// at any index, and are cleared by barriers that keep pending writes:
+    /// each word's records are always a plain list's.
+    #[test]
+    fn cells_hold_the_records_of_a_list() {
+        for seed in 1..=20u64 {
+            let mut state = seed;
+            let mut next = move || {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state
+            };
+            let mut shadow = Shadow::default();
+            shadow.reset(64 * 4);
+            let mut model: Vec<Vec<Record>> = vec![Vec::new(); 64];
+            let (mut site, mut peak) = (0, 0);
+            for _ in 0..20_000 {
+                // A few words take most of the operations: long cells.
+                let word = (next() % if next() % 4 == 0 { 64 } else { 4 }) as u32;
+                let list = &mut model[word as usize];
+                site += 1;
+                let record = numbered(site, next() % 16 == 0);
+                match next() % 16 {
+                    0..=8 => {
+                        shadow.push(word, record);
+                        list.push(record);
+                    }
+                    9..=11 if !list.is_empty() => {
+                        let index = (next() % (list.len() as u64 + 1)) as usize;
+                        shadow.insert(word, index, record);
+                        list.insert(index, record);
+                    }
+                    12..=14 if !list.is_empty() => {
+                        // Keeps the first record (the cell keeps records)
+                        // and about half of the others.
+                        let first = list[0].site;
+                        let odd = next() % 2;
+                        let keep = |r: &Record| r.site == first || r.site % 2 == odd;
+                        retain(&mut shadow, word, keep);
+                        list.retain(keep);
+                    }
+                    15 if next() % 64 == 0 => {
+                        shadow.clear();
+                        for list in &mut model {
+                            list.retain(|r| r.pending);
+                        }
+                        peak = 0;
+                    }
+                    _ => {}
+                }
+                peak = peak.max(shadow.records);
+                assert_bounded(&shadow, peak);
+            }
+            for (word, list) in model.iter().enumerate() {
+                assert_eq!(
+                    shadow.cell(word as u32),
+                    &list[..],
+                    "seed {seed}, word {word}"
+                );
+            }
+        }
+    }
+
+    /// A cell that loses records and grows again, again and again, leaves
+    /// spans behind; the arena is compacted, not grown without end.
+    #[test]
+    fn spans_left_behind_are_compacted() {
+        let mut shadow = Shadow::default();
+        shadow.reset(16);
+        shadow.grow(4);
+        let mut site = 0;
+        let mut compacted = false;
+        for _ in 0..10_000 {
+            while shadow.len(1) < 9 {
+                site += 1;
+                shadow.push(1, numbered(site, false));
+            }
+            let before = shadow.spill.len();
+            let first = shadow.records(1)[0].site;
+            retain(&mut shadow, 1, |r| r.site == first || r.site > site - 2);
+            assert_eq!(shadow.len(1), 3);
+            compacted |= shadow.spill.len() < before;
+            assert_bounded(&shadow, 9);
+        }
+        let sites: Vec<u64> = shadow.records(1).iter().map(|r| r.site).collect();
+        assert_eq!(sites, [1, site - 1, site]);
+        assert!(compacted || shadow.spill.len() < 4096, "never compacted");
     }
 }
