@@ -23,8 +23,9 @@
 //!   on the trace's compute capability (skipped where the traces are not
 //!   there).
 //!
-//! `new` is `Racecheck` as the tool runs it: a block whose events repeat its
-//! kernel's first block reuses that block's report. `new-each` turns that off
+//! `new` is `Racecheck` as the tool runs it: each kernel given its grid (a
+//! grid of one block keeps no reference block) and a block whose events
+//! repeat its kernel's first block reusing that block's report. `new-each` turns that off
 //! (`Racecheck::without_memo`, hidden from the docs), so every block runs through the block model:
 //! the per-request cost of blocks that differ.
 //!
@@ -218,14 +219,30 @@ struct Recorded {
     block_dim: Option<[u32; 3]>,
     /// The first kernel's (`-binary version`).
     capability: Option<ComputeCapability>,
-    kernels: Vec<Vec<(u32, Vec<Real>)>>,
+    /// Each kernel's grid (`-grid dim`), and its blocks.
+    kernels: Vec<RecordedKernel>,
+}
+
+/// A kernel's grid and its blocks, each with its threads and events.
+type RecordedKernel = (Option<[u32; 3]>, Vec<(u32, Vec<Real>)>);
+
+/// A kernel to replay: its grid, as the tool gives it to the checker (a
+/// grid of one block keeps no reference block), and its blocks.
+type Replayed<'a> = (Option<[u32; 3]>, &'a [(u32, Vec<Real>)]);
+
+/// The kernels of a recording, to replay.
+fn replayed(recorded: &[RecordedKernel]) -> Vec<Replayed<'_>> {
+    recorded
+        .iter()
+        .map(|(grid, blocks)| (*grid, blocks.as_slice()))
+        .collect()
 }
 
 impl Consumer for Recorded {
     fn begin_kernel(&mut self, kernel: &KernelInfo<'_>) -> Result<(), smem_model::Error> {
         self.block_dim = kernel.block_dim;
         self.capability = self.capability.or(kernel.capability);
-        self.kernels.push(Vec::new());
+        self.kernels.push((kernel.grid_dim, Vec::new()));
         Ok(())
     }
     fn begin_block(&mut self, block: &BlockInfo) -> Result<(), smem_model::Error> {
@@ -234,7 +251,7 @@ impl Consumer for Recorded {
             .or(self.block_dim.map(|d| d[0] * d[1] * d[2]))
             .unwrap_or(1024);
         if let Some(kernel) = self.kernels.last_mut() {
-            kernel.push((threads, Vec::new()));
+            kernel.1.push((threads, Vec::new()));
         }
         Ok(())
     }
@@ -254,7 +271,7 @@ impl Consumer for Recorded {
             Event::Fence { site, lanes } => Real::Fence(warp, site.pc, lanes),
             _ => return Ok(()),
         };
-        if let Some(block) = self.kernels.last_mut().and_then(|k| k.last_mut()) {
+        if let Some(block) = self.kernels.last_mut().and_then(|k| k.1.last_mut()) {
             block.1.push(real);
         }
         Ok(())
@@ -271,20 +288,18 @@ fn real_requests(blocks: &[(u32, Vec<Real>)]) -> u64 {
 
 /// Kernels one after the other through one `Racecheck`, as `smem racecheck`
 /// runs the files it is given: hazards over all of them.
-fn replay_kernels(
-    capability: ComputeCapability,
-    kernels: &[&[(u32, Vec<Real>)]],
-    reuse: bool,
-) -> usize {
+fn replay_kernels(capability: ComputeCapability, kernels: &[Replayed<'_>], reuse: bool) -> usize {
     let mut check = checker(reuse).with_capability(capability);
-    for blocks in kernels {
-        replay_kernel(&mut check, blocks);
+    for &(grid, blocks) in kernels {
+        replay_kernel(&mut check, grid, blocks);
     }
     check.kernels().iter().map(|k| k.hazards().len()).sum()
 }
 
-fn replay_kernel(check: &mut Racecheck, blocks: &[(u32, Vec<Real>)]) {
-    check.begin_kernel(&KernelInfo::named("real")).unwrap();
+fn replay_kernel(check: &mut Racecheck, grid: Option<[u32; 3]>, blocks: &[(u32, Vec<Real>)]) {
+    let mut info = KernelInfo::named("real");
+    info.grid_dim = grid;
+    check.begin_kernel(&info).unwrap();
     for (i, (threads, events)) in blocks.iter().enumerate() {
         check
             .begin_block(&BlockInfo::new([i as u32, 0, 0], Some(*threads)))
@@ -409,8 +424,8 @@ fn bench(c: &mut Criterion) {
             .unwrap();
         kernels.extend(recorded.kernels);
     }
-    let kernels: Vec<&[(u32, Vec<Real>)]> = kernels.iter().map(Vec::as_slice).collect();
-    let requests: u64 = kernels.iter().map(|k| real_requests(k)).sum();
+    let kernels = replayed(&kernels);
+    let requests: u64 = kernels.iter().map(|k| real_requests(k.1)).sum();
     group.throughput(Throughput::Elements(requests));
     assert_eq!(
         replay_kernels(SM90, &kernels, true),
@@ -420,7 +435,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             kernels
                 .iter()
-                .map(|k| replay_old(SM90, black_box(k)))
+                .map(|k| replay_old(SM90, black_box(k.1)))
                 .sum::<usize>()
         })
     });
@@ -452,12 +467,11 @@ fn bench(c: &mut Criterion) {
             .read(&mut recorded)
             .unwrap();
         let capability = recorded.capability.unwrap_or(ComputeCapability::Sm80);
-        let kernels: Vec<&[(u32, Vec<Real>)]> =
-            recorded.kernels.iter().map(Vec::as_slice).collect();
-        let requests: u64 = kernels.iter().map(|k| real_requests(k)).sum();
+        let kernels = replayed(&recorded.kernels);
+        let requests: u64 = kernels.iter().map(|k| real_requests(k.1)).sum();
         group.throughput(Throughput::Elements(requests));
-        let old = |kernels: &[&[(u32, Vec<Real>)]]| -> usize {
-            kernels.iter().map(|k| replay_old(capability, k)).sum()
+        let old = |kernels: &[Replayed<'_>]| -> usize {
+            kernels.iter().map(|k| replay_old(capability, k.1)).sum()
         };
         assert_eq!(
             old(&kernels) == 0,
