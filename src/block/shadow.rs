@@ -373,14 +373,17 @@ impl Shadow {
         self.compact();
     }
 
-    /// The records of `word`'s cell (stale ones when its kinds are 0).
+    /// The records of `word`'s cell: its records when its kinds are not 0;
+    /// else stale ones, or none where they were in spans of the arena that
+    /// a barrier emptied (every caller looks at the kinds first).
     #[inline]
     pub fn records(&self, word: u32) -> &[Record] {
         let cell = &self.cells[word as usize];
-        if cell.len <= 2 {
-            &cell.inline[..cell.len as usize]
+        let (at, len) = (cell.at as usize, cell.len as usize);
+        if len <= 2 {
+            &cell.inline[..len]
         } else {
-            &self.spill[cell.at as usize..][..cell.len as usize]
+            self.spill.get(at..at + len).unwrap_or(&[])
         }
     }
 
@@ -388,10 +391,11 @@ impl Shadow {
     #[inline]
     pub fn records_mut(&mut self, word: u32) -> &mut [Record] {
         let cell = &mut self.cells[word as usize];
-        if cell.len <= 2 {
-            &mut cell.inline[..cell.len as usize]
+        let (at, len) = (cell.at as usize, cell.len as usize);
+        if len <= 2 {
+            &mut cell.inline[..len]
         } else {
-            &mut self.spill[cell.at as usize..][..cell.len as usize]
+            self.spill.get_mut(at..at + len).unwrap_or(&mut [])
         }
     }
 
