@@ -1749,7 +1749,7 @@ impl Block {
             {
                 // What `record` does on an empty cell, but the word is
                 // already among the touched ones.
-                shadow.put_first(word, first);
+                shadow.restart(word, first);
                 shadow.records += 1;
             }
             for &r in records {

@@ -400,9 +400,11 @@ impl Shadow {
     }
 
     /// Makes `record` the only record of `word`'s cell, replacing whatever
-    /// it held (stale records of a word a barrier cleared).
+    /// it held (stale records of a word a barrier cleared, or none left by
+    /// [`retain`](Self::retain)); the word's kinds and counts are the
+    /// caller's.
     #[inline]
-    fn restart(&mut self, word: u32, record: Record) {
+    pub fn restart(&mut self, word: u32, record: Record) {
         let cell = &mut self.cells[word as usize];
         cell.len = 1;
         cell.inline[0] = record;
@@ -493,12 +495,6 @@ impl Shadow {
         }
         cell.len = kept as u32;
         kept
-    }
-
-    /// Puts `record` into `word`'s cell, which has records no more (its
-    /// kinds are not 0, it is among the touched words).
-    pub fn put_first(&mut self, word: u32, record: Record) {
-        self.restart(word, record);
     }
 
     /// The number of records of `word`'s cell (stale ones when its kinds
