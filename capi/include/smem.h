@@ -76,6 +76,9 @@ extern "C" {
 #define SMEM_ERR_NOT_MEASURED (-9)
 /* A configuration already freed, or an smem_op not made by smem_op_parse. */
 #define SMEM_ERR_FREED (-10)
+/* An argument out of its range: a number of warps an SM cannot hold (0, or
+ * more than 64 on sm_90). */
+#define SMEM_ERR_ARGUMENT (-11)
 
 /* A bank configuration for one compute capability (opaque). */
 typedef struct smem_config smem_config;
@@ -172,7 +175,8 @@ int smem_partition(const smem_config *config, const char *op, uint32_t width,
                    uint32_t *count);
 
 /* The cycles of one instruction with `warps` warps of one SM running it:
- * SMEM_ERR_NOT_MEASURED on capabilities other than sm_90. */
+ * SMEM_ERR_NOT_MEASURED on capabilities other than sm_90, SMEM_ERR_ARGUMENT
+ * for 0 warps or more than an SM holds (64). */
 int smem_timing_of(const smem_config *config, const char *op, uint32_t width,
                    uint32_t active_mask, const uint32_t addresses[32],
                    uint32_t warps, smem_timing *timing);

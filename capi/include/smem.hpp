@@ -113,7 +113,8 @@ class config {
     }
 
     /* Cycles on sm_90 with `warps` warps of one SM (an smem::error with
-     * SMEM_ERR_NOT_MEASURED elsewhere). */
+     * SMEM_ERR_NOT_MEASURED elsewhere, SMEM_ERR_ARGUMENT for 0 warps or more
+     * than 64). */
     smem_timing timing(const op &o, uint32_t width, uint32_t active_mask,
                        const addresses &offsets, uint32_t warps) const {
         smem_timing t{};

@@ -92,6 +92,9 @@ pub const SMEM_ERR_NOT_MEASURED: c_int = -9;
 /// A configuration already freed (or an `smem_op` not made by
 /// [`smem_op_parse`]).
 pub const SMEM_ERR_FREED: c_int = -10;
+/// An argument out of its range: a number of warps an SM cannot hold (0, or
+/// more than 64 on sm_90).
+pub const SMEM_ERR_ARGUMENT: c_int = -11;
 
 /// Lanes in a warp.
 pub const SMEM_WARP_SIZE: usize = 32;
@@ -327,6 +330,7 @@ impl From<Error> for Failure {
                 SMEM_ERR_UNSUPPORTED_OP
             }
             Error::NotMeasured { .. } => SMEM_ERR_NOT_MEASURED,
+            Error::WarpsPerSm { .. } => SMEM_ERR_ARGUMENT,
             Error::LaneCount { .. } => SMEM_ERR_INTERNAL,
             _ => SMEM_ERR_INTERNAL,
         };
@@ -856,6 +860,10 @@ pub unsafe extern "C" fn smem_partition(
 /// // Stores were not timed for latency; other capabilities not at all.
 /// unsafe { smem_timing_of(sm90, c"STS".as_ptr(), 4, !0, floats.as_ptr(), 16, &mut timing) };
 /// assert!(timing.latency.is_nan());
+/// // No SM holds 0 warps (or more than 64).
+/// let status =
+///     unsafe { smem_timing_of(sm90, c"LDS".as_ptr(), 4, !0, floats.as_ptr(), 0, &mut timing) };
+/// assert_eq!(status, SMEM_ERR_ARGUMENT);
 /// let sm80 = unsafe { smem_config_new(c"sm_80".as_ptr()) };
 /// let status =
 ///     unsafe { smem_timing_of(sm80, c"LDS".as_ptr(), 4, !0, floats.as_ptr(), 16, &mut timing) };
@@ -1066,6 +1074,9 @@ pub unsafe extern "C" fn smem_timing_op(
         let config = unsafe { live(config) }?.get();
         let request = unsafe { request(op, width, active_mask, addresses) }?;
         let out = unsafe { timing.as_mut() }.ok_or_else(|| null("timing"))?;
+        // The per-warp figures of a count an SM cannot hold would be NaN:
+        // an argument error says so instead of a success with no figure.
+        smem_model::Timing::check_warps(warps)?;
         let t = config.timing(&request)?;
         *out = smem_timing {
             pipe_cycles: t.pipe_cycles(),

@@ -165,6 +165,7 @@ fn constants_match() {
             format!("({SMEM_ERR_NOT_MEASURED})"),
         ),
         ("SMEM_ERR_FREED", format!("({SMEM_ERR_FREED})")),
+        ("SMEM_ERR_ARGUMENT", format!("({SMEM_ERR_ARGUMENT})")),
     ];
     for (name, value) in &defines {
         assert!(

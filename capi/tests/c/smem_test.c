@@ -148,6 +148,11 @@ int main(void) {
           SMEM_ERR_NOT_MEASURED);
     CHECK(strcmp(smem_last_error(),
                  "timing was measured on compute capability 9.0 only: 1.3 was not measured") == 0);
+    /* No SM holds 0 warps, or 65: an argument error, not OK with NaN figures. */
+    CHECK(smem_timing_of(sm90, "LDS", 4, 0xffffffffu, addresses, 0, &timing) == SMEM_ERR_ARGUMENT);
+    CHECK(strcmp(smem_last_error(),
+                 "0 warps on one SM: an SM of compute capability 9.0 holds 1 to 64") == 0);
+    CHECK(smem_timing_of(sm90, "LDS", 4, 0xffffffffu, addresses, 65, &timing) == SMEM_ERR_ARGUMENT);
 
     /* Generic addresses with a window base. */
     uint64_t generic[32];
