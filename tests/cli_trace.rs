@@ -1799,3 +1799,83 @@ fn pre_volta_traces_name_nvprof_counters() {
     assert!(hopper.get("nvprof_metrics").is_none(), "{hopper}");
     assert!(!hopper["ncu_metrics"].as_array().unwrap().is_empty());
 }
+
+/// Issue 36 item 5: a merged sum that would pass 2^64 - 1 is an error naming
+/// the count (it wrapped and was reported as success).
+#[test]
+fn merged_sums_that_would_wrap_are_errors() {
+    let output = trace(&["--json", &format!("{TRACES}/transpose.traceg")]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let mut report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    report["wavefronts"] = Value::from(u64::MAX - 1);
+    let big = TempFile::new("big.json", report.to_string().as_bytes());
+    let small = TempFile::new("small.json", &output.stdout);
+    let output = trace(&["--merge", big.name(), small.name()]);
+    assert_eq!(output.status.code(), Some(1));
+    let small_wavefronts: Value =
+        serde_json::from_slice(&std::fs::read(small.name()).unwrap()).unwrap();
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "error: {}: the totals: `wavefronts`: the sum passes 2^64 - 1 ({} + {})\n",
+            small.name(),
+            u64::MAX - 1,
+            small_wavefronts["wavefronts"]
+        )
+    );
+    // A count of its own (not a total) too.
+    report["wavefronts"] = small_wavefronts["wavefronts"].clone();
+    report["predicated_off"] = Value::from(u64::MAX);
+    let big = TempFile::new("big-off.json", report.to_string().as_bytes());
+    let mut one = small_wavefronts.clone();
+    one["predicated_off"] = Value::from(1);
+    let one = TempFile::new("one-off.json", one.to_string().as_bytes());
+    let output = trace(&["--merge", big.name(), one.name()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "error: {}: `predicated_off`: the sum passes 2^64 - 1 ({} + 1)\n",
+            one.name(),
+            u64::MAX
+        )
+    );
+}
+
+/// Issue 36 item 4: reports listing 100,000 instructions each merge exactly
+/// (the ranking found each instruction by a scan of those before it:
+/// quadratic, 38-97 s; now a map).
+#[test]
+fn reports_of_many_instructions_merge_exactly() {
+    let output = trace(&["--json", &format!("{TRACES}/transpose.traceg")]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let mut report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let template = report["top"][0].clone();
+    let entries: Vec<Value> = (0..100_000u64)
+        .map(|i| {
+            let mut entry = template.clone();
+            entry["instruction"] = Value::from(format!("i{i}"));
+            entry["bank_conflicts"] = Value::from(i % 1000);
+            entry
+        })
+        .collect();
+    report["top"] = Value::Array(entries);
+    let a = TempFile::new("many-a.json", report.to_string().as_bytes());
+    let b = TempFile::new("many-b.json", report.to_string().as_bytes());
+    let output = trace(&["--merge", a.name(), b.name()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let merged: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let top = merged["top"].as_array().unwrap();
+    assert_eq!(top.len(), 100_000);
+    // Each instruction once, its counts doubled, most conflicts first.
+    assert_eq!(top[0]["bank_conflicts"], 2 * 999);
+    assert_eq!(
+        top[0]["requests"],
+        2 * template["requests"].as_u64().unwrap()
+    );
+    let names: std::collections::HashSet<&str> = top
+        .iter()
+        .map(|e| e["instruction"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 100_000);
+}

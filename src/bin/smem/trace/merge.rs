@@ -9,8 +9,12 @@
 //! instruction below the top of every report is missing from it, so the
 //! merged `top` is exact only when the reports listed every instruction.
 //! `by_line` is left out.
+//!
+//! Sums are checked: a count that would pass 2^64 - 1 is an error naming it,
+//! never a wrapped number reported as success. Time is linear in the entries
+//! of the reports (each instruction and metric is found through a map).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
 use serde_json::{json, Map, Value};
@@ -37,6 +41,39 @@ fn totals(value: &Value) -> Result<Totals, String> {
     serde_json::from_value(value.clone()).map_err(|e| format!("totals: {e}"))
 }
 
+/// `sum + more`, or an error naming the count that would pass 2^64 - 1.
+fn add(sum: u64, more: u64, what: &dyn std::fmt::Display) -> Result<u64, String> {
+    sum.checked_add(more)
+        .ok_or_else(|| format!("{what}: the sum passes 2^64 - 1 ({sum} + {more})"))
+}
+
+/// `total.merge(more)`, each sum checked first.
+fn merge_totals(
+    total: &mut Totals,
+    more: &Totals,
+    what: &dyn std::fmt::Display,
+) -> Result<(), String> {
+    for (name, sum, other) in [
+        ("requests", total.requests, more.requests),
+        ("wavefronts", total.wavefronts, more.wavefronts),
+        (
+            "ideal_wavefronts",
+            total.ideal_wavefronts,
+            more.ideal_wavefronts,
+        ),
+        ("bank_conflicts", total.bank_conflicts, more.bank_conflicts),
+        (
+            "conflicted_requests",
+            total.conflicted_requests,
+            more.conflicted_requests,
+        ),
+    ] {
+        add(sum, other, &format_args!("{what}: `{name}`"))?;
+    }
+    total.merge(more);
+    Ok(())
+}
+
 fn totals_value(totals: &Totals) -> Map<String, Value> {
     match serde_json::to_value(totals) {
         Ok(Value::Object(map)) => map,
@@ -57,6 +94,10 @@ pub(super) fn merge(paths: &[impl AsRef<Path>]) -> Result<Value, String> {
     type Metrics = Vec<(String, Map<String, Value>, u64, BTreeSet<String>)>;
     let mut metrics: BTreeMap<&str, Metrics> = BTreeMap::new();
     let mut top: Vec<(String, Map<String, Value>, Totals)> = Vec::new();
+    // Where each instruction (and each metric of a list) is, so that a
+    // report of many entries merges in linear time.
+    let mut top_index: HashMap<String, usize> = HashMap::new();
+    let mut metric_index: HashMap<(&str, String), usize> = HashMap::new();
     let mut listed = 0;
     for path in paths {
         let path = path.as_ref();
@@ -71,22 +112,31 @@ pub(super) fn merge(paths: &[impl AsRef<Path>]) -> Result<Value, String> {
             ));
         }
         let at = |what: &str, e: String| format!("{name}: {what}: {e}");
-        total.merge(&totals(&report).map_err(|e| at("the totals", e))?);
+        let report_totals = totals(&report).map_err(|e| at("the totals", e))?;
+        merge_totals(
+            &mut total,
+            &report_totals,
+            &format_args!("{name}: the totals"),
+        )?;
         files.extend(report["files"].as_array().cloned().unwrap_or_default());
         for arch in report["archs"].as_array().into_iter().flatten() {
             archs.extend(arch.as_str().map(str::to_owned));
         }
         for (key, sum) in &mut sums {
-            *sum += report[*key]
+            let count = report[*key]
                 .as_u64()
                 .ok_or_else(|| format!("{name}: `{key}` is not a count"))?;
+            *sum = add(*sum, count, &format_args!("{name}: `{key}`"))?;
         }
         for (op, count) in report["not_modelled"].as_object().into_iter().flatten() {
-            *not_modelled.entry(op.clone()).or_default() += count.as_u64().unwrap_or(0);
+            let sum = not_modelled.entry(op.clone()).or_default();
+            let what = format_args!("{name}: not modelled `{op}`");
+            *sum = add(*sum, count.as_u64().unwrap_or(0), &what)?;
         }
         for (op, value) in report["by_op"].as_object().into_iter().flatten() {
             let op_totals = totals(value).map_err(|e| at(op, e))?;
-            by_op.entry(op.clone()).or_default().merge(&op_totals);
+            let what = format_args!("{name}: {op}");
+            merge_totals(by_op.entry(op.clone()).or_default(), &op_totals, &what)?;
         }
         for key in METRIC_KEYS {
             let known_metrics = metrics.entry(key).or_default();
@@ -98,12 +148,14 @@ pub(super) fn merge(paths: &[impl AsRef<Path>]) -> Result<Value, String> {
                     .into_iter()
                     .flatten()
                     .filter_map(|o| o.as_str().map(str::to_owned));
-                match known_metrics.iter_mut().find(|m| m.0 == metric_name) {
-                    Some(known) => {
-                        known.2 += predicted;
+                match metric_index.get(&(key, metric_name.clone())) {
+                    Some(&at) => {
+                        let known = &mut known_metrics[at];
+                        known.2 = add(known.2, predicted, &format_args!("{name}: {metric_name}"))?;
                         known.3.extend(ops);
                     }
                     None => {
+                        metric_index.insert((key, metric_name.clone()), known_metrics.len());
                         // `total`, and nvprof's `kind`, as the first report gives them.
                         let mut fields = metric.as_object().cloned().unwrap_or_default();
                         for field in ["metric", "predicted", "ops"] {
@@ -126,9 +178,15 @@ pub(super) fn merge(paths: &[impl AsRef<Path>]) -> Result<Value, String> {
                 .unwrap_or_default()
                 .to_owned();
             let entry_totals = totals(&Value::Object(entry.clone())).map_err(|e| at(&key, e))?;
-            match top.iter_mut().find(|(k, ..)| *k == key) {
-                Some((_, _, known)) => known.merge(&entry_totals),
-                None => top.push((key, entry, entry_totals)),
+            match top_index.get(&key) {
+                Some(&at) => {
+                    let what = format_args!("{name}: {key}");
+                    merge_totals(&mut top[at].2, &entry_totals, &what)?;
+                }
+                None => {
+                    top_index.insert(key.clone(), top.len());
+                    top.push((key, entry, entry_totals));
+                }
             }
         }
     }
