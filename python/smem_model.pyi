@@ -684,12 +684,17 @@ class KernelRun:
         unknown; none touches shared memory), by opcode, with how often each
         occurs in the kernel and the functions it calls."""
     @property
-    def races(self) -> List[str]:
-        """The races the race checker found (`smem racecheck`'s model), one line
-        each with the blocks that have it; the sites are PTX lines."""
+    def races(self) -> List[Dict[str, Any]]:
+        """The races the race checker found (`smem racecheck`'s model), as
+        `smem kernel --json` gives them: one dict a hazard, with `kind`,
+        `severity`, `first` and `second` (each `ptx_line`, `source_line`,
+        `warp`, `lane`, `thread`, `access`), `bytes`, `blocks`,
+        `example_block`, `example_address`."""
     @property
-    def barrier_errors(self) -> List[str]:
-        """The barrier errors it found, one line each with the blocks that have it."""
+    def barrier_errors(self) -> List[Dict[str, Any]]:
+        """The barrier errors it found, as `smem kernel --json` gives them: one
+        dict each, with `message`, `error` (its fields), `blocks`,
+        `example_block`."""
 
 _Dims = Union[int, Tuple[int], Tuple[int, int], Tuple[int, int, int]]
 _KernelArgs = Union[None, Dict[Union[str, int], Any], Sequence[Any]]

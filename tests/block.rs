@@ -273,7 +273,7 @@ fn divergent_lanes_and_unreached_barriers() {
     let report = block.finish();
     assert_eq!(
         report.barrier_errors()[0].to_string(),
-        "barrier 0 (site 0x5) waits for 3 warps but only warp(s) 0-1 reach it; warp(s) 2 never do"
+        "barrier 0 at site 0x5 waits for 3 warps but only warp(s) 0-1 reach it; warp(s) 2 never do"
     );
     // Released with warps 0 and 1, the held load is still checked: it races.
     assert_eq!(report.hazards().len(), 1);

@@ -59,7 +59,7 @@ fn transpose_predicts_ncus_counts_and_names_the_conflicting_line() {
             "{name}"
         );
     }
-    assert_eq!(report["schema"], "smem-kernel/1");
+    assert_eq!(report["schema"], "smem-kernel/2");
     assert_eq!(report["blocks_run"], 64);
     assert_eq!(report["sampled"], false);
     // The column reads of the tile are the worst line.
@@ -177,6 +177,127 @@ fn races_and_barrier_errors_set_exit_status_1() {
         "{}",
         stdout(&output)
     );
+}
+
+/// The `file:line`s compute-sanitizer names in a fixture's report, after
+/// `marker` (`Write Thread`, `Read Thread`, `Barrier error` ...).
+fn sanitizer_lines(fixture: &str, report: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(format!("{DATA}/{fixture}/{report}")).unwrap();
+    let mut lines: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.rsplit_once(" in ").map(|(_, at)| at.trim().to_owned()))
+        .filter(|at| at.contains(".cu:"))
+        .collect();
+    lines.sort();
+    lines.dedup();
+    lines
+}
+
+/// The PTX text of line `n` (from 1) of a fixture.
+fn ptx_line(fixture: &str, n: u64) -> String {
+    let text = std::fs::read_to_string(format!("{DATA}/{fixture}/kernel.ptx")).unwrap();
+    text.lines().nth(n as usize - 1).unwrap().trim().to_owned()
+}
+
+#[test]
+fn races_name_the_lines_compute_sanitizer_names() {
+    // racy_neighbour (2 blocks of 128): compute-sanitizer's racecheck reports
+    // a write at racy_neighbour.cu:10 racing with reads at :12, first in
+    // block (0,0,0) (racecheck.txt).
+    let fixture = "racy_neighbour";
+    assert_eq!(
+        sanitizer_lines(fixture, "racecheck.txt"),
+        ["racy_neighbour.cu:10", "racy_neighbour.cu:12"]
+    );
+    let ptx = format!("{DATA}/{fixture}/kernel.ptx");
+    let (report, status) = json(&[&ptx, "--grid", "2", "--block", "128"]);
+    assert_eq!(status, Some(1));
+    let hazards = report["races"]["hazards"].as_array().unwrap();
+    assert_eq!(hazards.len(), 4, "{hazards:#?}");
+    for h in hazards {
+        assert_eq!(h["kind"], "read-write");
+        assert_eq!(h["first"]["access"], "write");
+        assert_eq!(h["first"]["source_line"], "racy_neighbour.cu:10");
+        assert_eq!(h["second"]["access"], "read");
+        assert_eq!(h["second"]["source_line"], "racy_neighbour.cu:12");
+        // The PTX lines are decimal line numbers of the instructions.
+        let first = ptx_line(fixture, h["first"]["ptx_line"].as_u64().unwrap());
+        let second = ptx_line(fixture, h["second"]["ptx_line"].as_u64().unwrap());
+        assert!(first.starts_with("st.shared.u32"), "{first}");
+        assert!(second.starts_with("ld.shared.u32"), "{second}");
+        assert_eq!(h["blocks"], 2);
+        assert_eq!(h["example_block"], serde_json::json!([0, 0, 0]));
+    }
+    // The errors are the pairs across warps: thread 32 (warp 1 lane 0)
+    // writes the word thread 31 (warp 0 lane 31) reads, 4 bytes a block
+    // boundary, 4 boundaries (3 inside, 1 wrapping), 2 blocks.
+    let error = &hazards[0];
+    assert_eq!(error["severity"], "error");
+    assert_eq!(error["bytes"], 32);
+    assert_eq!(error["example_address"], 0x80);
+    assert_eq!(
+        error["first"],
+        serde_json::json!({"ptx_line": 43, "source_line": "racy_neighbour.cu:10",
+            "warp": 1, "lane": 0, "thread": [32, 0, 0], "access": "write"})
+    );
+    assert_eq!(
+        error["second"],
+        serde_json::json!({"ptx_line": 48, "source_line": "racy_neighbour.cu:12",
+            "warp": 0, "lane": 31, "thread": [31, 0, 0], "access": "read"})
+    );
+    let output = kernel(&[&ptx, "--grid", "2", "--block", "128"]);
+    let text = stdout(&output);
+    assert!(
+        text.contains(
+            "races: 4 hazards, 0 barrier errors\n  \
+             error read-write: write at PTX line 43 (racy_neighbour.cu:10) and read at \
+             PTX line 48 (racy_neighbour.cu:12), in 2 blocks, 32 bytes\n    \
+             e.g. block (0,0,0) byte 0x80: write by thread (32,0,0) (warp 1 lane 0), \
+             read by thread (31,0,0) (warp 0 lane 31)\n"
+        ),
+        "{text}"
+    );
+
+    // divergent_barrier (1 block of 64): synccheck's barrier error is at
+    // divergent_barrier.cu:10 in block (0,0,0) (synccheck.txt).
+    let fixture = "divergent_barrier";
+    assert_eq!(
+        sanitizer_lines(fixture, "synccheck.txt"),
+        ["divergent_barrier.cu:10"]
+    );
+    let ptx = format!("{DATA}/{fixture}/kernel.ptx");
+    let (report, status) = json(&[&ptx, "--grid", "1", "--block", "64"]);
+    assert_eq!(status, Some(1));
+    let errors = report["races"]["barrier_errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 2, "{errors:#?}");
+    for e in errors {
+        let message = e["message"].as_str().unwrap();
+        assert!(
+            message.contains("PTX line 48 (divergent_barrier.cu:10)"),
+            "{message}"
+        );
+        assert!(ptx_line(fixture, 48).starts_with("bar.sync"));
+        assert_eq!(e["example_block"], serde_json::json!([0, 0, 0]));
+    }
+    assert_eq!(errors[1]["error"]["type"], "divergent-lanes");
+    assert_eq!(errors[1]["error"]["site"], 48);
+    let output = kernel(&[&ptx, "--grid", "1", "--block", "64"]);
+    let text = stdout(&output);
+    assert!(
+        text.contains(
+            "  barrier error: divergent barrier 0 at PTX line 48 (divergent_barrier.cu:10): \
+             lanes 0-15 of warp 0 reach it, lanes 16-31 do not (in 1 block, e.g. block (0,0,0))\n"
+        ),
+        "{text}"
+    );
+
+    // named_barriers: neither racecheck nor synccheck finds anything.
+    assert!(sanitizer_lines("named_barriers", "racecheck.txt").is_empty());
+    let ptx = format!("{DATA}/named_barriers/kernel.ptx");
+    let (report, status) = json(&[&ptx, "--grid", "1", "--block", "128"]);
+    assert_eq!(status, Some(0));
+    assert_eq!(report["races"]["hazards"], serde_json::json!([]));
+    assert_eq!(report["races"]["barrier_errors"], serde_json::json!([]));
 }
 
 #[test]

@@ -183,7 +183,7 @@ fn warps_with_different_numbers_of_barriers() {
     let output = racecheck(&[&case("bad_barrier_counts")]);
     assert_eq!(output.status.code(), Some(1));
     assert!(stdout(&output).contains(
-        "barrier error: barrier 0 (site 0x120) waits for 2 warps but only warp(s) 1 reach it; \
+        "barrier error: barrier 0 at site 0x120 waits for 2 warps but only warp(s) 1 reach it; \
          warp(s) 0 never do"
     ));
 }

@@ -39,11 +39,16 @@ pub struct PyKernelRun {
     /// unknown; none touches shared memory), by opcode, with how often each
     /// occurs in the kernel and the functions it calls.
     opaque: BTreeMap<String, usize>,
-    /// The races the race checker found (`smem racecheck`'s model), one line
-    /// each with the blocks that have it; the sites are PTX lines.
-    races: Vec<String>,
-    /// The barrier errors it found, one line each with the blocks that have it.
-    barrier_errors: Vec<String>,
+    /// The races the race checker found (`smem racecheck`'s model), as
+    /// `smem kernel --json` gives them: one dict a hazard, with `kind`,
+    /// `severity`, `first` and `second` (each `ptx_line`, `source_line`,
+    /// `warp`, `lane`, `thread`, `access`), `bytes`, `blocks`,
+    /// `example_block`, `example_address`.
+    races: Py<PyAny>,
+    /// The barrier errors it found, as `smem kernel --json` gives them: one
+    /// dict each, with `message`, `error` (its fields), `blocks`,
+    /// `example_block`.
+    barrier_errors: Py<PyAny>,
 }
 
 /// Gives every event to both the tally and the race checker (as `smem
@@ -85,8 +90,71 @@ impl Consumer for Both<'_> {
     }
 }
 
-fn blocks(n: u64) -> String {
-    format!("{n} block{}", if n == 1 { "" } else { "s" })
+/// A race's or barrier error's instruction: `PTX line 43 (k.cu:10)`, the
+/// source line from the PTX's `.loc` (as `smem kernel` writes it).
+fn source_of(kernel: &Kernel, ptx_line: u64) -> Option<String> {
+    kernel.source_line(ptx_line).map(|(file, line)| match file {
+        Some(file) => format!(
+            "{}:{line}",
+            Path::new(file)
+                .file_name()
+                .map_or_else(|| file.to_owned(), |n| n.to_string_lossy().into_owned())
+        ),
+        None => line.to_string(),
+    })
+}
+
+/// The races and barrier errors of `races` as `smem kernel --json` gives
+/// them (src/bin/smem/kernel.rs, `races_json`: the same fields).
+fn races_json(
+    kernel: &Kernel,
+    races: &Racecheck,
+    block: [u32; 3],
+) -> (serde_json::Value, serde_json::Value) {
+    use serde_json::json;
+    let thread = |t: u32| {
+        let (x, y) = (block[0].max(1), block[1].max(1));
+        [t % x, t / x % y, t / (x * y)]
+    };
+    let site = |s: u64| match source_of(kernel, s) {
+        Some(source) => format!("PTX line {s} ({source})"),
+        None => format!("PTX line {s}"),
+    };
+    let side = |a: &smem_model::HazardAccess| {
+        json!({
+            "ptx_line": a.site(),
+            "source_line": source_of(kernel, a.site()),
+            "warp": a.warp(),
+            "lane": a.lane().get(),
+            "thread": thread(a.thread()),
+            "access": a.access().to_string(),
+        })
+    };
+    let (mut hazards, mut barriers) = (Vec::new(), Vec::new());
+    for k in races.kernels() {
+        for finding in k.hazards() {
+            let h = finding.example();
+            hazards.push(json!({
+                "kind": h.kind().to_string(),
+                "severity": h.severity().to_string(),
+                "first": side(h.first()),
+                "second": side(h.second()),
+                "bytes": finding.bytes(),
+                "blocks": finding.blocks(),
+                "example_block": finding.block(),
+                "example_address": h.address(),
+            }));
+        }
+        for finding in k.barrier_errors() {
+            barriers.push(json!({
+                "message": finding.error().describe(site),
+                "error": finding.error(),
+                "blocks": finding.blocks(),
+                "example_block": finding.block(),
+            }));
+        }
+    }
+    (hazards.into(), barriers.into())
 }
 
 #[pymethods]
@@ -267,6 +335,7 @@ pub fn kernel(
                 .into_iter()
                 .map(|(name, n)| (name.to_owned(), n))
                 .collect();
+            let races = races_json(&kernel, &races, block);
             Ok::<_, Error>((kernel.name().to_owned(), tally, races, run, opaque))
         })
         .map_err(value_error)?;
@@ -284,18 +353,10 @@ pub fn kernel(
             )
         })
         .collect();
-    let (mut race_lines, mut barrier_lines) = (Vec::new(), Vec::new());
-    for k in races.kernels() {
-        for h in k.hazards() {
-            race_lines.push(format!("{} ({})", h.example(), blocks(h.blocks())));
-        }
-        for b in k.barrier_errors() {
-            barrier_lines.push(format!("{} ({})", b.error(), blocks(b.blocks())));
-        }
-    }
+    let loads = py.import("json")?.getattr("loads")?;
     Ok(PyKernelRun {
-        races: race_lines,
-        barrier_errors: barrier_lines,
+        races: loads.call1((races.0.to_string(),))?.unbind(),
+        barrier_errors: loads.call1((races.1.to_string(),))?.unbind(),
         name,
         summary: summary_of(
             &tally,

@@ -86,10 +86,27 @@ def test_races_and_barrier_errors_from_ptx():
             (folder / "kernel.ptx").read_text(), tuple(launch["grid"]), tuple(launch["block"]),
             scalars, dynamic_shared=launch.get("dynamic_shared", 0),
         )
-    # compute-sanitizer found these on the device (racecheck.txt, synccheck.txt).
-    assert runs["racy_neighbour"].races and all("(2 blocks)" in r for r in runs["racy_neighbour"].races)
+    # compute-sanitizer found these on the device (racecheck.txt: a write at
+    # racy_neighbour.cu:10 racing with reads at :12; synccheck.txt: a
+    # divergent barrier at divergent_barrier.cu:10, block (0,0,0)), in the
+    # shape `smem kernel --json` gives (tests/cli_kernel.rs checks the same).
+    races = runs["racy_neighbour"].races
+    assert len(races) == 4 and all(r["blocks"] == 2 for r in races)
+    assert races[0] == {
+        "kind": "read-write", "severity": "error",
+        "first": {"ptx_line": 43, "source_line": "racy_neighbour.cu:10", "warp": 1, "lane": 0,
+                  "thread": [32, 0, 0], "access": "write"},
+        "second": {"ptx_line": 48, "source_line": "racy_neighbour.cu:12", "warp": 0, "lane": 31,
+                   "thread": [31, 0, 0], "access": "read"},
+        "bytes": 32, "blocks": 2, "example_block": [0, 0, 0], "example_address": 0x80,
+    }
     assert runs["racy_neighbour"].barrier_errors == []
-    assert any(e.startswith("divergent barrier 0") for e in runs["divergent_barrier"].barrier_errors)
+    divergent = runs["divergent_barrier"].barrier_errors[1]
+    assert divergent["message"] == (
+        "divergent barrier 0 at PTX line 48 (divergent_barrier.cu:10): "
+        "lanes 0-15 of warp 0 reach it, lanes 16-31 do not"
+    )
+    assert divergent["error"]["type"] == "divergent-lanes" and divergent["example_block"] == [0, 0, 0]
     # Clean under compute-sanitizer, clean here.
     assert runs["transpose_naive_smem"].races == []
     assert runs["transpose_naive_smem"].barrier_errors == []

@@ -928,7 +928,7 @@ impl Block {
     /// let report = block.finish();
     /// assert_eq!(
     ///     report.barrier_errors()[0].to_string(),
-    ///     "barrier 0 (site 0x2) waits for 2 warps but only warp(s) 1 reach it; warp(s) 0 never do"
+    ///     "barrier 0 at site 0x2 waits for 2 warps but only warp(s) 1 reach it; warp(s) 0 never do"
     /// );
     /// # Ok::<(), smem_model::Error>(())
     /// ```

@@ -631,17 +631,32 @@ pub(super) fn bits(set: u32) -> Vec<u32> {
     (0..32).filter(|i| set >> i & 1 == 1).collect()
 }
 
-fn sites(sites: &[u64]) -> String {
-    sites
-        .iter()
-        .map(|s| format!("{s:#x}"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-impl fmt::Display for BarrierError {
-    /// One lowercase sentence.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl BarrierError {
+    /// The sentence [`Display`](fmt::Display) writes, each site named by
+    /// `site` instead of `site 0x..` (the hex PC a trace gives): a front end
+    /// that knows its sites better (PTX lines, source lines) names them so.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Block, ComputeCapability, LaneSet, SyncOp};
+    ///
+    /// // warp 1 of 2 never reaches the barrier at site 0x30
+    /// let mut block = Block::new(ComputeCapability::Sm90, 64)?;
+    /// block.sync(0, 0x30, LaneSet::FULL, SyncOp::Threads)?;
+    /// let report = block.finish();
+    /// let error = &report.barrier_errors()[0];
+    /// assert_eq!(
+    ///     error.to_string(),
+    ///     "barrier 0 at site 0x30 waits for 2 warps but only warp(s) 0 reach it; warp(s) 1 never do"
+    /// );
+    /// assert_eq!(
+    ///     error.describe(|s| format!("PTX line {s}")),
+    ///     "barrier 0 at PTX line 48 waits for 2 warps but only warp(s) 0 reach it; warp(s) 1 never do"
+    /// );
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn describe(&self, site: impl Fn(u64) -> String) -> String {
         match self {
             BarrierError::Unreached {
                 id,
@@ -649,54 +664,61 @@ impl fmt::Display for BarrierError {
                 expected,
                 arrived,
                 missing,
-            } => write!(
-                f,
-                "barrier {id} (site {}) waits for {expected} warps but only warp(s) {} reach it; warp(s) {} never do",
-                sites(at),
+            } => format!(
+                "barrier {id} at {} waits for {expected} warps but only warp(s) {} reach it; warp(s) {} never do",
+                at.iter().map(|&s| site(s)).collect::<Vec<_>>().join(", "),
                 ranges(arrived),
                 ranges(missing)
             ),
             BarrierError::DifferentSites { id, sites: at } => {
-                write!(f, "barrier {id} is completed by warps at different instructions:")?;
-                for (i, (site, warps)) in at.iter().enumerate() {
+                let mut out =
+                    format!("barrier {id} is completed by warps at different instructions:");
+                for (i, (s, warps)) in at.iter().enumerate() {
                     let sep = if i == 0 { " " } else { ", " };
-                    write!(f, "{sep}warp(s) {} at site {site:#x}", ranges(warps))?;
+                    out.push_str(&format!("{sep}warp(s) {} at {}", ranges(warps), site(*s)));
                 }
-                Ok(())
+                out
             }
             BarrierError::DivergentLanes {
                 id,
-                site,
+                site: s,
                 warp,
                 lanes,
                 missing,
-            } => write!(
-                f,
-                "divergent barrier {id} at site {site:#x}: lanes {} of warp {warp} reach it, lanes {} do not",
+            } => format!(
+                "divergent barrier {id} at {}: lanes {} of warp {warp} reach it, lanes {} do not",
+                site(*s),
                 ranges(&bits(*lanes)),
                 ranges(&bits(*missing))
             ),
             BarrierError::CountMismatch {
                 id,
-                site,
+                site: s,
                 warp,
                 expected,
                 count,
-            } => write!(
-                f,
-                "barrier {id} is reached with a count of {expected} threads, then by warp {warp} at site {site:#x} with {count}"
+            } => format!(
+                "barrier {id} is reached with a count of {expected} threads, then by warp {warp} at {} with {count}",
+                site(*s)
             ),
             BarrierError::SyncwarpMask {
-                site,
+                site: s,
                 warp,
                 lanes,
                 mask,
-            } => write!(
-                f,
-                "__syncwarp at site {site:#x} in warp {warp}: lanes {} execute it with a mask of {mask:#010x} that excludes them",
+            } => format!(
+                "__syncwarp at {} in warp {warp}: lanes {} execute it with a mask of {mask:#010x} that excludes them",
+                site(*s),
                 ranges(&bits(*lanes & !*mask))
             ),
         }
+    }
+}
+
+impl fmt::Display for BarrierError {
+    /// One lowercase sentence.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.describe(|s| format!("site {s:#x}")))
     }
 }
 

@@ -337,15 +337,50 @@ fn note_kind(kind: NoteKind) -> &'static str {
 }
 
 fn source_text(entry: &Entry) -> Option<String> {
-    entry.source.as_ref().map(|(file, line)| match file {
+    entry
+        .source
+        .as_ref()
+        .map(|(file, line)| source_name(file.as_deref(), *line))
+}
+
+/// A source line as the tables print it: `file.cu:12` (the file's name
+/// without its directories), or the line alone where the PTX names no file.
+fn source_name(file: Option<&str>, line: u32) -> String {
+    match file {
         Some(file) => format!(
             "{}:{line}",
-            Path::new(&**file)
+            Path::new(file)
                 .file_name()
-                .map_or_else(|| file.to_string(), |n| n.to_string_lossy().into_owned())
+                .map_or_else(|| file.to_owned(), |n| n.to_string_lossy().into_owned())
         ),
         None => line.to_string(),
-    })
+    }
+}
+
+/// The source line of the instruction at `ptx_line`, from the PTX's `.loc`.
+fn source_of(kernel: &Kernel, ptx_line: u64) -> Option<String> {
+    kernel
+        .source_line(ptx_line)
+        .map(|(file, line)| source_name(file, line))
+}
+
+/// A race's or barrier error's instruction: `PTX line 43 (k.cu:10)`.
+fn site_text(kernel: &Kernel, ptx_line: u64) -> String {
+    match source_of(kernel, ptx_line) {
+        Some(source) => format!("PTX line {ptx_line} ({source})"),
+        None => format!("PTX line {ptx_line}"),
+    }
+}
+
+/// A thread's index in a block of `block` threads, as CUDA's `threadIdx`
+/// (x fastest) and compute-sanitizer's `Thread (x,y,z)` give it.
+fn thread_index(thread: u32, block: [u32; 3]) -> [u32; 3] {
+    let (x, y) = (block[0].max(1), block[1].max(1));
+    [thread % x, thread / x % y, thread / (x * y)]
+}
+
+fn ids(d: [u32; 3]) -> String {
+    format!("({},{},{})", d[0], d[1], d[2])
 }
 
 /// The ranking of source lines: every instruction of a line summed.
@@ -598,28 +633,51 @@ fn text_report(args: &Args, o: &Outcome) -> String {
             styled(
                 HEADING,
                 format!(
-                    "races: {}, {} (sites are PTX lines, in hex)",
+                    "races: {}, {}",
                     plural(r.hazards().len() as u64, "hazard"),
                     plural(r.barrier_errors().len() as u64, "barrier error")
                 )
             )
         );
-        for h in r.hazards() {
+        let block = o.launch.block();
+        for finding in r.hazards() {
+            let h = finding.example();
+            let (a, b) = (h.first(), h.second());
             let _ = writeln!(
                 out,
-                "  {} (in {}, first in block {})",
-                h.example(),
-                plural(h.blocks(), "block"),
-                dims(h.block())
+                "  {} {}: {} at {} and {} at {}, in {}, {}",
+                h.severity(),
+                h.kind(),
+                a.access(),
+                site_text(&o.kernel, a.site()),
+                b.access(),
+                site_text(&o.kernel, b.site()),
+                plural(finding.blocks(), "block"),
+                plural(finding.bytes(), "byte")
+            );
+            let _ = writeln!(
+                out,
+                "    e.g. block {} byte {:#x}: {} by thread {} (warp {} lane {}), \
+                 {} by thread {} (warp {} lane {})",
+                ids(finding.block()),
+                h.address(),
+                a.access(),
+                ids(thread_index(a.thread(), block)),
+                a.warp(),
+                a.lane(),
+                b.access(),
+                ids(thread_index(b.thread(), block)),
+                b.warp(),
+                b.lane()
             );
         }
-        for b in r.barrier_errors() {
+        for finding in r.barrier_errors() {
             let _ = writeln!(
                 out,
-                "  {} (in {}, first in block {})",
-                b.error(),
-                plural(b.blocks(), "block"),
-                dims(b.block())
+                "  barrier error: {} (in {}, e.g. block {})",
+                finding.error().describe(|s| site_text(&o.kernel, s)),
+                plural(finding.blocks(), "block"),
+                ids(finding.block())
             );
         }
     }
@@ -733,16 +791,69 @@ struct NoteJson {
     count: u64,
 }
 
+/// The races as `smem racecheck --json` gives them, the sites PTX lines.
 #[derive(Debug, Serialize)]
 struct RacesJson {
-    hazards: Vec<String>,
-    barrier_errors: Vec<String>,
+    hazards: Vec<serde_json::Value>,
+    barrier_errors: Vec<serde_json::Value>,
+}
+
+/// The races of `o` as `smem racecheck --json` gives them: one object a
+/// hazard (kind, severity, its two accesses each with PTX line, source line,
+/// warp, lane, thread and access, the bytes and blocks, an example block
+/// and address) and one a barrier error (the sentence, the error's fields,
+/// the blocks, an example block).
+fn races_json(o: &Outcome) -> RacesJson {
+    use serde_json::json;
+    let block = o.launch.block();
+    let side = |a: &smem_model::HazardAccess| {
+        json!({
+            "ptx_line": a.site(),
+            "source_line": source_of(&o.kernel, a.site()),
+            "warp": a.warp(),
+            "lane": a.lane().get(),
+            "thread": thread_index(a.thread(), block),
+            "access": a.access().to_string(),
+        })
+    };
+    RacesJson {
+        hazards: o
+            .races
+            .hazards()
+            .map(|finding| {
+                let h = finding.example();
+                json!({
+                    "kind": h.kind().to_string(),
+                    "severity": h.severity().to_string(),
+                    "first": side(h.first()),
+                    "second": side(h.second()),
+                    "bytes": finding.bytes(),
+                    "blocks": finding.blocks(),
+                    "example_block": finding.block(),
+                    "example_address": h.address(),
+                })
+            })
+            .collect(),
+        barrier_errors: o
+            .races
+            .barrier_errors()
+            .map(|finding| {
+                json!({
+                    "message": finding.error().describe(|s| site_text(&o.kernel, s)),
+                    "error": finding.error(),
+                    "blocks": finding.blocks(),
+                    "example_block": finding.block(),
+                })
+            })
+            .collect(),
+    }
 }
 
 /// What `--json` prints.
 #[derive(Debug, Serialize)]
 struct ReportJson {
-    /// `smem-kernel/1`: the shape of this report.
+    /// `smem-kernel/2`: the shape of this report (2: races as objects,
+    /// not sentences).
     schema: &'static str,
     kernel: String,
     file: String,
@@ -783,7 +894,7 @@ struct ReportJson {
 fn json(args: &Args, o: &Outcome) -> ReportJson {
     let s = &o.summary;
     ReportJson {
-        schema: "smem-kernel/1",
+        schema: "smem-kernel/2",
         kernel: o.kernel.name().to_owned(),
         file: o.ptx.display().to_string(),
         arch: o.capability.sm_name(),
@@ -862,13 +973,6 @@ fn json(args: &Args, o: &Outcome) -> ReportJson {
             .iter()
             .map(|&((op, w), n)| (crate::analyze::op_name(op, w), n))
             .collect(),
-        races: RacesJson {
-            hazards: o.races.hazards().map(|h| h.example().to_string()).collect(),
-            barrier_errors: o
-                .races
-                .barrier_errors()
-                .map(|b| b.error().to_string())
-                .collect(),
-        },
+        races: races_json(o),
     }
 }

@@ -263,6 +263,43 @@ impl Kernel {
             .map(|(_, name)| name.as_str())
     }
 
+    /// The source line of the instruction at PTX line `ptx_line` (the site
+    /// of its events and of the races found in them), from the `.loc` before
+    /// it: its file's name where the module's `.file` gives one, and the
+    /// line. `None` when no instruction of the kernel (or a function it
+    /// calls) sits on that line or the PTX has no `.loc` for it (compiled
+    /// without `-lineinfo`).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::kernel::ptx::{self, Kernel};
+    ///
+    /// let module = ptx::parse(
+    ///     ".version 8.0\n.target sm_90\n.address_size 64\n\
+    ///      .file 1 \"/src/k.cu\"\n\
+    ///      .visible .entry k()\n{\n.shared .b32 s[32];\n\
+    ///      .loc 1 12 3\n\
+    ///      st.shared.u32 [s], 1;\n\
+    ///      ret;\n}\n",
+    /// )?;
+    /// let kernel = Kernel::new(&module, None)?;
+    /// assert_eq!(kernel.source_line(9), Some((Some("/src/k.cu"), 12)));
+    /// assert_eq!(kernel.source_line(8), None); // `.loc` itself: no instruction
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn source_line(&self, ptx_line: u64) -> Option<(Option<&str>, u32)> {
+        let site = self
+            .program
+            .functions
+            .iter()
+            .flat_map(|f| &f.insts)
+            .map(|inst| inst.site)
+            .find(|site| site.pc == ptx_line)?;
+        let line = site.line?;
+        Some((site.file.and_then(|f| self.program.file_name(f)), line))
+    }
+
     /// Runs the launch's blocks (all, or those `options` choose) through
     /// `consumer`: `begin_kernel`, then per block `begin_block`, its events,
     /// `end_block`; then `end_kernel`.
