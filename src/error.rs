@@ -973,11 +973,14 @@ pub enum Error {
 
     /// A thread block that ran more warp instructions than its step budget: a
     /// loop that does not end on the launch's values, or a budget too small.
-    #[error("a block ran past its step budget of {budget} warp instructions (stopped at {inst}, source line {line}): a loop that does not end on this launch's values?")]
+    #[error("a block ran past its step budget of {budget} warp instructions (stopped at {inst}, PTX line {ptx_line}{}): a loop that does not end on this launch's values?", source_line_text(*line))]
     StepBudget {
         /// The budget.
         budget: u64,
-        /// The source line of the instruction it stopped at (0: unknown).
+        /// The PTX line of the instruction it stopped at.
+        ptx_line: u64,
+        /// Its source line, from the PTX's `.loc` (0: the PTX has none; the
+        /// message then names the PTX line only).
         line: u32,
         /// That instruction's opcode.
         inst: String,
@@ -1008,6 +1011,15 @@ pub enum Error {
 }
 
 /// The message of [`Error::NoKernel`].
+/// `, source line N`, or nothing for line 0 (unknown: no `.loc`).
+fn source_line_text(line: u32) -> String {
+    if line == 0 {
+        String::new()
+    } else {
+        format!(", source line {line}")
+    }
+}
+
 fn no_kernel_text(name: &str, kernels: &str) -> String {
     let list = if kernels.is_empty() { "none" } else { kernels };
     if name.is_empty() {

@@ -300,6 +300,67 @@ fn races_name_the_lines_compute_sanitizer_names() {
     assert_eq!(report["races"]["barrier_errors"], serde_json::json!([]));
 }
 
+/// A store skipped when a word of global memory is 0: the model does not
+/// hold global memory, so the branch is data-dependent; no `.loc`.
+const DATA_DEPENDENT_BRANCH: &str = "\
+.version 8.0
+.target sm_90
+.address_size 64
+
+.visible .entry k(.param .u64 k_param_0)
+{
+\t.reg .pred %p<2>;
+\t.reg .b32 %r<6>;
+\t.reg .b64 %rd<3>;
+\t.shared .align 4 .b32 s[128];
+\tld.param.u64 %rd1, [k_param_0];
+\tcvta.to.global.u64 %rd2, %rd1;
+\tmov.u32 %r1, %tid.x;
+\tld.global.u32 %r2, [%rd2];
+\tsetp.eq.u32 %p1, %r2, 0;
+\t@%p1 bra SKIP;
+\tshl.b32 %r3, %r1, 2;
+\tmov.u32 %r4, s;
+\tadd.s32 %r5, %r4, %r3;
+\tst.shared.u32 [%r5], %r1;
+SKIP:
+\tret;
+}
+";
+
+#[test]
+fn notes_say_which_way_a_data_dependent_branch_went_and_ask_for_lineinfo() {
+    let ptx = support::TempFile::new("dd-branch.ptx", DATA_DEPENDENT_BRANCH.as_bytes());
+    let output = kernel(&[ptx.name(), "--grid", "1", "--block", "64"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    // Lanes of unknown condition fall through: both warps store.
+    assert!(text.contains("2 shared-memory requests"), "{text}");
+    assert!(
+        text.contains(
+            "\ndata-dependent branch: 1 instruction, PTX line 16: the condition comes from \
+             memory the model does not hold: lanes where it is unknown were taken as not \
+             branching (on to the next instruction; a `ret` or `exit` not taken), so the \
+             shared accesses and barriers of the path they skipped are missing for them, \
+             those of the path they took may be extra, and a barrier error after it may be \
+             the model's\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "\nno source lines: the PTX has no .loc; compile with `nvcc -ptx -lineinfo` to see \
+             the CUDA line of each instruction\n"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("source line 0"), "{text}");
+    // nvcc -lineinfo's PTX: no such note.
+    let ptx = format!("{DATA}/racy_neighbour/kernel.ptx");
+    let text = stdout(&kernel(&[&ptx, "--grid", "2", "--block", "128"]));
+    assert!(!text.contains("no source lines"), "{text}");
+}
+
 #[test]
 fn data_dependent_atomics_are_listed_not_guessed() {
     let ptx = format!("{DATA}/histogram_atomics/kernel.ptx");
@@ -307,7 +368,12 @@ fn data_dependent_atomics_are_listed_not_guessed() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let text = stdout(&output);
     assert!(
-        text.contains("data-dependent address: 1 instruction, PTX line "),
+        text.contains(
+            "data-dependent address: 1 instruction, PTX line 79 \
+             (device_atomic_functions.hpp:112): the address comes from memory the model \
+             does not hold (a global load, an atomic's result): counted as an instruction, \
+             left out of the wavefronts and the race check\n"
+        ),
         "{text}"
     );
     // Counted as instructions (ncu's 512 ATOMS), their cost not guessed.

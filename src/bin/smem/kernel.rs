@@ -322,6 +322,9 @@ fn analyse(args: &Args) -> Result<ExitCode, String> {
     })
 }
 
+/// How many instructions a note lists; the rest are counted.
+const NOTE_SITES: usize = 10;
+
 fn dims(d: [u32; 3]) -> String {
     format!("{}x{}x{}", d[0], d[1], d[2])
 }
@@ -563,9 +566,37 @@ fn text_report(args: &Args, o: &Outcome) -> String {
         NoteKind::DataDependentBranch,
         NoteKind::ForcedBarrier,
     ] {
-        if let Some(line) = s.summary(kind) {
-            let _ = writeln!(out, "\n{line}");
+        let notes: Vec<_> = s.notes.iter().filter(|n| n.kind == kind).collect();
+        if notes.is_empty() {
+            continue;
         }
+        let mut sites: Vec<String> = notes
+            .iter()
+            .take(NOTE_SITES)
+            .map(|n| site_text(&o.kernel, u64::from(n.ptx_line)))
+            .collect();
+        if notes.len() > NOTE_SITES {
+            sites.push(format!("{} more", notes.len() - NOTE_SITES));
+        }
+        let _ = writeln!(
+            out,
+            "\n{}: {}, {}: {}",
+            note_kind(kind),
+            plural(notes.len() as u64, "instruction"),
+            sites.join(", "),
+            kind.meaning()
+        );
+    }
+    if !o.kernel.has_source_lines() {
+        let _ = writeln!(
+            out,
+            "\n{}",
+            styled(
+                NOTE,
+                "no source lines: the PTX has no .loc; compile with `nvcc -ptx -lineinfo` \
+                 to see the CUDA line of each instruction"
+            )
+        );
     }
     let unmodelled: u64 = o.tally.unmodelled().values().sum();
     if unmodelled > 0 {

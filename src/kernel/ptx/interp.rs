@@ -300,6 +300,29 @@ impl Kernel {
         Some((site.file.and_then(|f| self.program.file_name(f)), line))
     }
 
+    /// Whether any of its instructions has a source line: the PTX has
+    /// `.loc` directives (nvcc `-lineinfo`, `-G`; Triton always).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::kernel::ptx::{self, Kernel};
+    ///
+    /// let module = ptx::parse(
+    ///     ".version 8.0\n.target sm_90\n.address_size 64\n\
+    ///      .visible .entry k()\n{\nret;\n}\n",
+    /// )?;
+    /// assert!(!Kernel::new(&module, None)?.has_source_lines());
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn has_source_lines(&self) -> bool {
+        self.program
+            .functions
+            .iter()
+            .flat_map(|f| &f.insts)
+            .any(|inst| inst.site.line.is_some())
+    }
+
     /// Runs the launch's blocks (all, or those `options` choose) through
     /// `consumer`: `begin_kernel`, then per block `begin_block`, its events,
     /// `end_block`; then `end_kernel`.

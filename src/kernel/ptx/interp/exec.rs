@@ -81,6 +81,46 @@ pub enum NoteKind {
     Unmodelled,
 }
 
+impl NoteKind {
+    /// What a note of this kind means for the figures: which way the
+    /// interpreter went where it could not know, and what that may change.
+    /// One lowercase clause, for a report to print after the instructions.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::kernel::ptx::NoteKind;
+    ///
+    /// assert!(NoteKind::DataDependentBranch.meaning().contains("taken as not branching"));
+    /// ```
+    pub const fn meaning(self) -> &'static str {
+        match self {
+            NoteKind::DataDependentAddress => {
+                "the address comes from memory the model does not hold (a global load, an \
+                 atomic's result): counted as an instruction, left out of the wavefronts and \
+                 the race check"
+            }
+            NoteKind::DataDependentBranch => {
+                "the condition comes from memory the model does not hold: lanes where it is \
+                 unknown were taken as not branching (on to the next instruction; a `ret` or \
+                 `exit` not taken), so the shared accesses and barriers of the path they \
+                 skipped are missing for them, those of the path they took may be extra, and \
+                 a barrier error after it may be the model's"
+            }
+            NoteKind::DataDependentGuard => {
+                "the guard comes from memory the model does not hold: lanes where it is \
+                 unknown were taken as not executing the access, so its requests, wavefronts \
+                 and races may be low"
+            }
+            NoteKind::ForcedBarrier => {
+                "not every thread it waits for arrived (a barrier error): the model released \
+                 those that did, to go on with the block"
+            }
+            NoteKind::Unmodelled => "touches shared memory in a way not modelled: not counted",
+        }
+    }
+}
+
 /// Counts of notes by instruction: `(function, instruction)` to kind and
 /// count.
 pub(crate) type Notes = BTreeMap<(u32, u32), (NoteKind, u64)>;
@@ -872,6 +912,7 @@ fn run_warp<C: Consumer + ?Sized>(
         if *steps > ctx.budget {
             return Err(Error::StepBudget {
                 budget: ctx.budget,
+                ptx_line: inst.site.pc,
                 line: inst.site.line.unwrap_or(0),
                 inst: program.names[inst.name as usize].clone(),
             });

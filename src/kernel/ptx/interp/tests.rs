@@ -272,10 +272,18 @@ LOOP:
 }
 "#;
     let err = run(body, 32, &["0=1"]).map(|_| ()).unwrap_err();
+    // No `.loc`: the PTX line alone (never "source line 0", issue 36).
     assert_eq!(
         err.to_string(),
         "a block ran past its step budget of 10000 warp instructions (stopped at add.s32, \
-         source line 0): a loop that does not end on this launch's values?"
+         PTX line 11): a loop that does not end on this launch's values?"
+    );
+    let located = body.replace("LOOP:\n", "LOOP:\n    .loc 1 7 3\n");
+    let err = run(&located, 32, &["0=1"]).map(|_| ()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "a block ran past its step budget of 10000 warp instructions (stopped at add.s32, \
+         PTX line 12, source line 7): a loop that does not end on this launch's values?"
     );
     // With the flag 0 it ends.
     assert!(run(body, 32, &["0=0"]).is_ok());
