@@ -919,6 +919,41 @@ pub enum Error {
         given: String,
     },
 
+    /// A launch whose block is not the kernel's `.reqntid`: the driver
+    /// refuses it (`CUDA_ERROR_INVALID_VALUE`; measured on an H200,
+    /// tests/data/ncu/probes.txt: `.reqntid 64` refuses 32x1x1, 128x1x1 and
+    /// 32x2x1).
+    #[error(
+        "launch refused: block {}x{}x{} is not the kernel's .reqntid {}x{}x{} (the driver \
+         refuses any other block: CUDA_ERROR_INVALID_VALUE)",
+        block[0], block[1], block[2], reqntid[0], reqntid[1], reqntid[2]
+    )]
+    LaunchReqntid {
+        /// The block given.
+        block: [u32; 3],
+        /// The kernel's `.reqntid`, missing dimensions 1.
+        reqntid: [u32; 3],
+    },
+
+    /// A launch whose block has more threads than the kernel's `.maxntid`
+    /// allows: the driver refuses it (`CUDA_ERROR_INVALID_VALUE`; measured on
+    /// an H200: `.maxntid 64` refuses 128x1x1, accepts 32x2x1).
+    #[error(
+        "launch refused: block {}x{}x{} has {threads} threads, more than the {max} the kernel's \
+         .maxntid {}x{}x{} allows (CUDA_ERROR_INVALID_VALUE)",
+        block[0], block[1], block[2], maxntid[0], maxntid[1], maxntid[2]
+    )]
+    LaunchMaxntid {
+        /// The block given.
+        block: [u32; 3],
+        /// Its threads.
+        threads: u32,
+        /// The kernel's `.maxntid`, missing dimensions 1.
+        maxntid: [u32; 3],
+        /// The product of `maxntid`.
+        max: u64,
+    },
+
     /// A trace line that cannot be read, or a trace file that cannot (feature
     /// `trace`, [`kernel::accelsim`](crate::kernel::accelsim)). `line` is 0
     /// when the file could not be opened or read at all; `whole_file` says

@@ -43,7 +43,7 @@ fn ptx_text(store: bool, width: u32, a: u32, b: u32, m: u32) -> String {
         ".version 8.0\n.target sm_90\n.address_size 64\n\
          .visible .entry k()\n{{\n\
          .reg .b32 %r<12>;\n\
-         .shared .align 16 .b8 s[65536];\n\
+         .shared .align 16 .b8 s[32768];\n\
          mov.u32 %r1, %tid.x;\n\
          mul.lo.s32 %r2, %r1, {a};\n\
          add.s32 %r3, %r2, {b};\n\

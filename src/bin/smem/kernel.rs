@@ -39,6 +39,11 @@ for .f32/.f64 parameters. A pointer left unset gets a distinct fake global addre
 unset is an error naming it. Addresses that depend on global memory are never guessed: their
 instructions are listed as data-dependent.
 
+A launch the driver would refuse is an error (exit 2): a block other than the kernel's .reqntid
+(the default block when --block is not given), more threads than its .maxntid, static plus
+dynamic shared memory over the architecture's limit with the opt-in. Over the limit without it
+(sm_90: 49152 bytes), the launch runs and the report says it needs the opt-in.
+
 Examples:
   smem kernel matmul.ptx --grid 20,10 --block 32,32 --arg 3=320 --arg 4=640
   smem kernel transpose.ptx --kernel _Z9transposePfPKf --grid 8,8 --block 32,8 --by-line
@@ -57,7 +62,8 @@ pub struct Args {
     #[arg(long, value_name = "X[,Y[,Z]]", value_parser = ptx::parse_dims)]
     grid: [u32; 3],
 
-    /// Threads per block: X, X,Y or X,Y,Z (a Triton kernel's default: 32 x num_warps).
+    /// Threads per block: X, X,Y or X,Y,Z (default: the kernel's .reqntid, else a Triton
+    /// kernel's 32 x num_warps).
     #[arg(long, value_name = "X[,Y[,Z]]", value_parser = ptx::parse_dims)]
     block: Option<[u32; 3]>,
 
@@ -250,11 +256,17 @@ fn analyse(args: &Args) -> Result<ExitCode, String> {
     let module = ptx::parse(&text).map_err(|e| format!("{}: {e}", ptx_path.display()))?;
     let name = args.kernel.clone().or(meta.name.clone());
     let kernel = Kernel::new(&module, name.as_deref()).map_err(|e| e.to_string())?;
-    let block = match (args.block, meta.num_warps) {
-        (Some(block), _) => block,
-        (None, Some(warps)) => [32 * warps, 1, 1],
-        (None, None) => {
-            return Err("--block is needed (no Triton metadata gives num_warps)".to_owned());
+    // `.reqntid` is the only block the driver accepts: the default.
+    let block = match (args.block, kernel.reqntid(), meta.num_warps) {
+        (Some(block), _, _) => block,
+        (None, Some(required), _) => required,
+        (None, None, Some(warps)) => [32 * warps, 1, 1],
+        (None, None, None) => {
+            return Err(
+                "--block is needed (the kernel has no .reqntid, no Triton metadata gives \
+                 num_warps)"
+                    .to_owned(),
+            );
         }
     };
     let mut launch = KernelLaunch::new(args.grid, block)
@@ -436,6 +448,23 @@ fn text_report(args: &Args, o: &Outcome) -> String {
         },
         plural(s.warp_instructions, "warp instruction")
     );
+    if s.needs_opt_in {
+        let _ = writeln!(
+            out,
+            "{}",
+            styled(
+                NOTE,
+                format!(
+                    "(needs the opt-in: {} bytes of shared memory are more than the {} a block \
+                     gets without it; on the GPU, cudaFuncSetAttribute(kernel, \
+                     cudaFuncAttributeMaxDynamicSharedMemorySize, {}) before the launch)",
+                    u64::from(o.kernel.static_shared()) + u64::from(o.launch.dynamic_shared()),
+                    o.capability.default_shared_memory_per_block(),
+                    o.launch.dynamic_shared()
+                )
+            )
+        );
+    }
     let t = o.tally.totals();
     let _ = writeln!(
         out,
@@ -893,6 +922,9 @@ struct ReportJson {
     block: [u32; 3],
     dynamic_shared: u32,
     static_shared: u32,
+    /// Whether the launch's shared memory is more than a block gets without
+    /// `cudaFuncAttributeMaxDynamicSharedMemorySize` (it runs only after it).
+    needs_opt_in: bool,
     blocks_run: u64,
     blocks_total: u64,
     sampled: bool,
@@ -933,6 +965,7 @@ fn json(args: &Args, o: &Outcome) -> ReportJson {
         block: o.launch.block(),
         dynamic_shared: o.launch.dynamic_shared(),
         static_shared: o.kernel.static_shared(),
+        needs_opt_in: s.needs_opt_in,
         blocks_run: s.blocks_run,
         blocks_total: s.blocks_total,
         sampled: s.sampled(),

@@ -208,6 +208,130 @@ impl Kernel {
         self.program.static_shared
     }
 
+    /// The block the kernel requires (`.reqntid`, missing dimensions 1): the
+    /// only block a launch may have, so the block to use when none is given.
+    pub fn reqntid(&self) -> Option<[u32; 3]> {
+        self.program.reqntid
+    }
+
+    /// The most threads the kernel allows a block (`.maxntid`, missing
+    /// dimensions 1; their product bounds the block's threads).
+    pub fn maxntid(&self) -> Option<[u32; 3]> {
+        self.program.maxntid
+    }
+
+    /// Checks `launch` as the driver would before running it on
+    /// `capability` (without one, against the largest limits of any
+    /// architecture, sm_90's): the block against `.reqntid` and `.maxntid`,
+    /// the shared memory against the architecture's limits.
+    ///
+    /// The rules, measured on an H200 (tests/data/ncu/probes.txt): a
+    /// `.reqntid` block must be given exactly (`.reqntid 64` refuses 32x2x1
+    /// as well as 128x1x1); `.maxntid` bounds only the threads in total
+    /// (`.maxntid 64` accepts 32x2x1); static plus dynamic shared memory may
+    /// reach [`ComputeCapability::default_shared_memory_per_block`] without
+    /// the opt-in and
+    /// [`ComputeCapability::max_shared_memory_per_block`] with it (sm_90:
+    /// 49,152 and 232,448; one word more is refused). The driver's reserved
+    /// kilobyte is not part of either.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::LaunchReqntid`], [`Error::LaunchMaxntid`],
+    /// [`Error::StaticTooLarge`] (a static size ptxas refuses) and
+    /// [`Error::LaunchTooLarge`] (over the opt-in maximum).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::kernel::ptx::{self, Kernel, KernelLaunch};
+    /// use smem_model::{ComputeCapability, Error};
+    ///
+    /// let module = ptx::parse(
+    ///     ".version 8.0\n.target sm_90\n.address_size 64\n\
+    ///      .extern .shared .align 16 .b8 dyn[];\n\
+    ///      .visible .entry k()\n.reqntid 64\n{\nret;\n}\n",
+    /// )?;
+    /// let kernel = Kernel::new(&module, None)?;
+    /// assert_eq!(kernel.reqntid(), Some([64, 1, 1]));
+    /// let sm90 = Some(ComputeCapability::Sm90);
+    /// // 64 KiB of dynamic shared memory: runs, with the opt-in.
+    /// let launch = KernelLaunch::new([1, 1, 1], [64, 1, 1])?.with_dynamic_shared(65_536);
+    /// assert!(kernel.check_launch(&launch, sm90)?.needs_opt_in());
+    /// // A block of 32x2 threads is not the .reqntid 64x1x1.
+    /// let launch = KernelLaunch::new([1, 1, 1], [32, 2, 1])?;
+    /// assert!(matches!(kernel.check_launch(&launch, sm90), Err(Error::LaunchReqntid { .. })));
+    /// // Past 227 KiB, refused even with the opt-in.
+    /// let launch = KernelLaunch::new([1, 1, 1], [64, 1, 1])?.with_dynamic_shared(232_452);
+    /// assert_eq!(
+    ///     kernel.check_launch(&launch, sm90).unwrap_err().to_string(),
+    ///     "launch fails: 0 bytes of static and 232452 bytes of dynamic shared memory exceed \
+    ///      the per-block limit of 232448 bytes on compute capability 9.0"
+    /// );
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn check_launch(
+        &self,
+        launch: &KernelLaunch,
+        capability: Option<ComputeCapability>,
+    ) -> Result<LaunchCheck, Error> {
+        let block = launch.block();
+        if let Some(reqntid) = self.reqntid() {
+            if block != reqntid {
+                return Err(Error::LaunchReqntid { block, reqntid });
+            }
+        }
+        if let Some(maxntid) = self.maxntid() {
+            let max = maxntid.iter().map(|&d| u64::from(d)).product::<u64>();
+            let threads = launch.threads_per_block();
+            if u64::from(threads) > max {
+                return Err(Error::LaunchMaxntid {
+                    block,
+                    threads,
+                    maxntid,
+                    max,
+                });
+            }
+        }
+        let cc = capability.unwrap_or(ComputeCapability::Sm90);
+        let static_bytes = self.program.static_shared;
+        if static_bytes > cc.default_shared_memory_per_block() {
+            return Err(Error::StaticTooLarge {
+                static_bytes,
+                limit: cc.default_shared_memory_per_block(),
+                capability: cc,
+            });
+        }
+        // Where the dynamic region starts: past the static bytes, further
+        // where a `.extern` asks for more alignment than 16.
+        let shared_bytes = u64::from(self.dynamic_start()) + u64::from(launch.dynamic_shared());
+        if shared_bytes > u64::from(cc.max_shared_memory_per_block()) {
+            return Err(Error::LaunchTooLarge {
+                static_bytes,
+                dynamic_bytes: launch.dynamic_shared(),
+                limit: cc.max_shared_memory_per_block(),
+                capability: cc,
+            });
+        }
+        Ok(LaunchCheck {
+            shared_bytes: shared_bytes as u32,
+            default_limit: cc.default_shared_memory_per_block(),
+            opt_in_limit: cc.max_shared_memory_per_block(),
+        })
+    }
+
+    /// Where the dynamic region starts in the block's shared memory.
+    fn dynamic_start(&self) -> u32 {
+        self.program
+            .shared
+            .iter()
+            .filter(|v| v.dynamic)
+            .map(|v| v.offset)
+            .max()
+            .unwrap_or(0)
+            .max(self.program.static_shared)
+    }
+
     /// Its shared variables, placed.
     pub fn shared_variables(&self) -> impl Iterator<Item = SharedVariable<'_>> {
         self.program.shared.iter().map(|v| SharedVariable {
@@ -329,6 +453,9 @@ impl Kernel {
     ///
     /// # Errors
     ///
+    /// - Those of [`Kernel::check_launch`]: a launch the driver refuses
+    ///   (`.reqntid`, `.maxntid`, shared memory over the architecture's
+    ///   limit), before anything is allocated.
     /// - Those of [`KernelLaunch::bind`]: an argument for no parameter, a
     ///   value that does not fit, an unset scalar.
     /// - [`Error::StepBudget`]: a block ran past its step budget.
@@ -342,6 +469,7 @@ impl Kernel {
         options: &RunOptions,
         consumer: &mut C,
     ) -> Result<RunSummary, Error> {
+        let check = self.check_launch(launch, options.capability)?;
         let args = launch.bind(&self.params())?;
         let grid = launch.grid();
         let mut info = KernelInfo::named(self.name())
@@ -401,6 +529,7 @@ impl Kernel {
             blocks_total: total,
             warp_instructions: steps,
             notes,
+            needs_opt_in: check.needs_opt_in(),
         })
     }
 }
@@ -497,6 +626,34 @@ pub struct RunSummary {
     pub warp_instructions: u64,
     /// What could not be followed exactly, by instruction.
     pub notes: Vec<Note>,
+    /// Whether the launch's shared memory is more than a block gets without
+    /// the opt-in ([`LaunchCheck::needs_opt_in`]): it runs on the GPU only
+    /// after `cudaFuncSetAttribute(kernel,
+    /// cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)`.
+    pub needs_opt_in: bool,
+}
+
+/// What [`Kernel::check_launch`] found of a launch the driver accepts: its
+/// shared memory and the architecture's limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct LaunchCheck {
+    /// Static plus dynamic shared memory, in bytes (the driver's reserved
+    /// kilobyte not included).
+    pub shared_bytes: u32,
+    /// The most a block gets without the opt-in.
+    pub default_limit: u32,
+    /// The most a block gets with it.
+    pub opt_in_limit: u32,
+}
+
+impl LaunchCheck {
+    /// Whether the launch runs only after the opt-in
+    /// (`cudaFuncAttributeMaxDynamicSharedMemorySize`): more shared memory
+    /// than [`default_limit`](Self::default_limit).
+    pub const fn needs_opt_in(&self) -> bool {
+        self.shared_bytes > self.default_limit
+    }
 }
 
 impl RunSummary {

@@ -183,8 +183,8 @@ pub use ast::{
 };
 
 pub use interp::{
-    Kernel, Note, NoteKind, RunOptions, RunSummary, SharedVariable, DEFAULT_STEP_BUDGET,
-    SHARED_WINDOW_BASE,
+    Kernel, LaunchCheck, Note, NoteKind, RunOptions, RunSummary, SharedVariable,
+    DEFAULT_STEP_BUDGET, SHARED_WINDOW_BASE,
 };
 pub use launch::{
     parse_dims, Arg, ArgKey, KernelLaunch, ParamDecl, ParamKind, FAKE_POINTER_BASE,

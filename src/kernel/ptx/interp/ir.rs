@@ -581,6 +581,9 @@ pub(crate) struct Program {
     pub static_shared: u32,
     /// Source files by `.file` number.
     pub files: Vec<(u32, String)>,
+    /// The entry's `.reqntid` and `.maxntid`, missing dimensions 1.
+    pub reqntid: Option<[u32; 3]>,
+    pub maxntid: Option<[u32; 3]>,
 }
 
 impl Program {

@@ -110,7 +110,20 @@ pub(crate) fn lower(module: &Module<'_>, name: Option<&str>) -> Result<Program, 
             .iter()
             .map(|f| (f.index, f.name.to_owned()))
             .collect(),
+        reqntid: ntid(entry, ".reqntid"),
+        maxntid: ntid(entry, ".maxntid"),
     })
+}
+
+/// A `.reqntid`/`.maxntid` directive's dimensions, the missing ones 1 (PTX
+/// ISA, "Performance-Tuning Directives": `.reqntid nx{, ny{, nz}}`).
+fn ntid(entry: &ast::Function<'_>, name: &str) -> Option<[u32; 3]> {
+    let values = entry.tuning(name)?;
+    let mut dims = [1u32; 3];
+    for (d, &v) in dims.iter_mut().zip(values) {
+        *d = v;
+    }
+    Some(dims)
 }
 
 fn call_target<'a>(inst: &Instruction<'a>) -> Option<&'a str> {
