@@ -43,10 +43,99 @@ fn a_column_of_a_32x32_float_tile() {
         out.ends_with(
             "as given: as given, index row * 32 + col: 32 wavefronts (ideal 1), 0 extra bytes\n\
              best: Swizzle<5,0,5>, index row * 32 + (col ^ (row % 32)): 1 wavefront (ideal 1), \
-             0 extra bytes\n"
+             0 extra bytes\n\
+             stores not judged: add fill (or store-row, store-column) for the stores that fill \
+             the tile; a layout that suits the loads may make them conflict\n"
         ),
         "{out}"
     );
+}
+
+/// The tutorials' 16x16 tiles (a block of 16x16 threads: a warp is two rows
+/// of 16): rows go on into the next row, columns into the next column. The
+/// expected figures are bank arithmetic by hand: floats at pitch P put
+/// element (r, c) in bank (P * r + c) % 32.
+#[test]
+fn sixteen_by_sixteen_tiles_as_the_tutorials_use_them() {
+    // The shared-memory transpose: tile[ty][tx] = in[...]; out[...] = tile[tx][ty].
+    let report = support::json("advise", &["--tile", "16x16", "store-row", "column"]);
+    // Pitch 16: the store is conflict-free (rows 0 and 1 fill banks 0-31);
+    // the read of columns 0 and 1 puts rows r and r + 2 in one bank: 8-way.
+    assert_eq!(report["original"]["wavefronts"], 1 + 8);
+    assert_eq!(
+        report["conflicts"][0]["reason"],
+        "access 1 (LDS): lanes 0,2,4,6,8,10,12,14 meet in bank 0 (8 distinct words, 8 wavefronts)"
+    );
+    let padded = |n: &str| {
+        report["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["fix"] == format!("{n} of padding per row"))
+            .map(|c| c["wavefronts"].as_u64().unwrap())
+            .unwrap()
+    };
+    // Pitch 17: both 2-way (row 1 reaches word 32, bank 0; 17 * 15 + 1 =
+    // 256 is bank 0 too). Pitch 18: the store 2-way (words 32, 33), the
+    // columns' banks 18r % 32 all distinct.
+    assert_eq!(padded("1 element"), 2 + 2);
+    assert_eq!(padded("2 elements"), 2 + 1);
+    // Only an XOR swizzle serves both.
+    assert_eq!(report["best"]["fix"], "Swizzle<4,0,4>");
+    assert_eq!(report["best"]["wavefronts"], 2);
+    assert_eq!(report["best"]["index"], "row * 16 + (col ^ (row % 16))");
+    // Each pattern works on 16x16 (each failed with "outside the tile").
+    for pattern in [
+        "row",
+        "store-row",
+        "column",
+        "store-column",
+        "diagonal",
+        "transpose",
+        "fill",
+        "matmul",
+    ] {
+        let output = support::smem("advise", &["--tile", "16x16", pattern]);
+        assert!(output.status.success(), "{pattern}: {}", stderr(&output));
+    }
+    // A tile smaller than a warp: the lanes past it take no part.
+    let report = support::json("advise", &["--tile", "4x4", "row"]);
+    assert_eq!(report["original"]["wavefronts"], 1);
+}
+
+/// Stores are judged with the loads: the classic matmul's tile fills
+/// (As[ty][tx], Bs[ty][tx]) are part of `matmul`, and a padding that leaves
+/// its reads alone makes the fills conflict.
+#[test]
+fn stores_are_judged_with_the_loads() {
+    let report = support::json(
+        "advise",
+        &["--tile", "16x16", "--layout", "pad:16", "matmul"],
+    );
+    let ops: Vec<&str> = report["conflicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["op"].as_str().unwrap())
+        .collect();
+    // Pitch 32: rows 0 and 1 of the fill are 32 words apart, one bank: each
+    // store 2 wavefronts. The reads: As[ty][0] of rows 0 and 1, also one bank.
+    assert_eq!(ops, ["STS", "STS", "LDS"]);
+    assert_eq!(report["original"]["wavefronts"], 2 + 2 + 2 + 1);
+    assert_eq!(report["best"]["wavefronts"], 4);
+    // Loads alone are said to leave the stores unjudged; with a store, not.
+    let loads = stdout(&support::smem("advise", &["--tile", "32x32", "column"]));
+    assert!(loads.contains("\nstores not judged: add fill"), "{loads}");
+    let both = stdout(&support::smem(
+        "advise",
+        &["--tile", "64x64", "--element", "half", "fill", "ldmatrix"],
+    ));
+    assert!(!both.contains("stores not judged"), "{both}");
+    // The fill of a half tile: 16 bytes a lane, 4 wavefronts a warp
+    // (512 bytes), conflict-free in the packed tile and under TMA 128B.
+    let report = support::json("advise", &["--tile", "64x64", "--element", "half", "fill"]);
+    assert_eq!(report["original"]["wavefronts"], 4);
+    assert_eq!(report["original"]["conflict_free"], true);
 }
 
 /// On sm_90 a TMA mode is named with the XOR swizzle it applies, which is

@@ -27,12 +27,16 @@ Examples:
   smem advise --tile 128x64 --element half --layout triton:8,1,8 ldmatrix   Triton's layout, checked
   smem advise --tile 64x64 --element half --layout 'Swizzle<3,3,3>' ldmatrix   CuTe's
 
-Accesses (each by one warp, lane l):
+Accesses (each by one warp, lane l; on a tile narrower than the warp, rows go on into the next
+rows and columns into the next columns, as a block of ROWS x COLS threads does: 16x16 works):
   row, store-row        (0, l*V)      along row 0, V = --vector elements a lane
   column, store-column  (l, 0)        down column 0
   diagonal              (l, l*V)
   transpose             reads (0, l) and writes (l, 0): one warp's in-tile transpose
-  matmul                As[ty][0] and Bs[0][tx] of the tiled product, ROWS x ROWS threads
+  fill                  stores of 16 bytes a lane along the rows (st.shared.v4, cp.async): the
+                        stores that fill the tile, to judge with the loads that read it
+  matmul                the tiled product with ROWS x ROWS threads: the fills As[ty][tx] and
+                        Bs[ty][tx] (stores) and the reads As[ty][0] and Bs[0][tx]
   ldmatrix              every 8-row, 16-byte matrix once: ldmatrix.x4 of each 16-row block of
                         two matrices' columns (mma fragments), .x2/.x1 at odd edges
 
@@ -85,28 +89,69 @@ enum Pattern {
     StoreColumn,
     Diagonal,
     Transpose,
+    Fill,
     Matmul,
     Ldmatrix,
 }
 
 /// The tile accesses a pattern stands for, on a `rows x cols` tile.
+///
+/// A warp is 32 threads of a block shaped like the tile (the tutorials'
+/// `tile[threadIdx.y][threadIdx.x]`, thread `t` at `(t / cols, t % cols)`):
+/// on a tile narrower than a warp's row (16x16: two rows of 16 threads a
+/// warp) row accesses go on into the next rows and column accesses into
+/// the next columns, and lanes past the tile do not take part (a modelling
+/// choice: the layout of threads the CUDA samples use).
 fn accesses(
     pattern: Pattern,
     (rows, cols): (u32, u32),
     element: u32,
     vector: u32,
 ) -> Result<Vec<TileAccess>, smem_model::Error> {
+    let vector = vector.max(1);
+    // Lane l along rows, `v` elements a lane: (l / per_row, l % per_row * v).
+    let row = |op: Op, v: u32| {
+        let per_row = (cols / v).max(1);
+        TileAccess::from_fn(op, v, move |lane| {
+            let l = lane.get();
+            let r = l / per_row;
+            (r < rows).then_some((r, l % per_row * v))
+        })
+    };
+    // Lane l down columns: (l % rows, l / rows * v).
+    let column = |op: Op| {
+        TileAccess::from_fn(op, vector, move |lane| {
+            let l = lane.get();
+            let c = l / rows.max(1) * vector;
+            (c < cols).then_some((l % rows.max(1), c))
+        })
+    };
     Ok(match pattern {
-        Pattern::Row => vec![TileAccess::row(Op::Load, 0, 0, vector)],
-        Pattern::StoreRow => vec![TileAccess::row(Op::Store, 0, 0, vector)],
-        Pattern::Column => vec![TileAccess::column(Op::Load, 0, 0, vector)],
-        Pattern::StoreColumn => vec![TileAccess::column(Op::Store, 0, 0, vector)],
-        Pattern::Diagonal => vec![TileAccess::diagonal(Op::Load, 0, 0, vector)],
-        Pattern::Transpose => TileAccess::transposed_copy(0).to_vec(),
-        Pattern::Matmul => vec![
-            TileAccess::matmul_a(rows, 0, 0),
-            TileAccess::matmul_b(rows, 0, 0),
-        ],
+        Pattern::Row => vec![row(Op::Load, vector)],
+        Pattern::StoreRow => vec![row(Op::Store, vector)],
+        Pattern::Column => vec![column(Op::Load)],
+        Pattern::StoreColumn => vec![column(Op::Store)],
+        Pattern::Diagonal => vec![TileAccess::from_fn(Op::Load, vector, |lane| {
+            let l = lane.get();
+            Some((l % rows.max(1), l * vector % cols.max(1)))
+        })],
+        Pattern::Transpose => vec![row(Op::Load, 1), column(Op::Store)],
+        Pattern::Fill => vec![row(Op::Store, (16 / element).max(1))],
+        Pattern::Matmul => {
+            // The classic kernel's tile fills (As[ty][tx] = A[...], Bs[ty][tx]
+            // = B[...]) and its reads of them (As[ty][k], Bs[k][tx]).
+            let fill = TileAccess::from_fn(Op::Store, 1, |lane| {
+                let t = lane.get();
+                let (ty, tx) = (t / rows.max(1), t % rows.max(1));
+                (ty < rows).then_some((ty, tx))
+            });
+            vec![
+                fill,
+                fill,
+                TileAccess::matmul_a(rows, 0, 0),
+                TileAccess::matmul_b(rows, 0, 0),
+            ]
+        }
         Pattern::Ldmatrix => TileAccess::ldmatrix_tile(rows, cols, element)?,
     })
 }
@@ -260,6 +305,12 @@ fn advise(args: &Args) -> Result<(), ExitCode> {
         }
         for (label, candidate) in [("as given", advice.original()), ("best", advice.best())] {
             text.push_str(&format!("{label}: {candidate}\n"));
+        }
+        if !all.iter().any(|a| a.op().writes()) {
+            text.push_str(
+                "stores not judged: add fill (or store-row, store-column) for the stores that \
+                 fill the tile; a layout that suits the loads may make them conflict\n",
+            );
         }
         text
     };
