@@ -637,8 +637,9 @@ pub(super) fn merge_accesses(
     // straight-line code, dropped when either side is written again or
     // control flow joins (a branch target; an instruction after a jump,
     // `ret` or `exit` is reached only through one).
-    let mut offsets: std::collections::HashMap<Reg, (Root, i64)> = Default::default();
+    let mut offsets = Offsets::default();
     let (mut loads, mut stores): (Vec<Candidate>, Vec<Candidate>) = Default::default();
+    let (mut load_regs, mut store_regs) = (OpenRegs::default(), OpenRegs::default());
     let mut groups: Vec<Group> = Vec::new();
     let converted = if_converted(insts, &targets);
     // The join of the if-converted branch being passed, and the registers
@@ -654,7 +655,9 @@ pub(super) fn merge_accesses(
     for (i, inst) in insts.iter().enumerate() {
         if region == Some(i) {
             region = None;
-            offsets.retain(|d, _| !region_writes.contains(d));
+            for &d in &region_writes {
+                offsets.forget(d);
+            }
             region_writes.clear();
         }
         let passed = converted.get(&i).copied();
@@ -674,7 +677,7 @@ pub(super) fn merge_accesses(
             (Some(_), Kind::Bra { .. }) => Bound::Neither,
             _ => bound(&inst.kind),
         };
-        let found = candidate(i, inst, &offsets).map(|mut c| {
+        let found = candidate(i, inst, &offsets.map).map(|mut c| {
             c.conditional = region.is_some();
             c
         });
@@ -695,19 +698,15 @@ pub(super) fn merge_accesses(
         }
         // An access whose base changes after it (even by its own load)
         // cannot merge with the accesses after the change.
-        let hit = |c: &Candidate| {
-            c.base.is_some_and(|b| written.contains(&b))
-                || matches!(c.root, Root::Reg(r) if written.contains(&r))
-        };
-        if loads.iter().any(hit) {
+        if load_regs.hit(&loads, &written) {
             flush(&mut loads, false, &low_of, &mut groups);
         }
-        if stores.iter().any(hit) {
+        if store_regs.hit(&stores, &written) {
             flush(&mut stores, true, &low_of, &mut groups);
         }
-        offsets.retain(|d, (root, _)| {
-            !written.contains(d) && !matches!(root, Root::Reg(r) if written.contains(r))
-        });
+        for &r in &written {
+            offsets.written(r);
+        }
         // A register holding a symbol's address is a constant address
         // (`pk_ld_reg`, `pk_st_reg`).
         if let (
@@ -737,7 +736,11 @@ pub(super) fn merge_accesses(
                 _ => continue,
             };
             if reg != *d {
-                let (root, base) = offsets.get(&reg).copied().unwrap_or((Root::Reg(reg), 0));
+                let (root, base) = offsets
+                    .map
+                    .get(&reg)
+                    .copied()
+                    .unwrap_or((Root::Reg(reg), 0));
                 offsets.insert(*d, (root, base.wrapping_add(k)));
             }
         }
@@ -764,6 +767,97 @@ pub(super) fn merge_accesses(
         }
     }
     tables
+}
+
+/// The `d = root + k` relations that hold at a point of straight-line code,
+/// with the registers defined from each root, so that a write drops the
+/// relations it ends in time proportional to them (a scan of every relation
+/// at every instruction was quadratic: 100,000 `add`s of one base took 12 s).
+#[derive(Debug, Default)]
+struct Offsets {
+    map: std::collections::HashMap<Reg, (Root, i64)>,
+    /// For a register root, the registers whose relation was defined from it
+    /// (some may have been redefined since: checked when dropped).
+    users: std::collections::HashMap<Reg, Vec<Reg>>,
+}
+
+impl Offsets {
+    fn insert(&mut self, d: Reg, relation: (Root, i64)) {
+        if let Root::Reg(r) = relation.0 {
+            self.users.entry(r).or_default().push(d);
+        }
+        self.map.insert(d, relation);
+    }
+
+    /// Control flow joins: nothing holds.
+    fn clear(&mut self) {
+        self.map.clear();
+        self.users.clear();
+    }
+
+    /// `d`'s own relation no longer holds.
+    fn forget(&mut self, d: Reg) {
+        self.map.remove(&d);
+    }
+
+    /// `r` is written: its own relation and those of the registers defined
+    /// from it no longer hold.
+    fn written(&mut self, r: Reg) {
+        self.map.remove(&r);
+        for d in self.users.remove(&r).unwrap_or_default() {
+            if self
+                .map
+                .get(&d)
+                .is_some_and(|&(root, _)| root == Root::Reg(r))
+            {
+                self.map.remove(&d);
+            }
+        }
+    }
+}
+
+/// The registers the open candidates of a stretch depend on (their bases and
+/// register roots), kept in step with the stretch so that asking whether an
+/// instruction's writes end it costs its writes, not the stretch's length:
+/// straight-line code of n shared loads was n^2 / 2 scans (200,000 loads
+/// took 44 s, issue 36).
+///
+/// A stretch only grows at its end or is emptied whole ([`flush`] drains
+/// it), and candidates are made in program order, so the stretch is the one
+/// last seen while its first candidate is; what was pushed since is its
+/// tail past the length last seen.
+#[derive(Debug, Default)]
+struct OpenRegs {
+    /// The instruction of the stretch's first candidate when last seen.
+    first: Option<usize>,
+    /// Its length then.
+    len: usize,
+    /// How many of its candidates depend on each register.
+    regs: std::collections::HashMap<Reg, u32>,
+}
+
+impl OpenRegs {
+    /// Whether a write of `written` ends a candidate of `open`: as
+    /// `open.iter().any(..)` over each candidate's base and register root.
+    fn hit(&mut self, open: &[Candidate], written: &[Reg]) -> bool {
+        let first = open.first().map(|c| c.index);
+        if first != self.first || open.len() < self.len {
+            self.regs.clear();
+            self.len = 0;
+            self.first = first;
+        }
+        for c in &open[self.len..] {
+            let root = match c.root {
+                Root::Reg(r) => Some(r),
+                Root::Shared => None,
+            };
+            for r in c.base.into_iter().chain(root) {
+                *self.regs.entry(r).or_default() += 1;
+            }
+        }
+        self.len = open.len();
+        written.iter().any(|r| self.regs.contains_key(r))
+    }
 }
 
 /// The open stretches of loads and stores after instruction `inst`, whose
