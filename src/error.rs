@@ -889,19 +889,70 @@ pub enum Error {
         kind: String,
     },
 
-    /// A scalar kernel parameter without a value: it may decide the kernel's
-    /// shared accesses, so it is never guessed.
+    /// Scalar kernel parameters without a value, all of them named at once:
+    /// each may decide the kernel's shared accesses, so none is guessed.
     #[error(
-        "kernel parameter {index} ({name}, {kind}) has no value: scalar parameters must be given"
+        "kernel parameter{} {params} {} no value: scalar parameters must be given",
+        if *count == 1 { "" } else { "s" },
+        if *count == 1 { "has" } else { "have" }
     )]
     UnsetKernelParam {
-        /// The parameter.
-        name: String,
+        /// How many are unset.
+        count: usize,
+        /// Each as `index (name, type)`, comma-separated (at most eight, then
+        /// how many more).
+        params: String,
+    },
+
+    /// Two arguments for the same kernel parameter (by name and by index, or
+    /// twice by either): which one was meant is not guessed.
+    #[error("kernel parameter {index} ({name}) is given twice: give each argument once")]
+    DuplicateKernelArg {
         /// Its 0-based position.
         index: usize,
-        /// Its type.
-        kind: String,
+        /// Its name.
+        name: String,
     },
+
+    /// A Triton `constexpr` given as a kernel argument: Triton compiled its
+    /// value into the PTX, so the launch has no parameter for it.
+    #[error(
+        "{name} is a constexpr of the Triton kernel: its value is compiled into the PTX \
+         (recompile to change it), it is not a launch argument"
+    )]
+    ConstexprKernelArg {
+        /// The argument's name.
+        name: String,
+    },
+
+    /// A kernel name that matches several kernels of the module (a prefix, or
+    /// a C++ name with several overloads).
+    #[error(
+        "{name} matches {count} kernels: {kernels}; give more of the name, or the mangled name"
+    )]
+    AmbiguousKernel {
+        /// The name given.
+        name: String,
+        /// How many kernels it matches.
+        count: usize,
+        /// Those kernels (at most eight, then how many more).
+        kernels: String,
+    },
+
+    /// A kernel input (a `.cu`, `.ptx`, Triton cache directory or metadata)
+    /// that cannot be read or turned into PTX, with why and, where there is
+    /// one, what to do.
+    #[error("{path}: {reason}")]
+    KernelInput {
+        /// The path given.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+
+    /// A run stopped from outside (Python's Ctrl-C) before it finished.
+    #[error("interrupted")]
+    Interrupted,
 
     /// A launch with a zero dimension or a block of more than 1024 threads.
     #[error("launch of grid {}x{}x{} and block {}x{}x{}: every dimension must be at least 1 and a block at most 1024 threads", grid[0], grid[1], grid[2], block[0], block[1], block[2])]

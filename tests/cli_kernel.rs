@@ -453,8 +453,8 @@ fn bad_input_is_an_error_with_status_2() {
     assert_eq!(output.status.code(), Some(2));
     assert_eq!(
         stderr(&output),
-        "error: kernel parameter 2 (_Z7reduce1PKiPij_param_2, .u32) has no value: scalar \
-         parameters must be given\n"
+        "error: kernel parameter 2 (_Z7reduce1PKiPij_param_2, unsigned int) has no value: \
+         scalar parameters must be given\n"
     );
     let output = kernel(&[&ptx, "--grid", "64", "--block", "256", "--arg", "n=1"]);
     assert_eq!(output.status.code(), Some(2));

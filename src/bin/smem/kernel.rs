@@ -19,7 +19,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde::Serialize;
-use smem_model::kernel::ptx::{self, Kernel, KernelLaunch, NoteKind, RunOptions, RunSummary};
+use smem_model::kernel::ptx::{
+    self, resolve, Kernel, KernelLaunch, NoteKind, RunOptions, RunSummary,
+};
 use smem_model::kernel::tally::{nvprof_counters, Entry, Profiler, Tally, Totals};
 use smem_model::kernel::{BlockInfo, Consumer, Event, KernelInfo, Place};
 use smem_model::{ComputeCapability, Error, KernelRaces, LaneSet, Racecheck};
@@ -30,14 +32,22 @@ use crate::table::{Align, Table};
 /// Arguments of `smem kernel`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
-Input: a .ptx file (nvcc -ptx, Triton's compiled.asm[\"ptx\"]), a Triton cache directory (its
-<name>.json and <name>.ptx), or a Triton kernel.json beside its PTX. Triton's metadata gives the
-block (32 x num_warps threads), the dynamic shared bytes and the kernel name unless given.
+Input: a .ptx file (nvcc -ptx, Triton's compiled.asm[\"ptx\"]); a .cu file, compiled with
+`nvcc -ptx -lineinfo -arch=<--arch, default sm_90>` when nvcc is on PATH (pip's nvidia-cuda-nvcc
+needs no GPU); a Triton cache entry (its hash directory, <name>.json, __grp__<name>.json or .ptx);
+or a Triton cache root (~/.triton/cache: --kernel picks the entry by kernel name or hash prefix).
+Triton's metadata gives the block (32 x num_warps threads), the dynamic shared bytes, the kernel
+and the arch unless given.
 
-Arguments are the kernel's PTX parameters, by name or 0-based index: decimal, 0x hex, or a float
-for .f32/.f64 parameters. A pointer left unset gets a distinct fake global address; a scalar left
-unset is an error naming it. Addresses that depend on global memory are never guessed: their
-instructions are listed as data-dependent.
+--kernel takes the mangled name, the C++ name (transpose, transpose(float*, float const*)) or a
+prefix only one kernel has; a name that matches none or several lists them.
+
+Arguments are the kernel's parameters by 0-based index, PTX name, or a Triton kernel's Python
+name (from the cache's IR), each given once, with the type the source gives: decimal (negative
+for a signed C++ or Triton int), 0x hex (the bits), a float for float, double, half and
+__nv_bfloat16. A pointer left unset gets a distinct fake global address; the scalars left unset
+are an error naming them all, a Triton constexpr given is an error naming it. Addresses that
+depend on global memory are never guessed: their instructions are listed as data-dependent.
 
 A launch the driver would refuse is an error (exit 2): a block other than the kernel's .reqntid
 (the default block when --block is not given), more threads than its .maxntid, static plus
@@ -46,15 +56,15 @@ dynamic shared memory over the architecture's limit with the opt-in. Over the li
 
 Examples:
   smem kernel matmul.ptx --grid 20,10 --block 32,32 --arg 3=320 --arg 4=640
-  smem kernel transpose.ptx --kernel _Z9transposePfPKf --grid 8,8 --block 32,8 --by-line
-  smem kernel ~/.triton/cache/<hash>/ --grid 8 --arg 2=512 --arg 3=512 --json")]
+  smem kernel transpose.cu --kernel transpose --grid 8,8 --block 32,8 --by-line
+  smem kernel ~/.triton/cache --kernel fx_softmax --grid 128 --arg n_cols=781 --json")]
 pub struct Args {
-    /// The PTX file, Triton cache directory or Triton kernel.json.
+    /// The .ptx or .cu file, Triton cache entry or cache root.
     #[arg(value_name = "FILE")]
     file: PathBuf,
 
-    /// The kernel (its `.entry` name, mangled); needed when the module has
-    /// several.
+    /// The kernel: mangled, its C++ name, or a unique prefix; needed when
+    /// the module (or the Triton cache) has several.
     #[arg(long, value_name = "NAME")]
     kernel: Option<String>,
 
@@ -75,7 +85,8 @@ pub struct Args {
     #[arg(long = "arg", value_name = "NAME=VALUE")]
     args: Vec<ptx::Arg>,
 
-    /// Predict on this compute capability (default: the PTX's `.target`, else sm_90).
+    /// Predict on this compute capability, and compile a .cu for it (default: the PTX's
+    /// `.target` or what Triton compiled for, else sm_90).
     #[arg(long, value_name = "CC", value_parser = crate::arch::parse)]
     arch: Option<ComputeCapability>,
 
@@ -99,85 +110,6 @@ pub struct Args {
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
-}
-
-/// What Triton's metadata (`kernel.json`, `<name>.json`) gives.
-#[derive(Debug, Default)]
-struct Triton {
-    name: Option<String>,
-    num_warps: Option<u32>,
-    shared: Option<u32>,
-    arch: Option<u32>,
-}
-
-/// Finds the PTX and any Triton metadata of the input.
-fn locate(path: &Path, kernel: Option<&str>) -> Result<(PathBuf, Triton), String> {
-    let read_meta = |json: &Path| -> Result<Triton, String> {
-        let text = std::fs::read_to_string(json)
-            .map_err(|e| format!("cannot read {}: {e}", json.display()))?;
-        let v: serde_json::Value = serde_json::from_str(&text)
-            .map_err(|e| format!("{} is not Triton metadata: {e}", json.display()))?;
-        let num = |key: &str| v.get(key).and_then(serde_json::Value::as_u64);
-        Ok(Triton {
-            name: v.get("name").and_then(|n| n.as_str()).map(str::to_owned),
-            num_warps: num("num_warps").and_then(|n| u32::try_from(n).ok()),
-            shared: num("shared").and_then(|n| u32::try_from(n).ok()),
-            arch: v
-                .get("target")
-                .and_then(|t| t.get("arch"))
-                .and_then(serde_json::Value::as_u64)
-                .and_then(|n| u32::try_from(n).ok()),
-        })
-    };
-    if path.is_dir() {
-        // A Triton cache directory: <name>.ptx beside <name>.json.
-        let mut ptxs: Vec<PathBuf> = std::fs::read_dir(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
-            .collect();
-        ptxs.sort();
-        if let Some(name) = kernel {
-            if ptxs.len() > 1 {
-                ptxs.retain(|p| p.file_stem().is_some_and(|s| s == name));
-            }
-        }
-        let ptx = match ptxs.as_slice() {
-            [one] => one.clone(),
-            [] => return Err(format!("{} holds no .ptx file", path.display())),
-            _ => {
-                return Err(format!(
-                    "{} holds several .ptx files; name the kernel with --kernel",
-                    path.display()
-                ));
-            }
-        };
-        let json = ptx.with_extension("json");
-        let meta = if json.exists() {
-            read_meta(&json)?
-        } else {
-            Triton::default()
-        };
-        return Ok((ptx, meta));
-    }
-    if path.extension().is_some_and(|x| x == "json") {
-        let meta = read_meta(path)?;
-        let same = path.with_extension("ptx");
-        let sibling = path.with_file_name("kernel.ptx");
-        let ptx = if same.exists() { same } else { sibling };
-        return Ok((ptx, meta));
-    }
-    // A PTX file; Triton metadata beside it, if any.
-    let same = path.with_extension("json");
-    let sibling = path.with_file_name("kernel.json");
-    let meta = [same, sibling]
-        .iter()
-        .find(|p| p.exists())
-        .map(|p| read_meta(p))
-        .transpose()
-        .unwrap_or_default()
-        .unwrap_or_default();
-    Ok((path.to_path_buf(), meta))
 }
 
 /// Gives every event to both the tally and the race checker.
@@ -250,14 +182,15 @@ struct Outcome {
 }
 
 fn analyse(args: &Args) -> Result<ExitCode, String> {
-    let (ptx_path, meta) = locate(&args.file, args.kernel.as_deref())?;
-    let text = std::fs::read_to_string(&ptx_path)
-        .map_err(|e| format!("cannot read {}: {e}", ptx_path.display()))?;
-    let module = ptx::parse(&text).map_err(|e| format!("{}: {e}", ptx_path.display()))?;
-    let name = args.kernel.clone().or(meta.name.clone());
-    let kernel = Kernel::new(&module, name.as_deref()).map_err(|e| e.to_string())?;
+    let input = resolve::locate(&args.file, args.kernel.as_deref(), args.arch)
+        .map_err(|e| e.to_string())?;
+    let ptx_path = input.path.clone();
+    let meta = input.triton.as_ref();
+    let module = ptx::parse(&input.text).map_err(|e| format!("{}: {e}", ptx_path.display()))?;
+    let (kernel, signature) =
+        resolve::kernel(&module, args.kernel.as_deref(), meta).map_err(|e| e.to_string())?;
     // `.reqntid` is the only block the driver accepts: the default.
-    let block = match (args.block, kernel.reqntid(), meta.num_warps) {
+    let block = match (args.block, kernel.reqntid(), meta.and_then(|m| m.num_warps)) {
         (Some(block), _, _) => block,
         (None, Some(required), _) => required,
         (None, None, Some(warps)) => [32 * warps, 1, 1],
@@ -271,22 +204,17 @@ fn analyse(args: &Args) -> Result<ExitCode, String> {
     };
     let mut launch = KernelLaunch::new(args.grid, block)
         .map_err(|e| e.to_string())?
-        .with_dynamic_shared(args.dynamic_shared.or(meta.shared).unwrap_or(0));
-    for arg in &args.args {
-        launch = launch.with_arg(arg.clone());
+        .with_dynamic_shared(
+            args.dynamic_shared
+                .or(meta.and_then(|m| m.shared))
+                .unwrap_or(0),
+        );
+    for arg in
+        resolve::prepare_args(&kernel, signature.as_ref(), &args.args).map_err(|e| e.to_string())?
+    {
+        launch = launch.with_arg(arg);
     }
-    let target = module
-        .target
-        .iter()
-        .find_map(|t| t.parse::<ComputeCapability>().ok());
-    let from_meta = meta
-        .arch
-        .and_then(|a| format!("sm_{a}").parse::<ComputeCapability>().ok());
-    let capability = args
-        .arch
-        .or(from_meta)
-        .or(target)
-        .unwrap_or(ComputeCapability::Sm90);
+    let capability = resolve::capability(&module, meta, args.arch);
     let mut options = RunOptions::new()
         .with_step_budget(args.step_budget)
         .with_capability(capability);

@@ -222,8 +222,8 @@ impl KernelLaunch {
         self
     }
 
-    /// The same launch with one more argument (a later one for the same
-    /// parameter replaces an earlier one).
+    /// The same launch with one more argument (two for the same parameter
+    /// are an error when the launch binds).
     #[must_use]
     pub fn with_arg(mut self, arg: Arg) -> Self {
         self.args.push(arg);
@@ -272,8 +272,10 @@ impl KernelLaunch {
     ///   its index is past the last.
     /// - [`Error::KernelArgValue`]: a value that does not read as the
     ///   parameter's kind or does not fit it.
-    /// - [`Error::UnsetKernelParam`]: a scalar or aggregate parameter without
-    ///   an argument.
+    /// - [`Error::DuplicateKernelArg`]: two arguments for one parameter (by
+    ///   name, by index, or one of each).
+    /// - [`Error::UnsetKernelParam`]: scalar or aggregate parameters without
+    ///   an argument, all of them named.
     pub fn bind(&self, params: &[ParamDecl<'_>]) -> Result<Vec<u128>, Error> {
         let mut values: Vec<Option<u128>> = vec![None; params.len()];
         for arg in &self.args {
@@ -285,36 +287,59 @@ impl KernelLaunch {
                     .ok_or_else(|| unknown_param(&arg.key, params))?,
                 ArgKey::Index(_) => return Err(unknown_param(&arg.key, params)),
             };
+            if values[index].is_some() {
+                return Err(Error::DuplicateKernelArg {
+                    index,
+                    name: params[index].name.to_owned(),
+                });
+            }
             values[index] = Some(parse_value(&params[index], &arg.value)?);
         }
-        params
+        let unset: Vec<String> = params
             .iter()
-            .zip(values)
+            .zip(&values)
             .enumerate()
-            .map(|(i, (param, value))| match (value, param.kind) {
-                (Some(v), _) => Ok(v),
-                (None, ParamKind::Pointer) => Ok(u128::from(
-                    FAKE_POINTER_BASE + FAKE_POINTER_STRIDE * i as u64,
-                )),
-                (None, kind) => Err(Error::UnsetKernelParam {
-                    name: param.name.to_owned(),
-                    index: i,
-                    kind: kind.to_string(),
-                }),
+            .filter(|(_, (p, v))| v.is_none() && p.kind != ParamKind::Pointer)
+            .map(|(i, (p, _))| format!("{i} ({}, {})", p.name, p.kind))
+            .collect();
+        if !unset.is_empty() {
+            return Err(Error::UnsetKernelParam {
+                count: unset.len(),
+                params: bounded_list(&unset, 8),
+            });
+        }
+        Ok(values
+            .into_iter()
+            .enumerate()
+            .map(|(i, value)| {
+                value.unwrap_or_else(|| {
+                    u128::from(FAKE_POINTER_BASE + FAKE_POINTER_STRIDE * i as u64)
+                })
             })
-            .collect()
+            .collect())
     }
 }
 
+/// `items` comma-separated, at most `max` of them, then how many more: a
+/// message stays short whatever the input holds (issue 36: a module of
+/// 200,000 kernels made a 1.7 MB error line).
+pub(crate) fn bounded_list(items: &[String], max: usize) -> String {
+    let mut out = items[..items.len().min(max)].join(", ");
+    if items.len() > max {
+        out.push_str(&format!(" and {} more", items.len() - max));
+    }
+    out
+}
+
 fn unknown_param(key: &ArgKey, params: &[ParamDecl<'_>]) -> Error {
+    let names: Vec<String> = params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| format!("{i}: {}", p.name))
+        .collect();
     Error::UnknownKernelParam {
         given: key.to_string(),
-        params: params
-            .iter()
-            .enumerate()
-            .map(|(i, p)| format!("{i}: {}", p.name))
-            .collect::<Vec<_>>()
-            .join(", "),
+        params: bounded_list(&names, 16),
     }
 }
 
@@ -509,6 +534,36 @@ mod tests {
             parse_dims("a,b").unwrap_err().to_string(),
             "dimensions \"a,b\" are not X[,Y[,Z]] of positive integers"
         );
+    }
+
+    #[test]
+    fn every_unset_scalar_is_named_at_once_and_a_repeat_is_refused() {
+        let err = launch(&[]).bind(&params()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "kernel parameters 1 (n, .s32), 2 (scale, .f32) have no value: scalar parameters \
+             must be given"
+        );
+        assert!(matches!(err, Error::UnsetKernelParam { count: 2, .. }));
+        // By name then by index, and twice by the same key.
+        for args in [&["n=1", "1=2", "scale=1"][..], &["2=1", "scale=1", "n=1"]] {
+            let err = launch(args).bind(&params()).unwrap_err();
+            assert!(matches!(err, Error::DuplicateKernelArg { .. }), "{err}");
+        }
+        assert_eq!(
+            launch(&["n=1", "1=2"])
+                .bind(&params())
+                .unwrap_err()
+                .to_string(),
+            "kernel parameter 1 (n) is given twice: give each argument once"
+        );
+        // A long list stops after eight.
+        let names: Vec<String> = (0..20).map(|i| format!("p{i}")).collect();
+        assert_eq!(
+            bounded_list(&names, 8),
+            "p0, p1, p2, p3, p4, p5, p6, p7 and 12 more"
+        );
+        assert_eq!(bounded_list(&names[..2], 8), "p0, p1");
     }
 
     #[test]

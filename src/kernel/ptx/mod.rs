@@ -173,6 +173,8 @@ mod launch;
 mod lex;
 pub mod ops;
 mod parse;
+#[cfg(feature = "resolve")]
+pub mod resolve;
 #[cfg(test)]
 mod tests;
 

@@ -31,11 +31,8 @@ use crate::kernel::Site;
 pub(crate) fn lower(module: &Module<'_>, name: Option<&str>) -> Result<Program, Error> {
     let kernels: Vec<&ast::Function<'_>> = module.entries().collect();
     let list = || {
-        kernels
-            .iter()
-            .map(|k| k.name)
-            .collect::<Vec<_>>()
-            .join(", ")
+        let names: Vec<String> = kernels.iter().map(|k| k.name.to_owned()).collect();
+        crate::kernel::ptx::launch::bounded_list(&names, 8)
     };
     let entry = match name {
         Some(name) => kernels
