@@ -14,6 +14,7 @@
 #![cfg(feature = "ptx")]
 
 use std::collections::BTreeMap;
+use std::io::Write as _;
 use std::path::PathBuf;
 
 use smem_model::kernel::ptx::{self, Address, AddressBase, Operand};
@@ -25,14 +26,29 @@ fn corpus_dir() -> PathBuf {
     }
 }
 
-fn corpus() -> Vec<(String, String)> {
+/// The corpus files, or `None` (with a note on stdout) where there is no
+/// corpus: a fresh clone has no `../shared`, and the README's test command
+/// must pass there. CI has it, and sets `SMEM_REQUIRE_SHARED=1` so that a
+/// corpus gone missing fails instead of skipping.
+fn corpus() -> Option<Vec<(String, String)>> {
     let dir = corpus_dir();
-    let entries = std::fs::read_dir(&dir).unwrap_or_else(|err| {
-        panic!(
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(err) if std::env::var_os("SMEM_REQUIRE_SHARED").is_none() => {
+            // Straight to stderr: libtest hides a passing test's println!.
+            let _ = writeln!(
+                std::io::stderr(),
+                "note: skipped, no PTX corpus at {} ({err}): it is the workspace's \
+                 ../shared/ptx-corpus, not the repository's; set SMEM_PTX_CORPUS to run",
+                dir.display()
+            );
+            return None;
+        }
+        Err(err) => panic!(
             "cannot read the PTX corpus at {} ({err}); set SMEM_PTX_CORPUS",
             dir.display()
-        )
-    });
+        ),
+    };
     let mut files: Vec<(String, String)> = entries
         .map(|entry| entry.unwrap().path())
         .filter(|path| path.extension().is_some_and(|ext| ext == "ptx"))
@@ -42,7 +58,7 @@ fn corpus() -> Vec<(String, String)> {
         })
         .collect();
     files.sort();
-    files
+    Some(files)
 }
 
 /// (file, functions with a body, instructions).
@@ -124,7 +140,9 @@ fn every_fixture_reads() {
 
 #[test]
 fn every_corpus_file_reads() {
-    let files = corpus();
+    let Some(files) = corpus() else {
+        return;
+    };
     assert_eq!(files.len(), 24, "the corpus README lists 24 files");
     let mut failures = Vec::new();
     let mut counts = Vec::new();
@@ -173,7 +191,8 @@ fn every_corpus_file_reads() {
 #[test]
 fn every_name_resolves() {
     let mut unresolved = Vec::new();
-    for (name, text) in corpus().into_iter().chain(fixtures()) {
+    // Without the corpus, the fixtures alone.
+    for (name, text) in corpus().unwrap_or_default().into_iter().chain(fixtures()) {
         let module = ptx::parse(&text).unwrap();
         for function in &module.functions {
             for instruction in &function.instructions {

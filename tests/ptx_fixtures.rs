@@ -5,6 +5,7 @@
 //! each was measured.
 
 use std::collections::BTreeMap;
+use std::io::Write as _;
 use std::path::PathBuf;
 
 use smem_model::kernel::ptx::{self, Kernel, KernelLaunch, NoteKind, RunOptions, RunSummary};
@@ -411,8 +412,21 @@ fn named_barriers_arrive_then_sync_in_the_pipeline() {
 #[test]
 fn every_corpus_kernel_runs_a_block_without_panicking() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/ptx-corpus");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return;
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        // A fresh clone has no ../shared: skipped, said so. CI has it and
+        // sets SMEM_REQUIRE_SHARED=1, so that its absence fails there.
+        Err(err) if std::env::var_os("SMEM_REQUIRE_SHARED").is_none() => {
+            // Straight to stderr: libtest hides a passing test's println!.
+            let _ = writeln!(
+                std::io::stderr(),
+                "note: skipped, no PTX corpus at {} ({err}): it is the workspace's, \
+                 not the repository's",
+                dir.display()
+            );
+            return;
+        }
+        Err(err) => panic!("cannot read the PTX corpus at {} ({err})", dir.display()),
     };
     let (mut kernels, mut ended) = (0, 0);
     for entry in entries.flatten() {
