@@ -208,7 +208,7 @@ pub const MAX_REGISTERS: u32 = 1 << 22;
 /// what must come next (with its line, column and what was expected), an
 /// unterminated comment or string, a register used but not declared in
 /// scope, a number past 64 bits, more than [`MAX_REGISTERS`] registers in a
-/// function.
+/// function, a `bra` to a label its function does not declare.
 ///
 /// # Example
 ///

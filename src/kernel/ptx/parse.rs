@@ -768,6 +768,22 @@ impl<'a> Parser<'a> {
         // Resolve what still refers to the parameters' scope (nothing can be
         // a label there) and drop it.
         scopes.close(&mut function.instructions);
+        // A name still unresolved is a variable or a function, which a
+        // branch cannot take: its target would be nowhere, and running on
+        // past it would make a path up.
+        for reference in &scopes.pending {
+            let instruction = &function.instructions[reference.instruction as usize];
+            if instruction.opcode() == "bra" && reference.operand == 0 {
+                let text = self.text();
+                let at = instruction.text.as_ptr() as usize - text.as_ptr() as usize;
+                let start = at + instruction.text.find(reference.name).unwrap_or(0);
+                return Err(self.error_at(
+                    start,
+                    instruction.line,
+                    "a label declared in the function as the branch's target",
+                ));
+            }
+        }
         Ok(function)
     }
 

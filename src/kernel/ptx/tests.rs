@@ -532,3 +532,25 @@ fn pragmas_by_scope() {
     assert_eq!(k.pragmas, ["a", "b", "nounroll"]);
     assert_eq!(k.body_pragmas, [(1, "nounroll")]);
 }
+
+/// A branch to a label the function does not declare is an error at the
+/// name, not a branch the interpreter skips (issue 36 item 6); a label of an
+/// enclosing block, declared after the branch, resolves.
+#[test]
+fn a_branch_to_an_undeclared_label_is_an_error() {
+    let text = entry(".reg .pred %p<2>;\n\t@%p1 bra $L__nowhere;\n\tret;");
+    assert_eq!(
+        err(&text),
+        (
+            7,
+            11,
+            "PTX line 7, column 11: expected a label declared in the function as the branch's \
+             target, found `$L__nowhere;`"
+                .to_owned()
+        )
+    );
+    let text = entry(".reg .pred %p<2>;\n{\n\t@%p1 bra.uni $L__end;\n}\n$L__end:\n\tret;");
+    let module = parse(&text).unwrap();
+    let k = &module.functions[0];
+    assert_eq!(k.instructions[0].operands[0], Operand::Label(1));
+}
