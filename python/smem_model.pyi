@@ -676,8 +676,10 @@ class KernelRun:
         """Warp instructions interpreted."""
     @property
     def notes(self) -> List[str]:
-        """What could not be followed exactly, one line an instruction
-        (`"line 41: ld.shared.u32: data-dependent address (64 warp executions)"`)."""
+        """What could not be followed exactly, one line an instruction, with
+        which way the interpreter went and what that may change
+        (`"line 41: ld.shared.u32: data-dependent address (64 warp executions):
+        the address comes from memory the model does not hold ..."`)."""
     @property
     def opaque(self) -> Dict[str, int]:
         """The PTX instructions the interpreter does not evaluate (their results

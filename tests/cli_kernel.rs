@@ -355,6 +355,18 @@ fn notes_say_which_way_a_data_dependent_branch_went_and_ask_for_lineinfo() {
         "{text}"
     );
     assert!(!text.contains("source line 0"), "{text}");
+    let (report, _) = json(&[ptx.name(), "--grid", "1", "--block", "64"]);
+    let note = &report["notes"][0];
+    assert_eq!(note["kind"], "data-dependent branch");
+    assert_eq!(note["ptx_line"], 16);
+    assert_eq!(note["source_line"], Value::Null);
+    assert!(
+        note["meaning"]
+            .as_str()
+            .unwrap()
+            .contains("taken as not branching"),
+        "{note}"
+    );
     // nvcc -lineinfo's PTX: no such note.
     let ptx = format!("{DATA}/racy_neighbour/kernel.ptx");
     let text = stdout(&kernel(&[&ptx, "--grid", "2", "--block", "128"]));
@@ -385,6 +397,11 @@ fn data_dependent_atomics_are_listed_not_guessed() {
         "{text}"
     );
     assert!(!text.contains("not modelled"), "{text}");
+    let (report, _) = json(&[&ptx, "--grid", "16", "--block", "256", "--arg", "2=16384"]);
+    assert_eq!(
+        report["notes"][0]["source_line"],
+        "device_atomic_functions.hpp:112"
+    );
     assert!(
         text.contains(
             "races: none found in 16 blocks (512 requests of unknown address not checked)"

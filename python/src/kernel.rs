@@ -32,8 +32,10 @@ pub struct PyKernelRun {
     sampled: bool,
     /// Warp instructions interpreted.
     warp_instructions: u64,
-    /// What could not be followed exactly, one line an instruction
-    /// (`"line 41: ld.shared.u32: data-dependent address (64 warp executions)"`).
+    /// What could not be followed exactly, one line an instruction, with
+    /// which way the interpreter went and what that may change
+    /// (`"line 41: ld.shared.u32: data-dependent address (64 warp executions):
+    /// the address comes from memory the model does not hold ..."`).
     notes: Vec<String>,
     /// The PTX instructions the interpreter does not evaluate (their results
     /// unknown; none touches shared memory), by opcode, with how often each
@@ -344,12 +346,13 @@ pub fn kernel(
         .iter()
         .map(|n| {
             format!(
-                "line {}: {}: {} ({} warp execution{})",
+                "line {}: {}: {} ({} warp execution{}): {}",
                 n.ptx_line,
                 bounded(&n.instruction),
                 note_kind(n.kind),
                 n.count,
-                if n.count == 1 { "" } else { "s" }
+                if n.count == 1 { "" } else { "s" },
+                n.kind.meaning()
             )
         })
         .collect();

@@ -142,3 +142,8 @@ def test_data_dependent_addresses_are_counted_not_costed():
     }
     assert not any(op.startswith("ATOMS") for op in run.summary.by_op)
     assert len(run.notes) == 1 and "data-dependent address" in run.notes[0]
+    # Said what it means, as `smem kernel` says it.
+    assert run.notes[0].endswith(
+        "): the address comes from memory the model does not hold (a global load, an atomic's "
+        "result): counted as an instruction, left out of the wavefronts and the race check"
+    )

@@ -774,9 +774,12 @@ struct LineJson {
 struct NoteJson {
     kind: &'static str,
     ptx_line: u32,
-    source_line: Option<u32>,
+    /// `file:line`, as `top` gives it.
+    source_line: Option<String>,
     instruction: String,
     count: u64,
+    /// Which way the interpreter went and what that may change.
+    meaning: &'static str,
 }
 
 /// The races as `smem racecheck --json` gives them, the sites PTX lines.
@@ -942,9 +945,10 @@ fn json(args: &Args, o: &Outcome) -> ReportJson {
             .map(|n| NoteJson {
                 kind: note_kind(n.kind),
                 ptx_line: n.ptx_line,
-                source_line: n.line,
+                source_line: source_of(&o.kernel, u64::from(n.ptx_line)),
                 instruction: n.instruction.clone(),
                 count: n.count,
+                meaning: n.kind.meaning(),
             })
             .collect(),
         not_modelled: o
