@@ -537,3 +537,36 @@ fn instructions_not_interpreted_are_listed() {
     let output = kernel(&[&ptx, "--grid", "8,8", "--block", "32,8"]);
     assert!(!stdout(&output).contains("not interpreted"));
 }
+
+/// Issue 36 item 6: ldmatrix on a capability without it (7.0: LDSM needs
+/// 7.5) is neither counted nor dropped without a word: the report counts the
+/// refused requests and names the first with its PTX line, in text and JSON.
+#[test]
+fn requests_a_capability_lacks_are_counted_as_refused() {
+    let ptx = format!("{DATA}/ldmatrix_stmatrix/kernel.ptx");
+    let args = [
+        &ptx, "--grid", "1", "--block", "128", "--arch", "sm_70", "--arg", "1=0",
+    ];
+    let output = kernel(&args);
+    let text = stdout(&output);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("refused on sm_70: "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        line.starts_with(
+            "refused on sm_70: 20 requests, not counted above: PTX line 64: \
+             ldmatrix.sync.aligned.m8n8.x4.shared.b16: LDSM.x4 does not exist on compute \
+             capability 7.0: it needs 7.5 or later; "
+        ),
+        "{line}"
+    );
+    assert!(line.ends_with(" (and 17 more)"), "{line}");
+    let (report, _) = json(&args);
+    assert_eq!(report["refused"], 20);
+    assert_eq!(report["refused_examples"].as_array().unwrap().len(), 3);
+    assert_eq!(report["refused_examples"][0]["ptx_line"], 64);
+    // On sm_90 nothing is refused.
+    let (report, _) = json(&[&ptx, "--grid", "1", "--block", "128", "--arg", "1=0"]);
+    assert_eq!(report["refused"], 0);
+}

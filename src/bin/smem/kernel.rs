@@ -26,7 +26,7 @@ use smem_model::kernel::tally::{nvprof_counters, Entry, Profiler, Tally, Totals}
 use smem_model::kernel::{BlockInfo, Consumer, Event, KernelInfo, Place};
 use smem_model::{ComputeCapability, Error, KernelRaces, LaneSet, Racecheck};
 
-use crate::output::{emit, fail, plural, styled, HEADING, NOTE};
+use crate::output::{emit, fail, plural, styled, HEADING, NOTE, WARN};
 use crate::table::{Align, Table};
 
 /// Arguments of `smem kernel`.
@@ -583,6 +583,36 @@ fn text_report(args: &Args, o: &Outcome) -> String {
             names.join(", ")
         );
     }
+    if o.tally.error_count() > 0 {
+        // Never silence: an op the capability lacks is neither counted nor
+        // left out without a word (issue 36).
+        let examples: Vec<String> = o
+            .tally
+            .errors()
+            .iter()
+            .take(REFUSED_SHOWN)
+            .map(|e| format!("PTX line {}: {}", e.at.line, e.reason))
+            .collect();
+        let more = o.tally.error_count() - examples.len() as u64;
+        let _ = writeln!(
+            out,
+            "{}",
+            styled(
+                WARN,
+                format!(
+                    "refused on {}: {}, not counted above: {}{}",
+                    o.capability.sm_name(),
+                    plural(o.tally.error_count(), "request"),
+                    examples.join("; "),
+                    if more > 0 {
+                        format!(" (and {more} more)")
+                    } else {
+                        String::new()
+                    }
+                )
+            )
+        );
+    }
     let unknown: u64 = o.tally.unknown_addresses().iter().map(|(_, n)| n).sum();
     if unknown > 0 {
         let names: Vec<String> = o
@@ -882,6 +912,11 @@ struct ReportJson {
     /// Requests whose addresses are unknown (data-dependent), by op: in the
     /// instruction counts, not in the wavefronts or the race check.
     unknown_address: BTreeMap<String, u64>,
+    /// Requests the model refuses on this capability (an op it lacks:
+    /// `ldmatrix` before 7.5, `stmatrix` before 9.0), counted apart from the
+    /// totals, with the first few (PTX line and the model's message).
+    refused: u64,
+    refused_examples: Vec<RefusedJson>,
     races: RacesJson,
 }
 
@@ -969,6 +1004,27 @@ fn json(args: &Args, o: &Outcome) -> ReportJson {
             .iter()
             .map(|&((op, w), n)| (crate::analyze::op_name(op, w), n))
             .collect(),
+        refused: o.tally.error_count(),
+        refused_examples: o
+            .tally
+            .errors()
+            .iter()
+            .take(REFUSED_SHOWN)
+            .map(|e| RefusedJson {
+                ptx_line: e.at.line,
+                reason: e.reason.clone(),
+            })
+            .collect(),
         races: races_json(o),
     }
+}
+
+/// How many refused requests a report shows.
+const REFUSED_SHOWN: usize = 3;
+
+/// A request the model refused.
+#[derive(Debug, Serialize)]
+struct RefusedJson {
+    ptx_line: u64,
+    reason: String,
 }
