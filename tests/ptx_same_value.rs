@@ -263,3 +263,67 @@ proptest! {
         }
     }
 }
+
+const PROBES: &str = include_str!("data/ncu/probes.ptx");
+
+/// Measured on an H200 (tests/data/ncu/probes.txt, "racecheck ex2"): four
+/// warps storing `exp2f(in[lane])` to `buf[lane]` have no hazard. The
+/// interpreter does not evaluate `ex2.approx.f32`, but the same opcode of
+/// equal operands is an equal value. Loading `in[tid]` instead (each warp
+/// its own inputs) is a write-write race.
+#[test]
+fn equal_operands_of_an_instruction_not_evaluated_are_equal_values() {
+    let name = "_Z13ex2ReplicatedPfPKf";
+    assert_eq!(findings(&races(PROBES, name, 1, 128)), vec![]);
+    let own = PROBES.replacen("and.b64  \t%rd6, %rd5, 124;", "mov.b64 \t%rd6, %rd5;", 1);
+    assert_ne!(own, PROBES);
+    assert_eq!(
+        findings(&races(&own, name, 1, 128)),
+        vec![(HazardKind::WriteWrite, 128)]
+    );
+}
+
+/// The same in small kernels: another input, another opcode or modifier,
+/// another immediate operand: another value.
+#[test]
+fn instructions_not_evaluated_differ_where_their_operands_or_opcodes_do() {
+    let ex2 = |k: u32, op: &str| format!("{}    {op} %r10, %r10;\n", load(k, 10));
+    let write_write = vec![(HazardKind::WriteWrite, 128)];
+    let approx = ex2(0, "ex2.approx.f32");
+    assert_eq!(verdict(&approx, &approx), vec![]);
+    assert_eq!(verdict(&approx, &ex2(1, "ex2.approx.f32")), write_write);
+    assert_eq!(verdict(&approx, &ex2(0, "ex2.approx.ftz.f32")), write_write);
+    let div = |imm: &str| format!("{}    div.full.f32 %r10, %r10, {imm};\n", load(0, 10));
+    assert_eq!(verdict(&div("0f40000000"), &div("0f40000000")), vec![]);
+    assert_eq!(verdict(&div("0f40000000"), &div("0f40400000")), write_write);
+    // An input the interpreter cannot number (a volatile load): unequal.
+    let volatile =
+        "    add.s64 %rd10, %rd1, %rd2;\n    ld.volatile.global.u32 %r10, [%rd10];\n    \
+                    ex2.approx.f32 %r10, %r10;\n";
+    assert_eq!(verdict(volatile, volatile), write_write);
+}
+
+/// `mma.sync` is warp-collective: a lane's result depends on every lane's
+/// fragments. Two warps with the same fragments store equal results; where
+/// they differ in lanes 1 to 31 only, lane 0's results differ too (its own
+/// operands are the same in both warps): all 128 bytes race.
+#[test]
+fn a_warp_collective_instruction_is_equal_only_over_the_whole_warp() {
+    let mma = |other: u32| {
+        format!(
+            "{}    mov.b32 %r40, %r10;\n{}    mov.b32 %r41, %r10;\n    \
+             setp.eq.u32 %p2, %r2, 0;\n    selp.b32 %r20, %r40, %r41, %p2;\n    \
+             mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {{%r10, %r11, %r12, %r13}}, \
+             {{%r20, %r40}}, {{%r40}}, {{%r40, %r40, %r40, %r40}};\n",
+            load(0, 10),
+            load(other, 11)
+        )
+    };
+    // Warp 0: every lane's A fragment is g[lane]; warp 1 the same.
+    assert_eq!(verdict(&mma(0), &mma(0)), vec![]);
+    // Warp 1: lanes 1 to 31 take g[lane + 2]; lane 0 still g[0].
+    assert_eq!(
+        verdict(&mma(0), &mma(2)),
+        vec![(HazardKind::WriteWrite, 128)]
+    );
+}

@@ -32,7 +32,10 @@
 //!   is numbered by its address, width and the block's global-memory epoch
 //!   (which every global write of the block advances, as the interpreter runs
 //!   them: a modelling choice), arithmetic on numbered values is hash-consed,
-//!   and `mov`, `selp`, `shfl.sync` and shared memory carry numbers. So a
+//!   so is an instruction the interpreter does not evaluate (`ex2.approx`,
+//!   `mma.sync`: the same opcode of equal operands is an equal value, over
+//!   the whole warp for a warp-collective one), and `mov`, `selp`,
+//!   `shfl.sync` and shared memory carry numbers. So a
 //!   shared store knows, lane by lane, when it writes what memory already
 //!   holds (known bits, or the same number at the same width), and says so to
 //!   the consumer ([`Consumer::event_unchanged`](crate::kernel::Consumer::event_unchanged)):

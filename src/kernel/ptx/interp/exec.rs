@@ -1781,6 +1781,15 @@ fn execute<C: Consumer + ?Sized>(
             }
             warp.set_numbers(*d, got, &n);
         }
+        Kind::Opaque {
+            ds,
+            srcs: Some(srcs),
+            warp: collective,
+        } => {
+            let seen: Vec<Seen> = srcs.iter().map(|s| warp.seen(ctx, *s)).collect();
+            run(warp, numbers)?;
+            opaque_numbers(warp, numbers, (inst.name, *collective), ds, &seen, mask);
+        }
         _ => {
             let Some(op) = ctx.plan.pure_op(here.0, here.1) else {
                 return run(warp, numbers);
@@ -1810,6 +1819,57 @@ fn execute<C: Consumer + ?Sized>(
         }
     }
     Ok(())
+}
+
+/// Numbers the results of an instruction the interpreter does not evaluate
+/// (`number.rs`): lane by lane over the lane's operands `seen`, or for a
+/// warp-collective one over every lane's of `mask`; a lane (or, collective,
+/// the warp) with an operand neither known nor numbered gets none.
+fn opaque_numbers(
+    warp: &mut Warp,
+    numbers: &mut Numbers,
+    (name, collective): (u32, bool),
+    ds: &[u32],
+    seen: &[Seen],
+    mask: u32,
+) {
+    let ds = &ds[..ds.len().min(64)];
+    let mut over = [Operand::Known(0); 32];
+    let mut got = 0u32;
+    if collective {
+        let mut all = vec![Operand::Known(u64::from(mask))];
+        for lane in lanes_of(mask) {
+            for s in seen {
+                match s.operand(lane) {
+                    Some(o) => all.push(o),
+                    None => return,
+                }
+            }
+        }
+        over = [numbers.chain(&all); 32];
+        got = mask;
+    } else {
+        let mut args = Vec::with_capacity(seen.len());
+        'lanes: for lane in lanes_of(mask) {
+            args.clear();
+            for s in seen {
+                match s.operand(lane) {
+                    Some(o) => args.push(o),
+                    None => continue 'lanes,
+                }
+            }
+            over[lane] = numbers.chain(&args);
+            got |= 1 << lane;
+        }
+    }
+    for (out, &d) in ds.iter().enumerate() {
+        let lanes = got & !warp.known[warp.reg_base + d as usize];
+        let mut n = [0u64; 32];
+        for lane in lanes_of(lanes) {
+            n[lane] = numbers.opaque(name, out as u8, collective, over[lane], lane as u32);
+        }
+        warp.set_numbers(d, lanes, &n);
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -2634,7 +2694,7 @@ fn run_inst<C: Consumer + ?Sized>(
                 warp.forget(*d, mask);
             }
         }
-        Kind::Opaque { ds } => {
+        Kind::Opaque { ds, .. } => {
             for d in ds {
                 warp.forget(*d, mask);
             }

@@ -465,9 +465,14 @@ pub(crate) enum Kind {
         ds: Vec<Reg>,
     },
     /// An instruction the interpreter does not evaluate: its destinations
-    /// become unknown.
+    /// become unknown. Where `srcs` are given, equal operands give equal
+    /// results, so the results are numbered ([`number`](super::number)):
+    /// lane by lane, or for a warp-collective opcode (`mma`, `movmatrix`,
+    /// `match`: `warp`) over every lane's operands and the lane's index.
     Opaque {
         ds: Vec<Reg>,
+        srcs: Option<Vec<Src>>,
+        warp: bool,
     },
     /// An instruction without effect on what the interpreter tracks
     /// (`prefetch`, `pmevent`, `nanosleep`, ...).

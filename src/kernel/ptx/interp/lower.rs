@@ -571,10 +571,41 @@ impl Lowering<'_, '_> {
         })
     }
 
-    fn opaque(inst: &Instruction<'_>) -> Kind {
+    fn opaque(&self, inst: &Instruction<'_>) -> Kind {
+        let opcode = inst.opcode();
+        let warp = matches!(opcode, "mma" | "wmma" | "movmatrix" | "match");
+        let srcs = (warp || PER_LANE.contains(&opcode))
+            .then(|| self.value_operands(inst.operands.get(1..).unwrap_or_default()))
+            .flatten()
+            .filter(|srcs| !srcs.is_empty());
         Kind::Opaque {
             ds: inst.operands.first().map(dests).unwrap_or_default(),
+            srcs,
+            warp,
         }
+    }
+
+    /// The operands of an instruction as values, vectors flattened, or `None`
+    /// where one is not a plain value (an address: the result depends on
+    /// memory; a negated predicate or a vector register's component, which
+    /// the operand would not tell apart from the plain register).
+    fn value_operands(&self, operands: &[Operand<'_>]) -> Option<Vec<Src>> {
+        let mut out = Vec::new();
+        for o in operands {
+            match o {
+                Operand::Reg {
+                    component: None,
+                    negated: false,
+                    ..
+                }
+                | Operand::Imm(_)
+                | Operand::Special(..)
+                | Operand::Symbol { .. } => out.push(self.src(Some(o))),
+                Operand::Vector(v) => out.extend(self.value_operands(v)?),
+                _ => return None,
+            }
+        }
+        Some(out)
     }
 
     fn unmodelled(inst: &Instruction<'_>) -> Kind {
@@ -587,7 +618,7 @@ impl Lowering<'_, '_> {
     }
 
     fn kind(&self, inst: &Instruction<'_>) -> Kind {
-        self.try_kind(inst).unwrap_or_else(|| Self::opaque(inst))
+        self.try_kind(inst).unwrap_or_else(|| self.opaque(inst))
     }
 
     #[allow(clippy::too_many_lines)]
@@ -903,7 +934,7 @@ impl Lowering<'_, '_> {
                 let Ok(kind) = format!("{op_name}.{type_name}").parse::<AtomicKind>() else {
                     return Some(match space {
                         Space::Shared | Space::Generic => Self::unmodelled(inst),
-                        _ => Self::opaque(inst),
+                        _ => self.opaque(inst),
                     });
                 };
                 if m("v2") || m("v4") || m("v8") {
@@ -1379,10 +1410,28 @@ impl Lowering<'_, '_> {
             Some(func) => Some(Kind::Call { func, args, rets }),
             // An external function (vprintf, __assertfail) or an indirect
             // call: its return parameters become unknown.
-            None => Some(Kind::Opaque { ds: Vec::new() }),
+            None => Some(Kind::Opaque {
+                ds: Vec::new(),
+                srcs: None,
+                warp: false,
+            }),
         }
     }
 }
+
+/// The opcodes whose result in a lane is a function of that lane's
+/// operands alone (PTX ISA: integer, float, half, conversion, comparison and
+/// logic instructions, and the approximate math functions), where the
+/// interpreter does not evaluate a form of them (`ex2.approx`, `div.full`,
+/// `fma.rn.f16x2`): the same opcode, with the same modifiers, of equal
+/// operands gives equal results. Reads of memory or of other lanes, and
+/// anything not listed, are not numbered.
+const PER_LANE: [&str; 49] = [
+    "abs", "add", "and", "bfe", "bfi", "bfind", "bmsk", "brev", "clz", "cnot", "copysign", "cos",
+    "cvt", "div", "dp2a", "dp4a", "ex2", "fma", "fns", "lg2", "lop3", "mad", "mad24", "max", "min",
+    "mov", "mul", "mul24", "neg", "not", "or", "popc", "prmt", "rcp", "rem", "rsqrt", "sad",
+    "selp", "set", "setp", "shf", "shl", "shr", "sin", "slct", "sqrt", "sub", "tanh", "xor",
+];
 
 fn special(s: ast::Special, c: u8) -> Special {
     use ast::Special as S;

@@ -32,9 +32,22 @@
 //! - `mov`, `selp` (predicate known) and `shfl.sync` move numbers; shared
 //!   stores keep them (per byte: number, width, place in the value) so that a
 //!   load of the same width and address gets them back.
+//! - Instructions the interpreter does not evaluate (`ex2.approx`,
+//!   `div.full`, `mma.sync`, ...), where their opcode computes from its
+//!   operands alone: numbered by (opcode text, which destination, every
+//!   operand), chained three at a time, so the same opcode of equal operands
+//!   gives equal numbers, and different operands different ones (what
+//!   compute-sanitizer sees: four warps storing `exp2f(in[lane])` to
+//!   `buf[lane]` have no hazard, measured on an H200,
+//!   tests/data/ncu/probes.txt). A warp-collective one (`mma`, `wmma.mma`,
+//!   `movmatrix`, `match`: a lane's result depends on the other lanes'
+//!   operands) is numbered over the active mask and every active lane's
+//!   operands, then the lane. Which opcodes compute lane by lane is a list
+//!   (`PER_LANE` in `lower.rs`); any other, and any operand that is an
+//!   address, stays unnumbered.
 //! - Atomics' results are fresh numbers (equal to no other); `%clock` and
-//!   other unknown special registers, `ld.local`, `ldmatrix`, opaque
-//!   instructions give unnumbered values.
+//!   other unknown special registers, `ld.local`, `ldmatrix`, and the
+//!   other instructions not evaluated give unnumbered values.
 //!
 //! Only instructions whose results can reach a shared store's value are
 //! numbered ([`Plan`]: a flow-insensitive pass over each function), so a
@@ -63,6 +76,10 @@ pub(crate) const MAX_NUMBERS: usize = 1 << 18;
 
 /// The bit that marks a global load's number packed without the table.
 const PACKED: u64 = 1 << 63;
+
+/// The name of a [`Numbers::chain`] link (no opcode's: names are indices
+/// into a program's opcode texts).
+const CHAIN: u32 = u32::MAX;
 
 /// An operand of a numbered expression: known bits or a number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -221,6 +238,47 @@ impl Numbers {
     /// over `args`.
     pub(crate) fn op(&mut self, name: u32, out: u8, args: [Operand; 4]) -> u64 {
         self.intern(Key::Op { name, out, args })
+    }
+
+    /// The operands `args`, any number of them, as one operand: a number
+    /// equal to another chain's exactly when their operands are equal (the
+    /// count first, then three at a time, each link hash-consed).
+    pub(crate) fn chain(&mut self, args: &[Operand]) -> Operand {
+        let mut acc = Operand::Known(args.len() as u64);
+        for chunk in args.chunks(3) {
+            let mut link = [acc, Operand::Known(0), Operand::Known(0), Operand::Known(0)];
+            link[1..=chunk.len()].copy_from_slice(chunk);
+            acc = Operand::Number(self.intern(Key::Op {
+                name: CHAIN,
+                out: 0,
+                args: link,
+            }));
+        }
+        acc
+    }
+
+    /// The number of destination `out` (below 64) of an instruction named
+    /// `name` that the interpreter does not evaluate, over its operands
+    /// `over` (a [`chain`](Self::chain)): one lane's operands, or for a
+    /// warp-collective instruction (`collective`) every lane's, then the
+    /// lane `lane` whose result it is (not part of a lane-by-lane result:
+    /// equal operands in two lanes give equal results).
+    pub(crate) fn opaque(
+        &mut self,
+        name: u32,
+        out: u8,
+        collective: bool,
+        over: Operand,
+        lane: u32,
+    ) -> u64 {
+        // Flags in `out` keep these keys apart from a pure instruction's.
+        let out = out | if collective { 0x80 } else { 0x40 };
+        let lane = Operand::Known(if collective { u64::from(lane) } else { 0 });
+        self.intern(Key::Op {
+            name,
+            out,
+            args: [over, lane, Operand::Known(0), Operand::Known(0)],
+        })
     }
 
     /// Entries in the table (tests).
@@ -490,6 +548,18 @@ fn flow(kind: &Kind) -> (Vec<(u8, u32)>, Vec<Src>) {
         Kind::Shfl { d, a, .. } => (one(*d), vec![*a]),
         Kind::Ld { ds, .. } => (many(ds), Vec::new()),
         Kind::Atom { d: Some(d), .. } => (one(*d), Vec::new()),
+        Kind::Opaque {
+            ds,
+            srcs: Some(srcs),
+            ..
+        } => (
+            ds.iter()
+                .take(64)
+                .enumerate()
+                .map(|(i, &d)| (i as u8, d))
+                .collect(),
+            srcs.clone(),
+        ),
         _ => (Vec::new(), Vec::new()),
     }
 }
@@ -553,6 +623,26 @@ mod tests {
         assert_ne!(n.op(3, 0, [Operand::Number(8), ONE, ONE, ONE]), x);
         // A number is never taken for known bits of the same value.
         assert_ne!(n.op(3, 0, [Operand::Known(7), ONE, ONE, ONE]), x);
+    }
+
+    #[test]
+    fn a_chain_is_equal_exactly_when_its_operands_are() {
+        let mut n = Numbers::default();
+        let args = [A, ONE, Operand::Number(9), ONE, A];
+        let x = n.chain(&args);
+        assert_eq!(n.chain(&args), x);
+        // One operand more (even a zero), one less, one changed: another.
+        let mut longer = args.to_vec();
+        longer.push(Operand::Known(0));
+        assert_ne!(n.chain(&longer), x);
+        assert_ne!(n.chain(&args[..4]), x);
+        assert_ne!(n.chain(&[A, ONE, Operand::Number(9), ONE, ONE]), x);
+        // A lane-by-lane result ignores the lane; a collective one does not.
+        let a = n.opaque(3, 0, false, x, 0);
+        assert_eq!(n.opaque(3, 0, false, x, 5), a);
+        assert_ne!(n.opaque(3, 1, false, x, 0), a);
+        assert_ne!(n.opaque(3, 0, true, x, 0), a);
+        assert_ne!(n.opaque(3, 0, true, x, 5), n.opaque(3, 0, true, x, 0));
     }
 
     #[test]
