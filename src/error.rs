@@ -954,8 +954,9 @@ pub enum Error {
     #[error("interrupted")]
     Interrupted,
 
-    /// A launch with a zero dimension or a block of more than 1024 threads.
-    #[error("launch of grid {}x{}x{} and block {}x{}x{}: every dimension must be at least 1 and a block at most 1024 threads", grid[0], grid[1], grid[2], block[0], block[1], block[2])]
+    /// A launch the GPU refuses: a zero dimension, a grid or block
+    /// dimension past CUDA's limit, or a block of more than 1024 threads.
+    #[error("launch of grid {}x{}x{} and block {}x{}x{}: every dimension must be at least 1, the grid at most 2147483647x65535x65535 blocks and the block at most 1024x1024x64 threads, 1024 in all", grid[0], grid[1], grid[2], block[0], block[1], block[2])]
     LaunchDims {
         /// Blocks in x, y, z.
         grid: [u32; 3],

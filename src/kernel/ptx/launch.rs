@@ -30,6 +30,17 @@ pub const FAKE_POINTER_STRIDE: u64 = 1 << 32;
 /// specifications).
 pub const MAX_BLOCK_THREADS: u32 = 1024;
 
+/// The most blocks of a grid in x, y and z: 2^31 - 1, 65,535 and 65,535
+/// (CUDA C++ Programming Guide, "Compute Capabilities", technical
+/// specifications, every capability since 3.0; measured on an H200: a grid
+/// of 2^31 blocks in x, or 65,536 in y, is refused with
+/// `cudaErrorInvalidValue`, tests/data/ncu/probes.txt).
+pub const MAX_GRID: [u32; 3] = [(1 << 31) - 1, 65_535, 65_535];
+
+/// The most threads of a block in x, y and z: 1,024, 1,024 and 64 (the same
+/// table), and [`MAX_BLOCK_THREADS`] in all.
+pub const MAX_BLOCK: [u32; 3] = [1024, 1024, 64];
+
 /// What a kernel parameter holds, as far as binding an argument goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ParamKind {
@@ -198,11 +209,17 @@ impl KernelLaunch {
     ///
     /// # Errors
     ///
-    /// [`Error::LaunchDims`] when a dimension is 0, or the block has more
-    /// than [`MAX_BLOCK_THREADS`] threads.
+    /// [`Error::LaunchDims`] when a dimension is 0 or past CUDA's limit
+    /// ([`MAX_GRID`], [`MAX_BLOCK`]), or the block has more than
+    /// [`MAX_BLOCK_THREADS`] threads: a launch the GPU refuses is refused,
+    /// before anything is sized by it.
     pub fn new(grid: [u32; 3], block: [u32; 3]) -> Result<Self, Error> {
         let threads = block.iter().try_fold(1u32, |n, &d| n.checked_mul(d));
-        if grid.contains(&0) || block.contains(&0) || threads.is_none_or(|t| t > MAX_BLOCK_THREADS)
+        let within =
+            |dims: [u32; 3], max: [u32; 3]| (0..3).all(|i| (1..=max[i]).contains(&dims[i]));
+        if !within(grid, MAX_GRID)
+            || !within(block, MAX_BLOCK)
+            || threads.is_none_or(|t| t > MAX_BLOCK_THREADS)
         {
             return Err(Error::LaunchDims { grid, block });
         }
@@ -525,9 +542,18 @@ mod tests {
             KernelLaunch::new([1, 1, 1], [1024, 2, 1])
                 .unwrap_err()
                 .to_string(),
-            "launch of grid 1x1x1 and block 1024x2x1: every dimension must be at least 1 and a \
-             block at most 1024 threads"
+            "launch of grid 1x1x1 and block 1024x2x1: every dimension must be at least 1, the \
+             grid at most 2147483647x65535x65535 blocks and the block at most 1024x1024x64 \
+             threads, 1024 in all"
         );
+        // CUDA's grid and block limits (measured on an H200 for the grid).
+        assert!(KernelLaunch::new([(1 << 31) - 1, 65_535, 65_535], [1024, 1, 1]).is_ok());
+        assert!(KernelLaunch::new([1 << 31, 1, 1], [32, 1, 1]).is_err());
+        assert!(KernelLaunch::new([u32::MAX, 1, 1], [32, 1, 1]).is_err());
+        assert!(KernelLaunch::new([1, 65_536, 1], [32, 1, 1]).is_err());
+        assert!(KernelLaunch::new([1, 1, 65_536], [32, 1, 1]).is_err());
+        assert!(KernelLaunch::new([1, 1, 1], [1, 1, 65]).is_err());
+        assert!(KernelLaunch::new([1, 1, 1], [16, 1, 64]).is_ok());
         assert!(KernelLaunch::new([0, 1, 1], [32, 1, 1]).is_err());
         assert!(KernelLaunch::new([1, 1, 1], [u32::MAX, u32::MAX, 1]).is_err());
         assert_eq!(

@@ -190,7 +190,7 @@ pub use interp::{
 };
 pub use launch::{
     parse_dims, Arg, ArgKey, KernelLaunch, ParamDecl, ParamKind, FAKE_POINTER_BASE,
-    FAKE_POINTER_STRIDE, MAX_BLOCK_THREADS,
+    FAKE_POINTER_STRIDE, MAX_BLOCK, MAX_BLOCK_THREADS, MAX_GRID,
 };
 
 use crate::Error;
