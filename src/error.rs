@@ -1022,6 +1022,47 @@ pub enum Error {
         reason: String,
     },
 
+    /// An Nsight Compute CSV export that does not read as one (feature `ncu`,
+    /// [`kernel::ncu::profile`](crate::kernel::ncu::profile)): the line of the
+    /// file (0 for the file as a whole) and what is wrong.
+    #[error("{}", ncu_csv_text(*line, reason))]
+    NcuCsv {
+        /// The line, from 1; 0 for the whole file.
+        line: u64,
+        /// What is wrong.
+        reason: String,
+    },
+
+    /// A counter the comparison needs that the export of the launch does not
+    /// hold, or holds as something other than a count (feature `ncu`).
+    #[error(
+        "the Nsight Compute export of launch {launch} has {}: profile with \
+         ncu --metrics {metrics}",
+        if value.is_empty() { format!("no counter {counter}") } else { format!("{counter} = {value:?}, not a count") }
+    )]
+    NcuCounter {
+        /// The launch's ID in the export.
+        launch: u64,
+        /// The counter.
+        counter: String,
+        /// What the export holds for it (empty: nothing).
+        value: String,
+        /// The counters to profile with, comma-separated.
+        metrics: String,
+    },
+
+    /// No launch, or several, in an Nsight Compute export match the kernel
+    /// and launch compared (feature `ncu`).
+    #[error("{}", ncu_launch_text(kernel, *matching, found))]
+    NcuLaunch {
+        /// The kernel's name (as the PTX gives it).
+        kernel: String,
+        /// How many launches match.
+        matching: usize,
+        /// The launches of the export, `ID name grid block` each, `; `-separated.
+        found: String,
+    },
+
     /// The worker threads of a parallel reading
     /// ([`kernel::accelsim::parallel`](crate::kernel::accelsim::parallel))
     /// could not be started, or one failed (a bug: its panic's message and
@@ -1095,6 +1136,32 @@ pub enum Error {
         /// What is wrong.
         error: Box<Error>,
     },
+}
+
+/// The message of [`Error::NcuCsv`].
+fn ncu_csv_text(line: u64, reason: &str) -> String {
+    if line == 0 {
+        format!("not an Nsight Compute CSV export: {reason}")
+    } else {
+        format!("Nsight Compute CSV export, line {line}: {reason}")
+    }
+}
+
+/// The message of [`Error::NcuLaunch`].
+fn ncu_launch_text(kernel: &str, matching: usize, found: &str) -> String {
+    let found = if found.is_empty() { "none" } else { found };
+    if matching == 0 {
+        format!(
+            "no launch of {kernel} with this grid and block in the Nsight Compute export; its \
+             launches: {found}"
+        )
+    } else {
+        format!(
+            "{matching} launches of {kernel} with this grid and block in the Nsight Compute \
+             export: choose one by its ID (smem kernel --ncu-id, Python ncu_id=); they are: \
+             {found}"
+        )
+    }
 }
 
 /// The message of [`Error::NoKernel`].

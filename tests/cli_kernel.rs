@@ -46,19 +46,50 @@ fn transpose_predicts_ncus_counts_and_names_the_conflicting_line() {
     let ptx = format!("{DATA}/transpose_coalesced/kernel.ptx");
     let (report, status) = json(&[&ptx, "--grid", "8,8", "--block", "32,8", "--by-line"]);
     assert_eq!(status, Some(0));
-    for name in [
-        "smsp__sass_inst_executed_op_shared_ld.sum",
-        "smsp__sass_inst_executed_op_shared_st.sum",
-        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    // Each prediction named by the counter it equals (instruction level),
+    // the unit-level ones as lower bounds; on this small grid (64 blocks)
+    // ncu measured no arbitration, so those are equal too.
+    for (name, relation) in [
+        ("smsp__sass_inst_executed_op_shared_ld.sum", "equal"),
+        ("smsp__sass_inst_executed_op_shared_st.sum", "equal"),
+        (
+            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+            "at_least",
+        ),
+        (
+            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+            "at_least",
+        ),
+        (
+            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+            "at_least",
+        ),
     ] {
         assert_eq!(
             metric(&report, name),
             ncu("transpose_coalesced", name),
             "{name}"
         );
+        let entry = report["ncu_metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["metric"] == name)
+            .unwrap();
+        assert_eq!(entry["relation"], relation, "{name}");
+        assert_eq!(entry["reason"].is_string(), relation != "equal", "{name}");
     }
+    assert_eq!(
+        metric(
+            &report,
+            "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
+        ),
+        ncu(
+            "transpose_coalesced",
+            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
+        )
+    );
+    assert_eq!(metric(&report, "L1 Wavefronts Shared Excessive"), 63_488);
     assert_eq!(report["schema"], "smem-kernel/2");
     assert_eq!(report["blocks_run"], 64);
     assert_eq!(report["sampled"], false);
@@ -411,7 +442,8 @@ fn data_dependent_atomics_are_listed_not_guessed() {
     let atoms = "smsp__sass_inst_executed_op_shared_atom.sum";
     assert!(
         text.contains(&format!("{atoms}  "))
-            && text.contains(">= 0 (512 requests of unknown address)"),
+            && text.contains("at least 0 [1] (512 requests of unknown address)")
+            && text.contains("[1] requests of unknown (data-dependent) address are counted"),
         "{text}"
     );
     let (report, status) = json(&[&ptx, "--grid", "16", "--block", "256", "--arg", "2=16384"]);
@@ -569,4 +601,278 @@ fn requests_a_capability_lacks_are_counted_as_refused() {
     // On sm_90 nothing is refused.
     let (report, _) = json(&[&ptx, "--grid", "1", "--block", "128", "--arg", "1=0"]);
     assert_eq!(report["refused"], 0);
+}
+
+const NCU: &str = "tests/data/ncu";
+
+/// `--ncu`: the naive transpose's raw export and Source page. Every counter
+/// predicted and measured; the load conflicts all the layout's (63,488, no
+/// arbitration); line 16 responsible, measured and predicted.
+#[test]
+fn ncu_export_is_compared_counter_by_counter() {
+    let ptx = format!("{DATA}/transpose_naive_smem/kernel.ptx");
+    let raw = format!("{NCU}/transpose_naive_smem/raw.csv");
+    let source = format!("{NCU}/transpose_naive_smem/source_cuda_sass.csv");
+    let launch = [
+        ptx.as_str(),
+        "--grid",
+        "8,8",
+        "--block",
+        "32,32",
+        "--arg",
+        "2=256",
+        "--arg",
+        "3=256",
+        "--ncu",
+        &raw,
+        "--ncu",
+        &source,
+    ];
+    let output = kernel(&launch);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.contains("launch ID 0, transposeNaiveShared(float *, const float *, int, int)"),
+        "{text}"
+    );
+    for row in [
+        &[
+            "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+            "=",
+            "65536",
+            "65536",
+            "equal",
+        ][..],
+        &[
+            "L1",
+            "Wavefronts",
+            "Shared",
+            "Excessive",
+            "(Source",
+            "page)",
+            "=",
+            "63488",
+            "63488",
+            "equal",
+        ],
+        &[
+            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+            "at",
+            "least",
+            "63488",
+            "[1]",
+            "63488",
+            "equal",
+        ],
+        &["op_ld", "63488", "63488", "0", "(65536", "-", "65536)", "0"],
+        &[
+            "transpose_naive_smem.cu:16",
+            "65536",
+            "/",
+            "65536",
+            "2048",
+            "/",
+            "2048",
+            "63488",
+            "/",
+            "63488",
+        ],
+    ] {
+        assert!(support::has_row(&text, row), "{row:?} in\n{text}");
+    }
+    let (report, status) = json(&launch);
+    assert_eq!(status, Some(0));
+    let c = &report["ncu_comparison"];
+    assert_eq!(c["launch_id"], 0);
+    assert!(
+        c["counters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["holds"] == true),
+        "{c}"
+    );
+    assert_eq!(c["units"][0]["unit"], "op_ld");
+    assert_eq!(
+        (
+            c["units"][0]["layout"].as_u64(),
+            c["units"][0]["arbitration"].as_u64()
+        ),
+        (Some(63_488), Some(0))
+    );
+    assert_eq!(
+        c["source_lines"][0]["source_line"],
+        "transpose_naive_smem.cu:16"
+    );
+    assert_eq!(c["source_lines"][0]["measured"]["excessive"], 63_488);
+    assert_eq!(c["source_lines"][0]["predicted"]["excessive"], 63_488);
+}
+
+/// matrixMul (200 blocks): no layout conflict; the 38 and 4,825 conflicts
+/// ncu's unit-level counters show are arbitration, said so.
+#[test]
+fn ncu_arbitration_is_told_from_the_layout() {
+    let ptx = format!("{DATA}/matmul/kernel.ptx");
+    // The raw page (the details page is another run: 5,259 there).
+    let details = format!("{NCU}/matmul/raw.csv");
+    let output = kernel(&[
+        &ptx, "--grid", "20,10", "--block", "32,32", "--arg", "3=320", "--arg", "4=640", "--ncu",
+        &details,
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        support::has_row(
+            &text,
+            &["op_ld", "38", "0", "38", "(3072038", "-", "3072000)", "0"]
+        ),
+        "{text}"
+    );
+    assert!(
+        support::has_row(
+            &text,
+            &["op_st", "4825", "0", "4825", "(132825", "-", "128000)", "0"]
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("the layout has no bank conflict: the 4863 the unit-level counters"),
+        "{text}"
+    );
+    assert!(
+        support::has_row(
+            &text,
+            &[
+                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+                "at",
+                "least",
+                "0",
+                "[1]",
+                "4825",
+                "4825",
+                "more"
+            ]
+        ),
+        "{text}"
+    );
+}
+
+/// A Triton kernel against the Source page of the SASS view (no CUDA
+/// lines): the LDGSTS excess is measured, not predicted, and said so.
+#[test]
+fn ncu_triton_source_page_by_kind() {
+    let dir = format!("{DATA}/triton_matmul_w2");
+    let raw = format!("{NCU}/triton/raw.csv");
+    let source = format!("{NCU}/triton/source_sass.csv");
+    let (report, status) = json(&[
+        &dir, "--grid", "16", "--arg", "3=256", "--arg", "4=256", "--arg", "5=256", "--arg",
+        "6=256", "--arg", "7=256", "--arg", "8=256", "--ncu", &raw, "--ncu", &source,
+    ]);
+    assert_eq!(status, Some(0), "{report}");
+    let c = &report["ncu_comparison"];
+    let kinds = c["source_by_kind"].as_array().unwrap();
+    let ldgsts = kinds.iter().find(|k| k["kind"] == "LDGSTS").unwrap();
+    assert_eq!(
+        ldgsts["measured"]["ideal"],
+        ldgsts["predicted"]["wavefronts"]
+    );
+    assert_eq!(
+        (
+            ldgsts["measured"]["wavefronts"].as_u64(),
+            ldgsts["predicted"]["wavefronts"].as_u64()
+        ),
+        (Some(14_336), Some(10_240))
+    );
+    assert!(
+        c["counters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["holds"] == true),
+        "{c}"
+    );
+}
+
+/// Bad `--ncu` input: a file that is not an export, no launch matching,
+/// several matching, a CUDA-only Source page, a pre-Volta arch: status 2,
+/// said why.
+#[test]
+fn ncu_bad_input_is_an_error_with_status_2() {
+    let ptx = format!("{DATA}/transpose_naive_smem/kernel.ptx");
+    let base = [
+        ptx.as_str(),
+        "--grid",
+        "8,8",
+        "--block",
+        "32,32",
+        "--arg",
+        "2=256",
+        "--arg",
+        "3=256",
+    ];
+    let cases: [(&[&str], &str); 6] = [
+        (&["--ncu", "README.md"], "README.md: not an Nsight Compute CSV export: no header row starting with \"ID\""),
+        (&["--ncu", "tests/data/ncu/matmul/raw.csv"], "no launch of _Z20transposeNaiveSharedPfPKfii with this grid and block in the Nsight Compute export; its launches: ID 0 void MatrixMulCUDA<32>"),
+        (&["--ncu", "tests/data/ncu/transpose_naive_smem/source_cuda.csv"], "export with --page source --print-source sass, or cuda,sass"),
+        (&["--ncu", "tests/data/ncu/transpose_naive_smem/raw.csv", "--ncu", "tests/data/ncu/transpose_naive_smem/details.csv"], "a second export of the same page"),
+        (&["--ncu", "tests/data/ncu/transpose_naive_smem/raw.csv", "--arch", "sm_61"], "--ncu compares Nsight Compute's counters, which exist from compute capability 7.0 on"),
+        (&["--ncu", "tests/data/ncu/no-such.csv"], "cannot read tests/data/ncu/no-such.csv"),
+    ];
+    for (extra, message) in cases {
+        let output = kernel(&[&base[..], extra].concat());
+        assert_eq!(output.status.code(), Some(2), "{extra:?}");
+        assert!(
+            stderr(&output).contains(message),
+            "{extra:?}: {}",
+            stderr(&output)
+        );
+    }
+    let ptx = format!("{DATA}/ldmatrix_stmatrix/kernel.ptx");
+    let raw = format!("{NCU}/ldmatrix_stmatrix/raw.csv");
+    let launch = [
+        ptx.as_str(),
+        "--grid",
+        "1",
+        "--block",
+        "128",
+        "--arg",
+        "1=128",
+        "--ncu",
+        &raw,
+    ];
+    let output = kernel(&launch);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("2 launches of _Z16ldmatrixStmatrixPji with this grid and block"),
+        "{}",
+        stderr(&output)
+    );
+    let output = kernel(&[&launch[..], &["--ncu-id", "0"]].concat());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stdout(&output).contains("launch ID 0, ldmatrixStmatrix(unsigned int *, int)"));
+}
+
+/// `smem help kernel` defines every term it prints and gives the counters
+/// to profile with, exactly as the comparison reads them.
+#[test]
+fn help_defines_the_terms() {
+    let output = support::smem("help", &["kernel"]);
+    let text = stdout(&output);
+    for term in [
+        "request ",
+        "wavefront ",
+        "ideal ",
+        "bank conflicts ",
+        "= N ",
+        "at least N ",
+        "about N ",
+        "arbitration ",
+        "layout ",
+    ] {
+        assert!(text.contains(&format!("\n  {term}")), "{term:?} in {text}");
+    }
+    assert!(
+        text.contains(&smem_model::kernel::ncu::profile::METRICS.join(",")),
+        "{text}"
+    );
 }

@@ -823,18 +823,38 @@ fn totals_name_their_nsight_compute_metrics() {
     let loads = |field: &str| {
         by_op["LDS.32"][field].as_u64().unwrap() + by_op["LDS.128"][field].as_u64().unwrap()
     };
-    let ld = metric("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum");
+    // The instruction-level counter is the loads' wavefronts, equal.
+    let ld = metric("smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum");
     assert_eq!(ld["total"], "wavefronts");
+    assert_eq!(ld["relation"], "equal");
     assert_eq!(ld["predicted"], loads("wavefronts"));
     assert_eq!(ld["ops"], serde_json::json!(["LDS.128", "LDS.32"]));
+    // The unit-level one also holds LDSM's, and is a lower bound.
+    let ldsm = |field: &str| by_op["LDSM.x4"][field].as_u64().unwrap();
+    let unit = metric("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum");
+    assert_eq!(unit["relation"], "at_least");
+    assert!(unit["reason"].as_str().unwrap().contains("arbitration"));
+    assert_eq!(unit["predicted"], loads("wavefronts") + ldsm("wavefronts"));
+    assert_eq!(
+        unit["ops"],
+        serde_json::json!(["LDS.128", "LDS.32", "LDSM.x4"])
+    );
     let conflicts = metric("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum");
-    assert_eq!(conflicts["predicted"], loads("bank_conflicts"));
+    assert_eq!(
+        conflicts["predicted"],
+        loads("bank_conflicts") + ldsm("bank_conflicts")
+    );
+    // Conflicts of every kind: the Source page's excess, summed.
+    assert_eq!(
+        metric("L1 Wavefronts Shared Excessive")["predicted"],
+        report["bank_conflicts"]
+    );
     assert_eq!(
         metric("smsp__sass_inst_executed_op_shared_ld.sum")["predicted"],
         loads("requests")
     );
     assert_eq!(
-        metric("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum")["predicted"],
+        metric("smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum")["predicted"],
         by_op["STS.32"]["wavefronts"]
     );
     assert_eq!(
@@ -842,7 +862,7 @@ fn totals_name_their_nsight_compute_metrics() {
         by_op["ATOMS.ADD.32"]["bank_conflicts"]
     );
     assert_eq!(
-        metric("sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum")["predicted"],
+        metric("smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum")["predicted"],
         56
     );
     let out = stdout(&trace(&[&file]));
@@ -850,7 +870,8 @@ fn totals_name_their_nsight_compute_metrics() {
         has_row(
             &out,
             &[
-                "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+                "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+                "=",
                 &loads("wavefronts").to_string(),
                 "LDS.128,",
                 "LDS.32"

@@ -80,8 +80,15 @@ fn nvprof_names_map_to_the_nsight_compute_names_of_volta() {
         let perfworks = map
             .get(&(kind.to_owned(), name.to_owned()))
             .unwrap_or_else(|| panic!("{kind} {name} is not in CUPTI's table"));
+        // CUPTI maps nvprof's transactions and conflict events to the
+        // unit-level `l1tex__` counters, not to the instruction-level
+        // `smsp__sass_l1tex_` ones the tool names equal.
         let twin = ncu
             .iter()
+            .filter(|m| {
+                counter["total"] == "requests"
+                    || m["metric"].as_str().unwrap().starts_with("l1tex__")
+            })
             .find(|m| m["total"] == counter["total"] && m["ops"] == counter["ops"])
             .unwrap_or_else(|| panic!("no Nsight Compute counter for {counter} in {volta}"));
         let ncu_name = twin["metric"].as_str().unwrap();

@@ -66,6 +66,7 @@
 
 #[cfg(feature = "trace")]
 pub mod accelsim;
+pub mod ncu;
 #[cfg(feature = "ptx")]
 pub mod ptx;
 pub mod tally;

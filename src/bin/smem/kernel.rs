@@ -19,6 +19,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde::Serialize;
+use smem_model::kernel::ncu;
+use smem_model::kernel::ncu::profile::Comparison;
 use smem_model::kernel::ptx::{
     self, resolve, Kernel, KernelLaunch, NoteKind, RunOptions, RunSummary,
 };
@@ -57,7 +59,46 @@ dynamic shared memory over the architecture's limit with the opt-in. Over the li
 Examples:
   smem kernel matmul.ptx --grid 20,10 --block 32,32 --arg 3=320 --arg 4=640
   smem kernel transpose.cu --kernel transpose --grid 8,8 --block 32,8 --by-line
-  smem kernel ~/.triton/cache --kernel fx_softmax --grid 128 --arg n_cols=781 --json")]
+  smem kernel ~/.triton/cache --kernel fx_softmax --grid 128 --arg n_cols=781 --json
+  smem kernel transpose.ptx --grid 8,8 --block 32,32 --ncu raw.csv --ncu source.csv
+
+Terms (compute capability 7.0 and later, where Nsight Compute runs; before, nvprof's counters):
+  request         a warp instruction with at least one active lane (one predicated off in every
+                  lane is not counted): smsp__sass_inst_executed_op_{shared_ld,shared_st,
+                  shared_atom,ldsm,shared_stsm,ldgsts}.sum
+  wavefront       one pass of a request through the 32 banks:
+                  smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_{ld,st,atom,ldsm,stsm,
+                  ldgsts}.sum
+  ideal           the wavefronts the same bytes would need without a bank conflict (the Source
+                  page's \"L1 Wavefronts Shared Ideal\")
+  bank conflicts  wavefronts - ideal: the Source page's \"L1 Wavefronts Shared Excessive\"; an
+                  instruction-level counter exists for LDSM, STSM and LDGSTS only
+                  (smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_{ldsm,stsm,ldgsts})
+  = N             the counter's value on this launch: instruction-level counters (smsp__sass_*)
+                  count what each executed instruction needed, and equalled the model to the unit
+                  on every launch measured (H200, tests/data/ncu)
+  at least N      a lower bound. The unit-level counters l1tex__data_pipe_lsu_wavefronts_mem_shared_
+                  op_{ld,st,atom} and l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st,atom}
+                  (Memory Workload Analysis) add arbitration, and op_ld holds LDSM wavefronts, op_st
+                  STSM ones. LDGSTS wavefronts: the model's rule gave the Source page's ideal, the
+                  counter up to 40% more (not modelled).
+  about N         an estimate no counter is known to equal: nvcc's compare-and-swap loops
+                  (float atomicAdd), whose rounds depend on how warps interleave
+  arbitration     wavefronts that other traffic through the same banks costs, varying run to run
+                  (0 on small grids, +1% to +36% on large ones): unit-level less instruction-level
+                  wavefronts. It shows as bank conflicts the layout does not have.
+  layout          the conflicts the addresses cause: predicted wavefronts - ideal
+
+Comparing with a profile (--ncu FILE, repeatable):
+  ncu --csv --page raw --metrics LIST ./app > raw.csv   (or --page details), LIST being
+smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum,smsp__sass_inst_executed_op_shared_atom.sum,smsp__sass_inst_executed_op_ldsm.sum,smsp__sass_inst_executed_op_shared_stsm.sum,smsp__sass_inst_executed_op_ldgsts.sum,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_atom.sum,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum,smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum,smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_stsm.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum
+
+  ncu --section SourceCounters -o rep ./app
+  ncu -i rep.ncu-rep --csv --page source --print-source cuda,sass > source.csv   (or sass)
+Each counter is printed predicted and measured, each unit's bank conflicts split into layout
+and arbitration, and with the Source page the figures per kind of instruction and per CUDA
+line (the PTX's .loc lines: nvcc -lineinfo). The launch is found by kernel name, grid and block;
+where the export holds several, choose with --ncu-id.")]
 pub struct Args {
     /// The .ptx or .cu file, Triton cache entry or cache root.
     #[arg(value_name = "FILE")]
@@ -110,6 +151,18 @@ pub struct Args {
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
+
+    /// Compare with Nsight Compute's CSV export of this launch: `ncu --csv
+    /// --page raw` or `--page details` (with the counters `smem help kernel`
+    /// lists), and/or the Source page (`ncu -i REPORT --csv --page source
+    /// --print-source sass` or `cuda,sass`); repeat for each file.
+    #[arg(long, value_name = "FILE")]
+    ncu: Vec<PathBuf>,
+
+    /// The launch's ID in the --ncu export, where it holds several launches
+    /// of the kernel with this grid and block.
+    #[arg(long, value_name = "ID", requires = "ncu")]
+    ncu_id: Option<u64>,
 }
 
 /// Gives every event to both the tally and the race checker.
@@ -179,6 +232,8 @@ struct Outcome {
     summary: RunSummary,
     tally: Tally,
     races: KernelRaces,
+    /// `--ncu`'s comparison, and the files it read.
+    comparison: Option<(Comparison, String)>,
 }
 
 fn analyse(args: &Args) -> Result<ExitCode, String> {
@@ -234,6 +289,24 @@ fn analyse(args: &Args) -> Result<ExitCode, String> {
         )
         .map_err(|e| e.to_string())?;
     let races = races.into_kernels().into_iter().next().unwrap_or_default();
+    let comparison = if args.ncu.is_empty() {
+        None
+    } else if Profiler::of(capability) == Profiler::Nvprof {
+        return Err(format!(
+            "--ncu compares Nsight Compute's counters, which exist from compute capability 7.0 \
+             on: this launch is predicted for {}",
+            capability.sm_name()
+        ));
+    } else {
+        Some(crate::ncu::compare_files(
+            &args.ncu,
+            args.ncu_id,
+            &tally,
+            kernel.name(),
+            launch.grid(),
+            launch.block(),
+        )?)
+    };
     let outcome = Outcome {
         kernel,
         launch,
@@ -242,6 +315,7 @@ fn analyse(args: &Args) -> Result<ExitCode, String> {
         summary,
         tally,
         races,
+        comparison,
     };
     let text = if args.json {
         let mut s =
@@ -451,22 +525,18 @@ fn text_report(args: &Args, o: &Outcome) -> String {
                 metrics.row([
                     m.metric.to_owned(),
                     m.kind.unwrap_or_default().to_owned(),
-                    predicted(m),
+                    crate::ncu::value(None, m.predicted, None, &[], m.not_costed),
                 ]);
             }
             out.push_str(&metrics.render(0));
             let _ = writeln!(out, "{}\n", styled(NOTE, crate::trace::NVPROF_NOTE));
         }
-    } else {
-        let mut metrics = Table::new(&[
-            ("Nsight Compute metric", Align::Left),
-            ("predicted", Align::Right),
-        ]);
-        for m in &values {
-            metrics.row([m.metric.to_owned(), predicted(m)]);
-        }
-        out.push_str(&metrics.render(0));
+    } else if let Some((comparison, files)) = &o.comparison {
+        // The comparison lists every counter with its prediction.
+        out.push_str(&crate::ncu::comparison_text(comparison, files, args.top));
         out.push('\n');
+    } else {
+        out.push_str(&ncu_table(&values, s.sampled()));
     }
     if args.by_line {
         let _ = writeln!(
@@ -702,17 +772,24 @@ fn text_report(args: &Args, o: &Outcome) -> String {
     out
 }
 
-/// A counter's prediction as the text shows it: a wavefront or conflict
-/// count that leaves out requests of unknown address is a lower bound.
-fn predicted(m: &MetricJson) -> String {
-    if m.not_costed == 0 {
-        m.predicted.to_string()
-    } else {
-        format!(
-            ">= {} ({} requests of unknown address)",
-            m.predicted, m.not_costed
-        )
+/// The Nsight Compute counters with their predictions, and the reasons for
+/// those that are not equalities, each once.
+fn ncu_table(values: &[MetricJson], sampled: bool) -> String {
+    let marks = crate::ncu::marks(values.iter().map(|m| m.reason));
+    let mut table = Table::new(&[
+        ("Nsight Compute counter", Align::Left),
+        ("predicted", Align::Left),
+    ]);
+    for m in values {
+        table.row([
+            crate::ncu::shown(m.metric),
+            crate::ncu::value(m.relation, m.predicted, m.reason, &marks, m.not_costed),
+        ]);
     }
+    let mut out = table.render(0);
+    out.push_str(&crate::ncu::notes(&marks, sampled));
+    out.push('\n');
+    out
 }
 
 /// One profiler counter and the prediction of it.
@@ -724,7 +801,14 @@ struct MetricJson {
     kind: Option<&'static str>,
     /// The total it corresponds to: `requests`, `wavefronts` or `bank_conflicts`.
     total: &'static str,
+    /// Nsight Compute's only: `equal` (the counter equals `predicted`),
+    /// `at_least` (it can be more: `reason`) or `estimate` (`reason`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    relation: Option<&'static str>,
     predicted: u64,
+    /// Why the counter can differ from `predicted`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'static str>,
     /// Requests whose addresses are unknown (data-dependent): in `predicted`
     /// for an instruction count, left out of a wavefront or conflict count
     /// (which is then at least `predicted`).
@@ -737,9 +821,24 @@ fn is_zero(n: &u64) -> bool {
 }
 
 /// The counters of `capability`'s profiler with their predicted values:
-/// Nsight Compute's from compute capability 7.0 on, nvprof's on 5.x and 6.x
+/// Nsight Compute's from compute capability 7.0 on (`kernel::ncu`: each
+/// named by the counter it equals or bounds), nvprof's on 5.x and 6.x
 /// (`nvprof_counters`, where Nsight Compute does not run), none before.
 fn metric_values(tally: &Tally, capability: ComputeCapability) -> Vec<MetricJson> {
+    if Profiler::of(capability) != Profiler::Nvprof {
+        return ncu::predictions(tally)
+            .into_iter()
+            .map(|p| MetricJson {
+                metric: p.counter,
+                kind: None,
+                total: p.quantity.total(),
+                relation: Some(p.relation.name()),
+                predicted: p.predicted,
+                reason: p.reason,
+                not_costed: p.not_costed,
+            })
+            .collect();
+    }
     let mut out: Vec<MetricJson> = Vec::new();
     let unknown = tally
         .unknown_addresses()
@@ -756,11 +855,8 @@ fn metric_values(tally: &Tally, capability: ComputeCapability) -> Vec<MetricJson
             ("wavefronts", (totals.wavefronts, not_costed)),
             ("bank_conflicts", (totals.bank_conflicts, not_costed)),
         ];
-        let counters = match Profiler::of(capability) {
-            Profiler::Nvprof => nvprof_counters(op, capability)
-                .map(|c| c.map(|c| (c.name, Some(if c.event { "event" } else { "metric" })))),
-            _ => crate::trace::ncu_metrics(op).map(|metric| Some((metric, None))),
-        };
+        let counters = nvprof_counters(op, capability)
+            .map(|c| c.map(|c| (c.name, Some(if c.event { "event" } else { "metric" }))));
         for (counter, (total, (value, left_out))) in counters.into_iter().zip(values) {
             let Some((metric, kind)) = counter else {
                 continue;
@@ -774,7 +870,9 @@ fn metric_values(tally: &Tally, capability: ComputeCapability) -> Vec<MetricJson
                     metric,
                     kind,
                     total,
+                    relation: None,
                     predicted: value,
+                    reason: None,
                     not_costed: left_out,
                 }),
             }
@@ -918,6 +1016,9 @@ struct ReportJson {
     refused: u64,
     refused_examples: Vec<RefusedJson>,
     races: RacesJson,
+    /// `--ncu`'s comparison with a profile (absent without `--ncu`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ncu_comparison: Option<crate::ncu::ComparisonJson>,
 }
 
 fn json(args: &Args, o: &Outcome) -> ReportJson {
@@ -1016,6 +1117,10 @@ fn json(args: &Args, o: &Outcome) -> ReportJson {
             })
             .collect(),
         races: races_json(o),
+        ncu_comparison: o
+            .comparison
+            .as_ref()
+            .map(|(c, files)| crate::ncu::comparison_json(c, files)),
     }
 }
 

@@ -11,6 +11,7 @@ mod arch;
 mod archs;
 mod kernel;
 mod layout;
+mod ncu;
 mod occupancy;
 mod output;
 mod racecheck;

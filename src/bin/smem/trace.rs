@@ -51,6 +51,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 use smem_model::kernel::accelsim::input::{Format, Input, Location, Reader};
 use smem_model::kernel::accelsim::parallel::{ParallelTally, Timings, WORKER_THREAD};
+use smem_model::kernel::ncu;
 use smem_model::kernel::tally::{nvprof_counters, Entry, Key, Profiler, Tally, Totals};
 use smem_model::{ComputeCapability, Op};
 
@@ -389,53 +390,6 @@ fn show_progress(bar: &ProgressBar, reader: &Reader) {
     bar.set_position(progress.read());
 }
 
-/// The Nsight Compute metrics (`ncu --metrics`) that count, per kernel, what
-/// the model predicts for an op: instructions executed (requests), wavefronts
-/// and bank conflicts (wavefronts - ideal wavefronts). Every name was checked
-/// against `ncu --query-metrics --chip gh100` (CUDA 13.0), and the matrix and
-/// cp.async ones measured on an H100 by tools/measure/metric_names.cu (its
-/// header gives the figures): LDSM's wavefronts also count in `..._op_ld`
-/// and STSM's in `..._op_st`; the SASS-level `..._op_ldgsts` counters give
-/// the model's shared-side figure for both `.ca` and `.cg`, where the l1tex
-/// counters add 4 a `.ca` instruction and miss `.cg` (tests/data/hw-corpus/sm90-cp-async.jsonl).
-pub(crate) fn ncu_metrics(op: Op) -> [&'static str; 3] {
-    match op {
-        Op::Load => [
-            "smsp__sass_inst_executed_op_shared_ld.sum",
-            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-        ],
-        Op::Store => [
-            "smsp__sass_inst_executed_op_shared_st.sum",
-            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
-        ],
-        Op::Atomic(_) | Op::Reduction(_) => [
-            "smsp__sass_inst_executed_op_shared_atom.sum",
-            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
-            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum",
-        ],
-        Op::LdMatrix(_) => [
-            "smsp__sass_inst_executed_op_ldsm.sum",
-            "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum",
-            "sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum",
-        ],
-        Op::StMatrix(_) => [
-            "smsp__sass_inst_executed_op_shared_stsm.sum",
-            "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum",
-            "sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_stsm.sum",
-        ],
-        // cp.async (and any op the model adds later): the SASS-level LDGSTS
-        // counters, which see `.cg` too and leave out the 4 wavefronts a
-        // `.ca` instruction adds to the l1tex totals.
-        _ => [
-            "smsp__sass_inst_executed_op_ldgsts.sum",
-            "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
-            "sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum",
-        ],
-    }
-}
-
 /// Said under nvprof's counters (`smem trace`, `smem kernel`).
 pub(crate) const NVPROF_NOTE: &str = "(nvprof on compute capability 5.x and 6.x, where Nsight \
      Compute does not run; shared atomics have no nvprof transaction or bank-conflict counter; \
@@ -455,7 +409,14 @@ struct MetricJson {
     kind: Option<&'static str>,
     /// The total it corresponds to: `requests`, `wavefronts` or `bank_conflicts`.
     total: &'static str,
+    /// Nsight Compute's only: `equal` (the counter equals `predicted`),
+    /// `at_least` (it can be more: `reason`) or `estimate` (`reason`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    relation: Option<&'static str>,
     predicted: u64,
+    /// Why the counter can differ from `predicted`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'static str>,
     /// The ops (as in `by_op`) it sums.
     ops: Vec<String>,
 }
@@ -492,8 +453,35 @@ fn nvprof_names(tally: &Report<'_>, op: Op) -> [Option<(&'static str, &'static s
     names
 }
 
-/// The predicted value of each counter of `profiler`, in a stable order.
+/// The predicted value of each counter of `profiler`, in a stable order:
+/// Nsight Compute's as `kernel::ncu` names them (each with how the counter
+/// relates to the prediction), nvprof's by op.
 fn metrics(tally: &Report<'_>, profiler: Profiler) -> Vec<MetricJson> {
+    let mut ops: Vec<_> = tally.tally.by_op().into_iter().map(|(op, _)| op).collect();
+    ops.extend(tally.tally.unknown_addresses().iter().map(|(op, _)| *op));
+    if profiler != Profiler::Nvprof {
+        return ncu::predictions(tally.tally)
+            .into_iter()
+            .map(|p| {
+                let mut names: Vec<String> = ops
+                    .iter()
+                    .filter(|(op, _)| p.families.contains(&ncu::Family::of(*op)))
+                    .map(|(op, width)| crate::analyze::op_name(*op, *width))
+                    .collect();
+                names.sort();
+                names.dedup();
+                MetricJson {
+                    metric: p.counter,
+                    kind: None,
+                    total: p.quantity.total(),
+                    relation: Some(p.relation.name()),
+                    predicted: p.predicted,
+                    reason: p.reason,
+                    ops: names,
+                }
+            })
+            .collect();
+    }
     let mut out: Vec<MetricJson> = Vec::new();
     let mut ops: Vec<_> = tally.tally.by_op().into_iter().collect();
     ops.sort_by_key(|((op, width), _)| crate::analyze::op_name(*op, *width));
@@ -504,10 +492,7 @@ fn metrics(tally: &Report<'_>, profiler: Profiler) -> Vec<MetricJson> {
             ("wavefronts", totals.wavefronts),
             ("bank_conflicts", totals.bank_conflicts),
         ];
-        let counters = match profiler {
-            Profiler::Nvprof => nvprof_names(tally, *op),
-            _ => ncu_metrics(*op).map(|metric| Some((metric, ""))),
-        };
+        let counters = nvprof_names(tally, *op);
         for (counter, (total, value)) in counters.into_iter().zip(values) {
             let Some((metric, kind)) = counter else {
                 continue;
@@ -524,7 +509,9 @@ fn metrics(tally: &Report<'_>, profiler: Profiler) -> Vec<MetricJson> {
                     metric,
                     kind,
                     total,
+                    relation: None,
                     predicted: value,
+                    reason: None,
                     ops: vec![name.clone()],
                 }),
             }
@@ -980,31 +967,24 @@ fn text_report(args: &Args, reader: &Reader, tally: &Report<'_>) -> String {
             "\n{}",
             styled(
                 HEADING,
-                "the same as Nsight Compute metrics (ncu --metrics NAME), predicted:"
+                "Nsight Compute counters (ncu --metrics NAME), each with the prediction it equals or bounds:"
             )
         );
+        let marks = crate::ncu::marks(metrics.iter().map(|m| m.reason));
         let mut table = Table::new(&[
-            ("metric", Align::Left),
-            ("predicted", Align::Right),
+            ("counter", Align::Left),
+            ("predicted", Align::Left),
             ("ops", Align::Left),
         ]);
         for m in &metrics {
             table.row([
-                m.metric.to_owned(),
-                m.predicted.to_string(),
+                crate::ncu::shown(m.metric),
+                crate::ncu::value(m.relation, m.predicted, m.reason, &marks, 0),
                 m.ops.join(", "),
             ]);
         }
         out.push_str(&table.render(0));
-        _ = writeln!(
-            out,
-            "{}",
-            styled(
-                NOTE,
-                "(the profiler's bank-conflict counters also count arbitration with other L1 \
-                 traffic, so they can exceed the prediction)"
-            )
-        );
+        out.push_str(&crate::ncu::notes(&marks, false));
     }
     if args.by_line {
         let rows = by_line(tally, args.top);

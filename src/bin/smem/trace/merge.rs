@@ -153,6 +153,20 @@ pub(super) fn merge(paths: &[impl AsRef<Path>]) -> Result<Value, String> {
                         let known = &mut known_metrics[at];
                         known.2 = add(known.2, predicted, &format_args!("{name}: {metric_name}"))?;
                         known.3.extend(ops);
+                        // A sum is exact only where every part is: the
+                        // weaker relation (and its reason) wins.
+                        let rank = |v: Option<&Value>| match v.and_then(Value::as_str) {
+                            Some("estimate") => 2,
+                            Some("at_least") => 1,
+                            _ => 0,
+                        };
+                        if rank(metric.get("relation")) > rank(known.1.get("relation")) {
+                            for field in ["relation", "reason"] {
+                                if let Some(v) = metric.get(field) {
+                                    known.1.insert(field.into(), v.clone());
+                                }
+                            }
+                        }
                     }
                     None => {
                         metric_index.insert((key, metric_name.clone()), known_metrics.len());
