@@ -540,21 +540,23 @@ fn nounroll_pragmas_keep_the_loops_ptxas_keeps() {
 
 /// Straight-line code of many shared loads: the merge analysis is linear in
 /// them (issue 36 item 4: 200,000 loads took 44 s, each instruction's writes
-/// checked against every open load). 16,384 loads of every word of a 64 KiB
-/// array, one after another, merge by 16-byte chunks as a few do (the rule of
-/// `merge_loads`, measured on the probes above; at this scale it is the
-/// model's, not a measurement), and the next 16,384 loads of the same words
+/// checked against every open load). 12,288 loads of every word of a 48 KiB
+/// array (the most static shared memory a block may have, CUDA C++
+/// Programming Guide, technical specifications; a launch over it is
+/// refused), one after another, merge by 16-byte chunks as a few do (the rule
+/// of `merge_loads`, measured on the probes above; at this scale it is the
+/// model's, not a measurement), and the next 12,288 loads of the same words
 /// again (a word loaded a second time in one stretch ends it) stay apart.
 #[test]
 fn straight_line_loads_merge_in_linear_time() {
-    let words = 16_384;
+    let words = 12_288;
     let mut text = format!(
         ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{{\n\
-         .reg .f32 %f<{}>;\n.shared .align 16 .b8 s[65536];\n",
+         .reg .f32 %f<{}>;\n.shared .align 16 .b8 s[49152];\n",
         2 * words + 1
     );
     for i in 0..2 * words {
-        writeln!(text, "ld.shared.f32 %f{i}, [s+{}];", (4 * i) % 65536).unwrap();
+        writeln!(text, "ld.shared.f32 %f{i}, [s+{}];", (4 * i) % 49152).unwrap();
     }
     text.push_str("ret;\n}\n");
     let module = ptx::parse(&text).unwrap();
@@ -563,7 +565,7 @@ fn straight_line_loads_merge_in_linear_time() {
     let mut out = Accesses::default();
     kernel.run(&launch, &RunOptions::new(), &mut out).unwrap();
     let count = |width: u32| out.0.iter().filter(|a| a.1 == width).count();
-    assert_eq!((count(16), count(4)), (4_096, 16_384), "{:?}", &out.0[..8]);
+    assert_eq!((count(16), count(4)), (3_072, 12_288), "{:?}", &out.0[..8]);
 
     // 100,000 registers defined from one base (each write checked every
     // relation: 12 s), then four loads through the first four: one LDS.128,
@@ -571,11 +573,11 @@ fn straight_line_loads_merge_in_linear_time() {
     let adds = 100_000;
     let mut text = format!(
         ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{{\n\
-         .reg .b32 %r<{}>;\n.reg .f32 %f<4>;\n.shared .align 16 .b8 s[65536];\nmov.u32 %r0, s;\n",
+         .reg .b32 %r<{}>;\n.reg .f32 %f<4>;\n.shared .align 16 .b8 s[49152];\nmov.u32 %r0, s;\n",
         adds + 1
     );
     for i in 1..=adds {
-        writeln!(text, "add.s32 %r{i}, %r0, {};", (4 * (i - 1)) % 65536).unwrap();
+        writeln!(text, "add.s32 %r{i}, %r0, {};", (4 * (i - 1)) % 49152).unwrap();
     }
     for j in 0..4 {
         writeln!(text, "ld.shared.f32 %f{j}, [%r{}];", j + 1).unwrap();
