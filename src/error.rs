@@ -1125,6 +1125,23 @@ pub enum Error {
         function: String,
     },
 
+    /// A block whose registers and param space would take more of the
+    /// interpreter's memory than its limit (what a function declares is
+    /// allocated for every warp): not modelled.
+    #[error(
+        "not modelled: {function}'s registers and param space take {bytes} bytes for a block of {warps} warps, past the interpreter's limit of {limit} bytes"
+    )]
+    InterpreterState {
+        /// The function entered (the kernel, or a function it calls).
+        function: String,
+        /// The bytes the block's warps would hold.
+        bytes: u64,
+        /// The limit.
+        limit: u64,
+        /// The block's warps.
+        warps: u32,
+    },
+
     /// A PTX instruction whose shared access is invalid (a misaligned
     /// address), with the instruction and its source line.
     #[error("{inst} at source line {line}: {error}")]

@@ -876,3 +876,43 @@ fn help_defines_the_terms() {
         "{text}"
     );
 }
+
+/// Issue 36 item 2: what a PTX declares is not allocated past the
+/// interpreter's limit: four million registers for 1,024 threads (34 GB, an
+/// abort after 7.6 GB), or 130 param arrays of 64 KiB, are "not modelled"
+/// with the bytes and the limit, status 2; the same registers for one warp
+/// fit and run.
+#[test]
+fn declared_state_past_the_interpreters_limit_is_not_modelled() {
+    let regs = support::TempFile::new(
+        "regs.ptx",
+        b".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\
+          .reg .b32 %r<4000000>;\n.shared .align 4 .b8 s[128];\nmov.u32 %r1, %tid.x;\n\
+          mov.u32 %r2, s;\nst.shared.u32 [%r2], %r1;\nret;\n}\n",
+    );
+    let output = kernel(&[regs.name(), "--grid", "1", "--block", "1024"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output),
+        "error: not modelled: k's registers and param space take 33792000000 bytes for a \
+         block of 32 warps, past the interpreter's limit of 1073741824 bytes\n"
+    );
+    let output = kernel(&[regs.name(), "--grid", "1", "--block", "32"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+
+    let mut text = String::from(
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<2>;\n",
+    );
+    for i in 0..130 {
+        text.push_str(&format!(".param .b8 p{i}[65536];\n"));
+    }
+    text.push_str("ret;\n}\n");
+    let params = support::TempFile::new("params.ptx", text.as_bytes());
+    let output = kernel(&[params.name(), "--grid", "1", "--block", "1024"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).starts_with("error: not modelled: k's registers and param space take "),
+        "{}",
+        stderr(&output)
+    );
+}

@@ -77,6 +77,12 @@
 //!   [`RunOptions::with_step_budget`] allows (default
 //!   [`DEFAULT_STEP_BUDGET`]), with an error naming the instruction it
 //!   stopped at: a loop that does not end on the launch's values.
+//! - **Memory** is bounded by what runs: a block's registers and param space
+//!   (allocated for each warp as a function is entered) at most 1 GiB, past
+//!   which the run is [`Error::InterpreterState`] ("not modelled", with the
+//!   bytes), calls at most 64 deep ([`Error::CallDepth`]), the launch's
+//!   shared memory at most the capability's opt-in limit
+//!   ([`Kernel::check_launch`]).
 //!
 //! Each event's [`Site`](crate::kernel::Site) has the instruction's line in
 //! the PTX file as its `pc`, and the `.loc` source file and line where the

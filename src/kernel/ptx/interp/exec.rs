@@ -62,6 +62,40 @@ const FULL: u32 = u32::MAX;
 /// would otherwise follow until the step budget).
 const MAX_CALL_DEPTH: usize = 64;
 
+/// The most bytes a block's registers and param space may take in the
+/// interpreter (1 GiB): what a function declares is allocated for each of a
+/// block's warps when it is entered, so a short text declaring millions of
+/// registers, or param arrays of many kilobytes, would otherwise take
+/// gigabytes (`.reg .b32 %r<4000000>` with 1,024 threads: 34 GB; issue 36).
+/// Real kernels are far below: a Triton matmul's 4,096 registers and 256
+/// threads take 8.6 MB. A modelling limit, not the GPU's.
+pub(crate) const MAX_BLOCK_STATE_BYTES: u64 = 1 << 30;
+
+/// The interpreter's bytes per register of a warp (its 32 values, the known
+/// lanes and the value-numbered lanes) and per byte of param space.
+const REGISTER_BYTES: u64 = (size_of::<[u64; 32]>() + 2 * size_of::<u32>()) as u64;
+const PARAM_BYTE_BYTES: u64 = (size_of::<[u8; 32]>() + size_of::<u32>()) as u64;
+
+/// What entering `func` adds to each warp's state, in bytes.
+fn frame_bytes(func: &Function) -> u64 {
+    u64::from(func.regs) * REGISTER_BYTES + u64::from(func.param_bytes) * PARAM_BYTE_BYTES
+}
+
+/// Checks that `warps` warps each holding `per_warp` bytes stay within
+/// [`MAX_BLOCK_STATE_BYTES`].
+fn check_state(per_warp: u64, warps: u32, function: &str) -> Result<(), Error> {
+    let bytes = per_warp.saturating_mul(u64::from(warps));
+    if bytes > MAX_BLOCK_STATE_BYTES {
+        return Err(Error::InterpreterState {
+            function: function.to_owned(),
+            bytes,
+            limit: MAX_BLOCK_STATE_BYTES,
+            warps,
+        });
+    }
+    Ok(())
+}
+
 /// What the interpreter noted about an instruction it could not follow
 /// exactly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -753,6 +787,7 @@ pub(crate) fn run_block<C: Consumer + ?Sized>(
         .unwrap_or(0)
         .max(program.static_shared);
     let shared_size = (u64::from(dynamic_start) + u64::from(ctx.dynamic_shared)) as usize;
+    check_state(frame_bytes(entry), warps_count, &entry.name)?;
     let mut shared = Shared::new(shared_size);
     let mut warps: Vec<Warp> = (0..warps_count)
         .map(|id| {
@@ -992,6 +1027,15 @@ fn run_warp<C: Consumer + ?Sized>(
                     })
                     .collect();
                 let _ = rets;
+                // Every warp may go as deep: the block's state is bounded by
+                // this warp's times the warps.
+                let held = warp.vals.len() as u64 * REGISTER_BYTES
+                    + warp.pvals.len() as u64 * PARAM_BYTE_BYTES;
+                check_state(
+                    held + frame_bytes(callee_fn),
+                    ctx.threads().div_ceil(32),
+                    &callee_fn.name,
+                )?;
                 warp.push_frame(callee_fn, *callee, Some(here));
                 let base = warp.frame().param_base;
                 for (from, to, n) in copies {
