@@ -122,6 +122,7 @@ fn function() -> impl Strategy<Value = Vec<Inst>> {
         prop::option::of((0..4usize, any::<bool>())),
         0..MNEMONICS.len(),
         prop::collection::vec(operand(registers, labels), 0..4),
+        0..labels,
     );
     prop::collection::vec(inst, 1..12).prop_flat_map(move |insts| {
         let n = insts.len();
@@ -130,10 +131,16 @@ fn function() -> impl Strategy<Value = Vec<Inst>> {
             insts
                 .iter()
                 .enumerate()
-                .map(|(i, (guard, mnemonic, operands))| Inst {
+                .map(|(i, (guard, mnemonic, operands, target))| Inst {
                     guard: *guard,
                     mnemonic: *mnemonic,
-                    operands: operands.clone(),
+                    // A branch's one operand is a label of its function: the
+                    // reader refuses any other target (eff780d).
+                    operands: if MNEMONICS[*mnemonic].starts_with("bra") {
+                        vec![Op::Label(*target)]
+                    } else {
+                        operands.clone()
+                    },
                     labels: (0..labels).filter(|&l| places[l] == i).collect(),
                 })
                 .collect()
