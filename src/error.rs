@@ -1158,7 +1158,7 @@ pub enum Error {
 /// The message of [`Error::NcuCsv`].
 fn ncu_csv_text(line: u64, reason: &str) -> String {
     if line == 0 {
-        format!("not an Nsight Compute CSV export: {reason}")
+        format!("Nsight Compute CSV export: {reason}")
     } else {
         format!("Nsight Compute CSV export, line {line}: {reason}")
     }

@@ -811,12 +811,12 @@ fn ncu_bad_input_is_an_error_with_status_2() {
         "3=256",
     ];
     let cases: [(&[&str], &str); 6] = [
-        (&["--ncu", "README.md"], "README.md: not an Nsight Compute CSV export: no header row starting with \"ID\""),
+        (&["--ncu", "README.md"], "Nsight Compute CSV export: README.md: not one: no header row starting with \"ID\""),
         (&["--ncu", "tests/data/ncu/matmul/raw.csv"], "no launch of _Z20transposeNaiveSharedPfPKfii with this grid and block in the Nsight Compute export; its launches: ID 0 void MatrixMulCUDA<32>"),
         (&["--ncu", "tests/data/ncu/transpose_naive_smem/source_cuda.csv"], "export with --page source --print-source sass, or cuda,sass"),
         (&["--ncu", "tests/data/ncu/transpose_naive_smem/raw.csv", "--ncu", "tests/data/ncu/transpose_naive_smem/details.csv"], "a second export of the same page"),
         (&["--ncu", "tests/data/ncu/transpose_naive_smem/raw.csv", "--arch", "sm_61"], "--ncu compares Nsight Compute's counters, which exist from compute capability 7.0 on"),
-        (&["--ncu", "tests/data/ncu/no-such.csv"], "cannot read tests/data/ncu/no-such.csv"),
+        (&["--ncu", "tests/data/ncu/no-such.csv"], "tests/data/ncu/no-such.csv: cannot read it"),
     ];
     for (extra, message) in cases {
         let output = kernel(&[&base[..], extra].concat());

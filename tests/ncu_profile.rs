@@ -420,7 +420,7 @@ fn a_missing_counter_is_named() {
 #[test]
 fn malformed_exports_are_refused() {
     let err = read_launches("hello\nworld\n").unwrap_err();
-    assert_eq!(err.to_string(), "not an Nsight Compute CSV export: no header row starting with \"ID\" (expected ncu --csv --page raw or --page details)");
+    assert_eq!(err.to_string(), "Nsight Compute CSV export: not one: no header row starting with \"ID\" (expected ncu --csv --page raw or --page details)");
     let err = read_launches("==PROF== x\n\"ID\",\"Kernel Name\"\n\"zero\",\"k\"\n").unwrap_err();
     assert_eq!(
         err,
@@ -451,8 +451,7 @@ fn malformed_exports_are_refused() {
     );
     let err = read_export_file(&data("ncu/no-such-file.csv")).unwrap_err();
     assert!(
-        err.to_string()
-            .starts_with("not an Nsight Compute CSV export: cannot read "),
+        err.to_string().starts_with("Nsight Compute CSV export: "),
         "{err}"
     );
     // Whatever the bytes, no panic.

@@ -1018,7 +1018,7 @@ struct ReportJson {
     races: RacesJson,
     /// `--ncu`'s comparison with a profile (absent without `--ncu`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    ncu_comparison: Option<crate::ncu::ComparisonJson>,
+    ncu_comparison: Option<serde_json::Value>,
 }
 
 fn json(args: &Args, o: &Outcome) -> ReportJson {

@@ -6,11 +6,7 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use serde::Serialize;
-use smem_model::kernel::ncu::profile::{
-    compare, read_export_file, select, select_source, Comparison, Export, Launch, SourceKernel,
-    Wavefronts,
-};
+use smem_model::kernel::ncu::profile::{self, Comparison};
 use smem_model::kernel::ncu::{Relation, Unit, SOURCE_EXCESSIVE};
 use smem_model::kernel::tally::Tally;
 
@@ -330,9 +326,8 @@ pub(crate) fn comparison_text(c: &Comparison, files: &str, top: usize) -> String
     out
 }
 
-/// Reads `--ncu`'s files (at most one raw or details export and one Source
-/// page), picks the launch of `kernel` with `grid` and `block` (or `id`)
-/// and compares. Returns the comparison and the files' names as said.
+/// Reads `--ncu`'s files and compares (`profile::compare_files`). Returns
+/// the comparison and the files' names as said.
 ///
 /// # Errors
 ///
@@ -346,168 +341,17 @@ pub(crate) fn compare_files(
     grid: [u32; 3],
     block: [u32; 3],
 ) -> Result<(Comparison, String), String> {
-    let mut launches: Option<Vec<Launch>> = None;
-    let mut source: Option<Vec<SourceKernel>> = None;
-    for file in files {
-        let at = |e: smem_model::Error| format!("{}: {e}", file.display());
-        match read_export_file(file).map_err(at)? {
-            Export::Launches(l) if launches.is_none() => launches = Some(l),
-            Export::Source(s) if source.is_none() => source = Some(s),
-            _ => {
-                return Err(format!(
-                    "{}: a second export of the same page: give one raw or details export and \
-                     one Source page",
-                    file.display()
-                ));
-            }
-        }
-    }
+    let comparison =
+        profile::compare_files(files, id, tally, kernel, grid, block).map_err(|e| e.to_string())?;
     let shown: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-    let shown = shown.join(", ");
-    let launch = match &launches {
-        Some(all) => Some(select(all, kernel, grid, block, id).map_err(|e| e.to_string())?),
-        None => None,
-    };
-    let source_kernel = match &source {
-        Some(kernels) => {
-            let same = kernels.iter().filter(|k| k.is_kernel(kernel)).count();
-            // The Source page lists launches in order, without their IDs:
-            // the chosen launch's place among those of its kernel.
-            let nth = match (&launches, launch) {
-                (Some(all), Some(chosen)) if same > 1 => all
-                    .iter()
-                    .filter(|l| l.is_kernel(kernel))
-                    .position(|l| l.id == chosen.id),
-                _ => None,
-            };
-            Some(select_source(kernels, kernel, nth).map_err(|e| e.to_string())?)
-        }
-        None => None,
-    };
-    let comparison = compare(tally, launch, source_kernel).map_err(|e| e.to_string())?;
-    Ok((comparison, shown))
+    Ok((comparison, shown.join(", ")))
 }
 
-/// One counter, predicted and measured, in `--json`.
-#[derive(Debug, Serialize)]
-struct CounterJson {
-    metric: &'static str,
-    total: &'static str,
-    relation: &'static str,
-    predicted: u64,
-    measured: Option<u64>,
-    /// Whether the measurement is as `relation` says.
-    holds: Option<bool>,
-}
-
-#[derive(Debug, Serialize)]
-struct UnitJson {
-    unit: String,
-    unit_conflicts: u64,
-    layout: u64,
-    arbitration: u64,
-    unexplained: i64,
-    unit_wavefronts: u64,
-    instruction_wavefronts: u64,
-}
-
-#[derive(Debug, Serialize)]
-struct FiguresJson {
-    wavefronts: u64,
-    ideal: u64,
-    excessive: u64,
-}
-
-fn figures(w: &Wavefronts) -> FiguresJson {
-    FiguresJson {
-        wavefronts: w.wavefronts,
-        ideal: w.ideal,
-        excessive: w.excessive,
+/// `--ncu`'s comparison as `--json` gives it: the library's, with the files.
+pub(crate) fn comparison_json(c: &Comparison, files: &str) -> serde_json::Value {
+    let mut value = c.to_json();
+    if let serde_json::Value::Object(map) = &mut value {
+        map.insert("files".into(), files.into());
     }
-}
-
-#[derive(Debug, Serialize)]
-struct FamilyJson {
-    kind: &'static str,
-    measured: FiguresJson,
-    predicted: FiguresJson,
-}
-
-#[derive(Debug, Serialize)]
-struct LineJson {
-    source_line: String,
-    measured: FiguresJson,
-    predicted: FiguresJson,
-}
-
-/// `--ncu`'s comparison in `--json`.
-#[derive(Debug, Serialize)]
-pub(crate) struct ComparisonJson {
-    files: String,
-    launch_id: Option<u64>,
-    launch_kernel: Option<String>,
-    counters: Vec<CounterJson>,
-    units: Vec<UnitJson>,
-    source_by_kind: Vec<FamilyJson>,
-    source_lines: Vec<LineJson>,
-}
-
-/// `--ncu`'s comparison as `--json` gives it.
-pub(crate) fn comparison_json(c: &Comparison, files: &str) -> ComparisonJson {
-    ComparisonJson {
-        files: files.to_owned(),
-        launch_id: c.launch.as_ref().map(|(id, _)| *id),
-        launch_kernel: c.launch.as_ref().map(|(_, name)| name.clone()),
-        counters: c
-            .counters
-            .iter()
-            .map(|r| CounterJson {
-                metric: r.prediction.counter,
-                total: r.prediction.quantity.total(),
-                relation: r.prediction.relation.name(),
-                predicted: r.prediction.predicted,
-                measured: r.measured,
-                holds: r.holds(),
-            })
-            .collect(),
-        units: c
-            .units
-            .iter()
-            .map(|u| UnitJson {
-                unit: format!("op_{}", u.unit.name()),
-                unit_conflicts: u.unit_conflicts,
-                layout: u.layout,
-                arbitration: u.arbitration,
-                unexplained: u.unexplained,
-                unit_wavefronts: u.unit_wavefronts,
-                instruction_wavefronts: u.instruction_wavefronts,
-            })
-            .collect(),
-        source_by_kind: c
-            .families
-            .iter()
-            .map(|f| FamilyJson {
-                kind: f.family.sass(),
-                measured: figures(&f.measured),
-                predicted: FiguresJson {
-                    wavefronts: f.wavefronts,
-                    ideal: f.ideal,
-                    excessive: f.wavefronts - f.ideal.min(f.wavefronts),
-                },
-            })
-            .collect(),
-        source_lines: c
-            .lines
-            .iter()
-            .map(|l| LineJson {
-                source_line: format!("{}:{}", l.file, l.line),
-                measured: figures(&l.measured),
-                predicted: FiguresJson {
-                    wavefronts: l.wavefronts,
-                    ideal: l.ideal,
-                    excessive: l.conflicts,
-                },
-            })
-            .collect(),
-    }
+    value
 }

@@ -226,8 +226,8 @@ fn reader(text: &str) -> csv::Reader<&[u8]> {
 pub fn read_launches(text: &str) -> Result<Vec<Launch>, Error> {
     let (body, skipped) = from_header(text, &["ID"]).ok_or_else(|| Error::NcuCsv {
         line: 0,
-        reason: "no header row starting with \"ID\" (expected ncu --csv --page raw or \
-                 --page details)"
+        reason: "not one: no header row starting with \"ID\" (expected ncu --csv --page raw \
+                 or --page details)"
             .to_owned(),
     })?;
     let mut records = reader(body).into_records();
@@ -617,7 +617,7 @@ pub fn read_export(text: &str) -> Result<Export, Error> {
 pub fn read_export_file(path: &Path) -> Result<Export, Error> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::NcuCsv {
         line: 0,
-        reason: format!("cannot read {}: {e}", path.display()),
+        reason: format!("{}: cannot read it: {e}", path.display()),
     })?;
     read_export(&text)
 }
@@ -951,4 +951,142 @@ fn compare_lines(tally: &Tally, source: &SourceKernel) -> Vec<LineComparison> {
         )
     });
     out
+}
+
+/// Reads the exports at `paths` (at most one raw or details export and one
+/// Source page, in any order), picks the launch of `kernel` with `grid` and
+/// `block` (or of ID `id`) and compares the tally with it ([`compare`]).
+/// Where the Source page holds several launches of the kernel, the one in
+/// the chosen launch's place among them is taken (the page lists launches in
+/// order, without their IDs).
+///
+/// # Errors
+///
+/// [`Error::NcuCsv`] for a file that cannot be read or does not read as an
+/// export, or a second export of one kind; [`Error::NcuLaunch`] for no
+/// matching launch or several; [`Error::NcuCounter`] for a counter missing.
+pub fn compare_files<P: AsRef<Path>>(
+    paths: &[P],
+    id: Option<u64>,
+    tally: &Tally,
+    kernel: &str,
+    grid: [u32; 3],
+    block: [u32; 3],
+) -> Result<Comparison, Error> {
+    let mut launches: Option<Vec<Launch>> = None;
+    let mut source: Option<Vec<SourceKernel>> = None;
+    for path in paths {
+        let path = path.as_ref();
+        let within = |e: Error| match e {
+            // The file's name, where the reader did not give it.
+            Error::NcuCsv { line, reason } if !reason.starts_with(&*path.to_string_lossy()) => {
+                Error::NcuCsv {
+                    line,
+                    reason: format!("{}: {reason}", path.display()),
+                }
+            }
+            other => other,
+        };
+        match read_export_file(path).map_err(within)? {
+            Export::Launches(l) if launches.is_none() => launches = Some(l),
+            Export::Source(s) if source.is_none() => source = Some(s),
+            _ => {
+                return Err(Error::NcuCsv {
+                    line: 0,
+                    reason: format!(
+                        "{}: a second export of the same page: give one raw or details export \
+                         and one Source page",
+                        path.display()
+                    ),
+                });
+            }
+        }
+    }
+    let launch = match &launches {
+        Some(all) => Some(select(all, kernel, grid, block, id)?),
+        None => None,
+    };
+    let source_kernel = match &source {
+        Some(kernels) => {
+            let same = kernels.iter().filter(|k| k.is_kernel(kernel)).count();
+            let nth = match (&launches, launch) {
+                (Some(all), Some(chosen)) if same > 1 => all
+                    .iter()
+                    .filter(|l| l.is_kernel(kernel))
+                    .position(|l| l.id == chosen.id),
+                _ => None,
+            };
+            Some(select_source(kernels, kernel, nth)?)
+        }
+        None => None,
+    };
+    compare(tally, launch, source_kernel)
+}
+
+/// Every counter the tally predicts ([`predictions`]) as `smem kernel
+/// --json` gives them in `ncu_metrics`: `{metric, total, relation,
+/// predicted, reason, not_costed}` (the last two only where they apply).
+pub fn predictions_json(tally: &Tally) -> serde_json::Value {
+    predictions(tally)
+        .into_iter()
+        .map(|p| {
+            let mut m = serde_json::Map::new();
+            m.insert("metric".into(), p.counter.into());
+            m.insert("total".into(), p.quantity.total().into());
+            m.insert("relation".into(), p.relation.name().into());
+            m.insert("predicted".into(), p.predicted.into());
+            if let Some(reason) = p.reason {
+                m.insert("reason".into(), reason.into());
+            }
+            if p.not_costed > 0 {
+                m.insert("not_costed".into(), p.not_costed.into());
+            }
+            serde_json::Value::Object(m)
+        })
+        .collect()
+}
+
+impl Comparison {
+    /// The comparison as `smem kernel --json` gives it in `ncu_comparison`
+    /// (and Python's `KernelRun.ncu`): `launch_id`, `launch_kernel`,
+    /// `counters` (`{metric, total, relation, predicted, measured, holds}`),
+    /// `units` (`{unit, unit_conflicts, layout, arbitration, unexplained,
+    /// unit_wavefronts, instruction_wavefronts}`), `source_by_kind` and
+    /// `source_lines` (`measured` and `predicted` as `{wavefronts, ideal,
+    /// excessive}`).
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::json;
+        let figures = |w: u64, i: u64, e: u64| json!({"wavefronts": w, "ideal": i, "excessive": e});
+        json!({
+            "launch_id": self.launch.as_ref().map(|(id, _)| *id),
+            "launch_kernel": self.launch.as_ref().map(|(_, name)| name.clone()),
+            "counters": self.counters.iter().map(|r| json!({
+                "metric": r.prediction.counter,
+                "total": r.prediction.quantity.total(),
+                "relation": r.prediction.relation.name(),
+                "predicted": r.prediction.predicted,
+                "measured": r.measured,
+                "holds": r.holds(),
+            })).collect::<Vec<_>>(),
+            "units": self.units.iter().map(|u| json!({
+                "unit": format!("op_{}", u.unit.name()),
+                "unit_conflicts": u.unit_conflicts,
+                "layout": u.layout,
+                "arbitration": u.arbitration,
+                "unexplained": u.unexplained,
+                "unit_wavefronts": u.unit_wavefronts,
+                "instruction_wavefronts": u.instruction_wavefronts,
+            })).collect::<Vec<_>>(),
+            "source_by_kind": self.families.iter().map(|f| json!({
+                "kind": f.family.sass(),
+                "measured": figures(f.measured.wavefronts, f.measured.ideal, f.measured.excessive),
+                "predicted": figures(f.wavefronts, f.ideal, f.wavefronts - f.ideal.min(f.wavefronts)),
+            })).collect::<Vec<_>>(),
+            "source_lines": self.lines.iter().map(|l| json!({
+                "source_line": format!("{}:{}", l.file, l.line),
+                "measured": figures(l.measured.wavefronts, l.measured.ideal, l.measured.excessive),
+                "predicted": figures(l.wavefronts, l.ideal, l.conflicts),
+            })).collect::<Vec<_>>(),
+        })
+    }
 }
