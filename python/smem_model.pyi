@@ -697,6 +697,21 @@ class KernelRun:
         """The barrier errors it found, as `smem kernel --json` gives them: one
         dict each, with `message`, `error` (its fields), `blocks`,
         `example_block`."""
+    @property
+    def counters(self) -> List[Dict[str, Any]]:
+        """Each Nsight Compute counter predicted, as `smem kernel --json` gives
+        them in `ncu_metrics`: one dict each, with `metric`, `total`,
+        `relation` (`equal`: the counter's value; `at_least`: a lower bound;
+        `estimate`), `predicted`, and `reason` and `not_costed` where they
+        apply; empty before compute capability 7.0."""
+    @property
+    def ncu(self) -> Optional[Dict[str, Any]]:
+        """The comparison with the profile given as `ncu=` (None without), as
+        `smem kernel --ncu --json` gives it in `ncu_comparison`: `launch_id`,
+        `launch_kernel`, `counters` (each `metric`, `total`, `relation`,
+        `predicted`, `measured`, `holds`), `units` (each `unit`,
+        `unit_conflicts`, `layout`, `arbitration`, `unexplained`, ...),
+        `source_by_kind` and `source_lines` (with a Source page)."""
 
 _Dims = Union[int, Tuple[int], Tuple[int, int], Tuple[int, int, int]]
 _KernelArgs = Union[None, Dict[Union[str, int], Any], Sequence[Any]]
@@ -711,14 +726,20 @@ def kernel(
     dynamic_shared: int = 0,
     arch: Optional[_Arch] = None,
     sample: Optional[int] = None,
+    ncu: Union[None, _Path, Sequence[_Path]] = None,
+    ncu_id: Optional[int] = None,
 ) -> KernelRun:
     """Interprets the kernel `kernel` (the module's only one when `None`) of the
     PTX text `ptx` on a launch of `grid` blocks of `block` threads, with
     `args` (a dict by parameter name or index, or a sequence by position;
     unset pointers get fake addresses of their own, an unset scalar is an
     error naming it) and `dynamic_shared` bytes, every block or a `sample` of
-    them, predicting each access on `arch` (default: sm_90). The GIL is
-    released while it runs."""
+    them, predicting each access on `arch` (default: sm_90). With `ncu`
+    (the path of Nsight Compute's CSV export of the launch, raw or details
+    page and/or Source page, or a sequence of them), `KernelRun.ncu` compares
+    each counter with its measurement (`smem kernel --ncu`); `ncu_id` picks
+    the launch where the export holds several. The GIL is released while it
+    runs."""
 
 def triton_kernel(
     compiled: Union[Any, _Path],
@@ -727,6 +748,8 @@ def triton_kernel(
     *,
     arch: Optional[_Arch] = None,
     sample: Optional[int] = None,
+    ncu: Union[None, _Path, Sequence[_Path]] = None,
+    ncu_id: Optional[int] = None,
 ) -> KernelRun:
     """A compiled Triton kernel (`triton.compile(...)`, what launching a
     `@triton.jit` function returns, or its cache entry: a directory, its

@@ -9,8 +9,9 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyAny, PyBool, PyDict, PyFloat, PyInt, PyString, PyTuple};
 
+use smem_model::kernel::ncu::profile;
 use smem_model::kernel::ptx::{self, Arg, ArgKey, Kernel, KernelLaunch, NoteKind, RunOptions};
-use smem_model::kernel::tally::Tally;
+use smem_model::kernel::tally::{Profiler, Tally};
 use smem_model::kernel::{BlockInfo, Consumer, Event, KernelInfo, Place};
 use smem_model::{ComputeCapability, Error, Racecheck};
 
@@ -51,6 +52,39 @@ pub struct PyKernelRun {
     /// dict each, with `message`, `error` (its fields), `blocks`,
     /// `example_block`.
     barrier_errors: Py<PyAny>,
+    /// Each Nsight Compute counter predicted, as `smem kernel --json` gives
+    /// them in `ncu_metrics`: one dict each, with `metric`, `total`,
+    /// `relation` (`equal`: the counter's value; `at_least`: a lower bound;
+    /// `estimate`), `predicted`, and `reason` and `not_costed` where they
+    /// apply; empty before compute capability 7.0.
+    counters: Py<PyAny>,
+    /// The comparison with the profile given as `ncu=` (None without), as
+    /// `smem kernel --ncu --json` gives it in `ncu_comparison`: `launch_id`,
+    /// `launch_kernel`, `counters` (each `metric`, `total`, `relation`,
+    /// `predicted`, `measured`, `holds`), `units` (each `unit`,
+    /// `unit_conflicts`, `layout`, `arbitration`, `unexplained`, ...),
+    /// `source_by_kind` and `source_lines` (with a Source page).
+    ncu: Py<PyAny>,
+}
+
+/// `ncu=`: a path, or a sequence of paths (`str` or path-like).
+fn ncu_paths(value: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<PathBuf>> {
+    let Some(value) = value.filter(|v| !v.is_none()) else {
+        return Ok(Vec::new());
+    };
+    let one = |v: &Bound<'_, PyAny>| -> PyResult<PathBuf> {
+        v.extract::<PathBuf>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "ncu: expected a path or a sequence of paths, got {}",
+                describe(v)
+            ))
+        })
+    };
+    if value.is_instance_of::<PyString>() || value.hasattr("__fspath__")? {
+        return Ok(vec![one(value)?]);
+    }
+    args::sequence_len(value, "ncu")?;
+    value.try_iter()?.map(|v| one(&v?)).collect()
 }
 
 /// Gives every event to both the tally and the race checker (as `smem
@@ -286,10 +320,14 @@ fn note_kind(kind: NoteKind) -> &'static str {
 /// `args` (a dict by parameter name or index, or a sequence by position;
 /// unset pointers get fake addresses of their own, an unset scalar is an
 /// error naming it) and `dynamic_shared` bytes, every block or a `sample` of
-/// them, predicting each access on `arch` (default: sm_90). The GIL is
-/// released while it runs.
+/// them, predicting each access on `arch` (default: sm_90). With `ncu`
+/// (the path of Nsight Compute's CSV export of the launch, raw or details
+/// page and/or Source page, or a sequence of them), `KernelRun.ncu` compares
+/// each counter with its measurement (`smem kernel --ncu`); `ncu_id` picks
+/// the launch where the export holds several. The GIL is released while it
+/// runs.
 #[pyfunction]
-#[pyo3(signature = (ptx, grid, block, args=None, *, kernel=None, dynamic_shared=0, arch=None, sample=None))]
+#[pyo3(signature = (ptx, grid, block, args=None, *, kernel=None, dynamic_shared=0, arch=None, sample=None, ncu=None, ncu_id=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn kernel(
     py: Python<'_>,
@@ -301,7 +339,10 @@ pub fn kernel(
     #[pyo3(from_py_with = args::dynamic_bytes)] dynamic_shared: u32,
     arch: Option<&Bound<'_, PyAny>>,
     #[pyo3(from_py_with = args::sample)] sample: Option<u64>,
+    ncu: Option<&Bound<'_, PyAny>>,
+    ncu_id: Option<u64>,
 ) -> PyResult<PyKernelRun> {
+    let ncu_files = ncu_paths(ncu)?;
     let arch: Option<ComputeCapability> = arch
         .filter(|a| !a.is_none())
         .map(args::capability)
@@ -310,7 +351,7 @@ pub fn kernel(
     let text = ptx.to_owned();
     let kernel_name = kernel.map(str::to_owned);
     let cc = arch.unwrap_or(ComputeCapability::Sm90);
-    let (name, tally, races, run, opaque) = py
+    let (name, tally, races, run, opaque, ncu_json) = py
         .detach(|| {
             let module = ptx::parse(&text)?;
             let kernel = Kernel::new(&module, kernel_name.as_deref())?;
@@ -338,7 +379,38 @@ pub fn kernel(
                 .map(|(name, n)| (name.to_owned(), n))
                 .collect();
             let races = races_json(&kernel, &races, block);
-            Ok::<_, Error>((kernel.name().to_owned(), tally, races, run, opaque))
+            // Nsight Compute runs from compute capability 7.0 on; before,
+            // no counter of its is predicted (as `smem kernel`).
+            let volta = Profiler::of(cc) == Profiler::NsightCompute;
+            let counters = if volta {
+                profile::predictions_json(&tally)
+            } else {
+                serde_json::Value::Array(Vec::new())
+            };
+            let comparison = if ncu_files.is_empty() {
+                serde_json::Value::Null
+            } else if !volta {
+                return Err(Error::NcuCsv {
+                    line: 0,
+                    reason: format!(
+                        "not compared: Nsight Compute's counters exist from compute capability \
+                         7.0 on, and this launch is predicted for {}",
+                        cc.sm_name()
+                    ),
+                });
+            } else {
+                profile::compare_files(&ncu_files, ncu_id, &tally, kernel.name(), grid, block)?
+                    .to_json()
+            };
+            let ncu_json = (counters, comparison);
+            Ok::<_, Error>((
+                kernel.name().to_owned(),
+                tally,
+                races,
+                run,
+                opaque,
+                ncu_json,
+            ))
         })
         .map_err(value_error)?;
     let notes = run
@@ -360,6 +432,8 @@ pub fn kernel(
     Ok(PyKernelRun {
         races: loads.call1((races.0.to_string(),))?.unbind(),
         barrier_errors: loads.call1((races.1.to_string(),))?.unbind(),
+        counters: loads.call1((ncu_json.0.to_string(),))?.unbind(),
+        ncu: loads.call1((ncu_json.1.to_string(),))?.unbind(),
         name,
         summary: summary_of(
             &tally,
@@ -386,7 +460,8 @@ pub fn kernel(
 /// arguments that are not `constexpr`, in order, or a dict by PTX parameter
 /// name; tensors give their `data_ptr()`, `None` a fake pointer).
 #[pyfunction]
-#[pyo3(signature = (compiled, grid, args=None, *, arch=None, sample=None))]
+#[pyo3(signature = (compiled, grid, args=None, *, arch=None, sample=None, ncu=None, ncu_id=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn triton_kernel(
     py: Python<'_>,
     compiled: &Bound<'_, PyAny>,
@@ -394,6 +469,8 @@ pub fn triton_kernel(
     args: Option<&Bound<'_, PyAny>>,
     arch: Option<&Bound<'_, PyAny>>,
     #[pyo3(from_py_with = args::sample)] sample: Option<u64>,
+    ncu: Option<&Bound<'_, PyAny>>,
+    ncu_id: Option<u64>,
 ) -> PyResult<PyKernelRun> {
     let missing = |what: &str| {
         PyTypeError::new_err(format!(
@@ -448,6 +525,8 @@ pub fn triton_kernel(
         shared,
         arch.as_ref(),
         sample,
+        ncu,
+        ncu_id,
     )
 }
 

@@ -147,3 +147,52 @@ def test_data_dependent_addresses_are_counted_not_costed():
         "): the address comes from memory the model does not hold (a global load, an atomic's "
         "result): counted as an instruction, left out of the wavefronts and the race check"
     )
+
+
+NCU = FIXTURES.parent / "ncu"
+
+
+def test_counters_are_named_by_what_they_equal():
+    folder, launch, _, scalars = fixture("transpose_naive_smem")
+    run = smem_model.kernel((folder / "kernel.ptx").read_text(), (8, 8), (32, 32), scalars)
+    by_name = {c["metric"]: c for c in run.counters}
+    ld = by_name["smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]
+    assert (ld["relation"], ld["predicted"], ld["total"]) == ("equal", 65_536, "wavefronts")
+    unit = by_name["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"]
+    assert (unit["relation"], unit["predicted"]) == ("at_least", 63_488)
+    assert "arbitration" in unit["reason"]
+    assert by_name["L1 Wavefronts Shared Excessive"]["predicted"] == 63_488
+    assert run.ncu is None
+    # Before 7.0 Nsight Compute does not run: no counter of its named.
+    assert smem_model.kernel((folder / "kernel.ptx").read_text(), (8, 8), (32, 32), scalars, arch="sm_61").counters == []
+
+
+def test_a_profile_is_compared_as_smem_kernel_does():
+    folder, launch, _, scalars = fixture("matmul")
+    run = smem_model.kernel(
+        (folder / "kernel.ptx").read_text(),
+        tuple(launch["grid"]),
+        tuple(launch["block"]),
+        scalars,
+        ncu=[NCU / "matmul" / "raw.csv", str(NCU / "matmul" / "source_cuda_sass.csv")],
+    )
+    c = run.ncu
+    assert c["launch_id"] == 0 and c["launch_kernel"].startswith("void MatrixMulCUDA<32>")
+    assert all(r["holds"] for r in c["counters"])
+    units = {u["unit"]: u for u in c["units"]}
+    assert (units["op_ld"]["layout"], units["op_ld"]["arbitration"]) == (0, 38)
+    assert (units["op_st"]["layout"], units["op_st"]["arbitration"]) == (0, 4_825)
+    assert {l["source_line"] for l in c["source_lines"]} == {"matmul.cu:20", "matmul.cu:21", "matmul.cu:24"}
+
+
+def test_a_bad_profile_is_a_value_error():
+    folder, launch, _, scalars = fixture("ldmatrix_stmatrix")
+    ptx = (folder / "kernel.ptx").read_text()
+    raw = NCU / "ldmatrix_stmatrix" / "raw.csv"
+    with pytest.raises(ValueError, match="2 launches of _Z16ldmatrixStmatrixPji with this grid and block"):
+        smem_model.kernel(ptx, 1, 128, scalars, ncu=raw)
+    assert smem_model.kernel(ptx, 1, 128, scalars, ncu=raw, ncu_id=1).ncu["launch_id"] == 1
+    with pytest.raises(ValueError, match="no header row"):
+        smem_model.kernel(ptx, 1, 128, scalars, ncu=FIXTURES / "README.md")
+    with pytest.raises(TypeError, match="ncu: expected a path or a sequence of paths"):
+        smem_model.kernel(ptx, 1, 128, scalars, ncu=[3])
