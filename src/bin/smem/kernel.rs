@@ -294,7 +294,8 @@ fn analyse(args: &Args) -> Result<ExitCode, String> {
     } else if Profiler::of(capability) == Profiler::Nvprof {
         return Err(format!(
             "--ncu compares Nsight Compute's counters, which exist from compute capability 7.0 \
-             on: this launch is predicted for {}",
+             on: this launch is predicted for {} (the PTX's .target unless --arch is given); give \
+             --arch for the GPU profiled (the export's \"CC\" column: 9.0 is --arch sm_90)",
             capability.sm_name()
         ));
     } else {
