@@ -231,6 +231,22 @@ impl Totals {
     }
 }
 
+/// Compare-and-swap loops counted whole ([`Tally::cas_loops`]): nvcc's
+/// emulation of an atomic the hardware has no instruction for (a float
+/// `atomicAdd` on shared memory), an LDS and an ATOMS.CAST.SPIN a round
+/// (DESIGN.md 2.2, measured on sm_90: tests/data/hw-corpus/sm90-atomics.jsonl).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CasLoops {
+    /// Loops (warp requests).
+    pub requests: u64,
+    /// Their rounds when each warp runs alone: the ATOMS and the LDS
+    /// instructions they execute at least (other warps' atomics on the same
+    /// words make more rounds at run time).
+    pub rounds: u64,
+    /// The wavefronts of their rounds' LDS, alone.
+    pub load_wavefronts: u64,
+}
+
 /// A place in the input: which input (file) and line, ordered as the input
 /// is. Line 0 is the input itself.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -369,6 +385,7 @@ pub struct Tally {
     other_instructions: u64,
     unmodelled: BTreeMap<Box<str>, u64>,
     unknown_addresses: Vec<((Op, AccessWidth), u64)>,
+    cas_loops: Vec<((Op, AccessWidth), CasLoops)>,
     predicated_off: u64,
     constant: ConstantCounts,
     errors: Vec<TallyError>,
@@ -407,6 +424,7 @@ impl Tally {
             other_instructions: 0,
             unmodelled: BTreeMap::new(),
             unknown_addresses: Vec::new(),
+            cas_loops: Vec::new(),
             predicated_off: 0,
             constant: ConstantCounts::default(),
             errors: Vec::new(),
@@ -514,6 +532,42 @@ impl Tally {
     /// ```
     pub fn unknown_addresses(&self) -> &[((Op, AccessWidth), u64)] {
         &self.unknown_addresses
+    }
+
+    /// The compare-and-swap loops counted whole (one request a loop: a PTX
+    /// `atom.shared.add.f32`; a trace's rounds come one by one and are not
+    /// here), by op: their requests, and the rounds and LDS wavefronts the
+    /// loops take when their warp runs alone ([`Cost::instructions`],
+    /// [`Cost::load_wavefronts`]).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::kernel::tally::{CasLoops, Tally};
+    /// use smem_model::kernel::{Consumer, Event, Site};
+    /// use smem_model::{AccessWidth, AtomicKind, Op, WarpRequest};
+    ///
+    /// let mut tally = Tally::new();
+    /// // atomicAdd(&total, x) on a shared float by the whole warp: 32 rounds.
+    /// let add = WarpRequest::from_fn(Op::Atomic(AtomicKind::AddF32), 4, |_| Some(0))?;
+    /// tally.event(0, &Event::Access { site: Site::pc(9), request: add })?;
+    /// let op = (Op::Atomic(AtomicKind::AddF32), AccessWidth::B4);
+    /// assert_eq!(tally.cas_loops(), &[(op, CasLoops { requests: 1, rounds: 32, load_wavefronts: 32 })]);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn cas_loops(&self) -> &[((Op, AccessWidth), CasLoops)] {
+        &self.cas_loops
+    }
+
+    fn add_cas_loops(&mut self, op: (Op, AccessWidth), more: CasLoops) {
+        match self.cas_loops.iter_mut().find(|(o, _)| *o == op) {
+            Some((_, loops)) => {
+                loops.requests += more.requests;
+                loops.rounds += more.rounds;
+                loops.load_wavefronts += more.load_wavefronts;
+            }
+            None => self.cas_loops.push((op, more)),
+        }
     }
 
     /// Shared-memory instructions with no active lane: issued, no request.
@@ -721,6 +775,9 @@ impl Tally {
         for (name, count) in other.unmodelled {
             *self.unmodelled.entry(name).or_default() += count;
         }
+        for (op, loops) in other.cas_loops {
+            self.add_cas_loops(op, loops);
+        }
         for (op, count) in other.unknown_addresses {
             self.add_unknown_address(op, count);
         }
@@ -819,7 +876,16 @@ impl Consumer for Tally {
                 };
                 match cost {
                     Ok(cost) => {
-                        self.add_code(site.pc, site.line, (request.op(), request.width()), cost)
+                        let op = (request.op(), request.width());
+                        if matches!(event, Event::Access { .. }) && op.0.is_cas_loop(op.1) {
+                            let loops = CasLoops {
+                                requests: 1,
+                                rounds: u64::from(cost.instructions()),
+                                load_wavefronts: u64::from(cost.load_wavefronts()),
+                            };
+                            self.add_cas_loops(op, loops);
+                        }
+                        self.add_code(site.pc, site.line, op, cost)
                     }
                     Err(err) => {
                         let reason = format!("{}: {err}", self.instruction);

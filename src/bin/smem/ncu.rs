@@ -162,7 +162,9 @@ pub(crate) fn comparison_text(c: &Comparison, files: &str, top: usize) -> String
             }
             (_, Relation::Equal) => "equal".to_owned(),
             _ if measured == p.predicted => "equal".to_owned(),
-            _ => format!("{} more", measured - p.predicted.min(measured)),
+            // An estimate may be above the measurement.
+            _ if measured < p.predicted => format!("{} fewer", p.predicted - measured),
+            _ => format!("{} more", measured - p.predicted),
         };
         table.row([
             shown(p.counter),
