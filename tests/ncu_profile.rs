@@ -466,3 +466,36 @@ fn malformed_exports_are_refused() {
         let _ = read_export(text);
     }
 }
+
+/// nvcc's compare-and-swap loops (shared_atomics_kinds: float and 64-bit
+/// atomics) feed the atom and ld counters with rounds the model does not
+/// count one by one: those counters are estimates, never named equal; the
+/// stores, which no loop touches, stay equal.
+#[test]
+fn compare_and_swap_loops_are_estimates() {
+    let (_, _, _, tally) = run("shared_atomics_kinds");
+    let named = smem_model::kernel::ncu::predictions(&tally);
+    let relation = |counter: &str| {
+        named
+            .iter()
+            .find(|p| p.counter == counter)
+            .map(|p| p.relation)
+    };
+    for counter in [
+        "smsp__sass_inst_executed_op_shared_atom.sum",
+        "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
+    ] {
+        assert_eq!(relation(counter), Some(Relation::Estimate), "{counter}");
+    }
+    // The loops' LDS are counted under ld by the profiler.
+    assert_eq!(
+        relation("smsp__sass_inst_executed_op_shared_ld.sum"),
+        Some(Relation::Estimate)
+    );
+    assert_eq!(
+        relation("smsp__sass_inst_executed_op_shared_st.sum"),
+        Some(Relation::Equal)
+    );
+    assert_eq!(relation(SOURCE_EXCESSIVE), Some(Relation::Estimate));
+}

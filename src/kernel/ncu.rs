@@ -35,6 +35,12 @@
 //! to it: on a profile, their excess over the instruction-level figures is
 //! arbitration, not the layout.
 //!
+//! nvcc's compare-and-swap loops (a float `atomicAdd` on sm_90) run an LDS
+//! and an `ATOMS.CAST.SPIN` each round, and their rounds depend on how the
+//! block's warps interleave (the held-out `softmax_fp16` of `tests/data/ncu`:
+//! 72,266 ATOMS measured for 512 requests here): counters they feed are
+//! given as estimates ([`Relation::Estimate`]).
+//!
 //! LDGSTS (`cp.async`): the model's shared-side rule gives what the Source
 //! page calls the instructions' *ideal* wavefronts on every launch measured,
 //! and the LDGSTS wavefront counter was up to 40% above it (a Triton matmul:
@@ -344,8 +350,9 @@ impl Quantity {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Relation {
-    /// The counter equals the prediction (measured so on every launch of
-    /// `tests/data/ncu` and `tests/data/ptx`).
+    /// The counter equals the prediction, for the whole launch (measured so
+    /// on every launch of `tests/data/ncu`: `tests/ncu_profile.rs`; a
+    /// sampled run's figures are the blocks run's).
     Equal,
     /// The counter is at least the prediction ([`Prediction::reason`] says
     /// why it can be more).
