@@ -38,8 +38,9 @@
 //! nvcc's compare-and-swap loops (a float `atomicAdd` on sm_90) run an LDS
 //! and an `ATOMS.CAST.SPIN` each round, and their rounds depend on how the
 //! block's warps interleave (the held-out `softmax_fp16` of `tests/data/ncu`:
-//! 72,266 ATOMS measured for 512 requests here): counters they feed are
-//! given as estimates ([`Relation::Estimate`]).
+//! 72,266 ATOMS measured, 16,384 rounds for each warp alone): counters they
+//! feed are never named equal, but lower bounds where the loops were counted
+//! whole, else estimates ([`Relation::Estimate`]).
 //!
 //! LDGSTS (`cp.async`): the model's shared-side rule gives what the Source
 //! page calls the instructions' *ideal* wavefronts on every launch measured,
