@@ -712,49 +712,68 @@ class KernelRun:
         `predicted`, `measured`, `holds`), `units` (each `unit`,
         `unit_conflicts`, `layout`, `arbitration`, `unexplained`, ...),
         `source_by_kind` and `source_lines` (with a Source page)."""
+    @property
+    def arch(self) -> str:
+        """The compute capability predicted on (`"sm_90"`): the one given, else
+        what Triton compiled for, else the PTX's `.target`, else sm_90 (as
+        `smem kernel`)."""
+    @property
+    def by_line(self) -> List[Dict[str, Any]]:
+        """The source lines (the PTX's `.loc`), most bank conflicts first, as
+        `smem kernel --by-line --json` gives them: one dict a line, with
+        `source_line` (`"k.cu:12"`, `None` for instructions without one),
+        `instructions` and the line's totals."""
 
 _Dims = Union[int, Tuple[int], Tuple[int, int], Tuple[int, int, int]]
 _KernelArgs = Union[None, Dict[Union[str, int], Any], Sequence[Any]]
 
 def kernel(
-    ptx: str,
+    ptx: Union[str, _Path],
     grid: _Dims,
-    block: _Dims,
+    block: Optional[_Dims] = None,
     args: _KernelArgs = None,
     *,
     kernel: Optional[str] = None,
-    dynamic_shared: int = 0,
+    dynamic_shared: Optional[int] = None,
     arch: Optional[_Arch] = None,
     sample: Optional[int] = None,
     ncu: Union[None, _Path, Sequence[_Path]] = None,
     ncu_id: Optional[int] = None,
 ) -> KernelRun:
-    """Interprets the kernel `kernel` (the module's only one when `None`) of the
-    PTX text `ptx` on a launch of `grid` blocks of `block` threads, with
-    `args` (a dict by parameter name or index, or a sequence by position;
-    unset pointers get fake addresses of their own, an unset scalar is an
-    error naming it) and `dynamic_shared` bytes, every block or a `sample` of
-    them, predicting each access on `arch` (default: sm_90). With `ncu`
-    (the path of Nsight Compute's CSV export of the launch, raw or details
-    page and/or Source page, or a sequence of them), `KernelRun.ncu` compares
-    each counter with its measurement (`smem kernel --ncu`); `ncu_id` picks
-    the launch where the export holds several. The GIL is released while it
-    runs."""
+    """Interprets the kernel `kernel` of `ptx` (PTX text, or a path: a `.ptx`, a
+    `.cu` compiled with nvcc, a Triton cache entry or cache root, as `smem
+    kernel` reads them) on a launch of `grid` blocks of `block` threads (by
+    default the kernel's `.reqntid`, or Triton's `num_warps` warps), with
+    `args` and `dynamic_shared` bytes (by default Triton's `shared`, else 0),
+    every block or a `sample` of them, predicting on `arch` (by default what
+    Triton compiled for, else the PTX's `.target`, else sm_90). `kernel` is
+    the mangled name, the C++ name or a unique prefix (the module's only
+    kernel when `None`); `args` a dict by parameter index, PTX name or Triton
+    Python name, or a sequence by position, each value read as the source's
+    type gives (`-1` for an `int`, `1.0` for a `half`). With `ncu` (the path
+    of Nsight Compute's CSV export of the launch, raw or details page and/or
+    Source page, or a sequence of them), `KernelRun.ncu` compares each
+    counter with its measurement (`smem kernel --ncu`); `ncu_id` picks the
+    launch where the export holds several. The GIL is released while it
+    runs; Ctrl-C stops it."""
 
 def triton_kernel(
     compiled: Union[Any, _Path],
     grid: _Dims,
     args: _KernelArgs = None,
     *,
+    kernel: Optional[str] = None,
     arch: Optional[_Arch] = None,
     sample: Optional[int] = None,
     ncu: Union[None, _Path, Sequence[_Path]] = None,
     ncu_id: Optional[int] = None,
 ) -> KernelRun:
     """A compiled Triton kernel (`triton.compile(...)`, what launching a
-    `@triton.jit` function returns, or its cache entry: a directory, its
-    `.json` or its `.ptx`) run as `kernel` runs PTX: its PTX
-    (`asm["ptx"]`), `num_warps` warps a block and its shared bytes from its
-    metadata; `args` the values of the PTX kernel's parameters (the call's
-    arguments that are not `constexpr`, in order, or a dict by PTX parameter
-    name; tensors give their `data_ptr()`, `None` a fake pointer)."""
+    `@triton.jit` function returns, or a path to its cache entry or the cache
+    root, as `kernel` takes them) run as `kernel` runs PTX: its PTX
+    (`asm["ptx"]`), `num_warps` warps a block, its shared bytes and the arch
+    it was compiled for from its metadata; `args` by the Python parameter
+    names (from its IR), the PTX names or position (the call's arguments that
+    are not `constexpr`, in order; tensors give their `data_ptr()`, `None` a
+    fake pointer); a `constexpr` given is an error naming it. `ncu` and
+    `ncu_id` as `kernel` takes them."""

@@ -226,8 +226,8 @@ fn a_triton_cache_root_and_a_group_file_resolve() {
         err,
         format!(
             "error: {root_arg}: holds 2 kernels: fx_softmax (4ba0c4db), fx_colsum (9e1f0a2c); \
-             pick one with --kernel NAME (a kernel name, a prefix of one, or of its hash \
-             directory)\n"
+             name one (--kernel, Python's kernel=): a kernel name, a prefix of one, or of its \
+             hash directory\n"
         )
     );
     let args = [
@@ -235,6 +235,11 @@ fn a_triton_cache_root_and_a_group_file_resolve() {
     ];
     let from_root = {
         let mut a = vec![root_arg.as_str(), "--kernel", "fx_soft"];
+        a.extend(args);
+        report(&a)
+    };
+    let by_hash = {
+        let mut a = vec![root_arg.as_str(), "--kernel", "4ba0"];
         a.extend(args);
         report(&a)
     };
@@ -253,7 +258,7 @@ fn a_triton_cache_root_and_a_group_file_resolve() {
         a.extend(args);
         report(&a)
     };
-    for r in [&from_root, &from_group] {
+    for r in [&from_root, &by_hash, &from_group] {
         assert_eq!(r["kernel"], "fx_softmax");
         assert_eq!(r["block"], fixture["block"]);
         assert_eq!(r["dynamic_shared"], fixture["dynamic_shared"]);

@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyAny, PyBool, PyDict, PyFloat, PyInt, PyString, PyTuple};
 
 use smem_model::kernel::ncu::profile;
+use smem_model::kernel::ptx::resolve::{self, TritonMeta};
 use smem_model::kernel::ptx::{self, Arg, ArgKey, Kernel, KernelLaunch, NoteKind, RunOptions};
 use smem_model::kernel::tally::{Profiler, Tally};
 use smem_model::kernel::{BlockInfo, Consumer, Event, KernelInfo, Place};
@@ -65,6 +66,15 @@ pub struct PyKernelRun {
     /// `unit_conflicts`, `layout`, `arbitration`, `unexplained`, ...),
     /// `source_by_kind` and `source_lines` (with a Source page).
     ncu: Py<PyAny>,
+    /// The compute capability predicted on (`"sm_90"`): the one given, else
+    /// what Triton compiled for, else the PTX's `.target`, else sm_90 (as
+    /// `smem kernel`).
+    arch: String,
+    /// The source lines (the PTX's `.loc`), most bank conflicts first, as
+    /// `smem kernel --by-line --json` gives them: one dict a line, with
+    /// `source_line` (`"k.cu:12"`, `None` for instructions without one),
+    /// `instructions` and the line's totals.
+    by_line: Py<PyAny>,
 }
 
 /// `ncu=`: a path, or a sequence of paths (`str` or path-like).
@@ -88,10 +98,48 @@ fn ncu_paths(value: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<PathBuf>> {
 }
 
 /// Gives every event to both the tally and the race checker (as `smem
-/// kernel` does).
+/// kernel` does), and lets Python's Ctrl-C stop the run.
 struct Both<'a> {
     tally: &'a mut Tally,
     races: &'a mut Racecheck,
+    signals: &'a mut Signals,
+}
+
+/// Python's signal handlers, run from the interpreter's callbacks at most
+/// every 50 ms (each takes the GIL): a `KeyboardInterrupt` they raise stops
+/// the run and is raised from `kernel()`.
+struct Signals {
+    last: std::time::Instant,
+    calls: u32,
+    raised: Option<PyErr>,
+}
+
+impl Signals {
+    fn new() -> Self {
+        Signals {
+            last: std::time::Instant::now(),
+            calls: 0,
+            raised: None,
+        }
+    }
+
+    fn check(&mut self) -> Result<(), Error> {
+        self.calls = self.calls.wrapping_add(1);
+        // The clock is read every 256th call: events come by the million.
+        if !self.calls.is_multiple_of(256)
+            || self.last.elapsed() < std::time::Duration::from_millis(50)
+        {
+            return Ok(());
+        }
+        self.last = std::time::Instant::now();
+        match Python::attach(|py| py.check_signals()) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                self.raised = Some(e);
+                Err(Error::Interrupted)
+            }
+        }
+    }
 }
 
 impl Consumer for Both<'_> {
@@ -101,6 +149,9 @@ impl Consumer for Both<'_> {
     }
 
     fn begin_block(&mut self, block: &BlockInfo) -> Result<(), Error> {
+        // Every block is a chance to stop, not only every 256th.
+        self.signals.calls |= 255;
+        self.signals.check()?;
         self.tally.begin_block(block)?;
         self.races.begin_block(block)
     }
@@ -111,6 +162,7 @@ impl Consumer for Both<'_> {
     }
 
     fn event(&mut self, warp: u32, event: &Event<'_>) -> Result<(), Error> {
+        self.signals.check()?;
         self.tally.event(warp, event)?;
         self.races.event(warp, event)
     }
@@ -206,7 +258,8 @@ impl PyKernelRun {
     }
 }
 
-/// `(x, y, z)`, `(x, y)`, `(x,)` or `x`; missing sizes are 1.
+/// `(x, y, z)`, `(x, y)`, `(x,)` or `x` (ints, numpy's included); missing
+/// sizes are 1.
 fn dims(value: &Bound<'_, PyAny>, name: &str) -> PyResult<[u32; 3]> {
     let mut out = [1u32; 3];
     if let Ok(tuple) = value.cast::<PyTuple>() {
@@ -219,7 +272,7 @@ fn dims(value: &Bound<'_, PyAny>, name: &str) -> PyResult<[u32; 3]> {
         for (i, item) in tuple.iter().enumerate() {
             out[i] = args::u32_arg(&item, &format!("{name}[{i}]"))?;
         }
-    } else if value.is_instance_of::<PyInt>() {
+    } else if is_integer(value)? {
         out[0] = args::u32_arg(value, name)?;
     } else {
         return Err(PyTypeError::new_err(format!(
@@ -230,19 +283,39 @@ fn dims(value: &Bound<'_, PyAny>, name: &str) -> PyResult<[u32; 3]> {
     Ok(out)
 }
 
+/// An `int`, or an integer of another kind (numpy's `int64`, `uint32`): what
+/// has `__index__` and is not a float.
+fn is_integer(value: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(value.is_instance_of::<PyInt>()
+        || (value.hasattr("__index__")? && !value.is_instance_of::<PyFloat>()))
+}
+
 /// `grid=` (`from_py_with`).
 fn grid(value: &Bound<'_, PyAny>) -> PyResult<[u32; 3]> {
     dims(value, "grid")
 }
 
-/// `block=` (`from_py_with`).
-fn block(value: &Bound<'_, PyAny>) -> PyResult<[u32; 3]> {
-    dims(value, "block")
+/// `block=` (`from_py_with`): `None` for the kernel's `.reqntid` or Triton's
+/// `num_warps`.
+fn block(value: &Bound<'_, PyAny>) -> PyResult<Option<[u32; 3]>> {
+    if value.is_none() {
+        return Ok(None);
+    }
+    dims(value, "block").map(Some)
 }
 
-/// One argument's value as the launch reads it: an int in decimal, a float
-/// as Python writes it (exactly), `None` left unset (a pointer gets a fake
-/// address of its own).
+/// `dynamic_shared=` (`from_py_with`): `None` for Triton's `shared`, else 0.
+fn dynamic_shared(value: &Bound<'_, PyAny>) -> PyResult<Option<u32>> {
+    if value.is_none() {
+        return Ok(None);
+    }
+    args::dynamic_bytes(value).map(Some)
+}
+
+/// One argument's value as the launch reads it: an int (numpy's too) in
+/// decimal, a float (numpy's too) as Python writes it (exactly), a tensor
+/// as its `data_ptr()`, `None` left unset (a pointer gets a fake address of
+/// its own).
 fn arg_value(value: &Bound<'_, PyAny>, key: &str) -> PyResult<Option<String>> {
     if value.is_none() {
         return Ok(None);
@@ -250,7 +323,7 @@ fn arg_value(value: &Bound<'_, PyAny>, key: &str) -> PyResult<Option<String>> {
     if value.is_instance_of::<PyBool>() {
         return Ok(Some(u8::from(value.extract::<bool>()?).to_string()));
     }
-    if value.is_instance_of::<PyInt>() {
+    if is_integer(value)? && !value.hasattr("data_ptr")? {
         let v: i128 = value.extract().map_err(|_| {
             PyValueError::new_err(format!(
                 "args[{key}]: {} does not fit 128 bits",
@@ -266,14 +339,21 @@ fn arg_value(value: &Bound<'_, PyAny>, key: &str) -> PyResult<Option<String>> {
         // A torch tensor: its device address.
         return Ok(Some(ptr.extract::<u64>()?.to_string()));
     }
+    if value.hasattr("__float__")? {
+        // numpy's float32 (float64 is a float): as the Python float it is.
+        let v: f64 = value.extract()?;
+        return Ok(Some(
+            PyFloat::new(value.py(), v).repr()?.to_cow()?.into_owned(),
+        ));
+    }
     Err(PyTypeError::new_err(format!(
         "args[{key}]: expected an int, a float, None or a tensor, got {}",
         describe(value)
     )))
 }
 
-/// The launch's arguments: a dict by PTX parameter name or 0-based index,
-/// or a sequence by position.
+/// The launch's arguments: a dict by parameter name (PTX, or a Triton
+/// kernel's Python name) or 0-based index, or a sequence by position.
 fn launch_args(values: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<Arg>> {
     let mut out = Vec::new();
     let Some(values) = values.filter(|v| !v.is_none()) else {
@@ -315,104 +395,160 @@ fn note_kind(kind: NoteKind) -> &'static str {
     }
 }
 
-/// Interprets the kernel `kernel` (the module's only one when `None`) of the
-/// PTX text `ptx` on a launch of `grid` blocks of `block` threads, with
-/// `args` (a dict by parameter name or index, or a sequence by position;
-/// unset pointers get fake addresses of their own, an unset scalar is an
-/// error naming it) and `dynamic_shared` bytes, every block or a `sample` of
-/// them, predicting each access on `arch` (default: sm_90). With `ncu`
-/// (the path of Nsight Compute's CSV export of the launch, raw or details
-/// page and/or Source page, or a sequence of them), `KernelRun.ncu` compares
-/// each counter with its measurement (`smem kernel --ncu`); `ncu_id` picks
-/// the launch where the export holds several. The GIL is released while it
-/// runs.
-#[pyfunction]
-#[pyo3(signature = (ptx, grid, block, args=None, *, kernel=None, dynamic_shared=0, arch=None, sample=None, ncu=None, ncu_id=None))]
-#[allow(clippy::too_many_arguments)]
-pub fn kernel(
-    py: Python<'_>,
-    ptx: &str,
-    #[pyo3(from_py_with = grid)] grid: [u32; 3],
-    #[pyo3(from_py_with = block)] block: [u32; 3],
-    args: Option<&Bound<'_, PyAny>>,
-    kernel: Option<&str>,
-    #[pyo3(from_py_with = args::dynamic_bytes)] dynamic_shared: u32,
-    arch: Option<&Bound<'_, PyAny>>,
-    #[pyo3(from_py_with = args::sample)] sample: Option<u64>,
-    ncu: Option<&Bound<'_, PyAny>>,
+/// Where the PTX comes from: text, or a path `resolve::locate` reads (a
+/// `.ptx`, a `.cu`, a Triton cache entry or root).
+pub(crate) enum Source {
+    Text(String, Option<TritonMeta>),
+    Path(PathBuf),
+}
+
+/// `ptx=`: PTX text (a `str` of several lines), or a path (a one-line
+/// `str`, or an `os.PathLike`).
+fn source(value: &Bound<'_, PyAny>) -> PyResult<Source> {
+    if let Ok(text) = value.cast::<PyString>() {
+        let text = text.to_cow()?;
+        return Ok(if text.contains('\n') {
+            Source::Text(text.into_owned(), None)
+        } else {
+            Source::Path(PathBuf::from(&*text))
+        });
+    }
+    if value.hasattr("__fspath__")? {
+        return Ok(Source::Path(value.extract()?));
+    }
+    Err(PyTypeError::new_err(format!(
+        "ptx: expected PTX text or a path, got {}",
+        describe(value)
+    )))
+}
+
+/// A launch as Python gives it, before the kernel is known.
+struct Request {
+    source: Source,
+    grid: [u32; 3],
+    block: Option<[u32; 3]>,
+    args: Vec<Arg>,
+    kernel: Option<String>,
+    dynamic_shared: Option<u32>,
+    arch: Option<ComputeCapability>,
+    sample: Option<u64>,
+    /// Nsight Compute's CSV exports to compare with (`ncu=`), and the launch
+    /// among them (`ncu_id=`).
+    ncu: Vec<PathBuf>,
     ncu_id: Option<u64>,
-) -> PyResult<PyKernelRun> {
-    let ncu_files = ncu_paths(ncu)?;
-    let arch: Option<ComputeCapability> = arch
-        .filter(|a| !a.is_none())
-        .map(args::capability)
-        .transpose()?;
-    let launch_args = launch_args(args)?;
-    let text = ptx.to_owned();
-    let kernel_name = kernel.map(str::to_owned);
-    let cc = arch.unwrap_or(ComputeCapability::Sm90);
-    let (name, tally, races, run, opaque, ncu_json) = py
-        .detach(|| {
-            let module = ptx::parse(&text)?;
-            let kernel = Kernel::new(&module, kernel_name.as_deref())?;
-            let mut launch = KernelLaunch::new(grid, block)?.with_dynamic_shared(dynamic_shared);
-            for arg in launch_args {
-                launch = launch.with_arg(arg);
-            }
-            let mut options = RunOptions::new().with_capability(cc);
-            if let Some(blocks) = sample {
-                options = options.with_sample(blocks);
-            }
-            let mut tally = Tally::new().with_capability(cc);
-            let mut races = Racecheck::new().with_capability(cc);
-            let run = kernel.run(
-                &launch,
-                &options,
-                &mut Both {
-                    tally: &mut tally,
-                    races: &mut races,
-                },
-            )?;
-            let opaque: BTreeMap<String, usize> = kernel
-                .opaque_instructions()
-                .into_iter()
-                .map(|(name, n)| (name.to_owned(), n))
-                .collect();
-            let races = races_json(&kernel, &races, block);
-            // Nsight Compute runs from compute capability 7.0 on; before,
-            // no counter of its is predicted (as `smem kernel`).
-            let volta = Profiler::of(cc) == Profiler::NsightCompute;
-            let counters = if volta {
-                profile::predictions_json(&tally)
-            } else {
-                serde_json::Value::Array(Vec::new())
-            };
-            let comparison = if ncu_files.is_empty() {
-                serde_json::Value::Null
-            } else if !volta {
-                return Err(Error::NcuCsv {
-                    line: 0,
-                    reason: format!(
-                        "not compared: Nsight Compute's counters exist from compute capability \
-                         7.0 on, and this launch is predicted for {}",
-                        cc.sm_name()
-                    ),
+}
+
+/// Runs `request` as `smem kernel` does: the same input resolution, kernel
+/// names, arguments and default capability (`kernel::ptx::resolve`).
+fn run(py: Python<'_>, request: Request) -> PyResult<PyKernelRun> {
+    let mut signals = Signals::new();
+    let outcome = py.detach(|| {
+        let input = match request.source {
+            Source::Path(path) => resolve::locate(&path, request.kernel.as_deref(), request.arch)?,
+            Source::Text(text, triton) => resolve::Input::from_text(text, triton),
+        };
+        let meta = input.triton.as_ref();
+        let module = ptx::parse(&input.text)?;
+        let query = input.kernel_query(request.kernel.as_deref());
+        let (kernel, signature) = resolve::kernel(&module, query, meta)?;
+        let block = match (
+            request.block,
+            kernel.reqntid(),
+            meta.and_then(|m| m.num_warps),
+        ) {
+            (Some(block), _, _) => block,
+            (None, Some(required), _) => required,
+            (None, None, Some(warps)) => [warps.saturating_mul(32), 1, 1],
+            (None, None, None) => {
+                return Err(Error::KernelInput {
+                    path: input.path.display().to_string(),
+                    reason: "block is needed (the kernel has no .reqntid, no Triton metadata \
+                             gives num_warps)"
+                        .to_owned(),
                 });
-            } else {
-                profile::compare_files(&ncu_files, ncu_id, &tally, kernel.name(), grid, block)?
-                    .to_json()
-            };
-            let ncu_json = (counters, comparison);
-            Ok::<_, Error>((
-                kernel.name().to_owned(),
-                tally,
-                races,
-                run,
-                opaque,
-                ncu_json,
-            ))
-        })
-        .map_err(value_error)?;
+            }
+        };
+        let dynamic = request
+            .dynamic_shared
+            .or(meta.and_then(|m| m.shared))
+            .unwrap_or(0);
+        let mut launch = KernelLaunch::new(request.grid, block)?.with_dynamic_shared(dynamic);
+        for arg in resolve::prepare_args(&kernel, signature.as_ref(), &request.args)? {
+            launch = launch.with_arg(arg);
+        }
+        let cc = resolve::capability(&module, meta, request.arch);
+        let mut options = RunOptions::new().with_capability(cc);
+        if let Some(blocks) = request.sample {
+            options = options.with_sample(blocks);
+        }
+        let mut tally = Tally::new().with_capability(cc);
+        let mut races = Racecheck::new().with_capability(cc);
+        let run = kernel.run(
+            &launch,
+            &options,
+            &mut Both {
+                tally: &mut tally,
+                races: &mut races,
+                signals: &mut signals,
+            },
+        );
+        let run = run?;
+        let opaque: BTreeMap<String, usize> = kernel
+            .opaque_instructions()
+            .into_iter()
+            .map(|(name, n)| (name.to_owned(), n))
+            .collect();
+        let races = races_json(&kernel, &races, block);
+        // Nsight Compute runs from compute capability 7.0 on; before,
+        // no counter of its is predicted (as `smem kernel`).
+        let volta = Profiler::of(cc) == Profiler::NsightCompute;
+        let counters = if volta {
+            profile::predictions_json(&tally)
+        } else {
+            serde_json::Value::Array(Vec::new())
+        };
+        let comparison = if request.ncu.is_empty() {
+            serde_json::Value::Null
+        } else if !volta {
+            return Err(Error::NcuCsv {
+                line: 0,
+                reason: format!(
+                    "not compared: Nsight Compute's counters exist from compute capability 7.0 \
+                     on, and this launch is predicted for {}",
+                    cc.sm_name()
+                ),
+            });
+        } else {
+            profile::compare_files(
+                &request.ncu,
+                request.ncu_id,
+                &tally,
+                kernel.name(),
+                request.grid,
+                block,
+            )?
+            .to_json()
+        };
+        Ok::<_, Error>((
+            kernel.name().to_owned(),
+            tally,
+            races,
+            run,
+            opaque,
+            cc,
+            (counters, comparison),
+        ))
+    });
+    let (name, tally, races, run, opaque, cc, ncu_json) = match outcome {
+        Ok(outcome) => outcome,
+        Err(Error::Interrupted) => {
+            return Err(signals
+                .raised
+                .take()
+                .unwrap_or_else(|| pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted")));
+        }
+        Err(e) => return Err(value_error(e)),
+    };
     let notes = run
         .notes
         .iter()
@@ -428,10 +564,30 @@ pub fn kernel(
             )
         })
         .collect();
+    let by_line: Vec<serde_json::Value> = tally
+        .by_line()
+        .into_iter()
+        .map(|l| {
+            let mut line = serde_json::json!({
+                "source_line": l.source_line,
+                "instructions": l.instructions,
+            });
+            if let (Some(line), Ok(serde_json::Value::Object(totals))) =
+                (line.as_object_mut(), serde_json::to_value(l.totals))
+            {
+                line.extend(totals);
+            }
+            line
+        })
+        .collect();
     let loads = py.import("json")?.getattr("loads")?;
     Ok(PyKernelRun {
         races: loads.call1((races.0.to_string(),))?.unbind(),
         barrier_errors: loads.call1((races.1.to_string(),))?.unbind(),
+        by_line: loads
+            .call1((serde_json::Value::from(by_line).to_string(),))?
+            .unbind(),
+        arch: cc.sm_name().to_owned(),
         counters: loads.call1((ncu_json.0.to_string(),))?.unbind(),
         ncu: loads.call1((ncu_json.1.to_string(),))?.unbind(),
         name,
@@ -452,136 +608,174 @@ pub fn kernel(
     })
 }
 
-/// A compiled Triton kernel (`triton.compile(...)`, what launching a
-/// `@triton.jit` function returns, or its cache entry: a directory, its
-/// `.json` or its `.ptx`) run as `kernel` runs PTX: its PTX
-/// (`asm["ptx"]`), `num_warps` warps a block and its shared bytes from its
-/// metadata; `args` the values of the PTX kernel's parameters (the call's
-/// arguments that are not `constexpr`, in order, or a dict by PTX parameter
-/// name; tensors give their `data_ptr()`, `None` a fake pointer).
+/// Interprets the kernel `kernel` of `ptx` (PTX text, or a path: a `.ptx`, a
+/// `.cu` compiled with nvcc, a Triton cache entry or cache root, as `smem
+/// kernel` reads them) on a launch of `grid` blocks of `block` threads (by
+/// default the kernel's `.reqntid`, or Triton's `num_warps` warps), with
+/// `args` and `dynamic_shared` bytes (by default Triton's `shared`, else 0),
+/// every block or a `sample` of them, predicting on `arch` (by default what
+/// Triton compiled for, else the PTX's `.target`, else sm_90). `kernel` is
+/// the mangled name, the C++ name or a unique prefix (the module's only
+/// kernel when `None`); `args` a dict by parameter index, PTX name or Triton
+/// Python name, or a sequence by position, each value read as the source's
+/// type gives (`-1` for an `int`, `1.0` for a `half`). With `ncu` (the path
+/// of Nsight Compute's CSV export of the launch, raw or details page and/or
+/// Source page, or a sequence of them), `KernelRun.ncu` compares each
+/// counter with its measurement (`smem kernel --ncu`); `ncu_id` picks the
+/// launch where the export holds several. The GIL is released while it
+/// runs; Ctrl-C stops it.
 #[pyfunction]
-#[pyo3(signature = (compiled, grid, args=None, *, arch=None, sample=None, ncu=None, ncu_id=None))]
+#[pyo3(signature = (ptx, grid, block=None, args=None, *, kernel=None, dynamic_shared=None, arch=None, sample=None, ncu=None, ncu_id=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn kernel(
+    py: Python<'_>,
+    #[pyo3(from_py_with = source)] ptx: Source,
+    #[pyo3(from_py_with = grid)] grid: [u32; 3],
+    #[pyo3(from_py_with = block)] block: Option<[u32; 3]>,
+    args: Option<&Bound<'_, PyAny>>,
+    kernel: Option<&str>,
+    #[pyo3(from_py_with = dynamic_shared)] dynamic_shared: Option<u32>,
+    arch: Option<&Bound<'_, PyAny>>,
+    #[pyo3(from_py_with = args::sample)] sample: Option<u64>,
+    ncu: Option<&Bound<'_, PyAny>>,
+    ncu_id: Option<u64>,
+) -> PyResult<PyKernelRun> {
+    let arch: Option<ComputeCapability> = arch
+        .filter(|a| !a.is_none())
+        .map(args::capability)
+        .transpose()?;
+    run(
+        py,
+        Request {
+            source: ptx,
+            grid,
+            block,
+            args: launch_args(args)?,
+            kernel: kernel.map(str::to_owned),
+            dynamic_shared,
+            arch,
+            sample,
+            ncu: ncu_paths(ncu)?,
+            ncu_id,
+        },
+    )
+}
+
+/// A compiled Triton kernel (`triton.compile(...)`, what launching a
+/// `@triton.jit` function returns, or a path to its cache entry or the cache
+/// root, as `kernel` takes them) run as `kernel` runs PTX: its PTX
+/// (`asm["ptx"]`), `num_warps` warps a block, its shared bytes and the arch
+/// it was compiled for from its metadata; `args` by the Python parameter
+/// names (from its IR), the PTX names or position (the call's arguments that
+/// are not `constexpr`, in order; tensors give their `data_ptr()`, `None` a
+/// fake pointer); a `constexpr` given is an error naming it. `ncu` and
+/// `ncu_id` as `kernel` takes them.
+#[pyfunction]
+#[pyo3(signature = (compiled, grid, args=None, *, kernel=None, arch=None, sample=None, ncu=None, ncu_id=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn triton_kernel(
     py: Python<'_>,
     compiled: &Bound<'_, PyAny>,
     #[pyo3(from_py_with = grid)] grid: [u32; 3],
     args: Option<&Bound<'_, PyAny>>,
+    kernel: Option<&str>,
     arch: Option<&Bound<'_, PyAny>>,
     #[pyo3(from_py_with = args::sample)] sample: Option<u64>,
     ncu: Option<&Bound<'_, PyAny>>,
     ncu_id: Option<u64>,
 ) -> PyResult<PyKernelRun> {
+    let arch: Option<ComputeCapability> = arch
+        .filter(|a| !a.is_none())
+        .map(args::capability)
+        .transpose()?;
+    let source = if compiled.is_instance_of::<PyString>() || compiled.hasattr("__fspath__")? {
+        Source::Path(compiled.extract::<PathBuf>()?)
+    } else {
+        live(compiled)?
+    };
+    run(
+        py,
+        Request {
+            source,
+            grid,
+            block: None,
+            args: launch_args(args)?,
+            kernel: kernel.map(str::to_owned),
+            dynamic_shared: None,
+            arch,
+            sample,
+            ncu: ncu_paths(ncu)?,
+            ncu_id,
+        },
+    )
+}
+
+/// A compiled kernel object's PTX and metadata: `asm["ptx"]`, `metadata`
+/// (attributes or keys `name`, `num_warps`, `shared`, `target.arch`), the
+/// Python names from `asm["ttir"]` (or `"ttgir"`) and the `constexpr`s from
+/// the `def`'s names (`src.fn.arg_names`) the IR does not have.
+fn live(compiled: &Bound<'_, PyAny>) -> PyResult<Source> {
     let missing = |what: &str| {
         PyTypeError::new_err(format!(
             "compiled: expected a compiled Triton kernel (with {what}), got {}",
             describe(compiled)
         ))
     };
-    let (ptx_text, metadata) =
-        if compiled.is_instance_of::<PyString>() || compiled.hasattr("__fspath__")? {
-            cached(py, &compiled.extract::<PathBuf>()?)?
-        } else {
-            let ptx_text: String = compiled
-                .getattr("asm")
-                .and_then(|asm| asm.get_item("ptx"))
-                .and_then(|p| p.extract())
-                .map_err(|_| missing("asm[\"ptx\"]"))?;
-            let metadata = compiled
-                .getattr("metadata")
-                .map_err(|_| missing("metadata"))?;
-            (ptx_text, metadata)
-        };
+    let asm = compiled.getattr("asm").map_err(|_| missing("asm"))?;
+    let text: String = asm
+        .get_item("ptx")
+        .and_then(|p| p.extract())
+        .map_err(|_| missing("asm[\"ptx\"]"))?;
+    let metadata = compiled
+        .getattr("metadata")
+        .map_err(|_| missing("metadata"))?;
     let get = |key: &str| -> PyResult<Bound<'_, PyAny>> {
         metadata
             .getattr(key)
             .or_else(|_| metadata.get_item(key))
             .map_err(|_| missing(&format!("metadata.{key}")))
     };
-    let num_warps = args::u32_arg(&get("num_warps")?, "metadata.num_warps")?;
-    let shared = args::u32_arg(&get("shared")?, "metadata.shared")?;
     let name: Option<String> = get("name").ok().and_then(|n| n.extract().ok());
-    let block = [num_warps.saturating_mul(32), 1, 1];
-    let arch = match arch.filter(|a| !a.is_none()) {
-        Some(arch) => Some(arch.clone()),
-        None => get("target")
-            .ok()
-            .and_then(|t| t.getattr("arch").or_else(|_| t.get_item("arch")).ok()),
-    };
-    let arch = match arch {
-        Some(a) if a.is_instance_of::<PyInt>() => {
+    let arch = match get("target")
+        .ok()
+        .and_then(|t| t.getattr("arch").or_else(|_| t.get_item("arch")).ok())
+    {
+        Some(a) => {
             let cc = args::u32_arg(&a, "metadata.target.arch")?;
-            Some(PyTuple::new(py, [cc / 10, cc % 10])?.into_any())
+            Some(
+                format!("sm_{cc}")
+                    .parse::<ComputeCapability>()
+                    .map_err(value_error)?,
+            )
         }
-        other => other,
+        None => None,
     };
-    self::kernel(
-        py,
-        &ptx_text,
-        grid,
-        block,
-        args,
-        name.as_deref(),
-        shared,
-        arch.as_ref(),
-        sample,
-        ncu,
-        ncu_id,
-    )
-}
-
-/// A kernel in Triton's cache: a directory holding one `.ptx` and its
-/// `.json` metadata, the `.json`, or the `.ptx` with `kernel.json` or a
-/// `.json` of its name beside it (as `smem kernel` finds them).
-fn cached<'py>(py: Python<'py>, path: &Path) -> PyResult<(String, Bound<'py, PyAny>)> {
-    let shown = |p: &Path| bounded(&p.display().to_string());
-    let io = |p: &Path, e: std::io::Error| {
-        PyValueError::new_err(format!("cannot read {}: {e}", shown(p)))
-    };
-    let (ptx, json) = if path.is_dir() {
-        let mut ptxs: Vec<PathBuf> = std::fs::read_dir(path)
-            .map_err(|e| io(path, e))?
-            .filter_map(|entry| entry.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
-            .collect();
-        ptxs.sort();
-        if ptxs.len() != 1 {
-            return Err(PyValueError::new_err(format!(
-                "{} holds {} .ptx files: expected one (a Triton cache entry)",
-                shown(path),
-                ptxs.len()
-            )));
+    let mut signature = name.as_deref().and_then(|name| {
+        ["ttir", "ttgir"].iter().find_map(|stage| {
+            let ir: String = asm.get_item(*stage).ok()?.extract().ok()?;
+            resolve::Signature::of_triton_ir(&ir, name)
+        })
+    });
+    if let Some(sig) = signature.as_mut() {
+        let names: Option<Vec<String>> = compiled
+            .getattr("src")
+            .and_then(|s| s.getattr("fn"))
+            .and_then(|f| f.getattr("arg_names"))
+            .and_then(|n| n.extract())
+            .ok();
+        if let Some(names) = names {
+            sig.constexprs = names
+                .into_iter()
+                .filter(|n| !sig.params.iter().any(|p| p.name.as_deref() == Some(n)))
+                .collect();
         }
-        let ptx = ptxs.remove(0);
-        let same = ptx.with_extension("json");
-        let json = if same.exists() {
-            same
-        } else {
-            ptx.with_file_name("kernel.json")
-        };
-        (ptx, json)
-    } else if path.extension().is_some_and(|x| x == "json") {
-        let same = path.with_extension("ptx");
-        let ptx = if same.exists() {
-            same
-        } else {
-            path.with_file_name("kernel.ptx")
-        };
-        (ptx, path.to_path_buf())
-    } else {
-        let same = path.with_extension("json");
-        let json = if same.exists() {
-            same
-        } else {
-            path.with_file_name("kernel.json")
-        };
-        (path.to_path_buf(), json)
+    }
+    let meta = TritonMeta {
+        name,
+        num_warps: Some(args::u32_arg(&get("num_warps")?, "metadata.num_warps")?),
+        shared: Some(args::u32_arg(&get("shared")?, "metadata.shared")?),
+        arch,
+        signature,
     };
-    let text = std::fs::read_to_string(&ptx).map_err(|e| io(&ptx, e))?;
-    let meta = std::fs::read_to_string(&json).map_err(|e| io(&json, e))?;
-    let metadata = py
-        .import("json")?
-        .call_method1("loads", (meta,))
-        .map_err(|_| PyValueError::new_err(format!("{}: not JSON", shown(&json))))?;
-    Ok((text, metadata))
+    Ok(Source::Text(text, Some(meta)))
 }

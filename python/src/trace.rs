@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyAny, PyDict, PyString};
 
 use smem_model::kernel::accelsim::Trace;
-use smem_model::kernel::tally::{Tally, Totals};
+use smem_model::kernel::tally::{op_name, Tally, Totals};
 use smem_model::ComputeCapability;
 
 use crate::args::{self, bounded, describe, value_error};
@@ -364,7 +364,7 @@ pub fn summary_of<const N: usize>(tally: &Tally, read: [(&'static str, u64); N])
         by_op: tally
             .by_op()
             .into_iter()
-            .map(|((op, width), t)| (format!("{op}.{}", width.bytes() * 8), t.into()))
+            .map(|((op, width), t)| (op_name(op, width), t.into()))
             .collect(),
         counts,
         // A request of unknown address (a PTX kernel's data-dependent bins)
@@ -373,10 +373,11 @@ pub fn summary_of<const N: usize>(tally: &Tally, read: [(&'static str, u64); N])
             .unmodelled()
             .iter()
             .map(|(name, n)| (name.to_string(), *n))
-            .chain(tally.unknown_addresses().iter().map(|&((op, width), n)| {
-                let bits = width.bytes() * 8;
-                (format!("{op}.{bits} (address unknown)"), n)
-            }))
+            .chain(
+                tally.unknown_addresses().iter().map(|&((op, width), n)| {
+                    (format!("{} (address unknown)", op_name(op, width)), n)
+                }),
+            )
             .collect(),
     }
 }

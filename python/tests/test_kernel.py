@@ -2,10 +2,17 @@
 tests/data/ptx (compiled by nvcc 13 and Triton 3.6, measured with ncu on an
 H100/H200) against their measured wavefronts."""
 
+import _thread
 import json
+import os
+import re
+import subprocess
+import threading
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 import smem_model
@@ -72,8 +79,10 @@ def test_a_compiled_triton_kernel():
     # Its cache entry as Triton leaves it on disk: the folder, the .json, the .ptx.
     for entry in (folder, folder / "kernel.json", str(folder / "kernel.ptx")):
         assert smem_model.triton_kernel(entry, tuple(launch["grid"]), args).summary == direct.summary
-    with pytest.raises(ValueError, match="holds 0 .ptx files"):
+    # The fixtures' folder as a cache root: an entry picked by its directory.
+    with pytest.raises(ValueError, match=r"holds 49 kernels: kernel \(bitonic_sort\), .* and 41 more"):
         smem_model.triton_kernel(FIXTURES, 1)
+    assert smem_model.triton_kernel(FIXTURES, tuple(launch["grid"]), args, kernel="triton_cols").summary == direct.summary
     sampled = smem_model.triton_kernel(compiled, tuple(launch["grid"]), args, sample=2)
     assert sampled.sampled and sampled.blocks_run == 2
 
@@ -196,3 +205,128 @@ def test_a_bad_profile_is_a_value_error():
         smem_model.kernel(ptx, 1, 128, scalars, ncu=FIXTURES / "README.md")
     with pytest.raises(TypeError, match="ncu: expected a path or a sequence of paths"):
         smem_model.kernel(ptx, 1, 128, scalars, ncu=[3])
+
+
+SMEM = next(
+    (p for p in [
+        Path(os.environ["SMEM_BIN"]) if os.environ.get("SMEM_BIN") else None,
+        FIXTURES.parents[2] / "target" / "release" / "smem",
+        FIXTURES.parents[2] / "target" / "debug" / "smem",
+    ] if p is not None and p.is_file()),
+    None,
+)
+
+
+def cli(path, *args):
+    out = subprocess.run(
+        [str(SMEM), "kernel", str(path), "--json", "--by-line", "--top", "1000", *args],
+        capture_output=True, text=True, check=True,
+    )
+    return json.loads(out.stdout)
+
+
+@pytest.mark.skipif(SMEM is None, reason="no smem binary (cargo build --release --features cli)")
+@pytest.mark.parametrize("name", ["transpose_naive_smem", "ldmatrix_stmatrix", "triton_softmax", "histogram_atomics"])
+def test_the_cli_and_python_give_one_answer(name):
+    # The same PTX through `smem kernel --json` and `smem_model.kernel`, each
+    # left to its defaults (the arch from the PTX or Triton's metadata).
+    folder, launch, _, scalars = fixture(name)
+    path = folder / ("kernel.json" if name.startswith("triton") else "kernel.ptx")
+    flags = ["--grid", ",".join(map(str, launch["grid"]))]
+    block = None
+    if not name.startswith("triton"):
+        block = tuple(launch["block"])
+        flags += ["--block", ",".join(map(str, block))]
+        if launch.get("dynamic_shared"):
+            flags += ["--dynamic-shared", str(launch["dynamic_shared"])]
+    for index, value in scalars.items():
+        flags += ["--arg", f"{index}={value}"]
+    report = cli(path, *flags)
+    kwargs = {} if name.startswith("triton") else {"dynamic_shared": launch.get("dynamic_shared", 0)}
+    run = smem_model.kernel(path, tuple(launch["grid"]), block, scalars, **kwargs)
+    target = re.search(r"^\.target (sm_\d+)", (folder / "kernel.ptx").read_text(), re.M).group(1)
+    assert run.arch == report["arch"] == target
+    assert run.name == report["kernel"]
+    assert (run.blocks_run, run.warp_instructions) == (report["blocks_run"], report["warp_instructions"])
+    fields = ["requests", "wavefronts", "ideal_wavefronts", "bank_conflicts"]
+    assert {f: getattr(run.summary.totals, f) for f in fields} == {f: report[f] for f in fields}
+    assert sorted(run.summary.by_op) == sorted(report["by_op"])
+    for op, totals in report["by_op"].items():
+        assert {f: getattr(run.summary.by_op[op], f) for f in fields} == {f: totals[f] for f in fields}, op
+    assert run.by_line == report["by_line"]
+    assert run.counters == report["ncu_metrics"]
+    assert run.races == report["races"]["hazards"]
+
+
+def test_names_a_user_holds():
+    folder = FIXTURES / "pred_off_flag"
+    ptx = folder / "kernel.ptx"
+    # predOffFlag(int* out, int arg): by a prefix of its C++ name; `arg` is an
+    # int, so -1 (numpy's too) is a value, and turns the guarded accesses on.
+    on = smem_model.kernel(ptx, 1, 128, {1: 1}, kernel="predOff")
+    for value in (-1, np.int32(-1), np.int64(-1)):
+        assert smem_model.kernel(ptx, np.int64(1), (np.uint32(128),), {1: value}).summary == on.summary
+    assert smem_model.kernel(ptx, 1, 128, {1: 0}).summary != on.summary
+    with pytest.raises(ValueError, match="^value 2147483648 of kernel parameter _Z11predOffFlagPii_param_1 does not read as int$"):
+        smem_model.kernel(ptx, 1, 128, {1: 2**31})
+    with pytest.raises(ValueError, match=r"is given twice"):
+        smem_model.kernel(ptx, 1, 128, {1: 1, "_Z11predOffFlagPii_param_1": 1})
+    with pytest.raises(ValueError, match=r"^the PTX module has no kernel named nope: its kernels are _Z11predOffFlagPii \(predOffFlag\(int\*, int\)\)$"):
+        smem_model.kernel(ptx, 1, 128, {1: 1}, kernel="nope")
+    # A Triton kernel by its Python names (from the IR beside the cache's PTX),
+    # every missing scalar named at once.
+    softmax = FIXTURES / "triton_softmax" / "kernel.json"
+    names = {"input_row_stride": 781, "output_row_stride": 781, "n_rows": 128, "n_cols": np.int32(781)}
+    by_name = smem_model.kernel(softmax, 128, args=names)
+    assert by_name.summary == smem_model.kernel(softmax, 128, args={2: 781, 3: 781, 4: 128, 5: 781}).summary
+    with pytest.raises(ValueError, match=r"^kernel parameters 2 \(input_row_stride, i32\), 3 \(output_row_stride, i32\) have no value"):
+        smem_model.kernel(softmax, 128, args={"n_rows": 128, "n_cols": 781})
+
+
+def test_a_constexpr_given_is_refused_by_name():
+    folder = FIXTURES / "triton_softmax"
+    meta = json.loads((folder / "kernel.json").read_text())
+    compiled = SimpleNamespace(
+        asm={"ptx": (folder / "kernel.ptx").read_text(), "ttgir": (folder / "kernel.ttgir").read_text()},
+        metadata=meta,
+        src=SimpleNamespace(fn=SimpleNamespace(arg_names=[
+            "output_ptr", "input_ptr", "input_row_stride", "output_row_stride", "n_rows", "n_cols", "BLOCK_SIZE",
+        ])),
+    )
+    args = {"input_row_stride": 781, "output_row_stride": 781, "n_rows": 128, "n_cols": 781}
+    run = smem_model.triton_kernel(compiled, 128, args)
+    assert run.arch == "sm_90" and run.summary == smem_model.kernel(folder / "kernel.json", 128, args=args).summary
+    with pytest.raises(ValueError, match="^BLOCK_SIZE is a constexpr of the Triton kernel"):
+        smem_model.triton_kernel(compiled, 128, {**args, "BLOCK_SIZE": 1024})
+
+
+SPIN = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry spin(.param .u32 n)
+{
+  .reg .b32 %r<4>;
+  .reg .pred %p<2>;
+  .shared .align 4 .b8 s[128];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, 0;
+  mov.u32 %r3, s;
+LOOP:
+  st.shared.u32 [%r3], %r2;
+  add.s32 %r2, %r2, 1;
+  setp.lt.u32 %p1, %r2, %r1;
+  @%p1 bra LOOP;
+  ret;
+}
+"""
+
+
+def test_ctrl_c_stops_a_run():
+    # A loop of 4 x 20 million warp instructions (seconds); Ctrl-C after 0.2 s.
+    timer = threading.Timer(0.2, _thread.interrupt_main)
+    start = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        smem_model.kernel(SPIN, 1, 32, {"n": 20_000_000})
+    timer.cancel()
+    assert time.monotonic() - start < 2.0

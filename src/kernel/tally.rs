@@ -807,6 +807,93 @@ impl Tally {
         all.sort_by_key(|e| e.rank());
         all
     }
+
+    /// The source lines (from the PTX's `.loc`), every instruction of a line
+    /// summed, most bank conflicts first (then most wavefronts, then by
+    /// name): what `smem kernel --by-line` and Python's `KernelRun.by_line`
+    /// give. Instructions without a source line are one entry whose
+    /// `source_line` is `None`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::kernel::tally::Tally;
+    ///
+    /// assert!(Tally::new().by_line().is_empty());
+    /// ```
+    pub fn by_line(&self) -> Vec<LineTotals> {
+        let mut by: BTreeMap<Option<String>, (Vec<String>, Totals)> = BTreeMap::new();
+        for entry in self.entries() {
+            let name = entry
+                .source
+                .as_ref()
+                .map(|(file, line)| source_name(file.as_deref(), *line));
+            let slot = by.entry(name).or_default();
+            slot.1.merge(&entry.totals);
+            let op = entry.instruction.to_string();
+            if !slot.0.contains(&op) {
+                slot.0.push(op);
+            }
+        }
+        let mut out: Vec<LineTotals> = by
+            .into_iter()
+            .map(|(source_line, (instructions, totals))| LineTotals {
+                source_line,
+                instructions,
+                totals,
+            })
+            .collect();
+        out.sort_by_key(|l| Reverse((l.totals.bank_conflicts, l.totals.wavefronts)));
+        out
+    }
+}
+
+/// One source line's requests ([`Tally::by_line`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct LineTotals {
+    /// `file.cu:12` (the file's name without its directories), the line
+    /// alone where the PTX names no file, `None` for instructions without a
+    /// source line.
+    pub source_line: Option<String>,
+    /// Its instructions as written, in order of first appearance.
+    pub instructions: Vec<String>,
+    /// Their requests' sums.
+    pub totals: Totals,
+}
+
+/// A source line as `smem kernel` and Python show it: `file.cu:12`, the
+/// file's name without its directories, or the line alone where the PTX
+/// names no file.
+pub fn source_name(file: Option<&str>, line: u32) -> String {
+    match file {
+        Some(file) => format!(
+            "{}:{line}",
+            std::path::Path::new(file)
+                .file_name()
+                .map_or_else(|| file.to_owned(), |n| n.to_string_lossy().into_owned())
+        ),
+        None => line.to_string(),
+    }
+}
+
+/// An op and width as `smem kernel`, `smem trace` and Python name them:
+/// `LDS.128`, `ATOMS.ADD.32`; an op of one width only without it
+/// (`LDSM.x4`, `ATOMS.CAS.64`, `LDGSTS.BYPASS`).
+///
+/// # Example
+///
+/// ```
+/// use smem_model::kernel::tally::op_name;
+/// use smem_model::{AccessWidth, Op};
+///
+/// assert_eq!(op_name(Op::Load, AccessWidth::B16), "LDS.128");
+/// ```
+pub fn op_name(op: Op, width: AccessWidth) -> String {
+    match op.fixed_width() {
+        None => format!("{op}.{}", 8 * width.bytes()),
+        Some(_) => op.to_string(),
+    }
 }
 
 impl Tally {

@@ -743,11 +743,7 @@ pub(crate) fn instruction(request: &WarpRequest) -> String {
 
 /// [`instruction`]'s name for an op and width.
 pub(crate) fn op_name(op: Op, width: AccessWidth) -> String {
-    // The width where the op has several (ATOMS.CAS.64, LDGSTS.128).
-    match op.fixed_width() {
-        None => format!("{op}.{}", 8 * width.bytes()),
-        Some(_) => op.to_string(),
-    }
+    smem_model::kernel::tally::op_name(op, width)
 }
 
 /// `32 wavefronts (ideal 1, 31 bank conflicts): serial (32-way)`.

@@ -242,8 +242,8 @@ fn analyse(args: &Args) -> Result<ExitCode, String> {
     let ptx_path = input.path.clone();
     let meta = input.triton.as_ref();
     let module = ptx::parse(&input.text).map_err(|e| format!("{}: {e}", ptx_path.display()))?;
-    let (kernel, signature) =
-        resolve::kernel(&module, args.kernel.as_deref(), meta).map_err(|e| e.to_string())?;
+    let query = input.kernel_query(args.kernel.as_deref());
+    let (kernel, signature) = resolve::kernel(&module, query, meta).map_err(|e| e.to_string())?;
     // `.reqntid` is the only block the driver accepts: the default.
     let block = match (args.block, kernel.reqntid(), meta.and_then(|m| m.num_warps)) {
         (Some(block), _, _) => block,
@@ -401,22 +401,6 @@ fn ids(d: [u32; 3]) -> String {
     format!("({},{},{})", d[0], d[1], d[2])
 }
 
-/// The ranking of source lines: every instruction of a line summed.
-fn lines(tally: &Tally) -> Vec<(Option<String>, Vec<String>, Totals)> {
-    let mut by: BTreeMap<Option<String>, (Vec<String>, Totals)> = BTreeMap::new();
-    for entry in tally.entries() {
-        let slot = by.entry(source_text(entry)).or_default();
-        slot.1.merge(&entry.totals);
-        let op = entry.instruction.to_string();
-        if !slot.0.contains(&op) {
-            slot.0.push(op);
-        }
-    }
-    let mut out: Vec<_> = by.into_iter().map(|(k, (ops, t))| (k, ops, t)).collect();
-    out.sort_by_key(|(_, _, t)| std::cmp::Reverse((t.bank_conflicts, t.wavefronts)));
-    out
-}
-
 fn text_report(args: &Args, o: &Outcome) -> String {
     let mut out = String::new();
     let s = &o.summary;
@@ -552,7 +536,8 @@ fn text_report(args: &Args, o: &Outcome) -> String {
             ("wavefronts", Align::Right),
             ("bank conflicts", Align::Right),
         ]);
-        for (line, ops, t) in lines(&o.tally).into_iter().take(args.top) {
+        for l in o.tally.by_line().into_iter().take(args.top) {
+            let (line, ops, t) = (l.source_line, l.instructions, l.totals);
             table.row([
                 line.unwrap_or_else(|| "(no .loc)".to_owned()),
                 ops.join(" "),
@@ -1066,13 +1051,14 @@ fn json(args: &Args, o: &Outcome) -> ReportJson {
             })
             .collect(),
         by_line: args.by_line.then(|| {
-            lines(&o.tally)
+            o.tally
+                .by_line()
                 .into_iter()
                 .take(args.top)
-                .map(|(source_line, instructions, totals)| LineJson {
-                    source_line,
-                    instructions,
-                    totals,
+                .map(|l| LineJson {
+                    source_line: l.source_line,
+                    instructions: l.instructions,
+                    totals: l.totals,
                 })
                 .collect()
         }),

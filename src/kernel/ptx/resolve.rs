@@ -692,6 +692,33 @@ pub struct Input {
     pub triton: Option<TritonMeta>,
     /// The command that compiled a `.cu`.
     pub compiled_with: Option<String>,
+    /// Whether the kernel name given picked this entry out of a Triton cache
+    /// root (by kernel name or hash prefix): the kernel is then the entry's.
+    picked: bool,
+}
+
+impl Input {
+    /// PTX text given as such, with Triton's metadata if any.
+    pub fn from_text(text: String, triton: Option<TritonMeta>) -> Input {
+        Input {
+            path: PathBuf::from("<ptx>"),
+            text,
+            triton,
+            compiled_with: None,
+            picked: false,
+        }
+    }
+
+    /// The name to find the kernel by in [`Input::text`] ([`kernel`]):
+    /// `given`, unless it picked the entry out of a cache root (a hash
+    /// prefix is no kernel name): then the entry's own kernel.
+    pub fn kernel_query<'a>(&'a self, given: Option<&'a str>) -> Option<&'a str> {
+        if self.picked {
+            None
+        } else {
+            given
+        }
+    }
 }
 
 fn input_error(path: &Path, reason: impl Into<String>) -> Error {
@@ -792,6 +819,7 @@ fn from_ptx(ptx: &Path, triton: Option<TritonMeta>) -> Result<Input, Error> {
         text: read(ptx)?,
         triton,
         compiled_with: None,
+        picked: false,
     })
 }
 
@@ -897,7 +925,9 @@ fn locate_dir(dir: &Path, kernel: Option<&str>) -> Result<Input, Error> {
             } else {
                 None
             };
-            from_ptx(one, meta)
+            let mut input = from_ptx(one, meta)?;
+            input.picked = root && kernel.is_some();
+            Ok(input)
         }
         [] => Err(input_error(
             dir,
@@ -911,8 +941,8 @@ fn locate_dir(dir: &Path, kernel: Option<&str>) -> Result<Input, Error> {
             Err(input_error(
                 dir,
                 format!(
-                    "holds {} kernels: {}; pick one with --kernel NAME (a kernel name, a prefix \
-                     of one, or of its hash directory)",
+                    "holds {} kernels: {}; name one (--kernel, Python's kernel=): a kernel \
+                     name, a prefix of one, or of its hash directory",
                     several.len(),
                     bounded_list(&listed, LISTED)
                 ),
@@ -980,6 +1010,7 @@ fn compile_cu(cu: &Path, arch: ComputeCapability) -> Result<Input, Error> {
         text,
         triton: None,
         compiled_with: Some(command),
+        picked: false,
     })
 }
 
@@ -1233,8 +1264,8 @@ mod tests {
         let err = locate(&root, None, None).unwrap_err().to_string();
         assert!(
             err.ends_with(
-                "holds 2 kernels: fx_softmax (aaaa), fx_colsum (bbbb); pick one with --kernel \
-                 NAME (a kernel name, a prefix of one, or of its hash directory)"
+                "holds 2 kernels: fx_softmax (aaaa), fx_colsum (bbbb); name one (--kernel, \
+                 Python's kernel=): a kernel name, a prefix of one, or of its hash directory"
             ),
             "{err}"
         );
