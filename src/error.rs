@@ -1006,6 +1006,12 @@ pub enum Error {
         max: u64,
     },
 
+    /// A shared access past the block's shared memory (its static plus
+    /// dynamic bytes), which the GPU faults on, reported as
+    /// compute-sanitizer's memcheck reports it ([`SharedAccessFault`]).
+    #[error("{0}")]
+    SharedOutOfBounds(Box<SharedAccessFault>),
+
     /// A trace line that cannot be read, or a trace file that cannot (feature
     /// `trace`, [`kernel::accelsim`](crate::kernel::accelsim)). `line` is 0
     /// when the file could not be opened or read at all; `whole_file` says
@@ -1240,4 +1246,67 @@ pub(crate) fn bounded(text: &str) -> String {
         end -= 1;
     }
     format!("{}... ({} bytes)", &text[..end], text.len())
+}
+
+/// A shared access past the block's shared memory (its static plus dynamic
+/// bytes), which the GPU faults on: what [`Error::SharedOutOfBounds`] holds,
+/// shown as compute-sanitizer's memcheck shows it (measured on an H200,
+/// tests/data/ncu/probes.txt: "Invalid __shared__ write of size 4 bytes ...
+/// by thread (32,0,0) in block (0,0,0) ... Access to 0x4c0 is out of
+/// bounds"; without memcheck the launch fails with
+/// `cudaErrorIllegalAddress`). `address` is the shared-window address, after
+/// the driver's reserved bytes, as memcheck prints it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SharedAccessFault {
+    /// `read`, `write` or `atomic`.
+    pub access: &'static str,
+    /// Bytes the lane accesses.
+    pub size: u32,
+    /// The opcode.
+    pub inst: String,
+    /// Its line in the PTX file.
+    pub ptx_line: u64,
+    /// Its source file (the name only) and line, from `.loc`.
+    pub source_line: Option<String>,
+    /// The thread of the first lane out of bounds.
+    pub thread: [u32; 3],
+    /// The block.
+    pub block: [u32; 3],
+    /// The address it accesses.
+    pub address: u64,
+    /// Where the block's shared memory starts (after the reserved bytes).
+    pub start: u64,
+    /// Its size: static plus dynamic bytes.
+    pub shared_bytes: u64,
+    /// How many of the warp's lanes access out of bounds.
+    pub lanes: u32,
+}
+
+impl core::fmt::Display for SharedAccessFault {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let [tx, ty, tz] = self.thread;
+        let [bx, by, bz] = self.block;
+        write!(
+            f,
+            "invalid __shared__ {} of size {} bytes at {}, PTX line {}",
+            self.access, self.size, self.inst, self.ptx_line
+        )?;
+        if let Some(source) = &self.source_line {
+            write!(f, " ({source})")?;
+        }
+        write!(
+            f,
+            ", by thread ({tx},{ty},{tz}) in block ({bx},{by},{bz}): access to {:#x} is out of \
+             bounds (the block's shared memory is {:#x} to {:#x}: {} bytes, static and dynamic)",
+            self.address,
+            self.start,
+            self.start + self.shared_bytes,
+            self.shared_bytes
+        )?;
+        if self.lanes > 1 {
+            write!(f, "; {} lanes of its warp are out of bounds", self.lanes)?;
+        }
+        Ok(())
+    }
 }

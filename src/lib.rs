@@ -237,7 +237,7 @@ pub use block::{
 };
 pub use capability::{Architecture, ComputeCapability};
 pub use constant::{ConstantLoad, CONSTANT_BANK_SIZE};
-pub use error::Error;
+pub use error::{Error, SharedAccessFault};
 pub use lane::{Lane, LaneIter, LaneSet, WARP_SIZE};
 pub use occupancy::{Carveout, Launch, Occupancy, OccupancyLimit, STATIC_SHARED_LIMIT};
 pub use partition::{

@@ -200,3 +200,35 @@ fn static_shared_over_48_kb_is_refused() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Measured (compute-sanitizer memcheck on an H200, probes.txt): 64 threads
+/// storing `dyn[tid]` with 128 dynamic bytes after 64 static ones; thread 32
+/// writes 4 bytes at 0x4c0, past the end. The launch faults
+/// (cudaErrorIllegalAddress without memcheck): an error, status 2.
+#[test]
+fn an_access_past_the_shared_memory_is_memchecks_error() {
+    let launch = |bytes: &str| {
+        kernel(&[
+            PROBES,
+            "--kernel",
+            "_Z10oobDynamicPi",
+            "--grid",
+            "1",
+            "--block",
+            "64",
+            "--dynamic-shared",
+            bytes,
+        ])
+    };
+    let output = launch("128");
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output),
+        "error: invalid __shared__ write of size 4 bytes at st.shared.u32, PTX line 45 \
+         (probes.cu:15), by thread (32,0,0) in block (0,0,0): access to 0x4c0 is out of bounds \
+         (the block's shared memory is 0x400 to 0x4c0: 192 bytes, static and dynamic); 32 \
+         lanes of its warp are out of bounds\n"
+    );
+    let output = launch("256");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}

@@ -470,6 +470,10 @@ impl Kernel {
     /// - [`Error::StepBudget`]: a block ran past its step budget.
     /// - [`Error::PtxInstruction`]: a shared access the hardware would fault
     ///   on (a misaligned address), naming the instruction and its line.
+    /// - [`Error::SharedOutOfBounds`]: a shared access past the block's
+    ///   static plus dynamic bytes, reported as compute-sanitizer's memcheck
+    ///   reports it (the address after the capability's reserved bytes, sm_90's
+    ///   without a capability).
     /// - [`Error::CallDepth`]: calls nested deeper than 64.
     /// - The consumer's own errors, unchanged.
     pub fn run<C: Consumer + ?Sized>(
@@ -509,6 +513,11 @@ impl Kernel {
                 block: launch.block(),
                 block_id: id,
                 dynamic_shared: launch.dynamic_shared(),
+                shared_end: u64::from(self.dynamic_start()) + u64::from(launch.dynamic_shared()),
+                reserved: options
+                    .capability
+                    .unwrap_or(ComputeCapability::Sm90)
+                    .reserved_shared_memory_per_block(),
                 args: &args,
                 budget: options.budget,
                 plan: &plan,

@@ -40,7 +40,7 @@
 use std::collections::BTreeMap;
 
 use crate::kernel::{BarrierKind, Consumer, Event, Place, Site};
-use crate::{AccessWidth, Error, LaneSet, Op, WarpRequest};
+use crate::{AccessWidth, Error, LaneSet, Op, SharedAccessFault, WarpRequest};
 
 use super::super::ops::{self, Half, IntType, Value};
 use super::ir::{
@@ -55,6 +55,13 @@ use super::number::{Numbers, Operand, Plan};
 /// PTX; this one lies below the fake addresses of unset pointer parameters
 /// (`FAKE_POINTER_BASE`, 0x7f00_0000_0000) and above any offset.
 pub const SHARED_WINDOW_BASE: u64 = 0x7e00_0000_0000;
+
+/// The generic address at which the local window starts, in this model:
+/// `cvta.local` adds it to a local address (a `.local` variable's offset in
+/// the thread's local memory), so a generic access after it is known to be
+/// local, never shared. Modelling choice, as [`SHARED_WINDOW_BASE`], 1 TiB
+/// below it.
+pub(crate) const LOCAL_WINDOW_BASE: u64 = 0x7d00_0000_0000;
 
 const FULL: u32 = u32::MAX;
 
@@ -697,6 +704,12 @@ pub(crate) struct Ctx<'p> {
     pub block: [u32; 3],
     pub block_id: [u32; 3],
     pub dynamic_shared: u32,
+    /// Where the block's shared memory ends: the dynamic region's start plus
+    /// the launch's dynamic bytes (checked against the capability's limit).
+    pub shared_end: u64,
+    /// The driver's reserved bytes before it in the shared window (1 KiB
+    /// from sm_80 on): the addresses memcheck prints start there.
+    pub reserved: u32,
     pub args: &'p [u128],
     pub budget: u64,
     /// Which instructions number their results.
@@ -776,19 +789,8 @@ pub(crate) fn run_block<C: Consumer + ?Sized>(
     let entry = &program.functions[ctx.entry as usize];
     let threads = ctx.threads();
     let warps_count = threads.div_ceil(32);
-    // The dynamic region may start past the static size (a `.extern`
-    // asking for more alignment than 16).
-    let dynamic_start = program
-        .shared
-        .iter()
-        .filter(|v| v.dynamic)
-        .map(|v| v.offset)
-        .max()
-        .unwrap_or(0)
-        .max(program.static_shared);
-    let shared_size = (u64::from(dynamic_start) + u64::from(ctx.dynamic_shared)) as usize;
     check_state(frame_bytes(entry), warps_count, &entry.name)?;
-    let mut shared = Shared::new(shared_size);
+    let mut shared = Shared::new(ctx.shared_end as usize);
     let mut warps: Vec<Warp> = (0..warps_count)
         .map(|id| {
             let live = threads - 32 * id;
@@ -1865,6 +1867,50 @@ fn execute<C: Consumer + ?Sized>(
     Ok(())
 }
 
+/// Whether the lanes `mask` access `size` bytes each within the block's
+/// shared memory; the first lane that does not is
+/// [`Error::SharedOutOfBounds`], as compute-sanitizer's memcheck reports it.
+#[allow(clippy::too_many_arguments)]
+fn in_bounds(
+    ctx: &Ctx<'_>,
+    (warp, site, name): (u32, Site, &str),
+    access: &'static str,
+    offsets: &[u32; 32],
+    mask: u32,
+    size: u32,
+) -> Result<(), Error> {
+    let past = |lane: usize| u64::from(offsets[lane]) + u64::from(size) > ctx.shared_end;
+    let Some(first) = lanes_of(mask).find(|&l| past(l)) else {
+        return Ok(());
+    };
+    let t = 32 * warp + first as u32;
+    let [bx, by, _] = ctx.block;
+    let source_line = site.line.map(|line| {
+        let file = site
+            .file
+            .and_then(|f| ctx.program.file_name(f))
+            .map(|f| f.rsplit(['/', '\\']).next().unwrap_or(f));
+        match file {
+            Some(file) => format!("{file}:{line}"),
+            None => format!("line {line}"),
+        }
+    });
+    let start = u64::from(ctx.reserved);
+    Err(Error::SharedOutOfBounds(Box::new(SharedAccessFault {
+        access,
+        size,
+        inst: name.to_owned(),
+        ptx_line: site.pc,
+        source_line,
+        thread: [t % bx, t / bx % by, t / (bx * by)],
+        block: ctx.block_id,
+        address: start + u64::from(offsets[first]),
+        start,
+        shared_bytes: ctx.shared_end,
+        lanes: lanes_of(mask).filter(|&l| past(l)).count() as u32,
+    })))
+}
+
 /// Numbers the results of an instruction the interpreter does not evaluate
 /// (`number.rs`): lane by lane over the lane's operands `seen`, or for a
 /// warp-collective one over every lane's of `mask`; a lane (or, collective,
@@ -2166,7 +2212,8 @@ fn run_inst<C: Consumer + ?Sized>(
             let out = map1(&a, mask, |x| convert(*dst, *src, *sat, *round_int, x));
             warp.write(*d, &out, mask);
         }
-        Kind::CvtaShared {
+        Kind::CvtaWindow {
+            base,
             to_generic,
             bits,
             d,
@@ -2176,12 +2223,10 @@ fn run_inst<C: Consumer + ?Sized>(
             let mut out = Lanes::UNKNOWN;
             for lane in lanes_of(mask & a.known()) {
                 let v = if *to_generic {
-                    Some(SHARED_WINDOW_BASE.wrapping_add(a.val(lane) & 0xffff_ffff))
+                    Some(base.wrapping_add(a.val(lane) & 0xffff_ffff))
                 } else {
                     // cvta.to.shared of an address outside the window: unknown.
-                    a.val(lane)
-                        .checked_sub(SHARED_WINDOW_BASE)
-                        .filter(|o| *o >> 32 == 0)
+                    a.val(lane).checked_sub(*base).filter(|o| *o >> 32 == 0)
                 };
                 if let Some(v) = v {
                     out.v[lane] = if *bits == 32 { v & 0xffff_ffff } else { v };
@@ -2220,6 +2265,7 @@ fn run_inst<C: Consumer + ?Sized>(
             };
             match shared_target(*space, &a, mask, unsure, here, notes) {
                 Target::Shared(offsets) => {
+                    in_bounds(ctx, (wid, site, name), "read", &offsets, mask, width)?;
                     if width > 16 {
                         unmodelled(consumer, wid, site, name, mask)?;
                         note(notes, here.0, here.1, NoteKind::Unmodelled);
@@ -2318,6 +2364,7 @@ fn run_inst<C: Consumer + ?Sized>(
             let width = bytes * values.len() as u32;
             match shared_target(*space, &a, mask, unsure, here, notes) {
                 Target::Shared(offsets) => {
+                    in_bounds(ctx, (wid, site, name), "write", &offsets, mask, width)?;
                     if width > 16 {
                         unmodelled(consumer, wid, site, name, mask)?;
                         note(notes, here.0, here.1, NoteKind::Unmodelled);
@@ -2449,6 +2496,7 @@ fn run_inst<C: Consumer + ?Sized>(
             }
             match target {
                 Target::Shared(offsets) => {
+                    in_bounds(ctx, (wid, site, name), "atomic", &offsets, mask, *bytes)?;
                     access(consumer, wid, site, name, op, *bytes, mask, &offsets)?;
                     for lane in lanes_of(mask) {
                         shared.forget(u64::from(offsets[lane]), *bytes);
@@ -2473,6 +2521,7 @@ fn run_inst<C: Consumer + ?Sized>(
             }
             match shared_target(Space::Shared, &a, lanes, unsure, here, notes) {
                 Target::Shared(offsets) => {
+                    in_bounds(ctx, (wid, site, name), "read", &offsets, lanes, 16)?;
                     access(
                         consumer,
                         wid,
@@ -2496,6 +2545,7 @@ fn run_inst<C: Consumer + ?Sized>(
             let lanes = mask & crate::Matrices::address_lanes(*m).bits();
             match shared_target(Space::Shared, &a, lanes, unsure, here, notes) {
                 Target::Shared(offsets) => {
+                    in_bounds(ctx, (wid, site, name), "write", &offsets, lanes, 16)?;
                     access(
                         consumer,
                         wid,
@@ -2525,6 +2575,7 @@ fn run_inst<C: Consumer + ?Sized>(
             let a = addresses(warp, ctx, dst);
             match shared_target(Space::Shared, &a, mask, unsure, here, notes) {
                 Target::Shared(offsets) => {
+                    in_bounds(ctx, (wid, site, name), "write", &offsets, mask, *bytes)?;
                     access(
                         consumer,
                         wid,

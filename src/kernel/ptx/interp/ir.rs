@@ -358,8 +358,11 @@ pub(crate) enum Kind {
         d: Reg,
         a: Src,
     },
-    /// `cvta{.to}.shared`: between shared offsets and generic addresses.
-    CvtaShared {
+    /// `cvta{.to}.shared` and `cvta{.to}.local`: between offsets in the
+    /// state space and generic addresses in its window, which starts at
+    /// `base`.
+    CvtaWindow {
+        base: u64,
         to_generic: bool,
         bits: u32,
         d: Reg,

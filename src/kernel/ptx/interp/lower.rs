@@ -526,7 +526,34 @@ impl Lowering<'_, '_> {
         if let Some(&(o, _)) = self.params.offsets.get(name) {
             return Src::Param((i64::from(o) + offset) as u32);
         }
+        if let Some(o) = self.local_offset(name) {
+            return Src::Imm((o as i64).wrapping_add(offset) as u64);
+        }
         Src::Unknown
+    }
+
+    /// The offset of the function's `.local` variable `name` (nvcc's stack,
+    /// `__local_depot0`, included) in the thread's local memory: the
+    /// variables in declaration order, each aligned. A modelling choice (the
+    /// placement is ptxas's); what matters is that the address is known, so
+    /// that a generic access to it after `cvta.local` is known not to be
+    /// shared.
+    fn local_offset(&self, name: &str) -> Option<u64> {
+        let mut end = 0u64;
+        for v in self
+            .func
+            .variables
+            .iter()
+            .filter(|v| v.space == StateSpace::Local)
+        {
+            let align = u64::from(v.align.unwrap_or(v.ty.size().max(1)).max(1));
+            let offset = end.div_ceil(align).saturating_mul(align);
+            if v.name == name {
+                return Some(offset);
+            }
+            end = offset.saturating_add(v.size().unwrap_or(0));
+        }
+        None
     }
 
     fn src(&self, o: Option<&Operand<'_>>) -> Src {
@@ -873,7 +900,15 @@ impl Lowering<'_, '_> {
                 let d = dest(op(0))?;
                 let a = self.src(op(1));
                 match space_of(inst) {
-                    Space::Shared => Kind::CvtaShared {
+                    Space::Shared => Kind::CvtaWindow {
+                        base: super::exec::SHARED_WINDOW_BASE,
+                        to_generic: !m("to"),
+                        bits,
+                        d,
+                        a,
+                    },
+                    Space::Local => Kind::CvtaWindow {
+                        base: super::exec::LOCAL_WINDOW_BASE,
                         to_generic: !m("to"),
                         bits,
                         d,

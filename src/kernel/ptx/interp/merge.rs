@@ -44,7 +44,6 @@
 //! 64-bit stores with 32-bit ones. Measured and not predicted: ptxas
 //! narrows a 64-bit load whose high word is unused (`mixld_*`).
 
-use super::exec::SHARED_WINDOW_BASE;
 use super::ir::{Inst, IntBin, IntUn, Kind, Merge, Reg, SharedVar, Space, Src};
 use super::unroll::LoopMerges;
 
@@ -404,13 +403,14 @@ fn definitions(
             a,
             ..
         } => vec![(*d, src(a).map(|a| a.truncate(st.bits().min(dt.bits()))))],
-        Kind::CvtaShared {
+        Kind::CvtaWindow {
+            base: window,
             to_generic,
             bits,
             d,
             a,
         } => {
-            let base = Low::exact(SHARED_WINDOW_BASE);
+            let base = Low::exact(*window);
             let low = src(a).map(|a| {
                 if *to_generic {
                     a.add(base)
@@ -447,7 +447,7 @@ pub(super) fn writes(kind: &Kind) -> Vec<Reg> {
         | Kind::Set { d, .. }
         | Kind::Selp { d, .. }
         | Kind::Cvt { d, .. }
-        | Kind::CvtaShared { d, .. }
+        | Kind::CvtaWindow { d, .. }
         | Kind::Vote { d, .. }
         | Kind::Activemask { d }
         | Kind::Redux { d, .. } => vec![*d],
@@ -506,7 +506,7 @@ pub(super) fn bound(kind: &Kind) -> Bound {
         | Kind::Set { .. }
         | Kind::Selp { .. }
         | Kind::Cvt { .. }
-        | Kind::CvtaShared { .. }
+        | Kind::CvtaWindow { .. }
         | Kind::Opaque { .. }
         | Kind::Nop => Bound::Neither,
         _ => Bound::Both,

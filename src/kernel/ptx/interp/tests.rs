@@ -309,3 +309,81 @@ fn several_kernels_need_a_name() {
     );
     assert_eq!(Kernel::new(&module, Some("b")).unwrap().name(), "b");
 }
+
+/// Generic accesses to local memory (nvcc's stack `__local_depot` after
+/// `cvta.local`, a `.local` array) are never shared accesses: no event, no
+/// note; a generic access through an address the model does not know still
+/// is one (it may be shared).
+#[test]
+fn generic_accesses_to_local_memory_are_not_shared() {
+    let body = ".visible .entry k(.param .u64 g)\n{\n\
+        .local .align 8 .b8 __local_depot0[64];\n\
+        .local .align 4 .b8 buf[16];\n\
+        .reg .b64 %SP;\n.reg .b64 %SPL;\n.reg .b32 %r<8>;\n.reg .b64 %rd<8>;\n\
+        mov.u64 %SPL, __local_depot0;\n\
+        cvta.local.u64 %SP, %SPL;\n\
+        mov.u32 %r1, %tid.x;\n\
+        add.s64 %rd2, %SP, 8;\n\
+        st.u32 [%rd2], %r1;\n\
+        ld.u32 %r2, [%rd2];\n\
+        mov.u64 %rd4, buf;\n\
+        cvta.local.u64 %rd5, %rd4;\n\
+        st.v2.u32 [%rd5+8], {%r1, %r2};\n\
+        cvta.to.local.u64 %rd6, %rd5;\n\
+        st.local.u32 [%rd6], %r2;\n\
+        ret;\n}\n";
+    let (log, summary) = run(body, 64, &["g=0x1000"]).unwrap();
+    assert_eq!(log.accesses, []);
+    assert!(log.others.is_empty(), "{:?}", log.others);
+    assert!(summary.notes.is_empty(), "{:?}", summary.notes);
+    // A pointer read from global memory may be shared: still not modelled.
+    let unknown = body.replace(
+        "mov.u64 %rd4, buf;",
+        "ld.param.u64 %rd7, [g];\nld.global.u64 %rd4, [%rd7];",
+    );
+    let (log, summary) = run(&unknown, 64, &["g=0x1000"]).unwrap();
+    assert_eq!(log.others, ["unmodelled st.v2.u32", "unmodelled st.v2.u32"]);
+    assert_eq!(summary.notes.len(), 1);
+}
+
+/// A shared access past the block's static plus dynamic bytes is
+/// compute-sanitizer memcheck's "Invalid __shared__ write", with the same
+/// thread, block and address (the window after sm_90's reserved KiB) as it
+/// measured on an H200 (tests/data/ncu/probes.txt).
+#[test]
+fn an_access_past_the_shared_memory_is_reported_as_memcheck_does() {
+    let text = include_str!("../../../../tests/data/ncu/probes.ptx");
+    let module = ptx::parse(text).unwrap();
+    let kernel = Kernel::new(&module, Some("_Z10oobDynamicPi")).unwrap();
+    let launch = |bytes| {
+        KernelLaunch::new([1, 1, 1], [64, 1, 1])
+            .unwrap()
+            .with_dynamic_shared(bytes)
+    };
+    let options = RunOptions::new().with_capability(crate::ComputeCapability::Sm90);
+    let err = kernel
+        .run(&launch(128), &options, &mut Log::default())
+        .unwrap_err();
+    let Error::SharedOutOfBounds(fault) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(
+        (
+            fault.access,
+            fault.size,
+            fault.thread,
+            fault.block,
+            fault.address,
+            fault.lanes
+        ),
+        ("write", 4, [32, 0, 0], [0, 0, 0], 0x4c0, 32)
+    );
+    assert!(err.to_string().starts_with(
+        "invalid __shared__ write of size 4 bytes at st.shared.u32, PTX line 45 (probes.cu:15), \
+         by thread (32,0,0) in block (0,0,0): access to 0x4c0 is out of bounds"
+    ));
+    // 256 dynamic bytes: every access in bounds.
+    kernel
+        .run(&launch(256), &options, &mut Log::default())
+        .unwrap();
+}
