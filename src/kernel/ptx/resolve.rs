@@ -47,6 +47,10 @@ use crate::{ComputeCapability, Error};
 /// At most this many names in a message listing kernels or parameters.
 const LISTED: usize = 8;
 
+/// The largest Python source read for a Triton kernel's `constexpr` names
+/// (4 MiB).
+const MAX_PYTHON_SOURCE: u64 = 4 << 20;
+
 /// `name` demangled with its parameters (`transpose(float*, float const*)`),
 /// or `None` when it is not a mangled C++ name.
 ///
@@ -96,8 +100,10 @@ fn shown(name: &str) -> String {
 ///   with overloads or template instances), listed the same way.
 pub fn find_kernel(module: &Module<'_>, query: Option<&str>) -> Result<String, Error> {
     let names: Vec<&str> = module.entries().map(|f| f.name).collect();
+    // Only the names a message shows are demangled for it.
     let listing = |which: &[&str]| {
-        let shown: Vec<String> = which.iter().map(|n| shown(n)).collect();
+        let mut shown: Vec<String> = which.iter().take(LISTED).map(|n| shown(n)).collect();
+        shown.extend(which.iter().skip(LISTED).map(|n| (*n).to_owned()));
         bounded_list(&shown, LISTED)
     };
     let Some(query) = query else {
@@ -442,6 +448,12 @@ fn python_def_params(ir: &str, loc: &str, kernel: &str) -> Option<Vec<String>> {
         .next()?
         .parse()
         .ok()?;
+    // The IR names the file: read it only if it is a plain file of a
+    // source's size (not a device, a pipe or a multi-gigabyte blob).
+    let meta = std::fs::metadata(file).ok()?;
+    if !meta.is_file() || meta.len() > MAX_PYTHON_SOURCE {
+        return None;
+    }
     let source = std::fs::read_to_string(file).ok()?;
     // The def may sit under decorators: the first `def kernel(` from the line.
     let tail: String = source
@@ -733,6 +745,19 @@ fn read(path: &Path) -> Result<String, Error> {
 }
 
 /// The command [`locate`] runs for a `.cu` (and prints when nvcc is missing).
+///
+/// # Example
+///
+/// ```
+/// use std::path::Path;
+/// use smem_model::kernel::ptx::resolve::nvcc_command;
+/// use smem_model::ComputeCapability;
+///
+/// assert_eq!(
+///     nvcc_command(Path::new("k.cu"), Path::new("k.ptx"), ComputeCapability::Sm80),
+///     "nvcc -ptx -lineinfo -arch=sm_80 -o k.ptx k.cu"
+/// );
+/// ```
 pub fn nvcc_command(cu: &Path, ptx: &Path, arch: ComputeCapability) -> String {
     format!(
         "nvcc -ptx -lineinfo -arch={} -o {} {}",
@@ -1016,6 +1041,19 @@ fn compile_cu(cu: &Path, arch: ComputeCapability) -> Result<Input, Error> {
 
 /// The capability to predict on: `given`, else what Triton compiled for,
 /// else the PTX's `.target`, else sm_90.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::kernel::ptx::{self, resolve};
+/// use smem_model::ComputeCapability;
+///
+/// let module = ptx::parse(".version 8.0\n.target sm_80\n")?;
+/// assert_eq!(resolve::capability(&module, None, None), ComputeCapability::Sm80);
+/// let given = Some(ComputeCapability::Sm90);
+/// assert_eq!(resolve::capability(&module, None, given), ComputeCapability::Sm90);
+/// # Ok::<(), smem_model::Error>(())
+/// ```
 pub fn capability(
     module: &Module<'_>,
     triton: Option<&TritonMeta>,
@@ -1232,6 +1270,10 @@ mod tests {
         assert_eq!(sig.params[0].kind, SourceKind::Pointer);
         assert_eq!(sig.params[1].kind, SourceKind::Signless);
         assert_eq!(sig.constexprs, ["BLOCK"]);
+        // A location naming a device is not read (it would never end).
+        let hostile = ir.replace(&py.display().to_string(), "/dev/zero");
+        let sig = Signature::of_triton_ir(&hostile, "k").unwrap();
+        assert!(sig.constexprs.is_empty() && sig.params.len() == 2);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
