@@ -916,3 +916,45 @@ fn declared_state_past_the_interpreters_limit_is_not_modelled() {
         stderr(&output)
     );
 }
+
+/// Issue 36 item 1: Triton metadata whose `num_warps` times 32 passes 2^32
+/// (134,217,729 warps wrapped to a block of 32 threads) is refused as a block
+/// past 1,024 threads, where no `.reqntid` gives the block.
+#[test]
+fn a_triton_num_warps_past_the_limit_is_refused() {
+    let dir = std::env::temp_dir().join(format!("smem-test-{}-warps", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = format!("{DATA}/triton_colsum");
+    // Without its `.reqntid` (which would give the block), as older Triton
+    // versions wrote it.
+    let ptx = std::fs::read_to_string(format!("{source}/kernel.ptx")).unwrap();
+    let ptx: String = ptx
+        .lines()
+        .filter(|l| !l.trim_start().starts_with(".reqntid"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(dir.join("kernel.ptx"), ptx).unwrap();
+    let meta = std::fs::read_to_string(format!("{source}/kernel.json")).unwrap();
+    let mut meta: Value = serde_json::from_str(&meta).unwrap();
+    meta["num_warps"] = Value::from(134_217_729u64);
+    std::fs::write(dir.join("kernel.json"), meta.to_string()).unwrap();
+    let json_path = dir.join("kernel.json");
+    let output = kernel(&[
+        json_path.to_str().unwrap(),
+        "--grid",
+        "8",
+        "--arg",
+        "2=512",
+        "--arg",
+        "3=512",
+        "--arg",
+        "4=512",
+    ]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+    assert!(
+        stderr(&output).starts_with("error: launch of grid 8x1x1 and block 4294967295x1x1: "),
+        "{}",
+        stderr(&output)
+    );
+}

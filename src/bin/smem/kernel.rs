@@ -248,7 +248,8 @@ fn analyse(args: &Args) -> Result<ExitCode, String> {
     let block = match (args.block, kernel.reqntid(), meta.and_then(|m| m.num_warps)) {
         (Some(block), _, _) => block,
         (None, Some(required), _) => required,
-        (None, None, Some(warps)) => [32 * warps, 1, 1],
+        // Saturating: a num_warps past 2^27 is refused as a block past 1,024 threads.
+        (None, None, Some(warps)) => [warps.saturating_mul(32), 1, 1],
         (None, None, None) => {
             return Err(
                 "--block is needed (the kernel has no .reqntid, no Triton metadata gives \
