@@ -971,6 +971,10 @@ pub enum Error {
         given: String,
     },
 
+    /// A sample of 0 blocks (`--sample 0`): nothing would run.
+    #[error("a sample of 0 blocks runs nothing: give at least 1")]
+    EmptySample,
+
     /// A launch whose block is not the kernel's `.reqntid`: the driver
     /// refuses it (`CUDA_ERROR_INVALID_VALUE`; measured on an H200,
     /// tests/data/ncu/probes.txt: `.reqntid 64` refuses 32x1x1, 128x1x1 and

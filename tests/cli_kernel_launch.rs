@@ -232,3 +232,69 @@ fn an_access_past_the_shared_memory_is_memchecks_error() {
     let output = launch("256");
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
 }
+
+/// `--sample`: the totals are the sample's, said so, and estimated for the
+/// whole grid; on a grid whose blocks all do the same work the estimate is
+/// what Nsight Compute measured for the whole launch
+/// (tests/data/ptx/reduce_strided/ncu.json). `--sample 0` is refused.
+#[test]
+fn a_sample_is_labelled_and_estimated_for_the_grid() {
+    let ptx = "tests/data/ptx/reduce_strided/kernel.ptx";
+    let launch = [
+        ptx,
+        "--grid",
+        "64",
+        "--block",
+        "256",
+        "--dynamic-shared",
+        "1024",
+        "--arg",
+        "2=16384",
+        "--sample",
+        "4",
+    ];
+    let output = kernel(&launch);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.contains(
+            "sample: 180 shared-memory requests: 600 wavefronts (180 ideal), 420 bank \
+             conflicts\nestimated for all 64 blocks (the sample's totals x 64 / 4; an \
+             estimate): 2880 shared-memory requests: 9600 wavefronts (2880 ideal), 6720 bank \
+             conflicts\n"
+        ),
+        "{text}"
+    );
+    let mut json_args = launch.to_vec();
+    json_args.push("--json");
+    let report: Value = serde_json::from_slice(&kernel(&json_args).stdout).unwrap();
+    let measured: Value = serde_json::from_str(
+        &std::fs::read_to_string("tests/data/ptx/reduce_strided/ncu.json").unwrap(),
+    )
+    .unwrap();
+    let estimate = &report["estimated_totals"];
+    assert_eq!(estimate["scale"], 16.0);
+    assert_eq!(
+        estimate["requests"],
+        measured["key"]["smsp__sass_inst_executed_op_shared_ld.sum"]
+            .as_u64()
+            .unwrap()
+            + measured["key"]["smsp__sass_inst_executed_op_shared_st.sum"]
+                .as_u64()
+                .unwrap()
+    );
+    // The whole grid: no estimate.
+    let mut whole = launch[..9].to_vec();
+    whole.push("--json");
+    let report: Value = serde_json::from_slice(&kernel(&whole).stdout).unwrap();
+    assert!(report.get("estimated_totals").is_none(), "{report}");
+    let mut zero = launch.to_vec();
+    zero[10] = "0";
+    let output = kernel(&zero);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).starts_with("error: invalid value '0' for '--sample <N>'"),
+        "{}",
+        stderr(&output)
+    );
+}

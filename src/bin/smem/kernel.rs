@@ -131,8 +131,9 @@ pub struct Args {
     #[arg(long, value_name = "CC", value_parser = crate::arch::parse)]
     arch: Option<ComputeCapability>,
 
-    /// Run only this many blocks, spread over the grid (the totals are then the sample's).
-    #[arg(long, value_name = "N")]
+    /// Run only this many blocks (at least 1), spread over the grid, the first and the last
+    /// included; the totals are the sample's, and are also estimated for the whole grid.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     sample: Option<u64>,
 
     /// Stop a block after this many warp instructions (a loop that does not end).
@@ -454,9 +455,25 @@ fn text_report(args: &Args, o: &Outcome) -> String {
         );
     }
     let t = o.tally.totals();
+    let estimate = if s.sampled() {
+        format!(
+            "\nestimated for all {} blocks (the sample's totals x {} / {}; an estimate): {}: {} \
+             wavefronts ({} ideal), {}",
+            s.blocks_total,
+            s.blocks_total,
+            s.blocks_run,
+            plural(s.estimate(t.requests), "shared-memory request"),
+            s.estimate(t.wavefronts),
+            s.estimate(t.ideal_wavefronts),
+            plural(s.estimate(t.bank_conflicts), "bank conflict")
+        )
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         out,
-        "{}: {} wavefronts ({} ideal), {}",
+        "{}{}: {} wavefronts ({} ideal), {}{estimate}",
+        if s.sampled() { "sample: " } else { "" },
         plural(t.requests, "shared-memory request"),
         t.wavefronts,
         t.ideal_wavefronts,
@@ -977,6 +994,10 @@ struct ReportJson {
     warp_instructions: u64,
     #[serde(flatten)]
     totals: Totals,
+    /// With `--sample`: the totals estimated for the whole grid (scaled by
+    /// `blocks_total / blocks_run`, rounded); absent when every block ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    estimated_totals: Option<EstimateJson>,
     predicated_off: u64,
     by_op: BTreeMap<String, Totals>,
     /// Nsight Compute's metric of each total (compute capability 7.0 and
@@ -1008,6 +1029,17 @@ struct ReportJson {
     ncu_comparison: Option<serde_json::Value>,
 }
 
+/// The totals estimated for the whole grid from a sample.
+#[derive(Debug, Serialize)]
+struct EstimateJson {
+    /// `blocks_total / blocks_run`.
+    scale: f64,
+    requests: u64,
+    wavefronts: u64,
+    ideal_wavefronts: u64,
+    bank_conflicts: u64,
+}
+
 fn json(args: &Args, o: &Outcome) -> ReportJson {
     let s = &o.summary;
     ReportJson {
@@ -1025,6 +1057,16 @@ fn json(args: &Args, o: &Outcome) -> ReportJson {
         sampled: s.sampled(),
         warp_instructions: s.warp_instructions,
         totals: o.tally.totals(),
+        estimated_totals: s.sampled().then(|| {
+            let t = o.tally.totals();
+            EstimateJson {
+                scale: s.blocks_total as f64 / s.blocks_run as f64,
+                requests: s.estimate(t.requests),
+                wavefronts: s.estimate(t.wavefronts),
+                ideal_wavefronts: s.estimate(t.ideal_wavefronts),
+                bank_conflicts: s.estimate(t.bank_conflicts),
+            }
+        }),
         predicated_off: o.tally.predicated_off(),
         by_op: o
             .tally

@@ -462,6 +462,7 @@ impl Kernel {
     ///
     /// # Errors
     ///
+    /// - [`Error::EmptySample`]: a sample of 0 blocks.
     /// - Those of [`Kernel::check_launch`]: a launch the driver refuses
     ///   (`.reqntid`, `.maxntid`, shared memory over the architecture's
     ///   limit), before anything is allocated.
@@ -482,6 +483,9 @@ impl Kernel {
         options: &RunOptions,
         consumer: &mut C,
     ) -> Result<RunSummary, Error> {
+        if options.sample == Some(0) {
+            return Err(Error::EmptySample);
+        }
         let check = self.check_launch(launch, options.capability)?;
         let args = launch.bind(&self.params())?;
         let grid = launch.grid();
@@ -595,8 +599,8 @@ impl RunOptions {
     }
 
     /// Only `blocks` blocks, spread evenly over the grid's linear block
-    /// indices (the first and the last included); the whole grid when it has
-    /// no more.
+    /// indices (the first and the last included; one block: the last); the
+    /// whole grid when it has no more. 0 is refused by [`Kernel::run`].
     #[must_use]
     pub const fn with_sample(mut self, blocks: u64) -> Self {
         self.sample = Some(blocks);
@@ -615,15 +619,21 @@ impl RunOptions {
         self.budget
     }
 
-    /// The linear indices of the blocks to run, of `total`.
+    /// The linear indices of the blocks to run, of `total`: with a sample of
+    /// `n`, `i (total - 1) / (n - 1)` for `i` in `0..n` (in 128 bits: no
+    /// wrap on the largest grid), so the first and the last block are in
+    /// it; a sample of one is the last block.
     fn blocks(&self, total: u64) -> Vec<u64> {
         match self.sample {
             Some(n) if n < total => {
-                let n = n.max(1);
-                if n == 1 {
-                    return vec![0];
+                if n <= 1 {
+                    return vec![total - 1];
                 }
-                let mut out: Vec<u64> = (0..n).map(|i| i * (total - 1) / (n - 1)).collect();
+                let last = u128::from(total - 1);
+                let steps = u128::from(n - 1);
+                let mut out: Vec<u64> = (0..u128::from(n))
+                    .map(|i| (i * last / steps) as u64)
+                    .collect();
                 out.dedup();
                 out
             }
@@ -678,6 +688,38 @@ impl RunSummary {
     /// Whether only a sample of the grid ran (totals are the sample's).
     pub const fn sampled(&self) -> bool {
         self.blocks_run < self.blocks_total
+    }
+
+    /// A total of the blocks run, estimated for the whole grid: scaled by
+    /// `blocks_total / blocks_run` and rounded to nearest (in 128 bits,
+    /// saturating at `u64::MAX`); the total itself when every block ran. An
+    /// estimate: it assumes the blocks not run behave as the sample's do.
+    ///
+    /// ```
+    /// use smem_model::kernel::ptx::{self, Kernel, KernelLaunch, RunOptions};
+    /// use smem_model::kernel::{Consumer, Event};
+    ///
+    /// struct Nothing;
+    /// impl Consumer for Nothing {
+    ///     fn event(&mut self, _: u32, _: &Event<'_>) -> Result<(), smem_model::Error> {
+    ///         Ok(())
+    ///     }
+    /// }
+    /// let module = ptx::parse(".version 8.0\n.target sm_90\n.entry k()\n{\nret;\n}\n")?;
+    /// let kernel = Kernel::new(&module, None)?;
+    /// let launch = KernelLaunch::new([64, 1, 1], [32, 1, 1])?;
+    /// let summary = kernel.run(&launch, &RunOptions::new().with_sample(3), &mut Nothing)?;
+    /// assert_eq!((summary.blocks_run, summary.blocks_total), (3, 64));
+    /// assert_eq!(summary.estimate(10), 213); // 10 x 64 / 3 = 213.3
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn estimate(&self, total: u64) -> u64 {
+        if !self.sampled() || self.blocks_run == 0 {
+            return total;
+        }
+        let run = u128::from(self.blocks_run);
+        let scaled = (u128::from(total) * u128::from(self.blocks_total) + run / 2) / run;
+        u64::try_from(scaled).unwrap_or(u64::MAX)
     }
 
     /// The notes of `kind`, as one line: `"data-dependent: 3 instructions, lines 41, 57, 60"`

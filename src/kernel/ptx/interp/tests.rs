@@ -387,3 +387,40 @@ fn an_access_past_the_shared_memory_is_reported_as_memcheck_does() {
         .run(&launch(256), &options, &mut Log::default())
         .unwrap();
 }
+
+/// A sample's blocks: spread evenly, the first and the last included (one
+/// block: the last), no wrap on the largest grid (issue 36 item 5: the
+/// positions once wrapped and never reached the last block); 0 refused.
+#[test]
+fn a_sample_always_holds_the_last_block() {
+    let blocks = |n: u64, total: u64| RunOptions::new().with_sample(n).blocks(total);
+    assert_eq!(blocks(4, 64), [0, 21, 42, 63]);
+    assert_eq!(blocks(1, 64), [63]);
+    assert_eq!(blocks(100, 64), (0..64).collect::<Vec<_>>());
+    let total = ((1u64 << 31) - 1) * 65_535 * 65_535;
+    assert_eq!(blocks(3, total), [0, (total - 1) / 2, total - 1]);
+    let text = format!("{HEAD}.visible .entry k()\n{{\nret;\n}}\n");
+    let module = ptx::parse(&text).unwrap();
+    let kernel = Kernel::new(&module, None).unwrap();
+    let launch = KernelLaunch::new([8, 1, 1], [32, 1, 1]).unwrap();
+    let err = kernel
+        .run(
+            &launch,
+            &RunOptions::new().with_sample(0),
+            &mut Log::default(),
+        )
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "a sample of 0 blocks runs nothing: give at least 1"
+    );
+    let summary = kernel
+        .run(
+            &launch,
+            &RunOptions::new().with_sample(3),
+            &mut Log::default(),
+        )
+        .unwrap();
+    assert_eq!(summary.estimate(7), 19); // 7 x 8 / 3 = 18.7
+    assert_eq!(summary.estimate(u64::MAX), u64::MAX);
+}
