@@ -718,6 +718,18 @@ class KernelRun:
         what Triton compiled for, else the PTX's `.target`, else sm_90 (as
         `smem kernel`)."""
     @property
+    def needs_opt_in(self) -> bool:
+        """Whether the launch's shared memory is more than a block gets without
+        the opt-in: it runs on the GPU only after `cudaFuncSetAttribute(kernel,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)` (as `smem kernel
+        --json`'s `needs_opt_in`)."""
+    @property
+    def estimated_totals(self) -> Optional[Dict[str, Any]]:
+        """With `sample`: the totals estimated for the whole grid, as `smem
+        kernel --json`'s `estimated_totals` (`scale`, `requests`, `wavefronts`,
+        `ideal_wavefronts`, `bank_conflicts`, each the sample's scaled by
+        `blocks_total / blocks_run`); None when every block ran."""
+    @property
     def by_line(self) -> List[Dict[str, Any]]:
         """The source lines (the PTX's `.loc`), most bank conflicts first, as
         `smem kernel --by-line --json` gives them: one dict a line, with

@@ -75,6 +75,16 @@ pub struct PyKernelRun {
     /// `source_line` (`"k.cu:12"`, `None` for instructions without one),
     /// `instructions` and the line's totals.
     by_line: Py<PyAny>,
+    /// Whether the launch's shared memory is more than a block gets without
+    /// the opt-in: it runs on the GPU only after `cudaFuncSetAttribute(kernel,
+    /// cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)` (as `smem kernel
+    /// --json`'s `needs_opt_in`).
+    needs_opt_in: bool,
+    /// With `sample`: the totals estimated for the whole grid, as `smem
+    /// kernel --json`'s `estimated_totals` (`scale`, `requests`, `wavefronts`,
+    /// `ideal_wavefronts`, `bank_conflicts`, each the sample's scaled by
+    /// `blocks_total / blocks_run`); None when every block ran.
+    estimated_totals: Py<PyAny>,
 }
 
 /// `ncu=`: a path, or a sequence of paths (`str` or path-like).
@@ -602,6 +612,22 @@ fn run(py: Python<'_>, request: Request) -> PyResult<PyKernelRun> {
         blocks_run: run.blocks_run,
         blocks_total: run.blocks_total,
         sampled: run.sampled(),
+        needs_opt_in: run.needs_opt_in,
+        estimated_totals: {
+            let t = tally.totals();
+            let estimate = run.sampled().then(|| {
+                serde_json::json!({
+                    "scale": run.blocks_total as f64 / run.blocks_run as f64,
+                    "requests": run.estimate(t.requests),
+                    "wavefronts": run.estimate(t.wavefronts),
+                    "ideal_wavefronts": run.estimate(t.ideal_wavefronts),
+                    "bank_conflicts": run.estimate(t.bank_conflicts),
+                })
+            });
+            loads
+                .call1((serde_json::Value::from(estimate).to_string(),))?
+                .unbind()
+        },
         warp_instructions: run.warp_instructions,
         notes,
         opaque,

@@ -41,6 +41,7 @@ def test_a_launch_reproduces_its_measured_wavefronts(name):
     )
     assert run.blocks_run == run.blocks_total == launch["grid"][0] * launch["grid"][1] * launch["grid"][2]
     assert not run.sampled and run.notes == []
+    assert run.estimated_totals is None
     by_op = run.summary.by_op
 
     def ours(prefixes, field):
@@ -85,6 +86,13 @@ def test_a_compiled_triton_kernel():
     assert smem_model.triton_kernel(FIXTURES, tuple(launch["grid"]), args, kernel="triton_cols").summary == direct.summary
     sampled = smem_model.triton_kernel(compiled, tuple(launch["grid"]), args, sample=2)
     assert sampled.sampled and sampled.blocks_run == 2
+    # The sample's totals scaled to the grid, as smem kernel --json gives them.
+    estimate = sampled.estimated_totals
+    assert estimate is not None
+    assert estimate["scale"] == sampled.blocks_total / 2
+    totals = sampled.summary.totals
+    assert estimate["requests"] == (totals.requests * sampled.blocks_total + 1) // 2
+    assert not sampled.needs_opt_in
 
 
 def test_races_and_barrier_errors_from_ptx():
