@@ -4,7 +4,12 @@
 //! Each target `T` has its seeds in `fuzz/corpus/T/seed-*` and its minimised
 //! crashes, once fixed, in `fuzz/artifacts/T/`; a file in either that panics
 //! fails this test with its path. CONTRIBUTING.md says how to run the fuzzers.
-#![cfg(all(feature = "corpus", feature = "trace", feature = "ptx"))]
+#![cfg(all(
+    feature = "corpus",
+    feature = "trace",
+    feature = "ptx",
+    feature = "ncu"
+))]
 
 use std::fs;
 use std::path::Path;
@@ -67,4 +72,9 @@ fn ptx_corpus() {
 #[test]
 fn ptx_run_corpus() {
     assert!(replay("ptx_run", targets::ptx_run) >= 10);
+}
+
+#[test]
+fn ncu_csv_corpus() {
+    assert!(replay("ncu_csv", targets::ncu_csv) >= 10);
 }

@@ -655,3 +655,46 @@ pub fn ptx_run(data: &[u8]) {
         let _ = both.races.into_kernels();
     }
 }
+
+/// Nsight Compute's CSV exports (`smem kernel --ncu`): any bytes read as a
+/// raw, details or Source page or refused with an error, never a panic; a
+/// page read answers every question the comparison asks of it (each counter
+/// of the `--metrics` list, the kernel names, the Source page's sums).
+pub fn ncu_csv(data: &[u8]) {
+    use smem_model::kernel::ncu::profile;
+
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    if let Ok(launches) = profile::read_launches(text) {
+        for launch in &launches {
+            for name in profile::METRICS {
+                let _ = launch.counter(name);
+            }
+            let _ = launch.is_kernel("_Z20transposeNaiveSharedPfPKfii");
+        }
+    }
+    if let Ok(kernels) = profile::read_source(text) {
+        for kernel in &kernels {
+            let by_family = kernel.by_family();
+            let total = kernel.total();
+            let _ = (by_family, total, kernel.is_kernel("fx_matmul"));
+        }
+    }
+    match profile::read_export(text) {
+        Ok(profile::Export::Launches(launches)) => {
+            let kernel = launches.first().map_or("k", |l| l.kernel.as_str());
+            let _ = profile::select(&launches, kernel, [8, 8, 1], [32, 32, 1], None);
+            let _ = profile::select(&launches, kernel, [1, 1, 1], [1, 1, 1], Some(0));
+        }
+        Ok(profile::Export::Source(kernels)) => {
+            let kernel = kernels.first().map_or("k", |k| k.kernel.as_str());
+            let _ = profile::select_source(&kernels, kernel, None);
+            let _ = profile::select_source(&kernels, kernel, Some(1));
+        }
+        Ok(_) => {}
+        Err(err) => {
+            let _ = err.to_string();
+        }
+    }
+}
