@@ -627,6 +627,14 @@ class TraceSummary:
     def unmodelled(self) -> Dict[str, int]:
         """Instructions seen but not modelled (TMA, GMMA, mbarrier, LDGSTS),
         counted by name."""
+    @property
+    def counters(self) -> List[Dict[str, Any]]:
+        """Each Nsight Compute counter predicted (compute capability 7.0 and
+        later), as `smem trace --json` gives them in `ncu_metrics`, by counter
+        name: one dict each, with `metric`, `total` (the model's total it
+        holds), `relation` (`equal`: the counter's value; `at_least`: a lower
+        bound; `estimate`) and `predicted`; merged summaries add them, keeping
+        the weaker relation."""
     def merge(self, other: TraceSummary) -> TraceSummary:
         """The summary of both readings: every sum and count added (the library's
         `Totals::merge`; the worst ways the larger)."""

@@ -12,7 +12,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyAny, PyDict, PyString};
 
 use smem_model::kernel::accelsim::Trace;
-use smem_model::kernel::tally::{op_name, Tally, Totals};
+use smem_model::kernel::ncu::predictions;
+use smem_model::kernel::tally::{op_name, Profiler, Tally, Totals};
 use smem_model::ComputeCapability;
 
 use crate::args::{self, bounded, describe, value_error};
@@ -94,6 +95,27 @@ pub struct PySummary {
     by_op: BTreeMap<String, PyTotals>,
     counts: BTreeMap<&'static str, u64>,
     unmodelled: BTreeMap<String, u64>,
+    /// Each Nsight Compute counter predicted, by name: the model's total it
+    /// holds, the relation (`equal`, `at_least`, `estimate`) and the value.
+    counters: BTreeMap<String, Counter>,
+}
+
+/// A counter of [`PySummary::counters`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Counter {
+    total: String,
+    relation: String,
+    predicted: u64,
+}
+
+/// How far a relation is from `equal`: merging keeps the weaker (as `smem
+/// trace --merge` does).
+fn weakness(relation: &str) -> u8 {
+    match relation {
+        "equal" => 0,
+        "at_least" => 1,
+        _ => 2,
+    }
 }
 
 impl PySummary {
@@ -166,7 +188,41 @@ impl PySummary {
         for (name, count) in &other.unmodelled {
             *out.unmodelled.entry(name.clone()).or_default() += count;
         }
+        for (name, theirs) in &other.counters {
+            match out.counters.get_mut(name) {
+                Some(mine) => {
+                    mine.predicted = mine.predicted.saturating_add(theirs.predicted);
+                    if weakness(&theirs.relation) > weakness(&mine.relation) {
+                        mine.relation.clone_from(&theirs.relation);
+                    }
+                }
+                None => {
+                    out.counters.insert(name.clone(), theirs.clone());
+                }
+            }
+        }
         out
+    }
+
+    /// Each Nsight Compute counter predicted (compute capability 7.0 and
+    /// later), as `smem trace --json` gives them in `ncu_metrics`, by counter
+    /// name: one dict each, with `metric`, `total` (the model's total it
+    /// holds), `relation` (`equal`: the counter's value; `at_least`: a lower
+    /// bound; `estimate`) and `predicted`; merged summaries add them, keeping
+    /// the weaker relation.
+    #[getter]
+    fn counters<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        self.counters
+            .iter()
+            .map(|(metric, c)| {
+                let dict = PyDict::new(py);
+                dict.set_item("metric", metric)?;
+                dict.set_item("total", &c.total)?;
+                dict.set_item("relation", &c.relation)?;
+                dict.set_item("predicted", c.predicted)?;
+                Ok(dict)
+            })
+            .collect()
     }
 
     /// The summary as plain Python data (what it pickles as).
@@ -180,6 +236,7 @@ impl PySummary {
         dict.set_item("by_op", by_op)?;
         dict.set_item("counts", self.counts.clone())?;
         dict.set_item("unmodelled", self.unmodelled.clone())?;
+        dict.set_item("counters", self.counters(py)?)?;
         Ok(dict)
     }
 
@@ -219,11 +276,36 @@ impl PySummary {
             let n = count(&n, &format!("unmodelled[{:?}]", bounded(&name)))?;
             unmodelled.insert(name, n);
         }
+        // Counters: optional (a summary pickled before they existed has none).
+        let mut counters = BTreeMap::new();
+        if let Some(given) = data.get_item("counters")? {
+            let items = given.try_iter().map_err(|_| bad("counters"))?;
+            for item in items {
+                let item = item?;
+                let text = |key: &str| -> PyResult<String> {
+                    item.get_item(key)
+                        .and_then(|v| v.extract::<String>())
+                        .map_err(|_| bad(&format!("counters[][{key:?}]")))
+                };
+                let predicted = item
+                    .get_item("predicted")
+                    .map_err(|_| bad("counters[][\"predicted\"]"))?;
+                counters.insert(
+                    text("metric")?,
+                    Counter {
+                        total: text("total")?,
+                        relation: text("relation")?,
+                        predicted: count(&predicted, "counters[][\"predicted\"]")?,
+                    },
+                );
+            }
+        }
         Ok(PySummary {
             totals,
             by_op,
             counts,
             unmodelled,
+            counters,
         })
     }
 
@@ -379,7 +461,31 @@ pub fn summary_of<const N: usize>(tally: &Tally, read: [(&'static str, u64); N])
                 }),
             )
             .collect(),
+        counters: counters_of(tally),
     }
+}
+
+/// The tally's Nsight Compute predictions (none before compute capability
+/// 7.0, where nvprof's counters are the profiler's), by counter.
+fn counters_of(tally: &Tally) -> BTreeMap<String, Counter> {
+    let nsight = tally
+        .capabilities()
+        .iter()
+        .all(|&cc| Profiler::of(cc) == Profiler::NsightCompute);
+    if !nsight {
+        return BTreeMap::new();
+    }
+    predictions(tally)
+        .into_iter()
+        .map(|p| {
+            let counter = Counter {
+                total: p.quantity.total().to_owned(),
+                relation: p.relation.name().to_owned(),
+                predicted: p.predicted,
+            };
+            (p.counter.to_owned(), counter)
+        })
+        .collect()
 }
 
 /// The merge of any number of summaries (`TraceSummary.merge` in turn); an

@@ -48,6 +48,25 @@ def test_the_sample_trace_totals():
     assert raw.totals == smem_model.read_trace(TRACES / "transpose.traceg", arch=(9, 0)).totals
 
 
+def test_the_sample_trace_names_its_counters():
+    # Each prediction under the Nsight Compute counter it equals (issue 33
+    # item 1), as smem trace --json's ncu_metrics: the instruction-level ones
+    # equal, the unit-level l1tex__ ones lower bounds.
+    s = smem_model.read_trace(TRACES / "transpose.traceg")
+    counters = {c["metric"]: c for c in s.counters}
+    ld = counters["smsp__sass_inst_executed_op_shared_ld.sum"]
+    assert (ld["total"], ld["relation"]) == ("requests", "equal")
+    assert ld["predicted"] == s.by_op["LDS.32"].requests + s.by_op["LDS.128"].requests
+    st = counters["smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum"]
+    assert (st["relation"], st["predicted"]) == ("equal", s.by_op["STS.32"].wavefronts)
+    assert counters["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]["relation"] == "at_least"
+    assert counters == {c["metric"]: c for c in smem_model.TraceSummary.from_dict(s.to_dict()).counters}
+    # Merged, the predictions add up.
+    both = s.merge(s)
+    doubled = {c["metric"]: c["predicted"] for c in both.counters}
+    assert doubled == {m: 2 * c["predicted"] for m, c in counters.items()}
+
+
 def test_per_file_summaries_merge_to_one_reading(corpus):
     whole = smem_model.read_trace(corpus)
     parts = [smem_model.read_trace(p) for p in corpus]
