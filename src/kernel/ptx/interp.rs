@@ -137,15 +137,28 @@
 //! # Ok::<(), Error>(())
 //! ```
 
+// The modules in layers, each importing only those below it (so each can be
+// changed, and read, without the ones above):
+// - `ir` (the interpreter's program form and the address windows) and `cfg`
+//   (post-dominators), at the bottom;
+// - the ptxas model over the IR: `merge` (which accesses ptxas merges in
+//   straight-line code), `unroll` (in the loops it unrolls, above `merge`);
+//   and value numbering's plan, `number`;
+// - `lower`: the syntax tree to the IR, calling the ptxas model;
+// - `exec`: running the IR, on top.
 mod cfg;
-mod exec;
 mod ir;
-mod lower;
+
 mod merge;
 mod number;
+mod unroll;
+
+mod lower;
+
+mod exec;
+
 #[cfg(test)]
 mod tests;
-mod unroll;
 
 use crate::kernel::{BlockInfo, Consumer, KernelInfo};
 use crate::{ComputeCapability, Error};
@@ -153,7 +166,8 @@ use crate::{ComputeCapability, Error};
 use super::ast::Module;
 use super::{KernelLaunch, ParamDecl};
 
-pub use exec::{NoteKind, SHARED_WINDOW_BASE};
+pub use exec::NoteKind;
+pub use ir::SHARED_WINDOW_BASE;
 
 /// The step budget of a block when none is given: 100 million warp
 /// instructions (about ten seconds of interpretation).

@@ -45,23 +45,9 @@ use crate::{AccessWidth, Error, LaneSet, Op, SharedAccessFault, WarpRequest};
 use super::super::ops::{self, Half, IntType, Value};
 use super::ir::{
     Addr, BarKind, BarRed, Compare, FloatOp, FloatRel, Function, Inst, IntBin, IntUn, Kind, Merge,
-    Program, ReduxOp, RoundInt, ShflMode, Space, Special, Src, Ty, VoteMode,
+    Program, ReduxOp, RoundInt, ShflMode, Space, Special, Src, Ty, VoteMode, SHARED_WINDOW_BASE,
 };
 use super::number::{Numbers, Operand, Plan};
-
-/// The generic address at which the shared window starts, in this model: a
-/// `cvta.shared` adds it, a generic access within 4 GiB above it is a shared
-/// access. Modelling choice: the hardware's window base is not visible in
-/// PTX; this one lies below the fake addresses of unset pointer parameters
-/// (`FAKE_POINTER_BASE`, 0x7f00_0000_0000) and above any offset.
-pub const SHARED_WINDOW_BASE: u64 = 0x7e00_0000_0000;
-
-/// The generic address at which the local window starts, in this model:
-/// `cvta.local` adds it to a local address (a `.local` variable's offset in
-/// the thread's local memory), so a generic access after it is known to be
-/// local, never shared. Modelling choice, as [`SHARED_WINDOW_BASE`], 1 TiB
-/// below it.
-pub(crate) const LOCAL_WINDOW_BASE: u64 = 0x7d00_0000_0000;
 
 const FULL: u32 = u32::MAX;
 

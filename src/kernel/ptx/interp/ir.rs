@@ -11,6 +11,20 @@ use crate::{AtomicKind, CpAsync, Matrices};
 
 use super::super::ops::{BoolOp, Cmp, Half, IntType, PrmtMode};
 
+/// The generic address at which the shared window starts, in this model: a
+/// `cvta.shared` adds it, a generic access within 4 GiB above it is a shared
+/// access. Modelling choice: the hardware's window base is not visible in
+/// PTX; this one lies below the fake addresses of unset pointer parameters
+/// (`FAKE_POINTER_BASE`, 0x7f00_0000_0000) and above any offset.
+pub const SHARED_WINDOW_BASE: u64 = 0x7e00_0000_0000;
+
+/// The generic address at which the local window starts, in this model:
+/// `cvta.local` adds it to a local address (a `.local` variable's offset in
+/// the thread's local memory), so a generic access after it is known to be
+/// local, never shared. Modelling choice, as [`SHARED_WINDOW_BASE`], 1 TiB
+/// below it.
+pub(crate) const LOCAL_WINDOW_BASE: u64 = 0x7d00_0000_0000;
+
 /// A register of the current function's frame.
 pub(crate) type Reg = u32;
 
@@ -550,11 +564,55 @@ pub(crate) struct Function {
     pub insts: Vec<Inst>,
     /// The merges per iteration of the accesses in loops ptxas unrolls
     /// ([`Merge::Loop`]).
-    pub loops: Vec<super::unroll::LoopMerges>,
+    pub loops: Vec<LoopMerges>,
     /// For each instruction that may branch (a guarded `bra`, `ret`, `exit`),
     /// the index of its immediate post-dominator: `insts.len()` for the
     /// function's exit.
     pub ipdom: Vec<u32>,
+}
+
+/// The merges of one access inside an unrolled loop, by iteration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LoopMerges {
+    /// The loop's counter.
+    pub counter: Reg,
+    /// Its width in bits.
+    pub bits: u32,
+    /// Its value when the access runs in the first iteration.
+    pub first: u64,
+    /// What each iteration adds to it (wrapping at `bits`).
+    pub step: i64,
+    /// The access's merge in each iteration.
+    pub merges: Vec<Merge>,
+}
+
+impl LoopMerges {
+    /// The merge of the iteration in which the counter holds `value`: the
+    /// access as written for a value no iteration has (the loop entered
+    /// some other way).
+    pub(crate) fn at(&self, value: Option<u64>) -> Merge {
+        let mask = if self.bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.bits) - 1
+        };
+        let Some(v) = value else {
+            return Merge::None;
+        };
+        let (diff, step) = if self.step >= 0 {
+            (v.wrapping_sub(self.first) & mask, self.step.unsigned_abs())
+        } else {
+            (self.first.wrapping_sub(v) & mask, self.step.unsigned_abs())
+        };
+        if step == 0 || diff % step != 0 {
+            return Merge::None;
+        }
+        usize::try_from(diff / step)
+            .ok()
+            .and_then(|j| self.merges.get(j))
+            .copied()
+            .unwrap_or(Merge::None)
+    }
 }
 
 /// A function parameter.

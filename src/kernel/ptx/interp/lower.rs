@@ -24,6 +24,7 @@ use super::ir::{
     Kind, Merge, ParamRef, Program, ReduxOp, Reg, RoundInt, SharedVar, ShflMode, Space, Special,
     Src, Ty, VoteMode,
 };
+use super::{merge, unroll};
 use crate::kernel::Site;
 
 /// Lowers kernel `name` (or the module's only kernel) and the functions it
@@ -489,12 +490,15 @@ impl Lowering<'_, '_> {
             .map(|&(at, _)| at as usize)
             .collect();
         let in_function = f.pragmas.iter().filter(|p| nounroll(p)).count();
-        let keep = super::unroll::Keep {
+        let keep = unroll::Keep {
             all: self.module_pragmas.iter().any(|p| nounroll(p)) || in_function > in_body.len(),
             heads: in_body,
         };
-        let loops =
-            super::merge::merge_accesses(&mut insts, f.register_count as usize, self.shared, &keep);
+        // The loops ptxas unrolls first (their accesses marked per
+        // iteration), then the straight-line code's merges.
+        let facts = merge::known_low_bits(&insts, f.register_count as usize, self.shared);
+        let loops = unroll::merge_loops(&mut insts, &facts, self.shared, &keep);
+        merge::merge_accesses(&mut insts, &facts, self.shared);
         let flow: Vec<Flow> = insts
             .iter()
             .map(|i| match (&i.kind, i.guard.is_some()) {
@@ -901,14 +905,14 @@ impl Lowering<'_, '_> {
                 let a = self.src(op(1));
                 match space_of(inst) {
                     Space::Shared => Kind::CvtaWindow {
-                        base: super::exec::SHARED_WINDOW_BASE,
+                        base: super::ir::SHARED_WINDOW_BASE,
                         to_generic: !m("to"),
                         bits,
                         d,
                         a,
                     },
                     Space::Local => Kind::CvtaWindow {
-                        base: super::exec::LOCAL_WINDOW_BASE,
+                        base: super::ir::LOCAL_WINDOW_BASE,
                         to_generic: !m("to"),
                         bits,
                         d,

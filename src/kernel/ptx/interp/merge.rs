@@ -45,7 +45,6 @@
 //! narrows a 64-bit load whose high word is unused (`mixld_*`).
 
 use super::ir::{Inst, IntBin, IntUn, Kind, Merge, Reg, SharedVar, Space, Src};
-use super::unroll::LoopMerges;
 
 use crate::kernel::ptx::ops::Half;
 
@@ -614,18 +613,9 @@ pub(super) struct Candidate {
 }
 
 /// Marks the shared loads and stores ptxas merges ([`Merge`]) in one
-/// function's instructions: first those of the loops ptxas unrolls
-/// ([`unroll`](super::unroll); `keep`: the loops `.pragma "nounroll"`
-/// keeps), whose merges per iteration it returns, then the straight-line
-/// code's.
-pub(super) fn merge_accesses(
-    insts: &mut [Inst],
-    regs: usize,
-    shared: &[SharedVar],
-    keep: &super::unroll::Keep,
-) -> Vec<LoopMerges> {
-    let facts = known_low_bits(insts, regs, shared);
-    let tables = super::unroll::merge_loops(insts, &facts, shared, keep);
+/// function's straight-line code, after the loops ptxas unrolls have been
+/// marked ([`unroll`](super::unroll)). `facts` are [`known_low_bits`]'s.
+pub(super) fn merge_accesses(insts: &mut [Inst], facts: &[Low], shared: &[SharedVar]) {
     let targets: std::collections::HashSet<u32> = insts
         .iter()
         .filter_map(|i| match i.kind {
@@ -766,7 +756,6 @@ pub(super) fn merge_accesses(
             }
         }
     }
-    tables
 }
 
 /// The `d = root + k` relations that hold at a point of straight-line code,

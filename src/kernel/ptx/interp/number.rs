@@ -727,40 +727,4 @@ mod tests {
         assert!(may_write_global("multimem.st.global.f32"));
         assert!(may_write_global("somethingnew"));
     }
-
-    #[test]
-    fn only_what_reaches_a_shared_store_is_numbered() {
-        let text = r#"
-.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry k(.param .u64 .ptr .global .align 4 g)
-{
-    .reg .b32 %r<10>;
-    .reg .b64 %rd<4>;
-    .shared .align 4 .b8 s[128];
-    ld.param.u64 %rd1, [g];
-    ld.global.u32 %r1, [%rd1];
-    add.u32 %r2, %r1, 1;
-    mov.u32 %r3, s;
-    st.shared.u32 [%r3], %r2;
-    ld.global.u32 %r4, [%rd1+4];
-    mul.lo.u32 %r5, %r4, %r4;
-    st.global.u32 [%rd1+8], %r5;
-    ret;
-}
-"#;
-        let module = crate::kernel::ptx::parse(text).unwrap();
-        let program = super::super::lower::lower(&module, Some("k")).unwrap();
-        let plan = Plan::new(&program);
-        let insts = &program.functions[0].insts;
-        let wanted: Vec<&str> = (0..insts.len() as u32)
-            .filter(|&pc| plan.wants(0, pc))
-            .map(|pc| program.names[insts[pc as usize].name as usize].as_str())
-            .collect();
-        assert_eq!(wanted, ["ld.global.u32", "add.u32"]);
-        // The add is hash-consed over its two operands.
-        let add = plan.pure_op(0, 2).unwrap();
-        assert_eq!((add.dsts.len(), add.srcs.len()), (1, 2));
-    }
 }

@@ -53,7 +53,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::ir::{Compare, Inst, IntBin, Kind, Merge, Reg, SharedVar, Src};
+use super::ir::{Compare, Inst, IntBin, Kind, LoopMerges, Merge, Reg, SharedVar, Src};
 use super::merge::{self, Bound, Candidate, Low, Root};
 use crate::kernel::ptx::ops::{self, Half, Value};
 
@@ -78,50 +78,6 @@ pub(super) const MAX_BODY: usize = 70;
 /// `ld_t2_k128` 2 x 134) and not from 402 (`ld_t3_k128`; `ld_t4_k96`
 /// 408, `ld_t2_k256` 524). Between the two is a modelling choice.
 pub(super) const MAX_FULL: usize = 376;
-
-/// The merges of one access inside an unrolled loop, by iteration.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct LoopMerges {
-    /// The loop's counter.
-    pub counter: Reg,
-    /// Its width in bits.
-    pub bits: u32,
-    /// Its value when the access runs in the first iteration.
-    pub first: u64,
-    /// What each iteration adds to it (wrapping at `bits`).
-    pub step: i64,
-    /// The access's merge in each iteration.
-    pub merges: Vec<Merge>,
-}
-
-impl LoopMerges {
-    /// The merge of the iteration in which the counter holds `value`: the
-    /// access as written for a value no iteration has (the loop entered
-    /// some other way).
-    pub(crate) fn at(&self, value: Option<u64>) -> Merge {
-        let mask = if self.bits >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << self.bits) - 1
-        };
-        let Some(v) = value else {
-            return Merge::None;
-        };
-        let (diff, step) = if self.step >= 0 {
-            (v.wrapping_sub(self.first) & mask, self.step.unsigned_abs())
-        } else {
-            (self.first.wrapping_sub(v) & mask, self.step.unsigned_abs())
-        };
-        if step == 0 || diff % step != 0 {
-            return Merge::None;
-        }
-        usize::try_from(diff / step)
-            .ok()
-            .and_then(|j| self.merges.get(j))
-            .copied()
-            .unwrap_or(Merge::None)
-    }
-}
 
 /// A loop ptxas unrolls: instructions `head..=end` (`end` the back edge),
 /// its counter, and how many times the body runs.
