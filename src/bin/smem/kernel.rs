@@ -47,9 +47,11 @@ prefix only one kernel has; a name that matches none or several lists them.
 Arguments are the kernel's parameters by 0-based index, PTX name, or a Triton kernel's Python
 name (from the cache's IR), each given once, with the type the source gives: decimal (negative
 for a signed C++ or Triton int), 0x hex (the bits), a float for float, double, half and
-__nv_bfloat16. A pointer left unset gets a distinct fake global address; the scalars left unset
-are an error naming them all, a Triton constexpr given is an error naming it. Addresses that
-depend on global memory are never guessed: their instructions are listed as data-dependent.
+__nv_bfloat16; a struct passed by value as one little-endian 0x hex number of up to its size
+(0x<c><b><a>, 48 digits, for struct {long a, b, c;}). A pointer left unset gets a distinct
+fake global address; the scalars left unset are an error naming them all, a Triton constexpr
+given is an error naming it. Addresses that depend on global memory are never guessed: their
+instructions are listed as data-dependent.
 
 A launch the driver would refuse is an error (exit 2): a block other than the kernel's .reqntid
 (the default block when --block is not given), more threads than its .maxntid, static plus

@@ -189,7 +189,7 @@ impl core::str::FromStr for Arg {
 ///     ParamDecl { name: "n", kind: ParamKind::Int { bits: 32, signed: true } },
 /// ];
 /// let bound = launch.bind(&params)?;
-/// assert_eq!(bound[2], 64);
+/// assert_eq!(bound[2], 64u32.to_le_bytes());
 /// // The unset pointers get distinct fake global addresses.
 /// assert_ne!(bound[0], bound[1]);
 /// assert_eq!(launch.threads_per_block(), 1024);
@@ -277,11 +277,13 @@ impl KernelLaunch {
         &self.args
     }
 
-    /// The value of each parameter, in order, as its bytes read as one
-    /// little-endian integer (a float as its bits; an aggregate's bytes
-    /// beyond 16 are zero): the given argument, or a fake address for an
-    /// unset pointer ([`FAKE_POINTER_BASE`] plus [`FAKE_POINTER_STRIDE`] times
-    /// its index).
+    /// The bytes of each parameter, in order, as many as it has (little
+    /// endian, a float as its bits): the given argument, or a fake address
+    /// for an unset pointer ([`FAKE_POINTER_BASE`] plus
+    /// [`FAKE_POINTER_STRIDE`] times its index). An aggregate's argument is
+    /// one little-endian integer of up to its size: in hex (`0x`, any
+    /// number of digits up to two a byte) for every byte of a struct past
+    /// 16 bytes, or in decimal up to 2^128 - 1.
     ///
     /// # Errors
     ///
@@ -293,8 +295,8 @@ impl KernelLaunch {
     ///   name, by index, or one of each).
     /// - [`Error::UnsetKernelParam`]: scalar or aggregate parameters without
     ///   an argument, all of them named.
-    pub fn bind(&self, params: &[ParamDecl<'_>]) -> Result<Vec<u128>, Error> {
-        let mut values: Vec<Option<u128>> = vec![None; params.len()];
+    pub fn bind(&self, params: &[ParamDecl<'_>]) -> Result<Vec<Vec<u8>>, Error> {
+        let mut values: Vec<Option<Vec<u8>>> = vec![None; params.len()];
         for arg in &self.args {
             let index = match &arg.key {
                 ArgKey::Index(i) if *i < params.len() => *i,
@@ -330,7 +332,9 @@ impl KernelLaunch {
             .enumerate()
             .map(|(i, value)| {
                 value.unwrap_or_else(|| {
-                    u128::from(FAKE_POINTER_BASE + FAKE_POINTER_STRIDE * i as u64)
+                    (FAKE_POINTER_BASE + FAKE_POINTER_STRIDE * i as u64)
+                        .to_le_bytes()
+                        .to_vec()
                 })
             })
             .collect())
@@ -360,30 +364,37 @@ fn unknown_param(key: &ArgKey, params: &[ParamDecl<'_>]) -> Error {
     }
 }
 
-/// Reads `text` as a value of `param`'s kind: a decimal integer (with a sign
-/// for signed ones), `0x` hex (the bits, for any kind), or a float for float
-/// parameters.
-fn parse_value(param: &ParamDecl<'_>, text: &str) -> Result<u128, Error> {
+/// Reads `text` as a value of `param`'s kind, as its bytes (little endian,
+/// as many as the parameter has): a decimal integer (with a sign for signed
+/// ones), `0x` hex (the bits, for any kind, as many digits as its bytes
+/// hold), or a float for float parameters.
+fn parse_value(param: &ParamDecl<'_>, text: &str) -> Result<Vec<u8>, Error> {
     let bad = || Error::KernelArgValue {
         name: param.name.to_owned(),
         value: text.to_owned(),
         kind: param.kind.to_string(),
     };
-    let bits = 8 * param.kind.bytes().min(16);
-    let fits = |v: u128| bits >= 128 || v >> bits == 0;
+    let size = param.kind.bytes() as usize;
+    let bytes = |v: u128| -> Result<Vec<u8>, Error> {
+        if size < 16 && v >> (8 * size) != 0 {
+            return Err(bad());
+        }
+        let mut out = v.to_le_bytes().to_vec();
+        out.resize(size, 0);
+        Ok(out)
+    };
     if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
-        let v = u128::from_str_radix(&hex.replace('_', ""), 16).map_err(|_| bad())?;
-        return if fits(v) { Ok(v) } else { Err(bad()) };
+        return hex_bytes(hex, size).ok_or_else(bad);
     }
     match param.kind {
         ParamKind::Float { bits: 16 } => Err(bad()),
         ParamKind::Float { bits: 32 } => {
             let v: f32 = text.parse().map_err(|_| bad())?;
-            Ok(u128::from(v.to_bits()))
+            bytes(u128::from(v.to_bits()))
         }
         ParamKind::Float { .. } => {
             let v: f64 = text.parse().map_err(|_| bad())?;
-            Ok(u128::from(v.to_bits()))
+            bytes(u128::from(v.to_bits()))
         }
         ParamKind::Int { bits, signed } => {
             let v: i128 = text.parse().map_err(|_| bad())?;
@@ -395,17 +406,30 @@ fn parse_value(param: &ParamDecl<'_>, text: &str) -> Result<u128, Error> {
             if v < lo || v > hi {
                 return Err(bad());
             }
-            Ok((v as u128) & ((1u128 << bits) - 1))
+            bytes((v as u128) & ((1u128 << bits) - 1))
         }
-        ParamKind::Pointer | ParamKind::Bytes { .. } => {
-            let v: u128 = text.parse().map_err(|_| bad())?;
-            if fits(v) {
-                Ok(v)
-            } else {
-                Err(bad())
-            }
-        }
+        ParamKind::Pointer | ParamKind::Bytes { .. } => bytes(text.parse().map_err(|_| bad())?),
     }
+}
+
+/// The hex digits `hex` (`_` between them allowed) as `size` bytes, little
+/// endian: `None` when one is not a hex digit, there are none, or the value
+/// needs more than `size` bytes (leading zeros do not count).
+fn hex_bytes(hex: &str, size: usize) -> Option<Vec<u8>> {
+    let digits: Vec<u8> = hex
+        .chars()
+        .filter(|&c| c != '_')
+        .map(|c| c.to_digit(16).map(|d| d as u8))
+        .collect::<Option<_>>()?;
+    let first = digits.iter().position(|&d| d != 0).unwrap_or(digits.len());
+    if digits.is_empty() || digits.len() - first > 2 * size {
+        return None;
+    }
+    let mut out = vec![0u8; size];
+    for (i, &d) in digits[first..].iter().rev().enumerate() {
+        out[i / 2] |= d << (4 * (i % 2));
+    }
+    Some(out)
 }
 
 /// Reads grid or block dimensions `X[,Y[,Z]]` (missing ones are 1).
@@ -483,21 +507,28 @@ mod tests {
         assert_eq!(
             bound,
             [
-                u128::from(FAKE_POINTER_BASE),
-                0xffff_fffd,
-                0x3f00_0000,
-                0x1000
+                FAKE_POINTER_BASE.to_le_bytes().to_vec(),
+                le(0xffff_fffd, 4),
+                le(0x3f00_0000, 4),
+                le(0x1000, 8)
             ]
         );
         let bound = launch(&["1=0x7fffffff", "scale=0x3f800000"])
             .bind(&params())
             .unwrap();
-        assert_eq!(bound[1], 0x7fff_ffff);
-        assert_eq!(bound[2], u128::from(1.0f32.to_bits()));
+        assert_eq!(bound[1], le(0x7fff_ffff, 4));
+        assert_eq!(bound[2], le(1.0f32.to_bits().into(), 4));
         assert_eq!(
             bound[3],
-            u128::from(FAKE_POINTER_BASE + 3 * FAKE_POINTER_STRIDE)
+            (FAKE_POINTER_BASE + 3 * FAKE_POINTER_STRIDE)
+                .to_le_bytes()
+                .to_vec()
         );
+    }
+
+    /// `v`'s `n` low bytes, little endian.
+    fn le(v: u128, n: usize) -> Vec<u8> {
+        v.to_le_bytes()[..n].to_vec()
     }
 
     #[test]
@@ -608,9 +639,38 @@ mod tests {
             },
         ];
         let l = |args: &[&str]| launch(args).bind(&p);
-        assert_eq!(l(&["u=255", "s=0xffff"]).unwrap(), [255, 0xffff]);
+        assert_eq!(
+            l(&["u=255", "s=0xffff"]).unwrap(),
+            [vec![255], vec![0xff, 0xff]]
+        );
         assert!(l(&["u=256", "s=1"]).is_err());
         assert!(l(&["u=-1", "s=1"]).is_err());
         assert!(l(&["u=1", "s=0x10000"]).is_err());
+    }
+
+    #[test]
+    fn a_struct_past_16_bytes_is_given_every_byte_in_hex() {
+        // struct { long a, b, c; } passed by value: .param .align 8 .b8 p[24].
+        let p = [ParamDecl {
+            name: "p",
+            kind: ParamKind::Bytes { bytes: 24 },
+        }];
+        let l = |args: &[&str]| launch(args).bind(&p);
+        let bound = l(&["p=0x0303030303030303_0202020202020202_0101010101010101"]).unwrap();
+        let want: Vec<u8> = [1u8, 2, 3].iter().flat_map(|&b| [b; 8]).collect();
+        assert_eq!(bound, [want]);
+        // Fewer digits: the high bytes are zero; leading zeros do not count.
+        assert_eq!(l(&["p=0x1ff"]).unwrap()[0][..3], [0xff, 1, 0]);
+        assert_eq!(
+            l(&[&format!("p=0x00{}", "f".repeat(48))]).unwrap()[0],
+            [0xff; 24]
+        );
+        // Decimal fills the low 16 bytes.
+        assert_eq!(l(&["p=258"]).unwrap()[0][..3], [2, 1, 0]);
+        // 25 bytes, a digit that is not hex, no digit: refused.
+        assert!(l(&[&format!("p=0x1{}", "0".repeat(48))]).is_err());
+        assert!(l(&["p=0x1g"]).is_err());
+        assert!(l(&["p=0x"]).is_err());
+        assert!(matches!(l(&["p=0x_"]), Err(Error::KernelArgValue { .. })));
     }
 }

@@ -696,7 +696,8 @@ pub(crate) struct Ctx<'p> {
     /// The driver's reserved bytes before it in the shared window (1 KiB
     /// from sm_80 on): the addresses memcheck prints start there.
     pub reserved: u32,
-    pub args: &'p [u128],
+    /// Each parameter's bytes, as `KernelLaunch::bind` gives them.
+    pub args: &'p [Vec<u8>],
     pub budget: u64,
     /// Which instructions number their results.
     pub plan: &'p Plan,
@@ -800,10 +801,10 @@ pub(crate) fn run_block<C: Consumer + ?Sized>(
                 reg_base: 0,
             };
             warp.push_frame(entry, ctx.entry, None);
-            for (param, &arg) in entry.params.iter().zip(ctx.args) {
-                for b in 0..param.bytes.min(16) {
-                    let i = (param.offset + b) as usize;
-                    warp.pvals[i] = [(arg >> (8 * b)) as u8; 32];
+            for (param, arg) in entry.params.iter().zip(ctx.args) {
+                for (b, &byte) in arg.iter().enumerate().take(param.bytes as usize) {
+                    let i = param.offset as usize + b;
+                    warp.pvals[i] = [byte; 32];
                     warp.pknown[i] = FULL;
                 }
             }

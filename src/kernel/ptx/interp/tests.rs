@@ -462,3 +462,37 @@ ret;
     let add = plan.pure_op(0, 2).unwrap();
     assert_eq!((add.dsts.len(), add.srcs.len()), (1, 2));
 }
+
+/// A struct passed by value past 16 bytes (`struct { long a, b, c; }`,
+/// `.param .align 8 .b8 p[24]`): every byte is the argument's (issue 36: the
+/// bytes past 16 were never set, and `c` read as unknown).
+#[test]
+fn a_24_byte_struct_parameter_is_read_to_its_last_byte() {
+    let body = r#"
+.visible .entry k(
+    .param .align 8 .b8 k_param_0[24]
+)
+{
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    .shared .align 4 .b8 s[1024];
+    ld.param.u64 %rd1, [k_param_0];
+    ld.param.u64 %rd2, [k_param_0+8];
+    ld.param.u64 %rd3, [k_param_0+16];
+    cvt.u32.u64 %r1, %rd1;
+    cvt.u32.u64 %r2, %rd2;
+    cvt.u32.u64 %r3, %rd3;
+    st.shared.u32 [%r1], %r1;
+    st.shared.u32 [%r2], %r2;
+    st.shared.u32 [%r3], %r3;
+    ret;
+}
+"#;
+    // a = 4, b = 8, c = 12: one little-endian hex number of 24 bytes.
+    let arg = "0=0x000000000000000c_0000000000000008_0000000000000004";
+    let (log, summary) = run(body, 32, &[arg]).unwrap();
+    let firsts: Vec<u32> = log.accesses.iter().map(|a| a.3).collect();
+    assert_eq!(firsts, [4, 8, 12]);
+    assert!(log.others.is_empty(), "{:?}", log.others);
+    assert!(summary.notes.is_empty());
+}
