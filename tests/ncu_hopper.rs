@@ -110,7 +110,7 @@ const KNOWN_GAPS: &[&str] = &[
 fn measured(csv: &Path, kernel: &str) -> Vec<(String, Option<f64>)> {
     let text = std::fs::read_to_string(csv).unwrap();
     let start = text.find("\"ID\"").expect("a raw-page export");
-    let mut reader = csv::Reader::from_reader(text[start..].as_bytes());
+    let mut reader = csv::Reader::from_reader(&text.as_bytes()[start..]);
     let header = reader.headers().unwrap().clone();
     let name = header.iter().position(|h| h == "Kernel Name").unwrap();
     let row = reader
