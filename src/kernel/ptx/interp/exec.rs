@@ -1274,7 +1274,7 @@ enum Target {
     Other,
     /// Some lane's address is unknown.
     Unknown,
-    /// Shared and non-shared lanes together, or a shared offset past 4 GiB.
+    /// Shared and non-shared lanes together (generic addresses).
     Mixed,
 }
 
@@ -1288,23 +1288,15 @@ fn target(space: Space, a: &Lanes, mask: u32) -> Target {
     let mut offsets = [0u32; 32];
     match space {
         Space::Shared => {
-            let mut high = 0u64;
-            if mask == FULL {
-                // The common case, in a form the compiler vectorizes.
-                for (slot, &x) in offsets.iter_mut().zip(&a.v) {
-                    high |= x >> 32;
-                    *slot = x as u32;
-                }
-            } else {
-                for (lane, slot) in offsets.iter_mut().enumerate() {
-                    let keep = u64::from(mask >> lane & 1).wrapping_neg();
-                    let x = a.v[lane] & keep;
-                    high |= x >> 32;
-                    *slot = x as u32;
-                }
-            }
-            if high != 0 {
-                return Target::Mixed;
+            // A .shared address is the low 32 bits of the register, whatever
+            // its width: SASS's LDS/STS/ATOMS take a 32-bit address, so
+            // `s[-1]` through a 64-bit register (0xffff_ffff_ffff_fffc past
+            // `s`) is the same access as through a 32-bit one (0xffff_fffc),
+            // and both are out of bounds (issue 36: the 64-bit one was "not
+            // modelled" and the 32-bit one memcheck's error).
+            for (lane, (slot, &x)) in offsets.iter_mut().zip(&a.v).enumerate() {
+                // Lanes that do not execute: 0 (branch-free, vectorized).
+                *slot = x as u32 & (mask >> lane & 1).wrapping_neg();
             }
             Target::Shared(offsets)
         }
@@ -1891,7 +1883,9 @@ fn in_bounds(
         source_line,
         thread: [t % bx, t / bx % by, t / (bx * by)],
         block: ctx.block_id,
-        address: start + u64::from(offsets[first]),
+        // The window's addresses are 32 bits: s[-1] at offset 0 is 0x3fc
+        // past 1 KiB of reserved bytes, as memcheck names an address.
+        address: (start + u64::from(offsets[first])) & 0xffff_ffff,
         start,
         shared_bytes: ctx.shared_end,
         lanes: lanes_of(mask).filter(|&l| past(l)).count() as u32,

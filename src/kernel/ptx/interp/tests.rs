@@ -496,3 +496,51 @@ fn a_24_byte_struct_parameter_is_read_to_its_last_byte() {
     assert!(log.others.is_empty(), "{:?}", log.others);
     assert!(summary.notes.is_empty());
 }
+
+/// `s[-1]`, one element before a shared array, through a 32-bit and through
+/// a 64-bit address register: one verdict, memcheck's out-of-bounds error at
+/// the window's 32-bit address (issue 36: the 64-bit access was counted as
+/// "not modelled" and the 32-bit one named 0x1000003fc).
+#[test]
+fn s_minus_one_is_out_of_bounds_through_32_and_64_bit_addresses() {
+    let body = |width: u32| {
+        let (reg, add) = if width == 32 {
+            ("%r", "add.s32")
+        } else {
+            ("%rd", "add.s64")
+        };
+        format!(
+            r#"
+.visible .entry k()
+{{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    .shared .align 4 .b8 s[128];
+    mov.u{width} {reg}1, s;
+    {add} {reg}2, {reg}1, -4;
+    st.shared.u32 [{reg}2], 7;
+    ret;
+}}
+"#
+        )
+    };
+    let text = |width| {
+        let Err(err) = run(&body(width), 32, &[]) else {
+            panic!("{width}-bit: no error")
+        };
+        let Error::SharedOutOfBounds(fault) = &err else {
+            panic!("{width}-bit: {err}")
+        };
+        assert_eq!((fault.address, fault.lanes), (0x3fc, 32), "{err}");
+        err.to_string()
+    };
+    let (narrow, wide) = (text(32), text(64));
+    assert_eq!(narrow, wide);
+    assert!(
+        narrow.starts_with(
+            "invalid __shared__ write of size 4 bytes at st.shared.u32, PTX line 12, by thread \
+             (0,0,0) in block (0,0,0): access to 0x3fc is out of bounds"
+        ),
+        "{narrow}"
+    );
+}
