@@ -598,3 +598,33 @@ fn arrivals_alone_order_nothing() {
     assert_eq!(report.hazards().len(), 1, "{report:?}");
     assert!(report.barrier_errors().is_empty(), "{report:?}");
 }
+
+#[test]
+fn a_hazards_bytes_are_counted_however_many_rows_and_pages_it_spans() {
+    // Warp 0 stores one word in each of `rows` rows of `stride` bytes, 32
+    // rows an instruction (a row of 64 bytes is one run of 16 words of a
+    // hazard's bytes, a row of 4 KiB a page of its bitmap), warp 1 reads
+    // them back without a barrier: one hazard of 4 bytes a row. Around the counts where the
+    // block model keeps a hazard's bytes otherwise: 1 run, 8 runs in
+    // place, 32 runs, then pages.
+    for stride in [64, 68, 4096] {
+        for rows in [1u32, 2, 8, 9, 31, 32, 33, 40, 53] {
+            let mut block = Block::new(SM90, 64).unwrap();
+            for site in 0..rows.div_ceil(32) {
+                let lanes = |l: u32| {
+                    let row = 32 * site + l;
+                    (row < rows).then_some(stride * row)
+                };
+                block.access(0, 1, &req(Op::Store, lanes)).unwrap();
+                block.access(1, 9, &req(Op::Load, lanes)).unwrap();
+            }
+            let report = block.finish();
+            assert_eq!(report.hazards().len(), 1);
+            assert_eq!(
+                report.hazards()[0].bytes(),
+                4 * rows,
+                "stride {stride}, {rows} rows"
+            );
+        }
+    }
+}

@@ -364,21 +364,28 @@ struct FirstRun {
 
 /// The bytes a hazard being gathered covers beyond its [`FirstRun`]: while
 /// they lie in few runs of 16 words, those runs (most hazards cover a few
-/// words); past [`Slot::GROUPS`] runs, a bitmap per 4 KiB page of the
+/// words); past [`Slot::RUNS`] runs, a bitmap per 4 KiB page of the
 /// shared window, for the pages it touches.
 #[derive(Debug, Default)]
 struct Slot {
     /// Runs of 16 words, each its first word and bits as in
     /// [`add`](Self::add), each first word once; empty once `pages` are used.
-    /// In place, all [`Slot::GROUPS`] of them: only hazards of more than
+    /// In place up to [`Slot::GROUPS`] of them: only hazards of more than
     /// one run have a slot.
     groups: SmallVec<[(u32, u64); Slot::GROUPS]>,
     pages: Vec<(u32, Box<[u64; 64]>)>,
 }
 
 impl Slot {
-    /// The most runs of 16 words kept before the bitmap pages take over.
+    /// The runs of 16 words kept in place.
     const GROUPS: usize = 8;
+
+    /// The most runs of 16 words kept before the bitmap pages take over:
+    /// 512 bytes of runs, a page's size. With 8, a hazard of a word or two
+    /// in each of many rows (FlashInfer prefill's: 16 rows, each in a page
+    /// of its own) took a zeroed 512-byte page per row, and allocating,
+    /// counting and freeing them was 5% of that trace's time.
+    const RUNS: usize = 32;
 
     /// Notes the bytes `bits` of the 16 words from `base` (a multiple of
     /// 16): bits `4 * i` to `4 * i + 3` are word `base + i`'s.
@@ -388,7 +395,7 @@ impl Slot {
                 group.1 |= bits;
                 return;
             }
-            if self.groups.len() < Self::GROUPS {
+            if self.groups.len() < Self::RUNS {
                 self.groups.push((base, bits));
                 return;
             }
@@ -415,10 +422,16 @@ impl Slot {
 
     fn bytes(&self) -> u32 {
         let groups: u32 = self.groups.iter().map(|g| g.1.count_ones()).sum();
+        // Most words of a page are 0 (a hazard of a few words in each of
+        // many rows), and counting bits is a dozen steps without the
+        // POPCNT instruction, which the default target leaves out: a run of
+        // 8 words that is all 0 is skipped by one vector OR.
         let pages: u32 = self
             .pages
             .iter()
-            .flat_map(|p| p.1.iter())
+            .flat_map(|p| p.1.chunks_exact(8))
+            .filter(|run| run.iter().fold(0, |a, &b| a | b) != 0)
+            .flatten()
             .map(|b| b.count_ones())
             .sum();
         groups + pages
@@ -437,6 +450,24 @@ struct Found {
     /// words, then the word's records): a hazard's example is the first
     /// conflict met in that order, however the lanes were batched.
     rank: u64,
+}
+
+impl Found {
+    /// Its hazard's key: severity, kind, and the pair of sites in order.
+    #[inline]
+    fn key(&self) -> Key {
+        let kind = if self.now.access.writes() && self.earlier.access.writes() {
+            HazardKind::WriteWrite
+        } else {
+            HazardKind::ReadWrite
+        };
+        let (first, second) = if self.now.site < self.earlier.site {
+            (self.now.site, self.earlier.site)
+        } else {
+            (self.earlier.site, self.now.site)
+        };
+        (self.severity, kind, first, second)
+    }
 }
 
 /// The lanes of an access that touch one word, with the bytes they touch.
@@ -1851,34 +1882,28 @@ impl HazardTable {
     }
 
     /// Adds a conflict to its hazard: one per severity, kind and pair of sites.
+    ///
+    /// Inlined into the checks for its commonest step, a conflict of the
+    /// hazard noted last (three in four of FlashInfer prefill's): a call
+    /// and the copy of the conflict were most of its cost.
+    #[inline]
     fn note(&mut self, found: Found) {
-        let Found {
-            earlier,
-            now,
-            severity,
-            word,
-            mask,
-            ..
-        } = found;
-        let kind = if now.access.writes() && earlier.access.writes() {
-            HazardKind::WriteWrite
-        } else {
-            HazardKind::ReadWrite
-        };
-        let (first, second) = if now.site < earlier.site {
-            (now, earlier)
-        } else {
-            (earlier, now)
-        };
-        let key = (severity, kind, first.site, second.site);
+        let key = found.key();
         // Conflicts come in runs of one pair of instructions: the last
         // hazard is looked at before the cache, and the cache before the map.
         if let Some((last, index)) = self.last
             && last == key
         {
-            self.add(index, word, mask);
+            self.add(index, found.word, found.mask);
             return;
         }
+        self.note_new(&found, key);
+    }
+
+    /// [`note`](Self::note) for a conflict of another hazard than the last.
+    #[inline(never)]
+    fn note_new(&mut self, found: &Found, key: Key) {
+        let (word, mask) = (found.word, found.mask);
         if self.cache.is_empty() {
             self.cache.resize(CACHE_LINES, None);
         }
@@ -1901,9 +1926,14 @@ impl HazardTable {
         }
         let (hazards, runs) = (&mut self.hazards, &mut self.runs);
         let index = *self.index.entry(key).or_insert_with(|| {
+            let (first, second) = if found.now.site < found.earlier.site {
+                (found.now, found.earlier)
+            } else {
+                (found.earlier, found.now)
+            };
             hazards.push(Hazard {
-                kind,
-                severity,
+                kind: key.1,
+                severity: key.0,
                 first,
                 second,
                 address: 4 * word + mask.trailing_zeros(),
