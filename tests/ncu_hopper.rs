@@ -61,33 +61,9 @@ const COUNTERS: &[(&str, f64)] = &[
 
 /// `launch id: check` pairs the model gets wrong today (issue 34's work).
 const KNOWN_GAPS: &[&str] = &[
-    // wmma.load / wmma.store are not lowered to their LDS/LDSM/STS yet.
-    "bf16TensorCoreGemm: smsp__sass_inst_executed_op_shared_ld.sum",
-    "bf16TensorCoreGemm: smsp__sass_inst_executed_op_shared_st.sum",
-    "bf16TensorCoreGemm: smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-    "bf16TensorCoreGemm: smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    // cp.async in the WMMA GEMMs: the shared-side rule is below the LDGSTS counter.
     "bf16TensorCoreGemm: smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
-    "cudaTensorCoreGemm: smsp__sass_inst_executed_op_ldsm.sum",
-    "cudaTensorCoreGemm: smsp__sass_inst_executed_op_shared_ld.sum",
-    "cudaTensorCoreGemm: smsp__sass_inst_executed_op_shared_st.sum",
-    "cudaTensorCoreGemm: smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-    "cudaTensorCoreGemm: smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum",
-    "cudaTensorCoreGemm: smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-    "dmmaTensorCoreGemm: smsp__sass_inst_executed_op_shared_ld.sum",
-    "dmmaTensorCoreGemm: smsp__sass_inst_executed_op_shared_st.sum",
-    "dmmaTensorCoreGemm: smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-    "dmmaTensorCoreGemm: smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
     "dmmaTensorCoreGemm: smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
-    "immaTensorCoreGemm: smsp__sass_inst_executed_op_ldsm.sum",
-    "immaTensorCoreGemm: smsp__sass_inst_executed_op_shared_ld.sum",
-    "immaTensorCoreGemm: smsp__sass_inst_executed_op_shared_st.sum",
-    "immaTensorCoreGemm: smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-    "immaTensorCoreGemm: smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum",
-    "immaTensorCoreGemm: smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-    "tf32TensorCoreGemm: smsp__sass_inst_executed_op_shared_ld.sum",
-    "tf32TensorCoreGemm: smsp__sass_inst_executed_op_shared_st.sum",
-    "tf32TensorCoreGemm: smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-    "tf32TensorCoreGemm: smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
     "tf32TensorCoreGemm: smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
     // 4-byte cp.async.ca: 2 wavefronts an instruction measured, the shared-side rule gives 1.
     "g2s0: smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
@@ -100,9 +76,6 @@ const KNOWN_GAPS: &[&str] = &[
     // its mbarrier arrivals (ATOMS): instructions right, wavefronts not.
     "g2s3: smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
     "g2s3: synccheck",
-    // wgmma's operand reads.
-    "triton_h_matmul: smsp__sass_inst_executed_op_shared_gmma.sum",
-    "triton_h_matmul: l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum",
 ];
 
 /// The counters of the export's row for `kernel` (its C++ name, or a

@@ -692,6 +692,21 @@ impl Consumer for Racecheck {
             }
             // Constant memory is only read: no hazard.
             Event::ConstantLoad { .. } => return Ok(()),
+            // A warpgroup's operand reads: 16-byte loads of the chunks, 32 a
+            // request, by the warp whose event carries them (the lanes are
+            // the chunks', not threads': the hardware reads for the group).
+            Event::Gmma { site, chunks, .. } => {
+                self.release_load(warp, None)?;
+                for group in chunks.chunks(32) {
+                    let mut offsets = [0u32; 32];
+                    offsets[..group.len()].copy_from_slice(group);
+                    let lanes = LaneSet::range(0, group.len() as u32);
+                    let request = WarpRequest::from_offsets(crate::Op::Load, 16, lanes, &offsets)?;
+                    self.kernel().requests += 1;
+                    self.process_access(warp, site, &request, 0)?;
+                }
+                return Ok(());
+            }
             Event::Barrier {
                 site,
                 lanes,

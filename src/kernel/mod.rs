@@ -251,6 +251,29 @@ pub enum Event<'a> {
         /// The lanes that execute it.
         lanes: LaneSet,
     },
+    /// One warp's part of a warpgroup's `wgmma.mma_async` (SASS `HGMMA`,
+    /// `IGMMA`, `QGMMA`, ...) that reads operands from shared memory through
+    /// matrix descriptors. Every warp of the warpgroup executes the
+    /// instruction and counts one (Nsight Compute's
+    /// `smsp__sass_inst_executed_op_shared_gmma`); the operand reads happen
+    /// once for the warpgroup, so only the event of its first warp carries
+    /// them (`chunks` empty and `wavefronts` 0 in the others). The reads
+    /// are the hardware's, asynchronous to the warps: the model places them
+    /// at the instruction (see `wgmma` in the PTX interpreter's docs).
+    Gmma {
+        /// Where it comes from.
+        site: Site,
+        /// The lanes that execute it.
+        lanes: LaneSet,
+        /// The shared-memory offset of each 16-byte chunk read, A's (where
+        /// from shared memory) then B's, 8 chunks a core matrix.
+        chunks: &'a [u32],
+        /// The wavefronts the reads take
+        /// (`l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma`).
+        wavefronts: u64,
+        /// Those of them beyond one a core matrix: bank conflicts.
+        conflicts: u64,
+    },
     /// A constant-memory load (`ld.const`, SASS `LDC`, `ULDC`): not shared
     /// memory and never part of a shared-memory count, but a source reports it
     /// so that a tally can count constant-cache requests apart. `load` is the
@@ -313,6 +336,7 @@ impl Event<'_> {
             | Event::CpAsyncWait { site, .. }
             | Event::CpAsyncArrive { site, .. }
             | Event::ConstantLoad { site, .. }
+            | Event::Gmma { site, .. }
             | Event::Unmodelled { site, .. }
             | Event::UnknownAddress { site, .. } => site,
         }
@@ -331,6 +355,7 @@ impl Event<'_> {
             | Event::CpAsyncWait { lanes, .. }
             | Event::CpAsyncArrive { lanes, .. }
             | Event::ConstantLoad { lanes, .. }
+            | Event::Gmma { lanes, .. }
             | Event::Unmodelled { lanes, .. }
             | Event::UnknownAddress { lanes, .. } => lanes,
         }

@@ -131,6 +131,11 @@ pub enum Family {
     Stsm,
     /// `LDGSTS` (`cp.async`).
     Ldgsts,
+    /// `HGMMA`/`IGMMA`/`QGMMA` (`wgmma.mma_async`) with operands in shared
+    /// memory: counted apart from the requests
+    /// ([`Tally::gmma`](super::tally::Tally::gmma)), so it is not in
+    /// [`ALL`](Family::ALL), which lists the families of [`Op`]s.
+    Gmma,
 }
 
 impl Family {
@@ -174,6 +179,7 @@ impl Family {
             Family::Ldsm => "ldsm",
             Family::Stsm => "stsm",
             Family::Ldgsts => "ldgsts",
+            Family::Gmma => "gmma",
         }
     }
 
@@ -186,6 +192,7 @@ impl Family {
             Family::Ldsm => "LDSM",
             Family::Stsm => "STSM",
             Family::Ldgsts => "LDGSTS",
+            Family::Gmma => "HGMMA",
         }
     }
 
@@ -227,6 +234,7 @@ impl Family {
             Family::Ldsm => "smsp__sass_inst_executed_op_ldsm.sum",
             Family::Stsm => "smsp__sass_inst_executed_op_shared_stsm.sum",
             Family::Ldgsts => "smsp__sass_inst_executed_op_ldgsts.sum",
+            Family::Gmma => "smsp__sass_inst_executed_op_shared_gmma.sum",
         }
     }
 
@@ -239,6 +247,8 @@ impl Family {
             Family::Ldsm => "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum",
             Family::Stsm => "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum",
             Family::Ldgsts => "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
+            // sm_90 has no smsp__ one (tests/data/ncu/query_shared.txt).
+            Family::Gmma => "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum",
         }
     }
 
@@ -268,7 +278,7 @@ impl Family {
             Family::Ld | Family::Ldsm => Some(Unit::Ld),
             Family::St | Family::Stsm => Some(Unit::St),
             Family::Atom => Some(Unit::Atom),
-            Family::Ldgsts => None,
+            Family::Ldgsts | Family::Gmma => None,
         }
     }
 }
@@ -615,7 +625,55 @@ pub fn predictions(tally: &Tally) -> Vec<Prediction> {
             not_costed,
         });
     }
+    gmma_predictions(tally, &mut out);
     out
+}
+
+/// `wgmma`'s counters: its instructions (one a warp of the warpgroup), and
+/// the wavefronts and conflicts of its operand reads
+/// ([`wgmma`'s rule](crate::kernel::ptx)).
+fn gmma_predictions(tally: &Tally, out: &mut Vec<Prediction>) {
+    let gmma = tally.gmma();
+    if gmma.instructions == 0 {
+        return;
+    }
+    let families = vec![Family::Gmma];
+    out.push(Prediction {
+        counter: Family::Gmma.instructions_counter(),
+        quantity: Quantity::Instructions,
+        relation: Relation::Equal,
+        predicted: gmma.instructions,
+        families: families.clone(),
+        reason: None,
+        not_costed: 0,
+    });
+    out.push(Prediction {
+        counter: Family::Gmma.wavefronts_counter(),
+        quantity: Quantity::Wavefronts,
+        relation: Relation::Equal,
+        predicted: gmma.wavefronts,
+        families: families.clone(),
+        reason: None,
+        not_costed: 0,
+    });
+    out.push(Prediction {
+        counter: "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum",
+        quantity: Quantity::Wavefronts,
+        relation: Relation::AtLeast,
+        predicted: gmma.wavefronts,
+        families: families.clone(),
+        reason: Some(UNIT_REASON),
+        not_costed: 0,
+    });
+    out.push(Prediction {
+        counter: "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_gmma.sum",
+        quantity: Quantity::BankConflicts,
+        relation: Relation::AtLeast,
+        predicted: gmma.conflicts,
+        families,
+        reason: Some(UNIT_REASON),
+        not_costed: 0,
+    });
 }
 
 #[cfg(feature = "ncu")]

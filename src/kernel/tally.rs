@@ -35,6 +35,21 @@ use std::collections::{BTreeMap, HashMap};
 use super::{Consumer, Event, KernelInfo, Place};
 use crate::{AccessWidth, BankConfig, ComputeCapability, Cost, Error, Op, WarpRequest};
 
+/// The `wgmma.mma_async` instructions that read shared memory through
+/// matrix descriptors ([`Event::Gmma`]): Nsight Compute's `op_shared_gmma`
+/// instructions (one a warp) and `op_gmma` wavefronts and conflicts (the
+/// warpgroup's operand reads).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct GmmaCounts {
+    /// Warp-level instructions executed.
+    pub instructions: u64,
+    /// Wavefronts of the operand reads.
+    pub wavefronts: u64,
+    /// Of them, those beyond one a core matrix.
+    pub conflicts: u64,
+}
+
 /// The capability of a kernel whose source names none.
 pub const DEFAULT_CAPABILITY: ComputeCapability = ComputeCapability::Sm90;
 
@@ -388,6 +403,7 @@ pub struct Tally {
     cas_loops: Vec<((Op, AccessWidth), CasLoops)>,
     predicated_off: u64,
     constant: ConstantCounts,
+    gmma: GmmaCounts,
     errors: Vec<TallyError>,
     error_count: u64,
 }
@@ -427,6 +443,7 @@ impl Tally {
             cas_loops: Vec::new(),
             predicated_off: 0,
             constant: ConstantCounts::default(),
+            gmma: GmmaCounts::default(),
             errors: Vec::new(),
             error_count: 0,
         }
@@ -578,6 +595,11 @@ impl Tally {
     /// Constant-memory loads.
     pub fn constant(&self) -> ConstantCounts {
         self.constant
+    }
+
+    /// The `wgmma` instructions that read shared memory, and their reads.
+    pub fn gmma(&self) -> GmmaCounts {
+        self.gmma
     }
 
     /// The first [`KEPT_ERRORS`] requests the model refused since the last
@@ -783,6 +805,9 @@ impl Tally {
         }
         self.predicated_off += other.predicated_off;
         self.constant.merge(&other.constant);
+        self.gmma.instructions += other.gmma.instructions;
+        self.gmma.wavefronts += other.gmma.wavefronts;
+        self.gmma.conflicts += other.gmma.conflicts;
         self.error_count += other.error_count;
         for error in other.errors {
             if self.errors.len() < KEPT_ERRORS {
@@ -993,6 +1018,20 @@ impl Consumer for Tally {
                     self.predicated_off += 1;
                 } else {
                     self.add_unknown_address((op, width), 1);
+                }
+            }
+            Event::Gmma {
+                lanes,
+                wavefronts,
+                conflicts,
+                ..
+            } => {
+                if lanes.is_empty() {
+                    self.predicated_off += 1;
+                } else {
+                    self.gmma.instructions += 1;
+                    self.gmma.wavefronts += wavefronts;
+                    self.gmma.conflicts += conflicts;
                 }
             }
             Event::ConstantLoad { load, .. } => match load {

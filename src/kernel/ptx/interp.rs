@@ -148,6 +148,9 @@
 // - `exec`: running the IR, on top.
 mod cfg;
 mod ir;
+mod wgmma;
+mod wmma;
+mod wmma_table;
 
 mod merge;
 mod number;
@@ -537,6 +540,7 @@ impl Kernel {
                     .unwrap_or(ComputeCapability::Sm90)
                     .reserved_shared_memory_per_block(),
                 args: &args,
+                capability: options.capability.unwrap_or(ComputeCapability::Sm90),
                 budget: options.budget,
                 plan: &plan,
             };

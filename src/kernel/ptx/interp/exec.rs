@@ -48,6 +48,8 @@ use super::ir::{
     Program, ReduxOp, RoundInt, ShflMode, Space, Special, Src, Ty, VoteMode, SHARED_WINDOW_BASE,
 };
 use super::number::{Numbers, Operand, Plan};
+use super::wgmma;
+use super::wmma::Piece;
 
 const FULL: u32 = u32::MAX;
 
@@ -698,6 +700,9 @@ pub(crate) struct Ctx<'p> {
     pub reserved: u32,
     /// Each parameter's bytes, as `KernelLaunch::bind` gives them.
     pub args: &'p [Vec<u8>],
+    /// The compute capability predicted for (sm_90 where none is given):
+    /// ptxas's lowering of `wmma` depends on it.
+    pub capability: crate::ComputeCapability,
     pub budget: u64,
     /// Which instructions number their results.
     pub plan: &'p Plan,
@@ -1160,6 +1165,8 @@ fn emits(kind: &Kind) -> bool {
             | Kind::Atom { .. }
             | Kind::LdMatrix { .. }
             | Kind::StMatrix { .. }
+            | Kind::Wmma { .. }
+            | Kind::Wgmma { .. }
             | Kind::CpAsync { .. }
             | Kind::CpAsyncCommit
             | Kind::CpAsyncWait { .. }
@@ -2551,6 +2558,138 @@ fn run_inst<C: Consumer + ?Sized>(
                     shared.forget_all();
                 }
             }
+        }
+        Kind::Wmma {
+            rows,
+            space,
+            ds,
+            addr,
+            stride,
+            bits,
+        } => {
+            // The table is sm_80's and sm_90's lowering (the SASS of every
+            // case is the same on both); sm_75's ptxas splits the 16-bit
+            // LDSM.x4 in two and swaps accumulator widths, sm_70 has no
+            // LDSM: not modelled there.
+            if ctx.capability.major() < 8 {
+                unmodelled(consumer, wid, site, name, mask)?;
+                for d in ds {
+                    warp.forget(*d, mask);
+                }
+                return Ok(());
+            }
+            let base = addresses(warp, ctx, addr);
+            let stride = warp.read_owned(ctx, *stride);
+            for d in ds {
+                warp.forget(*d, mask);
+            }
+            for row in *rows {
+                let (op, width, lanes) = match row.piece {
+                    Piece::Lds(w) | Piece::Ld(w) => (Op::Load, w, mask),
+                    Piece::Sts(w) | Piece::St(w) => (Op::Store, w, mask),
+                    Piece::Ldsm(m) => (Op::LdMatrix(m), 16, mask & m.address_lanes().bits()),
+                };
+                // Each lane's address: its pointer plus (line, byte) at its
+                // leading dimension in bytes.
+                let mut at = Lanes {
+                    v: [0; 32],
+                    k: base.known() & stride.known(),
+                };
+                for lane in 0..32 {
+                    let (line, byte) = row.lanes.at(lane);
+                    let pitch = stride.val(lane).wrapping_mul(u64::from(*bits)) / 8;
+                    at.v[lane] = base
+                        .val(lane)
+                        .wrapping_add((line as u64).wrapping_mul(pitch))
+                        .wrapping_add(byte as u64);
+                }
+                let store = op == Op::Store;
+                match shared_target(*space, &at, lanes, unsure, here, notes) {
+                    Target::Shared(offsets) => {
+                        let what = if store { "write" } else { "read" };
+                        in_bounds(ctx, (wid, site, name), what, &offsets, lanes, width)?;
+                        access(consumer, wid, site, name, op, width, mask, &offsets)?;
+                        if store {
+                            for lane in lanes_of(lanes) {
+                                shared.forget(u64::from(offsets[lane]), width);
+                            }
+                        }
+                    }
+                    Target::Unknown => {
+                        unknown_address(consumer, wid, site, name, op, Merge::None, width, mask)?;
+                        if store {
+                            shared.forget_all();
+                        }
+                    }
+                    Target::Mixed => {
+                        unmodelled(consumer, wid, site, name, mask)?;
+                        if store {
+                            shared.forget_all();
+                        }
+                    }
+                    Target::Other => {}
+                }
+            }
+        }
+        Kind::Wgmma {
+            a,
+            b,
+            n,
+            a_mn_major,
+            b_mn_major,
+            ds,
+        } => {
+            for d in ds {
+                warp.forget(*d, mask);
+            }
+            let lanes = LaneSet::from_bits(mask);
+            // The warpgroup's first warp carries the reads (Event::Gmma).
+            if !wid.is_multiple_of(4) || mask == 0 {
+                let event = Event::Gmma {
+                    site,
+                    lanes,
+                    chunks: &[],
+                    wavefronts: 0,
+                    conflicts: 0,
+                };
+                return consumer.event(wid, &event);
+            }
+            // The descriptors are warp-uniform: the first active lane's.
+            let lane = mask.trailing_zeros() as usize;
+            let value = |src: Src| {
+                let v = warp.read_owned(ctx, src);
+                (v.known() >> lane & 1 == 1).then(|| v.val(lane))
+            };
+            let descs = (a.map(value), value(*b));
+            let (Some(a), Some(b)) = (descs.0.map_or(Some(None), |d| d.map(Some)), descs.1) else {
+                note(notes, here.0, here.1, NoteKind::DataDependentAddress);
+                return unmodelled(consumer, wid, site, name, mask);
+            };
+            let a = a.map(wgmma::Descriptor::decode);
+            let b = wgmma::Descriptor::decode(b);
+            if a.is_some_and(|a| a.base_offset != 0) || b.base_offset != 0 {
+                return unmodelled(consumer, wid, site, name, mask);
+            }
+            let mut chunks = match a {
+                Some(a) => wgmma::chunks(&a, 64, *a_mn_major),
+                None => Vec::new(),
+            };
+            chunks.extend(wgmma::chunks(&b, *n, *b_mn_major));
+            let mut at = [0u32; 32];
+            for group in chunks.chunks(32) {
+                at[..group.len()].copy_from_slice(group);
+                let live = u32::MAX >> (32 - group.len());
+                in_bounds(ctx, (wid, site, name), "read", &at, live, 16)?;
+            }
+            let wavefronts = wgmma::wavefronts(&chunks);
+            let event = Event::Gmma {
+                site,
+                lanes,
+                chunks: &chunks,
+                wavefronts,
+                conflicts: wavefronts - chunks.len() as u64 / 8,
+            };
+            consumer.event(wid, &event)?;
         }
         Kind::CpAsync { kind, bytes, dst } => {
             let a = addresses(warp, ctx, dst);

@@ -417,6 +417,32 @@ pub(crate) enum Kind {
         m: Matrices,
         addr: Addr,
     },
+    /// `wmma.load.{a,b,c}` (`ds` its fragment registers) or `wmma.store.d`
+    /// (no `ds`): the SASS accesses ptxas emits for it, lane by lane
+    /// ([`wmma`](super::wmma)); each access is at `addr + line * stride *
+    /// bits / 8 + byte`.
+    Wmma {
+        rows: &'static [super::wmma::Row],
+        space: Space,
+        ds: Vec<Reg>,
+        addr: Addr,
+        /// The leading dimension, in elements.
+        stride: Src,
+        /// Bits of one element.
+        bits: u32,
+    },
+    /// `wgmma.mma_async` reading operands through matrix descriptors
+    /// ([`wgmma`](super::wgmma)): `a` A's descriptor (none: A is in
+    /// registers), `b` B's; `n` the shape's N; each operand's transpose bit
+    /// (MN-major); `ds` the accumulators, unknown after it.
+    Wgmma {
+        a: Option<Src>,
+        b: Src,
+        n: u32,
+        a_mn_major: bool,
+        b_mn_major: bool,
+        ds: Vec<Reg>,
+    },
     CpAsync {
         kind: CpAsync,
         bytes: u32,

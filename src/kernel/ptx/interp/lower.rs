@@ -5,8 +5,9 @@
 //! An opcode the interpreter does not evaluate becomes [`Kind::Opaque`]: its
 //! destinations (its first operand, by PTX's convention) become unknown. One
 //! that touches shared memory in a way the model does not model (TMA copies,
-//! `wgmma`, `mbarrier`, distributed shared memory, `wmma.load/store`) becomes
-//! [`Kind::Unmodelled`], an event the consumers count and name.
+//! `mbarrier`, distributed shared memory, a `wmma.load/store` form not
+//! measured, sparse `wgmma`) becomes [`Kind::Unmodelled`], an event the
+//! consumers count and name.
 
 use std::collections::HashMap;
 
@@ -648,6 +649,95 @@ impl Lowering<'_, '_> {
         Kind::Unmodelled { ds }
     }
 
+    /// `wmma.load`/`wmma.store`: its measured lowering
+    /// ([`wmma`](super::wmma)) where the table has it for the state space
+    /// written (nvcc writes bf16, tf32 and f64 without one, ptxas then emits
+    /// generic accesses; the others with `.shared`, and then `LDSM`/`LDS`/
+    /// `STS`: a form the table does not hold would be a guess, so it is not
+    /// modelled). On `.global`, no shared access: its fragment registers are
+    /// unknown.
+    fn wmma(&self, inst: &Instruction<'_>) -> Kind {
+        let space = space_of(inst);
+        let store = inst.has("store");
+        let addr_op = usize::from(!store);
+        let ds = if store {
+            Vec::new()
+        } else {
+            inst.operands.first().map(dests).unwrap_or_default()
+        };
+        if !matches!(space, Space::Shared | Space::Generic) {
+            return if store {
+                Kind::Nop
+            } else {
+                Kind::Opaque {
+                    ds,
+                    srcs: None,
+                    warp: true,
+                }
+            };
+        }
+        let fragment = super::wmma::Fragment::of(inst.mnemonic);
+        let rows = fragment.as_ref().and_then(super::wmma::Fragment::lowering);
+        let (Some(fragment), Some(rows), Some(addr)) =
+            (fragment, rows, self.addr(inst.operands.get(addr_op)))
+        else {
+            return Self::unmodelled(inst);
+        };
+        if rows
+            .iter()
+            .any(|r| r.piece.generic() != (space == Space::Generic))
+        {
+            return Self::unmodelled(inst);
+        }
+        let stride = match inst.operands.get(2) {
+            Some(o) => self.src(Some(o)),
+            None => Src::Imm(u64::from(fragment.default_stride)),
+        };
+        Kind::Wmma {
+            rows,
+            space,
+            ds,
+            addr,
+            stride,
+            bits: fragment.bits,
+        }
+    }
+
+    /// `wgmma.mma_async.sync.aligned.m64nNkK.dtype.atype.btype d, a, b,
+    /// scale-d, ...`: `a` a descriptor or a vector of registers; the
+    /// transpose immediates (16-bit types only) last: `imm-trans-a,
+    /// imm-trans-b` after a descriptor, `imm-trans-b` after registers (PTX
+    /// ISA, wgmma.mma_async). The sparse form is not modelled.
+    fn wgmma(&self, inst: &Instruction<'_>) -> Option<Kind> {
+        if inst.has("sp") {
+            return None;
+        }
+        let shape = inst.modifiers().find(|m| m.starts_with("m64n"))?;
+        let n: u32 = shape[4..].split('k').next()?.parse().ok()?;
+        let ops = &inst.operands;
+        let a_regs = matches!(ops.get(1)?, Operand::Vector(_));
+        // The input types are the last modifier (`.f16.f16`, `.e4m3.e4m3`):
+        // the accumulator's `.f16` does not make them 16-bit.
+        let sixteen = matches!(inst.modifiers().last(), Some("f16" | "bf16"));
+        let imm = |i: usize| match ops.get(i) {
+            Some(Operand::Imm(Immediate::Int(v))) => Some(*v != 0),
+            _ => None,
+        };
+        let (a_mn_major, b_mn_major) = match (sixteen, a_regs) {
+            (false, _) => (false, false),
+            (true, false) => (imm(6)?, imm(7)?),
+            (true, true) => (false, imm(6)?),
+        };
+        Some(Kind::Wgmma {
+            a: (!a_regs).then(|| self.src(ops.get(1))),
+            b: self.src(ops.get(2)),
+            n,
+            a_mn_major,
+            b_mn_major,
+            ds: ops.first().map(dests).unwrap_or_default(),
+        })
+    }
+
     fn kind(&self, inst: &Instruction<'_>) -> Kind {
         self.try_kind(inst).unwrap_or_else(|| self.opaque(inst))
     }
@@ -660,14 +750,18 @@ impl Lowering<'_, '_> {
         let last_ty = tys.last().copied();
         let opcode = inst.opcode();
         let m = |s: &str| inst.has(s);
-        // Shared-memory instructions the model does not model, first.
         let mnemonic = inst.mnemonic;
+        if opcode == "wmma" && (m("load") || m("store")) {
+            return Some(self.wmma(inst));
+        }
+        if opcode == "wgmma" && m("mma_async") {
+            return Some(self.wgmma(inst).unwrap_or_else(|| Self::unmodelled(inst)));
+        }
+        // Shared-memory instructions the model does not model, first.
         if mnemonic.starts_with("cp.async.bulk")
             || mnemonic.starts_with("cp.reduce.async.bulk")
             || opcode == "mbarrier"
-            || (opcode == "wgmma" && m("mma_async"))
             || opcode == "tcgen05"
-            || (opcode == "wmma" && (m("load") || m("store")))
             || opcode == "multimem"
             || (matches!(opcode, "ld" | "st" | "atom" | "red") && m("shared::cluster"))
             || mnemonic.starts_with("barrier.cluster")
@@ -997,12 +1091,16 @@ impl Lowering<'_, '_> {
                 if !m("m8n8") {
                     return Some(Self::unmodelled(inst));
                 }
-                let count = if m("x4") {
-                    Matrices::X4
-                } else if m("x2") {
-                    Matrices::X2
-                } else {
-                    Matrices::X1
+                // `.trans` costs what the plain form does (DESIGN.md 2.1:
+                // wavefronts are the rows' degree either way); it is kept
+                // so that reports name the form written.
+                let count = match (m("x4"), m("x2"), m("trans")) {
+                    (true, _, false) => Matrices::X4,
+                    (true, _, true) => Matrices::X4Trans,
+                    (false, true, false) => Matrices::X2,
+                    (false, true, true) => Matrices::X2Trans,
+                    (false, false, false) => Matrices::X1,
+                    (false, false, true) => Matrices::X1Trans,
                 };
                 if opcode == "ldmatrix" {
                     Kind::LdMatrix {

@@ -453,7 +453,11 @@ pub(super) fn writes(kind: &Kind) -> Vec<Reg> {
         Kind::Setp { p, q, .. } => p.iter().chain(q).copied().collect(),
         Kind::Unpack { ds, .. } | Kind::Ld { ds, .. } => ds.iter().flatten().copied().collect(),
         Kind::Atom { d, .. } => d.iter().copied().collect(),
-        Kind::LdMatrix { ds, .. } | Kind::Unmodelled { ds } | Kind::Opaque { ds, .. } => ds.clone(),
+        Kind::LdMatrix { ds, .. }
+        | Kind::Wmma { ds, .. }
+        | Kind::Wgmma { ds, .. }
+        | Kind::Unmodelled { ds }
+        | Kind::Opaque { ds, .. } => ds.clone(),
         Kind::Shfl { d, p, .. } => std::iter::once(*d).chain(*p).collect(),
         Kind::Elect { d, p } => d.iter().chain(p).copied().collect(),
         Kind::Bar {
