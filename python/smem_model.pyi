@@ -421,9 +421,11 @@ def advise(arch: _Arch, layout: TileLayout, accesses: _Accesses) -> Advice:
 class Block:
     """A thread block of `threads` threads (warps of 32) on `arch`, fed its warps'
     shared accesses and barriers in program order per warp; `finish()` says
-    which pairs of accesses race and which barriers are misused."""
+    which pairs of accesses race and which barriers are misused. At most
+    `max_hazards` races are listed (default 4096); past it they are counted
+    (`BlockReport.hazards_not_listed`), so memory stays bounded."""
 
-    def __new__(cls, arch: _Arch, threads: int) -> Block: ...
+    def __new__(cls, arch: _Arch, threads: int, *, max_hazards: int = 4096) -> Block: ...
     def access(
         self,
         warp: int,
@@ -521,7 +523,11 @@ class BlockReport:
 
     @property
     def hazards(self) -> List[Hazard]:
-        """The races, in the order found."""
+        """The races listed: at most the block's `max_hazards`."""
+    @property
+    def hazards_not_listed(self) -> int:
+        """The races found past `max_hazards`, one a pair of sites: counted,
+        not listed."""
     @property
     def barrier_errors(self) -> List[str]:
         """The barrier errors, one line each, in the order found."""
@@ -770,7 +776,8 @@ def kernel(
     the mangled name, the C++ name or a unique prefix (the module's only
     kernel when `None`); `args` a dict by parameter index, PTX name or Triton
     Python name, or a sequence by position, each value read as the source's
-    type gives (`-1` for an `int`, `1.0` for a `half`). With `ncu` (the path
+    type gives (`-1` for an `int`, `1.0` for a `half`; a struct passed by value
+    as its `bytes` in memory order, or as one little-endian int). With `ncu` (the path
     of Nsight Compute's CSV export of the launch, raw or details page and/or
     Source page, or a sequence of them), `KernelRun.ncu` compares each
     counter with its measurement (`smem kernel --ncu`); `ncu_id` picks the

@@ -357,3 +357,66 @@ fn new_hazards_of_later_blocks_go_in_order_among_the_kernels() {
         .hazards()
         .all(|f| f.example().severity() == Severity::Error && f.bytes() == 4 * f.blocks()));
 }
+
+/// One block of 64 threads: warp 1 stores to word 0 at a high site, then
+/// warp 0 stores to it from each of `sites`: one hazard a site. (A load
+/// would wait for warp 1's next event, `Racecheck` holding it back for a
+/// compare-and-swap, and meet only the records warp 0 keeps.)
+fn one_word(check: &mut Racecheck, block: [u32; 3], sites: core::ops::Range<u64>) {
+    let lane0 = |l: u32| (l == 0).then_some(0);
+    check.begin_block(&BlockInfo::new(block, None)).unwrap();
+    check.event(1, &access(1 << 40, Op::Store, lane0)).unwrap();
+    for site in sites {
+        check.event(0, &access(site, Op::Store, lane0)).unwrap();
+    }
+    check.end_block().unwrap();
+}
+
+/// Hazards past the cap are counted, one a pair of instructions over all
+/// blocks, and not listed (issue 36: 100,000 hazards on one word took
+/// 830 MB in `smem kernel`, and `racecheck --max 3` grew to GBs).
+#[test]
+fn hazards_past_the_cap_are_counted_not_listed() {
+    // The default cap, 100,000 hazards in one block.
+    let mut check = Racecheck::new();
+    check
+        .begin_kernel(&KernelInfo::named("k").with_block_dim([64, 1, 1]))
+        .unwrap();
+    one_word(&mut check, [0, 0, 0], 0..100_000);
+    check.end_kernel().unwrap();
+    let k = &check.kernels()[0];
+    assert_eq!(k.hazards().len(), smem_model::Block::MAX_HAZARDS);
+    assert_eq!(k.hazards_not_listed(), 100_000 - 4096);
+    assert_eq!(k.hazards_not_listed_of(Severity::Error), 100_000 - 4096);
+    assert_eq!(k.hazards_not_listed_of(Severity::Warning), 0);
+    assert!(k.hazards_not_listed_exact());
+    // The first listed: the lowest sites, found first.
+    assert_eq!(k.hazards().last().unwrap().example().first().site(), 4095);
+
+    // A cap of 10 over two blocks that share half their pairs: 150 pairs,
+    // each counted once; a listed pair counts both blocks.
+    let mut check = Racecheck::new().with_max_hazards(10).without_memo();
+    check
+        .begin_kernel(&KernelInfo::named("k").with_block_dim([64, 1, 1]))
+        .unwrap();
+    one_word(&mut check, [0, 0, 0], 0..100);
+    one_word(&mut check, [1, 0, 0], 50..150);
+    one_word(&mut check, [2, 0, 0], 0..10);
+    check.end_kernel().unwrap();
+    let k = &check.kernels()[0];
+    assert_eq!(k.hazards().len(), 10);
+    assert_eq!(k.hazards_not_listed(), 140);
+    let blocks: Vec<u64> = k.hazards().map(|f| f.blocks()).collect();
+    assert_eq!(blocks, [2; 10]);
+
+    // A cap of 0 lists nothing and still finds the kernel racy.
+    let mut check = Racecheck::new().with_max_hazards(0);
+    check
+        .begin_kernel(&KernelInfo::named("k").with_block_dim([64, 1, 1]))
+        .unwrap();
+    one_word(&mut check, [0, 0, 0], 0..3);
+    check.end_kernel().unwrap();
+    let k = &check.kernels()[0];
+    assert_eq!((k.hazards().len(), k.hazards_not_listed()), (0, 3));
+    assert!(!k.is_clean());
+}

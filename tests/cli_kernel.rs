@@ -958,3 +958,41 @@ fn a_triton_num_warps_past_the_limit_is_refused() {
         stderr(&output)
     );
 }
+
+/// `--max` caps the hazards kept (default 4096); the rest are counted and
+/// said to be (issue 36: 100,000 hazards on one word gave 830 MB of text).
+/// Here 200 stores to one word from warp 1's lane 0, each its own PTX
+/// line, after warp 0's: 200 write-write hazards.
+#[test]
+fn max_caps_the_hazards_listed_and_counts_the_rest() {
+    let mut text = String::from(
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\
+         .reg .pred %p<2>;\n.reg .b32 %r<4>;\n.shared .align 4 .b8 s[4];\n\
+         mov.u32 %r1, %tid.x;\nsetp.ne.u32 %p1, %r1, 0;\n@%p1 bra $L0;\n\
+         st.shared.u32 [s], 1;\n$L0:\nsetp.ne.u32 %p1, %r1, 32;\n@%p1 bra $L1;\n",
+    );
+    for i in 0..200 {
+        text.push_str(&format!("st.shared.u32 [s], {i};\n"));
+    }
+    text.push_str("$L1:\nret;\n}\n");
+    let ptx = support::TempFile::new("many-hazards.ptx", text.as_bytes());
+    let output = kernel(&[ptx.name(), "--grid", "1", "--block", "64", "--max", "3"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let out = stdout(&output);
+    assert!(
+        out.contains("races: 200 hazards, 0 barrier errors\n"),
+        "{out}"
+    );
+    assert_eq!(out.matches("  error write-write: ").count(), 3, "{out}");
+    assert!(
+        out.contains("  197 more hazards not listed (--max 3)\n"),
+        "{out}"
+    );
+    let (report, _) = json(&[ptx.name(), "--grid", "1", "--block", "64", "--max", "3"]);
+    assert_eq!(report["races"]["hazards"].as_array().unwrap().len(), 3);
+    assert_eq!(report["races"]["hazards_not_listed"], 197);
+    // The default lists all 200, and says nothing of a rest.
+    let (report, _) = json(&[ptx.name(), "--grid", "1", "--block", "64"]);
+    assert_eq!(report["races"]["hazards"].as_array().unwrap().len(), 200);
+    assert!(report["races"].get("hazards_not_listed").is_none());
+}

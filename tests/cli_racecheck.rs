@@ -566,7 +566,7 @@ fn unchecked_instructions_are_named_and_max_bounds_the_listing() {
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let out = stdout(&output);
     assert!(
-        out.contains("  ... 1 hazard not shown (--max 1)\n"),
+        out.contains("  1 more hazard not listed (--max 1)\n"),
         "{out}"
     );
     assert!(
@@ -582,6 +582,47 @@ fn unchecked_instructions_are_named_and_max_bounds_the_listing() {
     assert_eq!(report["not_checked"][0]["count"], 1);
     assert_eq!(report["summary"]["not_checked"], 1);
     assert_eq!(report["hazards"].as_array().unwrap().len(), 2);
+    assert!(report["kernels"][0].get("hazards_not_listed").is_none());
+    let output = racecheck(&["--json", "--max", "1", trace.name()]);
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["hazards"].as_array().unwrap().len(), 1);
+    assert_eq!(report["kernels"][0]["hazards"], 2);
+    assert_eq!(report["kernels"][0]["hazards_not_listed"], 1);
+    assert_eq!(report["summary"]["errors"], 2);
+}
+
+/// `--max` bounds memory, not only what is printed: 100,000 hazards on one
+/// word (a store of warp 1, then warp 0's stores from 100,000 instructions),
+/// 3 listed and the rest counted (issue 36: `--max 3` on this 3.4 MB trace
+/// grew to GBs).
+#[test]
+fn max_bounds_the_hazards_kept_and_counts_the_rest() {
+    let mut lines = vec![
+        "-block dim = (64,1,1)".to_owned(),
+        "#BEGIN_TB".to_owned(),
+        "thread block = 0,0,0".to_owned(),
+        "warp = 1".to_owned(),
+        "fffff0 00000001 0 STS 2 R1 R2 4 1 0x0 4".to_owned(),
+        "warp = 0".to_owned(),
+    ];
+    for pc in 0..100_000 {
+        lines.push(format!("{:04x} 00000001 0 STS 2 R1 R2 4 1 0x0 4", 16 * pc));
+    }
+    lines.push("#END_TB".to_owned());
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let trace = TempFile::from_lines("many.traceg", &lines);
+    let output = racecheck(&["--max", "3", trace.name()]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let out = stdout(&output);
+    assert_eq!(out.matches(" write-write: ").count(), 3, "{out}");
+    assert!(
+        out.contains("  99997 more hazards not listed (--max 3)\n"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("100000 errors, 0 warnings over 1 kernel\n"),
+        "{out}"
+    );
 }
 
 /// Issue 21's check that nothing is skipped silently: every shared-memory

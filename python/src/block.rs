@@ -13,7 +13,9 @@ use crate::args::{self, value_error};
 
 /// A thread block of `threads` threads (warps of 32) on `arch`, fed its warps'
 /// shared accesses and barriers in program order per warp; `finish()` says
-/// which pairs of accesses race and which barriers are misused.
+/// which pairs of accesses race and which barriers are misused. At most
+/// `max_hazards` races are listed (default 4096); past it they are counted
+/// (`BlockReport.hazards_not_listed`), so memory stays bounded.
 #[pyclass(module = "smem_model", name = "Block")]
 pub struct PyBlock {
     block: Option<Block>,
@@ -29,13 +31,21 @@ impl PyBlock {
 
 #[pymethods]
 impl PyBlock {
+    // `max_hazards` is the library's `Block::MAX_HAZARDS` by default,
+    // written out so that Python's signature shows it.
     #[new]
+    #[pyo3(signature = (arch, threads, *, max_hazards=4096))]
     fn new(
         #[pyo3(from_py_with = args::arch)] arch: ComputeCapability,
         #[pyo3(from_py_with = args::threads)] threads: u32,
+        max_hazards: usize,
     ) -> PyResult<Self> {
         Ok(PyBlock {
-            block: Some(Block::new(arch, threads).map_err(value_error)?),
+            block: Some(
+                Block::new(arch, threads)
+                    .map_err(value_error)?
+                    .with_max_hazards(max_hazards),
+            ),
         })
     }
 
@@ -176,6 +186,8 @@ impl PyBlock {
     }
 }
 
+const _: () = assert!(Block::MAX_HAZARDS == 4096);
+
 /// One side of a race: where, which thread, what kind of access.
 #[pyclass(frozen, get_all, module = "smem_model", name = "HazardAccess")]
 #[derive(Clone)]
@@ -237,8 +249,11 @@ fn hazard(h: &Hazard) -> PyHazard {
 /// What `Block.finish()` found.
 #[pyclass(frozen, get_all, module = "smem_model", name = "BlockReport")]
 pub struct PyBlockReport {
-    /// The races, in the order found.
+    /// The races listed: at most the block's `max_hazards`.
     hazards: Vec<Py<PyHazard>>,
+    /// The races found past `max_hazards`, one a pair of sites: counted,
+    /// not listed.
+    hazards_not_listed: u64,
     /// The barrier errors, one line each, in the order found.
     barrier_errors: Vec<String>,
     /// Whether nothing was found.
@@ -254,6 +269,7 @@ fn report(py: Python<'_>, r: &BlockReport) -> PyResult<PyBlockReport> {
             .iter()
             .map(|h| Py::new(py, hazard(h)))
             .collect::<PyResult<_>>()?,
+        hazards_not_listed: r.hazards_not_listed(),
         barrier_errors: r.barrier_errors().iter().map(ToString::to_string).collect(),
         is_clean: r.is_clean(),
         text: r.to_string(),

@@ -3,11 +3,11 @@
 //! blocks into the tally, and a Triton helper takes a compiled kernel.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyAny, PyBool, PyDict, PyFloat, PyInt, PyString, PyTuple};
+use pyo3::types::{PyAny, PyBool, PyBytes, PyDict, PyFloat, PyInt, PyString, PyTuple};
 
 use smem_model::kernel::ncu::profile;
 use smem_model::kernel::ptx::resolve::{self, TritonMeta};
@@ -188,69 +188,18 @@ impl Consumer for Both<'_> {
     }
 }
 
-/// A race's or barrier error's instruction: `PTX line 43 (k.cu:10)`, the
-/// source line from the PTX's `.loc` (as `smem kernel` writes it).
-fn source_of(kernel: &Kernel, ptx_line: u64) -> Option<String> {
-    kernel.source_line(ptx_line).map(|(file, line)| match file {
-        Some(file) => format!(
-            "{}:{line}",
-            Path::new(file)
-                .file_name()
-                .map_or_else(|| file.to_owned(), |n| n.to_string_lossy().into_owned())
-        ),
-        None => line.to_string(),
-    })
-}
-
 /// The races and barrier errors of `races` as `smem kernel --json` gives
-/// them (src/bin/smem/kernel.rs, `races_json`: the same fields).
+/// them (`kernel::ptx::races_json`, the same function).
 fn races_json(
     kernel: &Kernel,
     races: &Racecheck,
     block: [u32; 3],
 ) -> (serde_json::Value, serde_json::Value) {
-    use serde_json::json;
-    let thread = |t: u32| {
-        let (x, y) = (block[0].max(1), block[1].max(1));
-        [t % x, t / x % y, t / (x * y)]
-    };
-    let site = |s: u64| match source_of(kernel, s) {
-        Some(source) => format!("PTX line {s} ({source})"),
-        None => format!("PTX line {s}"),
-    };
-    let side = |a: &smem_model::HazardAccess| {
-        json!({
-            "ptx_line": a.site(),
-            "source_line": source_of(kernel, a.site()),
-            "warp": a.warp(),
-            "lane": a.lane().get(),
-            "thread": thread(a.thread()),
-            "access": a.access().to_string(),
-        })
-    };
     let (mut hazards, mut barriers) = (Vec::new(), Vec::new());
     for k in races.kernels() {
-        for finding in k.hazards() {
-            let h = finding.example();
-            hazards.push(json!({
-                "kind": h.kind().to_string(),
-                "severity": h.severity().to_string(),
-                "first": side(h.first()),
-                "second": side(h.second()),
-                "bytes": finding.bytes(),
-                "blocks": finding.blocks(),
-                "example_block": finding.block(),
-                "example_address": h.address(),
-            }));
-        }
-        for finding in k.barrier_errors() {
-            barriers.push(json!({
-                "message": finding.error().describe(site),
-                "error": finding.error(),
-                "blocks": finding.blocks(),
-                "example_block": finding.block(),
-            }));
-        }
+        let (h, b) = smem_model::kernel::ptx::races_json(kernel, k, block);
+        hazards.extend(h);
+        barriers.extend(b);
     }
     (hazards.into(), barriers.into())
 }
@@ -333,14 +282,34 @@ fn arg_value(value: &Bound<'_, PyAny>, key: &str) -> PyResult<Option<String>> {
     if value.is_instance_of::<PyBool>() {
         return Ok(Some(u8::from(value.extract::<bool>()?).to_string()));
     }
+    if let Ok(bytes) = value.cast::<PyBytes>() {
+        // A struct passed by value: its bytes in memory order, as one
+        // little-endian hex number (`smem kernel --arg`'s notation).
+        let bytes = bytes.as_bytes();
+        if bytes.is_empty() {
+            return Err(PyValueError::new_err(format!("args[{key}]: empty bytes")));
+        }
+        let hex: String = bytes.iter().rev().map(|b| format!("{b:02x}")).collect();
+        return Ok(Some(format!("0x{hex}")));
+    }
     if is_integer(value)? && !value.hasattr("data_ptr")? {
-        let v: i128 = value.extract().map_err(|_| {
-            PyValueError::new_err(format!(
+        if let Ok(v) = value.extract::<i128>() {
+            return Ok(Some(v.to_string()));
+        }
+        // Past 128 bits (a struct's bytes as one int): its hex digits.
+        let hex = value
+            .py()
+            .import("builtins")?
+            .getattr("hex")?
+            .call1((value,))?;
+        let hex: String = hex.extract()?;
+        if hex.starts_with('-') {
+            return Err(PyValueError::new_err(format!(
                 "args[{key}]: {} does not fit 128 bits",
                 describe(value)
-            ))
-        })?;
-        return Ok(Some(v.to_string()));
+            )));
+        }
+        return Ok(Some(hex));
     }
     if value.is_instance_of::<PyFloat>() {
         return Ok(Some(value.repr()?.to_cow()?.into_owned()));
@@ -644,7 +613,8 @@ fn run(py: Python<'_>, request: Request) -> PyResult<PyKernelRun> {
 /// the mangled name, the C++ name or a unique prefix (the module's only
 /// kernel when `None`); `args` a dict by parameter index, PTX name or Triton
 /// Python name, or a sequence by position, each value read as the source's
-/// type gives (`-1` for an `int`, `1.0` for a `half`). With `ncu` (the path
+/// type gives (`-1` for an `int`, `1.0` for a `half`; a struct passed by value
+/// as its `bytes` in memory order, or as one little-endian int). With `ncu` (the path
 /// of Nsight Compute's CSV export of the launch, raw or details page and/or
 /// Source page, or a sequence of them), `KernelRun.ncu` compares each
 /// counter with its measurement (`smem kernel --ncu`); `ncu_id` picks the

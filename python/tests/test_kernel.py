@@ -338,3 +338,30 @@ def test_ctrl_c_stops_a_run():
         smem_model.kernel(SPIN, 1, 32, {"n": 20_000_000})
     timer.cancel()
     assert time.monotonic() - start < 2.0
+
+
+def test_a_struct_parameter_is_given_to_its_last_byte():
+    # struct { long a, b, c; } by value (.param .b8 p[24]): c is the address
+    # of the store, given as bytes in memory order or as one int.
+    ptx = """
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .align 8 .b8 k_param_0[24])
+{
+    .reg .b32 %r<2>;
+    .reg .b64 %rd<2>;
+    .shared .align 4 .b8 s[1024];
+    ld.param.u64 %rd1, [k_param_0+16];
+    cvt.u32.u64 %r1, %rd1;
+    st.shared.u32 [%r1], %r1;
+    ret;
+}
+"""
+    a, b, c = 4, 8, 12
+    raw = b"".join(v.to_bytes(8, "little") for v in (a, b, c))
+    for arg in (raw, int.from_bytes(raw, "little")):
+        run = smem_model.kernel(ptx, 1, 32, {0: arg})
+        assert run.notes == [] and run.summary.totals.requests == 1
+    with pytest.raises(ValueError, match="does not read as .b8"):
+        smem_model.kernel(ptx, 1, 32, {0: b"\x01" * 25})

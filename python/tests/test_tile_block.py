@@ -222,3 +222,22 @@ def test_racecheck_cp_async_completes_at_its_wait():
     report = block.finish()
     assert not report.is_clean
     assert any(h.first.site == 1 and h.second.site == 5 for h in report.hazards)
+
+
+def test_hazards_past_max_hazards_are_counted_not_listed():
+    # Warp 1 stores to a word, then warp 0 from 2,048 sites: 2,048 hazards,
+    # one a pair of sites (issue 36: 2,048 calls grew the model to 1 GB).
+    def run(**kwargs):
+        block = Block("sm_90", 64, **kwargs)
+        one = [0] + [None] * 31
+        block.access(1, "STS", 4, one, site=1 << 20)
+        for site in range(2048):
+            block.access(0, "STS", 4, one, site=site)
+        return block.finish()
+
+    report = run(max_hazards=10)
+    assert (len(report.hazards), report.hazards_not_listed) == (10, 2038)
+    assert not report.is_clean
+    assert report.text.endswith("2038 more hazards not listed\n")
+    report = run()
+    assert (len(report.hazards), report.hazards_not_listed) == (2048, 0)

@@ -4,6 +4,8 @@
 
 use std::collections::BTreeMap;
 
+use rustc_hash::FxHashSet;
+
 use super::{BarrierError, Block, BlockReport, Hazard, HazardKind, Severity, SyncOp};
 use crate::kernel::{BlockInfo, Consumer, Event, KernelInfo, Site};
 use crate::{ComputeCapability, Error, LaneSet, WarpRequest};
@@ -111,9 +113,70 @@ impl HazardFinding {
         self.blocks
     }
 
-    /// The bytes it covers, summed over the blocks.
+    /// The bytes it covers, summed over the blocks (those that listed it:
+    /// a block past its own cap of hazards counts it without its bytes).
     pub const fn bytes(&self) -> u64 {
         self.bytes
+    }
+}
+
+#[cfg(feature = "json")]
+impl HazardFinding {
+    /// The finding as `smem racecheck --json`, `smem kernel --json` and
+    /// Python's `KernelRun.races` give it (feature `json`): `kind`,
+    /// `severity`, `first` and `second` (each `side`'s fields for the
+    /// access's site, with `warp`, `lane` and `access`), `bytes`, `blocks`,
+    /// `example_block` and `example_address`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::kernel::{BlockInfo, Consumer, Event, KernelInfo, Site};
+    /// use smem_model::{Op, Racecheck, WarpRequest};
+    ///
+    /// let mut check = Racecheck::new();
+    /// check.begin_kernel(&KernelInfo::named("k").with_block_dim([64, 1, 1]))?;
+    /// check.begin_block(&BlockInfo::new([0, 0, 0], None))?;
+    /// let one = WarpRequest::from_fn(Op::Store, 4, |l| (l.get() == 0).then_some(0))?;
+    /// check.event(0, &Event::Access { site: Site::pc(0x10), request: one })?;
+    /// check.event(1, &Event::Access { site: Site::pc(0x20), request: one })?;
+    /// check.end_kernel()?;
+    /// let finding = check.kernels()[0].hazards().next().unwrap();
+    /// let json = finding.to_json(|a| {
+    ///     let mut side = serde_json::Map::new();
+    ///     side.insert("pc".into(), a.site().into());
+    ///     side
+    /// });
+    /// assert_eq!(
+    ///     json.to_string(),
+    ///     r#"{"blocks":1,"bytes":4,"example_address":0,"example_block":[0,0,0],"#.to_owned()
+    ///         + r#""first":{"access":"write","lane":0,"pc":16,"warp":0},"kind":"write-write","#
+    ///         + r#""second":{"access":"write","lane":0,"pc":32,"warp":1},"severity":"error"}"#
+    /// );
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn to_json(
+        &self,
+        side: impl Fn(&super::HazardAccess) -> serde_json::Map<String, serde_json::Value>,
+    ) -> serde_json::Value {
+        let h = &self.example;
+        let access = |a: &super::HazardAccess| {
+            let mut fields = side(a);
+            fields.insert("warp".into(), a.warp().into());
+            fields.insert("lane".into(), a.lane().get().into());
+            fields.insert("access".into(), a.access().to_string().into());
+            serde_json::Value::Object(fields)
+        };
+        serde_json::json!({
+            "kind": h.kind().to_string(),
+            "severity": h.severity().to_string(),
+            "first": access(h.first()),
+            "second": access(h.second()),
+            "bytes": self.bytes,
+            "blocks": self.blocks,
+            "example_block": self.block,
+            "example_address": h.address(),
+        })
     }
 }
 
@@ -147,6 +210,45 @@ impl BarrierFinding {
     }
 }
 
+#[cfg(feature = "json")]
+impl BarrierFinding {
+    /// The finding as `smem racecheck --json`, `smem kernel --json` and
+    /// Python give it (feature `json`): `message` (the sentence, its sites
+    /// named as the caller names them), `error` (the error's fields),
+    /// `blocks` and `example_block`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::kernel::{BarrierKind, BlockInfo, Consumer, Event, KernelInfo, Site};
+    /// use smem_model::{LaneSet, Racecheck};
+    ///
+    /// // Warp 0 of 2 reaches a barrier warp 1 never does.
+    /// let mut check = Racecheck::new();
+    /// check.begin_kernel(&KernelInfo::named("k").with_block_dim([64, 1, 1]))?;
+    /// check.begin_block(&BlockInfo::new([0, 0, 0], None))?;
+    /// let bar = Event::Barrier {
+    ///     site: Site::pc(0x30), lanes: LaneSet::FULL, id: 0, threads: None, kind: BarrierKind::Sync,
+    /// };
+    /// check.event(0, &bar)?;
+    /// check.end_kernel()?;
+    /// let finding = check.kernels()[0].barrier_errors().next().unwrap();
+    /// let json = finding.to_json(finding.error().to_string());
+    /// assert_eq!(json["blocks"], 1);
+    /// assert_eq!(json["error"]["type"], "unreached");
+    /// assert!(json["message"].as_str().unwrap().starts_with("barrier 0 at site 0x30"));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn to_json(&self, message: String) -> serde_json::Value {
+        serde_json::json!({
+            "message": message,
+            "error": self.error,
+            "blocks": self.blocks,
+            "example_block": self.block,
+        })
+    }
+}
+
 /// What [`Racecheck`] found in one kernel.
 ///
 /// # Example
@@ -158,8 +260,14 @@ pub struct KernelRaces {
     capability: Option<ComputeCapability>,
     blocks: u64,
     requests: u64,
-    /// One a severity, kind and pair of sites, in that order (see [`key`]).
+    /// One a severity, kind and pair of sites, in that order (see [`key`]);
+    /// at most `max_hazards`.
     hazards: Vec<HazardFinding>,
+    max_hazards: usize,
+    /// The hazards past the list, by key (at most [`Block::MAX_NOT_LISTED`]).
+    not_listed: FxHashSet<Key>,
+    /// Whether some hazard past those was not told apart.
+    not_listed_beyond: bool,
     barrier_errors: BTreeMap<String, BarrierFinding>,
     not_checked: BTreeMap<String, u64>,
 }
@@ -185,9 +293,43 @@ impl KernelRaces {
         self.requests
     }
 
-    /// The hazards, by severity, kind and pair of sites.
+    /// The hazards listed, by severity, kind and pair of sites: the first
+    /// found, at most [`Racecheck::with_max_hazards`]'s cap
+    /// ([`Block::MAX_HAZARDS`] by default).
     pub fn hazards(&self) -> impl ExactSizeIterator<Item = &HazardFinding> {
         self.hazards.iter()
+    }
+
+    /// The hazards found past the list's cap, one a severity, kind and pair
+    /// of instructions, over all blocks: counted, not listed. Exact up to
+    /// [`Block::MAX_NOT_LISTED`], a lower bound past it
+    /// ([`hazards_not_listed_exact`](Self::hazards_not_listed_exact)).
+    ///
+    /// # Example
+    ///
+    /// See [`Racecheck::with_max_hazards`].
+    pub fn hazards_not_listed(&self) -> u64 {
+        self.not_listed.len() as u64
+    }
+
+    /// The hazards not listed of severity `severity`.
+    ///
+    /// # Example
+    ///
+    /// See [`Racecheck::with_max_hazards`].
+    pub fn hazards_not_listed_of(&self, severity: Severity) -> u64 {
+        self.not_listed.iter().filter(|k| k.0 == severity).count() as u64
+    }
+
+    /// Whether [`hazards_not_listed`](Self::hazards_not_listed) is exact:
+    /// false when more than [`Block::MAX_NOT_LISTED`] were found past the
+    /// list, in a block or in the kernel.
+    ///
+    /// # Example
+    ///
+    /// See [`Racecheck::with_max_hazards`].
+    pub fn hazards_not_listed_exact(&self) -> bool {
+        !self.not_listed_beyond
     }
 
     /// The barrier errors, by message.
@@ -206,7 +348,16 @@ impl KernelRaces {
     /// Whether nothing was found: no hazard and no barrier error (instructions
     /// not checked do not count).
     pub fn is_clean(&self) -> bool {
-        self.hazards.is_empty() && self.barrier_errors.is_empty()
+        self.hazards.is_empty() && self.not_listed.is_empty() && self.barrier_errors.is_empty()
+    }
+
+    /// Counts a hazard past the list.
+    fn not_listed(&mut self, key: Key) {
+        if self.not_listed.len() < Block::MAX_NOT_LISTED {
+            self.not_listed.insert(key);
+        } else if !self.not_listed.contains(&key) {
+            self.not_listed_beyond = true;
+        }
     }
 
     /// Adds one block's report.
@@ -219,10 +370,14 @@ impl KernelRaces {
             blocks: 1,
             bytes: u64::from(hazard.bytes()),
         };
-        if self.hazards.is_empty() {
+        if self.hazards.is_empty() && self.not_listed.is_empty() {
             // The kernel's first hazards: the report's, one a key and in
             // key order.
-            self.hazards = report.hazards().iter().map(finding).collect();
+            let listed = report.hazards().len().min(self.max_hazards);
+            self.hazards = report.hazards()[..listed].iter().map(finding).collect();
+            for hazard in &report.hazards()[listed..] {
+                self.not_listed(key(hazard));
+            }
         } else {
             // Hazards the kernel has are found by a binary search each;
             // those it has not go in at once, by one merge of two ordered
@@ -234,7 +389,13 @@ impl KernelRaces {
                     .hazards
                     .binary_search_by_key(&key(hazard), |f| key(&f.example))
                 else {
-                    new.push(finding(hazard));
+                    if self.hazards.len() + new.len() < self.max_hazards
+                        && !self.not_listed.contains(&key(hazard))
+                    {
+                        new.push(finding(hazard));
+                    } else {
+                        self.not_listed(key(hazard));
+                    }
                     continue;
                 };
                 let entry = &mut self.hazards[i];
@@ -248,6 +409,17 @@ impl KernelRaces {
             if !new.is_empty() {
                 let old = core::mem::take(&mut self.hazards);
                 self.hazards = merge_sorted(old, new, |f| key(&f.example));
+            }
+        }
+        // The block's hazards past its own list: a pair the kernel lists
+        // counts the block (its bytes there are not known), any other is
+        // counted past the kernel's list.
+        let (keys, beyond) = report.not_listed();
+        self.not_listed_beyond |= beyond;
+        for &k in keys {
+            match self.hazards.binary_search_by_key(&k, |f| key(&f.example)) {
+                Ok(i) => self.hazards[i].blocks += 1,
+                Err(_) => self.not_listed(k),
             }
         }
         for error in report.barrier_errors() {
@@ -310,9 +482,12 @@ impl KernelRaces {
 /// One block at a time: the block model's state (see [`Block`]) and, for a
 /// block of unknown size, at most [`MAX_HELD`](Self::MAX_HELD) held events;
 /// per kernel, the reference block's events (at most
-/// [`MAX_REFERENCE`](Self::MAX_REFERENCE), 176 bytes each) and report,
-/// and one entry per distinct pair of racing instructions, per distinct
-/// barrier error and per name not checked.
+/// [`MAX_REFERENCE`](Self::MAX_REFERENCE), 176 bytes each) and report;
+/// one entry per distinct pair of racing instructions up to the list's cap
+/// ([`with_max_hazards`](Self::with_max_hazards), [`Block::MAX_HAZARDS`] by
+/// default: about 90 bytes each) and a 24-byte key per pair past it (at most
+/// [`Block::MAX_NOT_LISTED`], 24 MiB, then counted as "at least"); one per
+/// distinct barrier error and per name not checked.
 ///
 /// # Example: a source's events, checked
 ///
@@ -364,6 +539,8 @@ pub struct Racecheck {
     reference: Reference,
     /// Whether identical blocks reuse the reference's report.
     memo: bool,
+    /// The most hazards listed a block and a kernel.
+    max_hazards: usize,
 }
 
 impl Default for Racecheck {
@@ -400,6 +577,7 @@ impl Racecheck {
             loads: Vec::new(),
             reference: Reference::Empty,
             memo: true,
+            max_hazards: Block::MAX_HAZARDS,
         }
     }
 
@@ -411,6 +589,43 @@ impl Racecheck {
     pub fn without_memo(mut self) -> Self {
         self.memo = false;
         self.reference = Reference::Off;
+        self
+    }
+
+    /// The same checker, listing at most `max` hazards per kernel (and per
+    /// block: [`Block::with_max_hazards`]); default [`Block::MAX_HAZARDS`].
+    /// Hazards past the list are counted
+    /// ([`KernelRaces::hazards_not_listed`]): memory stays bounded whatever
+    /// the input, and the count goes on.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::kernel::{BlockInfo, Consumer, Event, KernelInfo, Site};
+    /// use smem_model::{Op, Racecheck, Severity, WarpRequest};
+    ///
+    /// // Warp 1 stores to a word, then warp 0 from 1,000 instructions:
+    /// // 1,000 hazards, 10 listed.
+    /// let mut check = Racecheck::new().with_max_hazards(10);
+    /// check.begin_kernel(&KernelInfo::named("k").with_block_dim([64, 1, 1]))?;
+    /// check.begin_block(&BlockInfo::new([0, 0, 0], None))?;
+    /// let one = |op| WarpRequest::from_fn(op, 4, |l| (l.get() == 0).then_some(0));
+    /// let store = Event::Access { site: Site::pc(1 << 20), request: one(Op::Store)? };
+    /// check.event(1, &store)?;
+    /// for pc in 0..1000 {
+    ///     check.event(0, &Event::Access { site: Site::pc(pc), request: one(Op::Store)? })?;
+    /// }
+    /// check.end_kernel()?;
+    /// let kernel = &check.kernels()[0];
+    /// assert_eq!(kernel.hazards().len(), 10);
+    /// assert_eq!(kernel.hazards_not_listed(), 990);
+    /// assert_eq!(kernel.hazards_not_listed_of(Severity::Error), 990);
+    /// assert!(kernel.hazards_not_listed_exact() && !kernel.is_clean());
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    #[must_use]
+    pub fn with_max_hazards(mut self, max: usize) -> Self {
+        self.max_hazards = max;
         self
     }
 
@@ -437,6 +652,7 @@ impl Racecheck {
             // Events before any begin_kernel: an unnamed kernel.
             self.kernels.push(KernelRaces {
                 capability: Some(self.capability),
+                max_hazards: self.max_hazards,
                 ..KernelRaces::default()
             });
         }
@@ -481,7 +697,7 @@ impl Racecheck {
                     Err(error)
                 }
             },
-            None => Block::new(self.capability, threads),
+            None => Ok(Block::new(self.capability, threads)?.with_max_hazards(self.max_hazards)),
         }
     }
 
@@ -538,9 +754,12 @@ impl Racecheck {
     }
 }
 
+/// A hazard's identity: severity, kind and the pair of sites.
+type Key = (Severity, HazardKind, u64, u64);
+
 /// What a kernel's hazards are found and ordered by: severity, kind and the
 /// pair of sites.
-fn key(hazard: &Hazard) -> (Severity, HazardKind, u64, u64) {
+fn key(hazard: &Hazard) -> Key {
     (
         hazard.severity(),
         hazard.kind(),
@@ -643,6 +862,7 @@ impl Consumer for Racecheck {
         self.kernels.push(KernelRaces {
             name: kernel.name.to_owned(),
             capability: Some(self.capability),
+            max_hazards: self.max_hazards,
             ..KernelRaces::default()
         });
         Ok(())

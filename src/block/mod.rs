@@ -48,7 +48,11 @@
 //! never. At most [`Block::MAX_PENDING`] events are
 //! held behind barriers; hazards are
 //! one per pair of instructions (with a bitmap of their bytes per 4 KiB page
-//! touched). A block that needs more records is refused with
+//! touched), at most [`Block::MAX_HAZARDS`] listed by default
+//! ([`Block::with_max_hazards`]; about 120 bytes each, at most 30 KB with
+//! every page's bitmap: 120 MiB), and past the list a 24-byte key each to
+//! count them, at most [`Block::MAX_NOT_LISTED`] (24 MiB; then the count is
+//! a lower bound). A block that needs more records is refused with
 //! [`Error::ShadowFull`]; past the held events, [`Error::BlockBacklog`]; a
 //! warp with more than [`Block::MAX_OPEN_GROUPS`] `cp.async` groups committed
 //! and not waited for, with [`Error::OpenCopyGroups`]. The
@@ -62,7 +66,7 @@ mod tests;
 
 use std::collections::VecDeque;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
 pub use consumer::{BarrierFinding, HazardFinding, KernelRaces, Racecheck};
@@ -544,6 +548,62 @@ impl Block {
     /// ```
     pub const MAX_OPEN_GROUPS: u32 = 64;
 
+    /// The most hazards a block lists by default (see
+    /// [`with_max_hazards`](Self::with_max_hazards)): one per pair of racing
+    /// instructions, each at most about 30 KB (its bytes' bitmap over the
+    /// 228 KB window; about 120 bytes for most), so at most about 120 MiB
+    /// and 0.5 MiB for most kernels. Hazards past it are counted, not listed
+    /// ([`BlockReport::hazards_not_listed`]). A modelling choice, far above
+    /// the real kernels checked (the Rodinia LUD extract: 636).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(smem_model::Block::MAX_HAZARDS, 4096);
+    /// ```
+    pub const MAX_HAZARDS: usize = 4096;
+
+    /// The most hazards past the listed ones that are told apart to be
+    /// counted (24 bytes each, 24 MiB in all); past it the count
+    /// ([`BlockReport::hazards_not_listed`]) is a lower bound.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(smem_model::Block::MAX_NOT_LISTED, 1 << 20);
+    /// ```
+    pub const MAX_NOT_LISTED: usize = 1 << 20;
+
+    /// The same block, listing at most `max` hazards (default
+    /// [`MAX_HAZARDS`](Self::MAX_HAZARDS)): the first `max` pairs of racing
+    /// instructions found are listed, with their bytes; later pairs are
+    /// counted ([`BlockReport::hazards_not_listed`]), so that memory stays
+    /// bounded whatever the input. 0 lists none and still counts them all.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Block, ComputeCapability, Op, WarpRequest};
+    ///
+    /// // Warp 1 loads a word, then warp 0 stores to it from 100
+    /// // instructions: 100 hazards, one a pair of instructions.
+    /// let mut block = Block::new(ComputeCapability::Sm90, 64)?.with_max_hazards(10);
+    /// let one = |op| WarpRequest::from_fn(op, 4, |l| (l.get() == 0).then_some(0));
+    /// block.access(1, 1000, &one(Op::Load)?)?;
+    /// for site in 0..100 {
+    ///     block.access(0, site, &one(Op::Store)?)?;
+    /// }
+    /// let report = block.finish();
+    /// assert_eq!(report.hazards().len(), 10);
+    /// assert_eq!(report.hazards_not_listed(), 90);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    #[must_use]
+    pub fn with_max_hazards(mut self, max: usize) -> Self {
+        self.hazards.limit = max;
+        self
+    }
+
     /// A block of `threads` threads (`blockDim.x * blockDim.y * blockDim.z`),
     /// in warps of 32 (the last one partial when `threads` is not a multiple
     /// of 32).
@@ -587,6 +647,9 @@ impl Block {
                 runs: Vec::new(),
                 more: Vec::new(),
                 index: FxHashMap::default(),
+                limit: Self::MAX_HAZARDS,
+                not_listed: FxHashSet::default(),
+                beyond: false,
                 last: None,
                 cache: Vec::new(),
                 pending: None,
@@ -1036,11 +1099,16 @@ impl Block {
         for (i, hazard) in hazards.iter_mut().enumerate() {
             hazard.bytes = self.hazards.bytes(i);
         }
+        let mut not_listed: Vec<Key> = self.hazards.not_listed.drain().collect();
+        not_listed.sort_unstable();
+        let not_listed_beyond = self.hazards.beyond;
         self.hazards.clear();
         sort_hazards(&mut hazards);
         BlockReport {
             hazards,
             barrier_errors: core::mem::take(&mut self.barrier_errors),
+            not_listed,
+            not_listed_beyond,
         }
     }
 
@@ -1809,7 +1877,16 @@ struct HazardTable {
     /// The other runs of the hazards that cover more than one.
     more: Vec<Slot>,
     index: FxHashMap<Key, u32>,
-    /// The hazard noted last, and its index.
+    /// The most hazards listed ([`Block::with_max_hazards`]).
+    limit: usize,
+    /// The hazards found past `limit`, told apart (at most
+    /// [`Block::MAX_NOT_LISTED`]) to be counted.
+    not_listed: FxHashSet<Key>,
+    /// Whether some hazard past those was not told apart (the count is a
+    /// lower bound).
+    beyond: bool,
+    /// The hazard noted last, and its index ([`NOT_LISTED`] for one past
+    /// the list).
     last: Option<(Key, u32)>,
     /// Hazards noted lately, with their indices, one per line of a
     /// direct-mapped cache in front of `index`: an access that races with
@@ -1826,7 +1903,7 @@ struct HazardTable {
 impl HazardTable {
     /// Forgets every hazard (of the cache, the lines its hazards filled).
     fn clear(&mut self) {
-        if self.index.len() > CACHE_LINES / 8 {
+        if self.index.len() > CACHE_LINES / 8 || !self.not_listed.is_empty() || self.beyond {
             self.cache.fill(None);
         } else if !self.cache.is_empty() {
             // Few hazards: only their lines can be filled.
@@ -1838,6 +1915,8 @@ impl HazardTable {
         self.runs.clear();
         self.more.clear();
         self.index.clear();
+        self.not_listed.clear();
+        self.beyond = false;
         self.last = None;
         self.pending = None;
     }
@@ -1894,7 +1973,9 @@ impl HazardTable {
         if let Some((last, index)) = self.last
             && last == key
         {
-            self.add(index, found.word, found.mask);
+            if index != NOT_LISTED {
+                self.add(index, found.word, found.mask);
+            }
             return;
         }
         self.note_new(&found, key);
@@ -1912,7 +1993,20 @@ impl HazardTable {
             && cached == key
         {
             self.last = Some((key, index));
-            self.add(index, word, mask);
+            if index != NOT_LISTED {
+                self.add(index, word, mask);
+            }
+            return;
+        }
+        if self.runs.len() >= self.limit && !self.index.contains_key(&key) {
+            // The list is full: the hazard is counted, its bytes are not.
+            if self.not_listed.len() < Block::MAX_NOT_LISTED {
+                self.not_listed.insert(key);
+            } else if !self.not_listed.contains(&key) {
+                self.beyond = true;
+            }
+            self.last = Some((key, NOT_LISTED));
+            self.cache[line] = Some((key, NOT_LISTED));
             return;
         }
         if self.runs.len() == 64 {
@@ -2017,6 +2111,10 @@ impl Conflicts for HazardTable {
 
 /// Lines of [`HazardTable::cache`].
 const CACHE_LINES: usize = 256;
+
+/// The index [`HazardTable::last`] and [`HazardTable::cache`] give a hazard
+/// past the list: counted, never added to.
+const NOT_LISTED: u32 = u32::MAX;
 
 /// The line of [`HazardTable::cache`] a hazard's key goes to.
 fn cache_line(key: &Key) -> usize {

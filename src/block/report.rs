@@ -741,6 +741,12 @@ impl fmt::Display for BarrierError {
 pub struct BlockReport {
     pub(super) hazards: Vec<Hazard>,
     pub(super) barrier_errors: Vec<BarrierError>,
+    /// The hazards past the list's cap, by key (severity, kind, sites),
+    /// in key order; `not_listed_beyond` when some were not told apart.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub(super) not_listed: Vec<(Severity, HazardKind, u64, u64)>,
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub(super) not_listed_beyond: bool,
 }
 
 impl BlockReport {
@@ -810,7 +816,42 @@ impl BlockReport {
     /// # Ok::<(), smem_model::Error>(())
     /// ```
     pub fn is_clean(&self) -> bool {
-        self.hazards.is_empty() && self.barrier_errors.is_empty()
+        self.hazards.is_empty() && self.not_listed.is_empty() && self.barrier_errors.is_empty()
+    }
+
+    /// The hazards found past the list's cap
+    /// ([`Block::with_max_hazards`](super::Block::with_max_hazards)), one a
+    /// pair of instructions as in [`hazards`](Self::hazards): counted, not
+    /// listed. Exact up to [`Block::MAX_NOT_LISTED`](super::Block::MAX_NOT_LISTED),
+    /// a lower bound past it.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::{Block, ComputeCapability, Op, WarpRequest};
+    ///
+    /// // 10,000 hazards on one word: a load of warp 1, then 10,000 stores of
+    /// // warp 0, each its own instruction.
+    /// let mut block = Block::new(ComputeCapability::Sm90, 64)?;
+    /// let one = |op| WarpRequest::from_fn(op, 4, |l| (l.get() == 0).then_some(0));
+    /// block.access(1, 1 << 20, &one(Op::Load)?)?;
+    /// for site in 0..10_000 {
+    ///     block.access(0, site, &one(Op::Store)?)?;
+    /// }
+    /// let report = block.finish();
+    /// assert_eq!(report.hazards().len(), Block::MAX_HAZARDS);
+    /// assert_eq!(report.hazards_not_listed(), 10_000 - 4096);
+    /// assert!(report.to_string().ends_with("5904 more hazards not listed\n"));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn hazards_not_listed(&self) -> u64 {
+        self.not_listed.len() as u64
+    }
+
+    /// The keys of the hazards not listed, and whether some past those
+    /// were not told apart.
+    pub(super) fn not_listed(&self) -> (&[(Severity, HazardKind, u64, u64)], bool) {
+        (&self.not_listed, self.not_listed_beyond)
     }
 }
 
@@ -822,6 +863,16 @@ impl fmt::Display for BlockReport {
         }
         for hazard in &self.hazards {
             writeln!(f, "{hazard}")?;
+        }
+        let more = self.not_listed.len();
+        if more > 0 {
+            let at_least = if self.not_listed_beyond {
+                "at least "
+            } else {
+                ""
+            };
+            let noun = if more == 1 { "hazard" } else { "hazards" };
+            writeln!(f, "{at_least}{more} more {noun} not listed")?;
         }
         for error in &self.barrier_errors {
             writeln!(f, "barrier error: {error}")?;

@@ -22,7 +22,8 @@ use serde::Serialize;
 use smem_model::kernel::ncu;
 use smem_model::kernel::ncu::profile::Comparison;
 use smem_model::kernel::ptx::{
-    self, resolve, Kernel, KernelLaunch, NoteKind, RunOptions, RunSummary,
+    self, resolve, site_text, source_text as source_of, Kernel, KernelLaunch, NoteKind, RunOptions,
+    RunSummary,
 };
 use smem_model::kernel::tally::{nvprof_counters, Entry, Profiler, Tally, Totals};
 use smem_model::kernel::{BlockInfo, Consumer, Event, KernelInfo, Place};
@@ -145,6 +146,10 @@ pub struct Args {
     /// How many instructions (or source lines) to list.
     #[arg(long, value_name = "N", default_value_t = 10)]
     top: usize,
+
+    /// List at most N hazards (pairs of racing instructions); the rest are counted, not kept.
+    #[arg(long, value_name = "N", default_value_t = smem_model::Block::MAX_HAZARDS)]
+    max: usize,
 
     /// Rank source lines (from the PTX's `.loc`; nvcc -lineinfo) rather than
     /// PTX instructions.
@@ -281,7 +286,9 @@ fn analyse(args: &Args) -> Result<ExitCode, String> {
         options = options.with_sample(n);
     }
     let mut tally = Tally::new().with_capability(capability).with_top(args.top);
-    let mut races = Racecheck::new().with_capability(capability);
+    let mut races = Racecheck::new()
+        .with_capability(capability)
+        .with_max_hazards(args.max);
     let summary = kernel
         .run(
             &launch,
@@ -333,7 +340,7 @@ fn analyse(args: &Args) -> Result<ExitCode, String> {
     if let Err(code) = emit(&text) {
         return Ok(code);
     }
-    let dirty = outcome.races.hazards().len() + outcome.races.barrier_errors().len() > 0;
+    let dirty = !outcome.races.is_clean();
     Ok(if dirty {
         ExitCode::from(1)
     } else {
@@ -376,21 +383,6 @@ fn source_name(file: Option<&str>, line: u32) -> String {
                 .map_or_else(|| file.to_owned(), |n| n.to_string_lossy().into_owned())
         ),
         None => line.to_string(),
-    }
-}
-
-/// The source line of the instruction at `ptx_line`, from the PTX's `.loc`.
-fn source_of(kernel: &Kernel, ptx_line: u64) -> Option<String> {
-    kernel
-        .source_line(ptx_line)
-        .map(|(file, line)| source_name(file, line))
-}
-
-/// A race's or barrier error's instruction: `PTX line 43 (k.cu:10)`.
-fn site_text(kernel: &Kernel, ptx_line: u64) -> String {
-    match source_of(kernel, ptx_line) {
-        Some(source) => format!("PTX line {ptx_line} ({source})"),
-        None => format!("PTX line {ptx_line}"),
     }
 }
 
@@ -706,7 +698,9 @@ fn text_report(args: &Args, o: &Outcome) -> String {
     }
     out.push('\n');
     let r = &o.races;
-    if r.hazards().len() + r.barrier_errors().len() == 0 {
+    let not_listed = r.hazards_not_listed();
+    let found = r.hazards().len() as u64 + not_listed;
+    if r.is_clean() {
         let _ = writeln!(
             out,
             "races: none found in {}{}",
@@ -727,8 +721,13 @@ fn text_report(args: &Args, o: &Outcome) -> String {
             styled(
                 HEADING,
                 format!(
-                    "races: {}, {}",
-                    plural(r.hazards().len() as u64, "hazard"),
+                    "races: {}{}, {}",
+                    if r.hazards_not_listed_exact() {
+                        ""
+                    } else {
+                        "at least "
+                    },
+                    plural(found, "hazard"),
                     plural(r.barrier_errors().len() as u64, "barrier error")
                 )
             )
@@ -763,6 +762,20 @@ fn text_report(args: &Args, o: &Outcome) -> String {
                 ids(thread_index(b.thread(), block)),
                 b.warp(),
                 b.lane()
+            );
+        }
+        if not_listed > 0 {
+            let _ = writeln!(
+                out,
+                "  {}{} more {} not listed (--max {})",
+                if r.hazards_not_listed_exact() {
+                    ""
+                } else {
+                    "at least "
+                },
+                not_listed,
+                if not_listed == 1 { "hazard" } else { "hazards" },
+                args.max
             );
         }
         for finding in r.barrier_errors() {
@@ -916,61 +929,23 @@ struct NoteJson {
     meaning: &'static str,
 }
 
-/// The races as `smem racecheck --json` gives them, the sites PTX lines.
+/// The races as `smem racecheck --json` gives them, the sites PTX lines
+/// (`kernel::ptx::races_json`: the same as Python's).
 #[derive(Debug, Serialize)]
 struct RacesJson {
     hazards: Vec<serde_json::Value>,
+    /// Hazards found past `--max`, counted and not listed (absent when 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    hazards_not_listed: u64,
     barrier_errors: Vec<serde_json::Value>,
 }
 
-/// The races of `o` as `smem racecheck --json` gives them: one object a
-/// hazard (kind, severity, its two accesses each with PTX line, source line,
-/// warp, lane, thread and access, the bytes and blocks, an example block
-/// and address) and one a barrier error (the sentence, the error's fields,
-/// the blocks, an example block).
 fn races_json(o: &Outcome) -> RacesJson {
-    use serde_json::json;
-    let block = o.launch.block();
-    let side = |a: &smem_model::HazardAccess| {
-        json!({
-            "ptx_line": a.site(),
-            "source_line": source_of(&o.kernel, a.site()),
-            "warp": a.warp(),
-            "lane": a.lane().get(),
-            "thread": thread_index(a.thread(), block),
-            "access": a.access().to_string(),
-        })
-    };
+    let (hazards, barrier_errors) = ptx::races_json(&o.kernel, &o.races, o.launch.block());
     RacesJson {
-        hazards: o
-            .races
-            .hazards()
-            .map(|finding| {
-                let h = finding.example();
-                json!({
-                    "kind": h.kind().to_string(),
-                    "severity": h.severity().to_string(),
-                    "first": side(h.first()),
-                    "second": side(h.second()),
-                    "bytes": finding.bytes(),
-                    "blocks": finding.blocks(),
-                    "example_block": finding.block(),
-                    "example_address": h.address(),
-                })
-            })
-            .collect(),
-        barrier_errors: o
-            .races
-            .barrier_errors()
-            .map(|finding| {
-                json!({
-                    "message": finding.error().describe(|s| site_text(&o.kernel, s)),
-                    "error": finding.error(),
-                    "blocks": finding.blocks(),
-                    "example_block": finding.block(),
-                })
-            })
-            .collect(),
+        hazards,
+        hazards_not_listed: o.races.hazards_not_listed(),
+        barrier_errors,
     }
 }
 

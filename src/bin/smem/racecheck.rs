@@ -66,8 +66,8 @@ pub struct Args {
     #[arg(long)]
     json: bool,
 
-    /// Print at most N hazards and N barrier errors per kernel (the summary
-    /// counts all of them).
+    /// List at most N hazards and N barrier errors per kernel (default: 4096 hazards, every
+    /// barrier error); the rest are counted, and the hazards past N are not kept.
     #[arg(long, value_name = "N")]
     max: Option<usize>,
 }
@@ -227,6 +227,8 @@ fn totals(kernels: &[KernelRaces]) -> (u64, u64, u64) {
                 Severity::Warning => totals.1 += 1,
             }
         }
+        totals.0 += k.hazards_not_listed_of(Severity::Error);
+        totals.1 += k.hazards_not_listed_of(Severity::Warning);
         totals.0 += k.barrier_errors().len() as u64;
         totals.2 += k.not_checked().map(|(_, n)| n).sum::<u64>();
     }
@@ -234,7 +236,10 @@ fn totals(kernels: &[KernelRaces]) -> (u64, u64, u64) {
 }
 
 pub fn run(args: &Args) -> ExitCode {
-    let mut check = Racecheck::new();
+    // The cap bounds memory, not only what is printed: 100,000 hazards on
+    // one word grew `--max 3` to GBs.
+    let mut check =
+        Racecheck::new().with_max_hazards(args.max.unwrap_or(smem_model::Block::MAX_HAZARDS));
     if let Some(arch) = args.arch {
         check = check.with_capability(arch);
     }
@@ -318,7 +323,7 @@ fn text(kernels: &[KernelRaces], lines: &[BTreeMap<u64, String>], max: Option<us
         if kernel.is_clean() {
             out.push_str("  no hazards, no barrier errors\n");
         }
-        for finding in kernel.hazards().take(max) {
+        for finding in kernel.hazards() {
             let h = finding.example();
             let (a, b) = (h.first(), h.second());
             let _ = writeln!(
@@ -344,11 +349,18 @@ fn text(kernels: &[KernelRaces], lines: &[BTreeMap<u64, String>], max: Option<us
                 b.lane()
             );
         }
-        if kernel.hazards().len() > max {
+        let more = kernel.hazards_not_listed();
+        if more > 0 {
             let _ = writeln!(
                 out,
-                "  ... {} not shown (--max {max})",
-                plural((kernel.hazards().len() - max) as u64, "hazard")
+                "  {}{more} more {} not listed (--max {})",
+                if kernel.hazards_not_listed_exact() {
+                    ""
+                } else {
+                    "at least "
+                },
+                if more == 1 { "hazard" } else { "hazards" },
+                kernel.hazards().len()
             );
         }
         for finding in kernel.barrier_errors().take(max) {
@@ -405,37 +417,23 @@ fn json(kernels: &[KernelRaces], lines: &[BTreeMap<u64, String>], max: Option<us
     let mut not_checked = Vec::new();
     for (k, kernel) in kernels.iter().enumerate() {
         let lines = lines.get(k);
-        for finding in kernel.hazards().take(max) {
-            let h = finding.example();
-            let side = |a: &smem_model::HazardAccess| {
-                json!({
-                    "pc": a.site(),
-                    "line": lines.and_then(|l| l.get(&a.site())),
-                    "warp": a.warp(),
-                    "lane": a.lane().get(),
-                    "access": a.access().to_string(),
-                })
-            };
-            hazards.push(json!({
-                "kernel": kernel.name(),
-                "kind": h.kind().to_string(),
-                "severity": h.severity().to_string(),
-                "first": side(h.first()),
-                "second": side(h.second()),
-                "bytes": finding.bytes(),
-                "blocks": finding.blocks(),
-                "example_block": finding.block(),
-                "example_address": h.address(),
-            }));
+        for finding in kernel.hazards() {
+            let mut hazard = finding.to_json(|a| {
+                let mut side = serde_json::Map::new();
+                side.insert("pc".into(), a.site().into());
+                side.insert(
+                    "line".into(),
+                    lines.and_then(|l| l.get(&a.site())).cloned().into(),
+                );
+                side
+            });
+            hazard["kernel"] = kernel.name().into();
+            hazards.push(hazard);
         }
         for finding in kernel.barrier_errors().take(max) {
-            barrier_errors.push(json!({
-                "kernel": kernel.name(),
-                "message": finding.error().to_string(),
-                "error": finding.error(),
-                "blocks": finding.blocks(),
-                "example_block": finding.block(),
-            }));
+            let mut error = finding.to_json(finding.error().to_string());
+            error["kernel"] = kernel.name().into();
+            barrier_errors.push(error);
         }
         for (name, count) in kernel.not_checked() {
             not_checked.push(json!({
@@ -449,14 +447,18 @@ fn json(kernels: &[KernelRaces], lines: &[BTreeMap<u64, String>], max: Option<us
     let list: Vec<_> = kernels
         .iter()
         .map(|k| {
-            json!({
+            let mut entry = json!({
                 "name": k.name(),
                 "arch": k.capability().sm_name(),
                 "blocks": k.blocks(),
                 "requests": k.requests(),
-                "hazards": k.hazards().len(),
+                "hazards": k.hazards().len() as u64 + k.hazards_not_listed(),
                 "barrier_errors": k.barrier_errors().len(),
-            })
+            });
+            if k.hazards_not_listed() > 0 {
+                entry["hazards_not_listed"] = k.hazards_not_listed().into();
+            }
+            entry
         })
         .collect();
     let value = json!({

@@ -173,6 +173,8 @@ mod launch;
 mod lex;
 pub mod ops;
 mod parse;
+#[cfg(feature = "json")]
+mod races;
 #[cfg(feature = "resolve")]
 pub mod resolve;
 #[cfg(test)]
@@ -192,6 +194,8 @@ pub use launch::{
     parse_dims, Arg, ArgKey, KernelLaunch, ParamDecl, ParamKind, FAKE_POINTER_BASE,
     FAKE_POINTER_STRIDE, MAX_BLOCK, MAX_BLOCK_THREADS, MAX_GRID,
 };
+#[cfg(feature = "json")]
+pub use races::{races_json, site_text, source_text};
 
 use crate::Error;
 
