@@ -9,7 +9,7 @@ use numpy::{
     dtype, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray,
     PyUntypedArrayMethods,
 };
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyAny;
 
@@ -32,15 +32,29 @@ impl Masks<'_> {
     }
 }
 
-/// Why a row was refused: found without the GIL, raised with it.
+/// Why a row was refused: found without the GIL, raised with it; or
+/// (`row` None) why the batch was, its answers not fitting in memory.
 struct RowError {
-    row: usize,
+    row: Option<usize>,
     message: String,
 }
 
 impl RowError {
+    /// The answers of `rows` rows, `out` numbers each, cannot be allocated.
+    fn memory(rows: usize, out: usize) -> Self {
+        RowError {
+            row: None,
+            message: format!(
+                "{rows} rows: their answers ({out} uint32 a row) do not fit in memory"
+            ),
+        }
+    }
+
     fn into_py(self) -> PyErr {
-        PyValueError::new_err(format!("row {}: {}", self.row, self.message))
+        match self.row {
+            Some(row) => PyValueError::new_err(format!("row {row}: {}", self.message)),
+            None => PyMemoryError::new_err(self.message),
+        }
     }
 }
 
@@ -152,10 +166,25 @@ fn run<T: Address, const OUT: usize>(
     (op, width, base): (Op, u32, Option<u64>),
     answer: impl Fn(&WarpRequest) -> Result<[u32; OUT], smem_model::Error> + Send + Sync,
 ) -> Result<Vec<u32>, RowError> {
+    // The answers are allocated before any row is read, and a batch too
+    // large for memory is MemoryError (issue 36: a broadcast view of 2^42
+    // rows aborted the interpreter in `with_capacity`).
+    let mut out = Vec::new();
+    let room = rows
+        .nrows()
+        .checked_mul(OUT)
+        .filter(|&n| n <= isize::MAX as usize / 4)
+        .ok_or(())
+        .and_then(|n| out.try_reserve_exact(n).map_err(|_| ()));
+    if room.is_err() {
+        return Err(RowError::memory(rows.nrows(), OUT));
+    }
     py.detach(|| {
-        let mut out = Vec::with_capacity(rows.nrows() * OUT);
         let mut one = |row: usize, lanes: &[T]| {
-            let fail = |message| RowError { row, message };
+            let fail = |message| RowError {
+                row: Some(row),
+                message,
+            };
             let mask = masks.get(row);
             let lanes_set = LaneSet::from_bits(mask);
             let request = match base {

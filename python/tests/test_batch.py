@@ -127,3 +127,13 @@ def test_a_broadcast_view_is_read_row_by_row():
     rows = np.broadcast_to(one, (2**16, 32))
     out = smem_model.wavefronts_batch("sm_90", "LDS", 4, rows)
     assert out.shape == (2**16,) and (out == 2).all()
+
+
+def test_a_batch_too_large_for_memory_is_memory_error():
+    # A broadcast view of 2^42 rows costs nothing to make; its answers would
+    # take 16 TiB (issue 36: the interpreter aborted).
+    rows = np.broadcast_to(np.zeros(32, dtype=np.uint32), (1 << 42, 32))
+    with pytest.raises(MemoryError, match=r"^4398046511104 rows: their answers"):
+        smem_model.wavefronts_batch("sm_90", "LDS", 4, rows)
+    with pytest.raises(MemoryError):
+        smem_model.cost_batch("sm_90", "LDS", 4, rows)
