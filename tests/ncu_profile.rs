@@ -299,11 +299,12 @@ fn lines_responsible_are_named() {
     }
 }
 
-/// LDGSTS: the instruction count is named equal and is; the wavefronts are
-/// a lower bound, and the Triton matmul's counter is above it (14,336
-/// against the rule's 10,240).
+/// LDGSTS: the instruction count is named equal and is; the wavefronts of
+/// `cp.async.cg` are an estimate (the shared side), and the Triton matmul's
+/// counter is above it (14,336 against the rule's 10,240;
+/// tests/data/ncu/cp_async: not a function of the addresses).
 #[test]
-fn ldgsts_wavefronts_are_a_lower_bound() {
+fn ldgsts_cg_wavefronts_are_an_estimate() {
     let (name, grid, block, tally) = run("triton_matmul_w2");
     let all = launches(&data("ncu/triton/raw.csv"));
     let c = compare(
@@ -324,7 +325,7 @@ fn ldgsts_wavefronts_are_a_lower_bound() {
         (Relation::Equal, Some(2_560))
     );
     let wave = row("smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum");
-    assert_eq!(wave.prediction.relation, Relation::AtLeast);
+    assert_eq!(wave.prediction.relation, Relation::Estimate);
     assert_eq!(
         (wave.prediction.predicted, wave.measured),
         (10_240, Some(14_336))

@@ -910,8 +910,9 @@ impl Consumer for Racecheck {
                 self.kernel().requests += 1;
                 return self.access_event(warp, site, request, event, 0);
             }
-            // Constant memory is only read: no hazard.
-            Event::ConstantLoad { .. } => return Ok(()),
+            // Constant memory is only read: no hazard. A cp.async's global
+            // side is not shared memory.
+            Event::ConstantLoad { .. } | Event::CpAsyncSource { .. } => return Ok(()),
             // A warpgroup's operand reads: 16-byte loads of the chunks, 32 a
             // request, by the warp whose event carries them (the lanes are
             // the chunks', not threads': the hardware reads for the group).

@@ -223,6 +223,20 @@ pub enum Event<'a> {
         /// The lanes that execute it.
         lanes: LaneSet,
     },
+    /// The global side of the `cp.async` whose [`Event::Access`] follows:
+    /// the low 32 bits of each reading lane's global address (a lane with a
+    /// src-size of 0 reads none). `.ca`'s wavefronts depend on it
+    /// (measured: the data passes through the L1's banks, see
+    /// [`ldgsts_wavefronts`](crate::kernel::tally::ldgsts_wavefronts)). A
+    /// source that does not know the addresses does not send it.
+    CpAsyncSource {
+        /// Where it comes from.
+        site: Site,
+        /// The lanes that read global memory.
+        lanes: LaneSet,
+        /// Each lane's global address, low 32 bits (only the bank matters).
+        offsets: [u32; 32],
+    },
     /// `cp.async.commit_group` (SASS `LDGDEPBAR`): the lanes' outstanding
     /// `cp.async` writes form a group.
     CpAsyncCommit {
@@ -332,6 +346,7 @@ impl Event<'_> {
             | Event::Barrier { site, .. }
             | Event::SyncWarp { site, .. }
             | Event::Fence { site, .. }
+            | Event::CpAsyncSource { site, .. }
             | Event::CpAsyncCommit { site, .. }
             | Event::CpAsyncWait { site, .. }
             | Event::CpAsyncArrive { site, .. }
@@ -351,6 +366,7 @@ impl Event<'_> {
             Event::Barrier { lanes, .. }
             | Event::SyncWarp { lanes, .. }
             | Event::Fence { lanes, .. }
+            | Event::CpAsyncSource { lanes, .. }
             | Event::CpAsyncCommit { lanes, .. }
             | Event::CpAsyncWait { lanes, .. }
             | Event::CpAsyncArrive { lanes, .. }

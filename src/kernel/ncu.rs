@@ -42,11 +42,16 @@
 //! feed are never named equal, but lower bounds where the loops were counted
 //! whole, else estimates ([`Relation::Estimate`]).
 //!
-//! LDGSTS (`cp.async`): the model's shared-side rule gives what the Source
-//! page calls the instructions' *ideal* wavefronts on every launch measured,
-//! and the LDGSTS wavefront counter was up to 40% above it (a Triton matmul:
-//! 14,336 against 10,240; `tests/data/ncu/triton`). Its wavefronts are given
-//! as a lower bound and its instruction count as equal.
+//! LDGSTS (`cp.async`): `.ca`'s wavefronts depend on both sides of the copy,
+//! the banks it writes and the banks of the global words it reads
+//! ([`ldgsts_wavefronts`](super::tally::ldgsts_wavefronts), measured exact on
+//! an H200: `tests/data/ncu/cp_async`), and are given as equal where the
+//! global addresses are known (a lower bound where not). `.cg`'s
+//! (`LDGSTS.BYPASS`) are not a function of the addresses: measured from 0 to
+//! twice the shared-side rule on single warps, and 1.0x to 1.6x of it over
+//! whole GEMMs (a Triton matmul: 14,336 against 10,240;
+//! `tests/data/ncu/triton`); the shared side is given as an estimate. The
+//! instruction count is equal either way.
 //!
 //! # Example
 //!
@@ -88,10 +93,16 @@ pub const UNIT_REASON: &str = "unit-level counter: adds arbitration with other t
      the banks (0 on small grids, +1% to +36% measured on large ones); op_ld also holds LDSM \
      wavefronts, op_st STSM ones";
 
-/// Why LDGSTS's wavefront counter can exceed the prediction.
-pub const LDGSTS_REASON: &str = "the model's shared-side rule for LDGSTS, which gave the Source \
-     page's \"Ideal\" on every launch measured; the counter was up to 40% above it (a Triton \
-     matmul: 14,336 against 10,240): the excess is not modelled";
+/// Why LDGSTS's wavefront counter can exceed the prediction: `.ca` copies
+/// whose global addresses the source did not know.
+pub const LDGSTS_REASON: &str = "cp.async.ca copies whose global addresses are unknown are \
+     costed by their shared side alone; their global side (the banks of the words they read) \
+     can take more";
+
+/// Why `cp.async.cg`'s (LDGSTS.BYPASS) wavefronts are an estimate.
+pub const LDGSTS_CG_REASON: &str = "cp.async.cg (LDGSTS.BYPASS): the counter is not a function \
+     of the addresses: measured from 0 (one warp's plain .cg) to twice the shared-side figure \
+     given here (one warp with a src-size; whole GEMMs 1.0x to 1.6x)";
 
 /// Why a count that leaves out requests of unknown address is a lower bound.
 pub const UNKNOWN_REASON: &str = "requests of unknown (data-dependent) address are counted as \
@@ -476,6 +487,14 @@ fn cas_bounds(sums: &[Sums; 6]) -> bool {
 pub fn predictions(tally: &Tally) -> Vec<Prediction> {
     let mut sums = sums(tally);
     let mut out = Vec::new();
+    let ldgsts_cg = tally
+        .by_op()
+        .iter()
+        .any(|((op, _), _)| *op == Op::CpAsync(crate::CpAsync::Cg))
+        || tally
+            .unknown_addresses()
+            .iter()
+            .any(|((op, _), _)| *op == Op::CpAsync(crate::CpAsync::Cg));
     let any_cas = sums.iter().any(|s| s.cas);
     let bounds = cas_bounds(&sums);
     if bounds {
@@ -524,7 +543,9 @@ pub fn predictions(tally: &Tally) -> Vec<Prediction> {
             (Relation::AtLeast, Some(CAS_ROUNDS_REASON))
         } else if cas {
             (Relation::Estimate, Some(CAS_REASON))
-        } else if family == Family::Ldgsts {
+        } else if family == Family::Ldgsts && ldgsts_cg {
+            (Relation::Estimate, Some(LDGSTS_CG_REASON))
+        } else if family == Family::Ldgsts && tally.ldgsts_without_source() > 0 {
             (Relation::AtLeast, Some(LDGSTS_REASON))
         } else if s.not_costed > 0 {
             (Relation::AtLeast, Some(UNKNOWN_REASON))
@@ -540,10 +561,12 @@ pub fn predictions(tally: &Tally) -> Vec<Prediction> {
             reason,
             not_costed: s.not_costed,
         });
-        // LDGSTS's conflict counter read 0 where the Source page had 4,096
-        // excessive wavefronts (tests/data/ncu/triton): what it counts is not
-        // known, so nothing is claimed of it.
-        if let (Some(counter), false) = (family.conflicts_counter(), family == Family::Ldgsts) {
+        // LDGSTS's conflict counter is wavefronts less ideal for `.ca`
+        // (tests/data/ncu/cp_async); for `.cg` it read 0 where the Source page
+        // had 4,096 excessive wavefronts (tests/data/ncu/triton): nothing is
+        // claimed of it there.
+        let claim = family != Family::Ldgsts || relation == Relation::Equal;
+        if let (Some(counter), true) = (family.conflicts_counter(), claim) {
             out.push(Prediction {
                 counter,
                 quantity: Quantity::BankConflicts,

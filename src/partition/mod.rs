@@ -479,6 +479,14 @@ impl Cost {
 }
 
 impl Cost {
+    /// The same cost with `wavefronts` (LDGSTS `.ca`, whose global side can
+    /// take more than its shared-side schedule; never fewer): the ideal
+    /// wavefronts and the ways stay.
+    pub(crate) fn with_wavefronts(mut self, wavefronts: u32) -> Cost {
+        self.wavefronts = self.wavefronts.max(wavefronts);
+        self
+    }
+
     pub(crate) fn new(totals: Totals, request: &WarpRequest) -> Cost {
         Cost {
             wavefronts: totals.wavefronts,

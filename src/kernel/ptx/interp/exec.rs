@@ -2691,11 +2691,39 @@ fn run_inst<C: Consumer + ?Sized>(
             };
             consumer.event(wid, &event)?;
         }
-        Kind::CpAsync { kind, bytes, dst } => {
+        Kind::CpAsync {
+            kind,
+            bytes,
+            dst,
+            src,
+            src_size,
+        } => {
             let a = addresses(warp, ctx, dst);
             match shared_target(Space::Shared, &a, mask, unsure, here, notes) {
                 Target::Shared(offsets) => {
                     in_bounds(ctx, (wid, site, name), "write", &offsets, mask, *bytes)?;
+                    // The global side, where every lane that reads global
+                    // memory (a src-size of 0 reads none) has a known address.
+                    let g = addresses(warp, ctx, src);
+                    let reads = match src_size {
+                        None => Some(mask),
+                        Some(size) => {
+                            let size = warp.read_owned(ctx, *size);
+                            (size.known() & mask == mask).then(|| {
+                                lanes_of(mask)
+                                    .filter(|&l| size.val(l) != 0)
+                                    .fold(0, |m, l| m | 1 << l)
+                            })
+                        }
+                    };
+                    if let Some(reads) = reads.filter(|&r| g.known() & r == r) {
+                        let event = Event::CpAsyncSource {
+                            site,
+                            lanes: LaneSet::from_bits(reads),
+                            offsets: core::array::from_fn(|l| g.val(l) as u32),
+                        };
+                        consumer.event(wid, &event)?;
+                    }
                     access(
                         consumer,
                         wid,

@@ -443,10 +443,16 @@ pub(crate) enum Kind {
         b_mn_major: bool,
         ds: Vec<Reg>,
     },
+    /// `cp.async.{ca,cg}.shared.global [dst], [src], bytes{, src_size}`:
+    /// the shared write at `dst`; `src` and `src_size` (where given: lanes
+    /// whose value is 0 read no global memory) for the global side of
+    /// `.ca`'s wavefronts.
     CpAsync {
         kind: CpAsync,
         bytes: u32,
         dst: Addr,
+        src: Addr,
+        src_size: Option<Src>,
     },
     CpAsyncCommit,
     CpAsyncWait {

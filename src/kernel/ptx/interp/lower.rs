@@ -1138,6 +1138,8 @@ impl Lowering<'_, '_> {
                         kind: if m("cg") { CpAsync::Cg } else { CpAsync::Ca },
                         bytes: u32::try_from(*bytes).ok()?,
                         dst: self.addr(op(0))?,
+                        src: self.addr(op(1))?,
+                        src_size: op(3).map(|o| self.src(Some(o))),
                     }
                 } else {
                     return None;
