@@ -17,9 +17,11 @@ struct Tab { int soff[32]; long long goff[32]; };
 template <int W, bool CG, bool ZF>
 __global__ void cpa(const Tab* t, const unsigned char* g, int reps, int zsz) {
   extern __shared__ __align__(1024) unsigned char sm[];
-  const int lane = threadIdx.x;
-  const int so = t->soff[lane];
-  const unsigned char* src = g + t->goff[lane];
+  // Warp w of the block: the table's pattern, w x 4 KiB further in shared
+  // memory and w x 64 KiB in global memory.
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  const int so = t->soff[lane] < 0 ? -1 : t->soff[lane] + 4096 * w;
+  const unsigned char* src = g + t->goff[lane] + 65536 * w;
   const uint32_t dst = (uint32_t)__cvta_generic_to_shared(sm) + (uint32_t)so;
 #pragma unroll 1
   for (int r = 0; r < reps; r++) {
@@ -60,12 +62,13 @@ static Tab* d_tab;
 static unsigned char* d_g;
 static int idx = 0;
 
+static int g_threads = 32, g_blocks = 1;
 static void go(const char* kname, Kern k, const Tab& t, int reps, int zsz, const std::string& what) {
   CK(cudaMemcpy(d_tab, &t, sizeof t, cudaMemcpyHostToDevice));
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 96 * 1024));
-  k<<<1, 32, 64 * 1024>>>(d_tab, d_g, reps, zsz);
+  k<<<g_blocks, g_threads, 64 * 1024>>>(d_tab, d_g, reps, zsz);
   CK(cudaDeviceSynchronize());
-  printf("%d %s reps=%d zsz=%d %s soff=", idx++, kname, reps, zsz, what.c_str());
+  printf("%d %s reps=%d zsz=%d threads=%d blocks=%d %s soff=", idx++, kname, reps, zsz, g_threads, g_blocks, what.c_str());
   for (int l = 0; l < 32; l++) printf("%d%s", t.soff[l], l < 31 ? "," : "");
   printf(" goff=");
   for (int l = 0; l < 32; l++) printf("%lld%s", t.goff[l], l < 31 ? "," : "");
@@ -80,6 +83,35 @@ int main(int argc, char** argv) {
   // are from a 128-byte line boundary.
   const long long GB = 1 << 20;  // a line-aligned base 1 MiB in
   struct V { const char* name; Kern k; int w; };
+  if (argc > 1 && !strcmp(argv[1], "r2")) {
+    // Round 2 (issue 34): what LDGSTS.BYPASS's wavefront counter follows.
+    struct V2 { const char* name; Kern k; int w; int zsz; };
+    const V2 v2[] = {{"cg16", cpa<16, true, false>, 16, 0}, {"cg16z", cpa<16, true, true>, 16, 16},
+                     {"ca16", cpa<16, false, false>, 16, 0}, {"ca4", cpa<4, false, false>, 4, 0}};
+    for (int threads : {32, 128, 256}) {
+      for (int blocks : {1, 8}) {
+        if (blocks == 8 && threads != 128) continue;
+        g_threads = threads;
+        g_blocks = blocks;
+        for (const V2& v : v2) {
+          const int w = v.w;
+          auto T = [&](auto sf, auto gf) { Tab t; for (int l = 0; l < 32; l++) { t.soff[l] = sf(l); t.goff[l] = gf(l); } return t; };
+          auto scont = [&](int l) { return l * w; };
+          go(v.name, v.k, T(scont, [&](int l) { return GB + (long long)l * w; }), 1, v.zsz, "g=contig s=contig");
+          go(v.name, v.k, T(scont, [&](int l) { return GB + (long long)l * w; }), 8, v.zsz, "g=contig s=contig");
+          if (threads != 32 || blocks != 1) continue;
+          for (int st : {32, 64, 128, 4096})
+            go(v.name, v.k, T(scont, [&](int l) { return GB + (long long)l * st; }), 1, v.zsz, "g=stride" + std::to_string(st) + " s=contig");
+          go(v.name, v.k, T(scont, [&](int l) { return GB; }), 1, v.zsz, "g=same s=contig");
+          go(v.name, v.k, T(scont, [&](int l) { return GB + (long long)(l % 8) * 128 + (long long)(l / 8) * 16; }), 1, v.zsz, "g=perm s=contig");
+          go(v.name, v.k, T(scont, [&](int l) { return GB + 16 + (long long)l * w; }), 1, v.zsz, "g=contig+16 s=contig");
+          go(v.name, v.k, T([&](int l) { return l * 128; }, [&](int l) { return GB + (long long)l * w; }), 1, v.zsz, "g=contig s=stride128");
+          go(v.name, v.k, T([&](int l) { return l < 8 ? l * w : -1; }, [&](int l) { return GB + (long long)l * w; }), 1, v.zsz, "g=contig s=contig lanes0-7");
+        }
+      }
+    }
+    return 0;
+  }
   const V vs[] = {{"ca4", cpa<4, false, false>, 4}, {"ca8", cpa<8, false, false>, 8}, {"ca16", cpa<16, false, false>, 16},
                   {"cg16", cpa<16, true, false>, 16}, {"ca4z", cpa<4, false, true>, 4}, {"cg16z", cpa<16, true, true>, 16}};
   for (const V& v : vs) {
