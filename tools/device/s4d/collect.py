@@ -13,8 +13,11 @@ import sys
 res, probe = sys.argv[1], sys.argv[2]
 cases = [l.rstrip("\n") for l in open(f"{res}/{probe}_cases.txt")]
 out = []
-for path in sorted(glob.glob(f"{res}/ncu_{probe}_*.csv")):
-    start = int(re.search(r"_(\d+)\.csv$", path).group(1))
+for path in sorted(glob.glob(f"{res}/ncu_{probe}*.csv")):
+    chunk = re.search(r"_(\d{4})\.csv$", path)
+    if chunk is None and not path.endswith(f"ncu_{probe}.csv"):
+        continue
+    start = int(chunk.group(1)) if chunk else 0
     text = open(path).read()
     at = text.find('"ID"')
     rows = list(csv.reader(io.StringIO(text[at:])))
