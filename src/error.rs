@@ -1124,6 +1124,24 @@ pub enum Error {
         inst: String,
     },
 
+    /// A launch whose blocks together run more warp instructions than the
+    /// run's budget (`RunOptions::with_run_budget`, `smem kernel --budget`),
+    /// found as soon as the steps so far and the least the blocks left can
+    /// cost exceed it.
+    #[error("the launch needs more than the run's budget of {budget} warp instructions: at least {at_least} {}; give a larger budget (smem kernel --budget) or run a sample of the blocks (--sample)", run_budget_text(*warp_instructions, *blocks_done, *blocks))]
+    RunBudget {
+        /// The budget.
+        budget: u64,
+        /// Blocks run when it was found.
+        blocks_done: u64,
+        /// Blocks the run was to run.
+        blocks: u64,
+        /// Warp instructions those blocks ran.
+        warp_instructions: u64,
+        /// The least the whole run can take (saturating).
+        at_least: u64,
+    },
+
     /// Calls nested deeper than the interpreter follows (a recursion).
     #[error(
         "calls nested {depth} deep at {function}: recursion is not modelled past {depth} frames"
@@ -1193,6 +1211,14 @@ fn ncu_launch_text(kernel: &str, matching: usize, found: &str) -> String {
 
 /// The message of [`Error::NoKernel`].
 /// `, source line N`, or nothing for line 0 (unknown: no `.loc`).
+fn run_budget_text(steps: u64, done: u64, blocks: u64) -> String {
+    if done == 0 {
+        format!("for its {blocks} blocks")
+    } else {
+        format!("({steps} in its first {done} of {blocks} blocks)")
+    }
+}
+
 fn source_line_text(line: u32) -> String {
     if line == 0 {
         String::new()

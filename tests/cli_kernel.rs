@@ -996,3 +996,125 @@ fn max_caps_the_hazards_listed_and_counts_the_rest() {
     assert_eq!(report["races"]["hazards"].as_array().unwrap().len(), 200);
     assert!(report["races"].get("hazards_not_listed").is_none());
 }
+
+/// Issue 35 items 1 and 2: blocks interpreted once per kind (`--no-reuse`
+/// interprets every one) and on several threads (`--threads`): the report
+/// is the same byte for byte, text and JSON, on a kernel whose blocks run
+/// alike (a Triton matmul: cp.async copies, the block index only in global
+/// addresses and the guards of global stores) and on one whose blocks
+/// differ (matrixMul: global loads of block-dependent addresses stored to
+/// shared memory).
+#[test]
+fn reuse_and_threads_do_not_change_the_report() {
+    let triton = [
+        &format!("{DATA}/triton_matmul_w2")[..],
+        "--grid",
+        "16",
+        "--arg",
+        "3=256",
+        "--arg",
+        "4=256",
+        "--arg",
+        "5=256",
+        "--arg",
+        "6=256",
+        "--arg",
+        "7=256",
+        "--arg",
+        "8=256",
+    ];
+    let matmul = [
+        &format!("{DATA}/matmul/kernel.ptx")[..],
+        "--grid",
+        "20,10",
+        "--block",
+        "32,32",
+        "--arg",
+        "3=320",
+        "--arg",
+        "4=640",
+    ];
+    for launch in [&triton[..], &matmul[..]] {
+        for format in [&[][..], &["--json"][..]] {
+            let run = |extra: &[&str]| {
+                let mut args: Vec<&str> = launch.to_vec();
+                args.extend_from_slice(format);
+                args.extend_from_slice(extra);
+                let output = kernel(&args);
+                assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+                stdout(&output)
+            };
+            let plain = run(&["--no-reuse", "--threads", "1"]);
+            for extra in [
+                &[][..],
+                &["--threads", "1"],
+                &["-j", "3"],
+                &["--no-reuse", "-j", "2"],
+            ] {
+                assert_eq!(run(extra), plain, "{launch:?} {extra:?}");
+            }
+        }
+    }
+    let output = kernel(&[&triton[..], &["--threads", "0"]].concat());
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(stderr(&output), "error: --threads must be at least 1\n");
+}
+
+/// Issue 36 item 3: the whole run has a budget. A grid of 2^31 - 1 blocks
+/// of three warps needs at least 6.4 billion warp instructions, past the
+/// default 2^32: refused before the first block. A loop of a parameter's
+/// trip count (each block under its own budget) stops after its first
+/// block, every block running alike.
+#[test]
+fn the_whole_run_has_a_budget() {
+    let ret = support::TempFile::new(
+        "ret.ptx",
+        b".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\nret;\n}\n",
+    );
+    let output = kernel(&[ret.name(), "--grid", "2147483647", "--block", "96"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output),
+        "error: the launch needs more than the run's budget of 4294967296 warp instructions: at \
+         least 6442450941 for its 2147483647 blocks; give a larger budget (smem kernel \
+         --budget) or run a sample of the blocks (--sample)\n"
+    );
+    // Within the budget: a sample.
+    let output = kernel(&[
+        ret.name(),
+        "--grid",
+        "2147483647",
+        "--block",
+        "96",
+        "--sample",
+        "3",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+
+    let looped = support::TempFile::new(
+        "loop.ptx",
+        b".version 8.0\n.target sm_90\n.address_size 64\n\
+          .visible .entry k(.param .u32 n)\n{\n.reg .b32 %r<4>;\n.reg .pred %p<2>;\n\
+          .shared .align 4 .b8 s[128];\nld.param.u32 %r1, [n];\nmov.u32 %r2, 0;\n\
+          LOOP:\nsetp.ge.u32 %p1, %r2, %r1;\n@%p1 bra DONE;\nst.shared.u32 [s], %r2;\n\
+          add.s32 %r2, %r2, 1;\nbra LOOP;\nDONE:\nret;\n}\n",
+    );
+    let output = kernel(&[
+        looped.name(),
+        "--grid",
+        "100000",
+        "--block",
+        "32",
+        "--arg",
+        "n=1000",
+        "--budget",
+        "1000000",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output),
+        "error: the launch needs more than the run's budget of 1000000 warp instructions: at \
+         least 500500000 (5005 in its first 1 of 100000 blocks); give a larger budget (smem \
+         kernel --budget) or run a sample of the blocks (--sample)\n"
+    );
+}

@@ -166,7 +166,7 @@ impl BarrierKind {
 /// predicated off). A source emits an event even when `lanes` is empty (a
 /// fully predicated-off instruction is still issued; what the consumers count
 /// for it is theirs to say).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Event<'a> {
     /// A shared-memory request: loads, stores, atomics, `ldmatrix`/`stmatrix`,

@@ -143,6 +143,22 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = ptx::DEFAULT_STEP_BUDGET)]
     step_budget: u64,
 
+    /// Stop the run once its blocks together would run more warp instructions than this
+    /// (replayed blocks count as the block they repeat).
+    #[arg(long, value_name = "N", default_value_t = ptx::DEFAULT_RUN_BUDGET)]
+    budget: u64,
+
+    /// Interpret every block, also those whose block index cannot change what they do to
+    /// shared memory (by default each kind is interpreted once and replayed; the answer is
+    /// the same).
+    #[arg(long)]
+    no_reuse: bool,
+
+    /// Threads to interpret blocks on, 1 to 64 (default: one per core, at most 64). The
+    /// output does not depend on it.
+    #[arg(long, short = 'j', value_name = "N")]
+    threads: Option<usize>,
+
     /// How many instructions (or source lines) to list.
     #[arg(long, value_name = "N", default_value_t = 10)]
     top: usize,
@@ -279,8 +295,23 @@ fn analyse(args: &Args) -> Result<ExitCode, String> {
         launch = launch.with_arg(arg);
     }
     let capability = resolve::capability(&module, meta, args.arch);
+    let threads = match args.threads {
+        Some(0) => return Err("--threads must be at least 1".to_owned()),
+        Some(n) if n > MAX_THREADS => {
+            return Err(format!(
+                "--threads {n} is more than the maximum of {MAX_THREADS}"
+            ))
+        }
+        Some(n) => n,
+        None => std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(MAX_THREADS),
+    };
     let mut options = RunOptions::new()
         .with_step_budget(args.step_budget)
+        .with_run_budget(args.budget)
+        .with_reuse(!args.no_reuse)
+        .with_threads(threads)
         .with_capability(capability);
     if let Some(n) = args.sample {
         options = options.with_sample(n);
@@ -347,6 +378,9 @@ fn analyse(args: &Args) -> Result<ExitCode, String> {
         ExitCode::SUCCESS
     })
 }
+
+/// The most threads `--threads` takes (as `smem trace`).
+const MAX_THREADS: usize = 64;
 
 /// How many instructions a note lists; the rest are counted.
 const NOTE_SITES: usize = 10;

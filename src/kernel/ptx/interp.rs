@@ -145,7 +145,9 @@
 //   straight-line code), `unroll` (in the loops it unrolls, above `merge`);
 //   and value numbering's plan, `number`;
 // - `lower`: the syntax tree to the IR, calling the ptxas model;
-// - `exec`: running the IR, on top.
+// - `exec`: running the IR, one block;
+// - `classes` (which blocks run alike), `tape` (a block's events kept) and
+//   `grid` (every block, on one thread or several), on top.
 mod cfg;
 mod ir;
 mod wgmma;
@@ -160,10 +162,16 @@ mod lower;
 
 mod exec;
 
+mod classes;
+mod grid;
+mod tape;
+
 #[cfg(test)]
 mod tests;
 
-use crate::kernel::{BlockInfo, Consumer, KernelInfo};
+use std::sync::Arc;
+
+use crate::kernel::{Consumer, KernelInfo};
 use crate::{ComputeCapability, Error};
 
 use super::ast::Module;
@@ -474,8 +482,16 @@ impl Kernel {
     }
 
     /// Runs the launch's blocks (all, or those `options` choose) through
-    /// `consumer`: `begin_kernel`, then per block `begin_block`, its events,
-    /// `end_block`; then `end_kernel`.
+    /// `consumer`: `begin_kernel`, then per block, in the order of their
+    /// linear indices, `begin_block`, its events, `end_block`; then
+    /// `end_kernel`.
+    ///
+    /// Blocks that cannot differ in what they tell the consumer (their
+    /// index reaches no shared address, branch, barrier or value stored
+    /// to shared memory; see [`RunOptions::with_reuse`]) are interpreted
+    /// once and their events given again for the others; blocks may run on
+    /// several threads ([`RunOptions::with_threads`]). Neither changes
+    /// anything the consumer sees or the summary holds, errors included.
     ///
     /// # Errors
     ///
@@ -486,6 +502,8 @@ impl Kernel {
     /// - Those of [`KernelLaunch::bind`]: an argument for no parameter, a
     ///   value that does not fit, an unset scalar.
     /// - [`Error::StepBudget`]: a block ran past its step budget.
+    /// - [`Error::RunBudget`]: the blocks together would run past the run's
+    ///   budget ([`RunOptions::with_run_budget`]).
     /// - [`Error::PtxInstruction`]: a shared access the hardware would fault
     ///   on (a misaligned address), naming the instruction and its line.
     /// - [`Error::SharedOutOfBounds`]: a shared access past the block's
@@ -493,6 +511,8 @@ impl Kernel {
     ///   reports it (the address after the capability's reserved bytes, sm_90's
     ///   without a capability).
     /// - [`Error::CallDepth`]: calls nested deeper than 64.
+    /// - [`Error::Interrupted`]: the progress callback asked to stop
+    ///   ([`RunOptions::with_progress`]).
     /// - The consumer's own errors, unchanged.
     pub fn run<C: Consumer + ?Sized>(
         &self,
@@ -514,42 +534,22 @@ impl Kernel {
         }
         consumer.begin_kernel(&info)?;
         let total = launch.blocks();
-        let chosen = options.blocks(total);
-        let mut notes = exec::Notes::new();
-        let mut steps = 0u64;
+        let blocks = grid::Blocks::new(total, options.sample);
         let plan = number::Plan::new(&self.program);
-        for &linear in &chosen {
-            let gx = u64::from(grid[0]);
-            let gy = u64::from(grid[1]);
-            let id = [
-                (linear % gx) as u32,
-                (linear / gx % gy) as u32,
-                (linear / (gx * gy)) as u32,
-            ];
-            consumer.begin_block(&BlockInfo::new(id, Some(launch.threads_per_block())))?;
-            let ctx = exec::Ctx {
-                program: &self.program,
-                entry: 0,
-                grid,
-                block: launch.block(),
-                block_id: id,
-                dynamic_shared: launch.dynamic_shared(),
-                shared_end: u64::from(self.dynamic_start()) + u64::from(launch.dynamic_shared()),
-                reserved: options
-                    .capability
-                    .unwrap_or(ComputeCapability::Sm90)
-                    .reserved_shared_memory_per_block(),
-                args: &args,
-                capability: options.capability.unwrap_or(ComputeCapability::Sm90),
-                budget: options.budget,
-                plan: &plan,
-            };
-            let run = exec::run_block(&ctx, consumer, &mut notes)?;
-            steps += run.steps;
-            consumer.end_block()?;
-        }
+        let run = grid::Launch {
+            program: &self.program,
+            plan: &plan,
+            grid,
+            block: launch.block(),
+            dynamic_shared: launch.dynamic_shared(),
+            shared_end: u64::from(self.dynamic_start()) + u64::from(launch.dynamic_shared()),
+            args: &args,
+            options,
+        };
+        let totals = grid::run(&run, &blocks, consumer)?;
         consumer.end_kernel()?;
-        let notes = notes
+        let notes = totals
+            .notes
             .into_iter()
             .map(|((func, pc), (kind, count))| {
                 let f = &self.program.functions[func as usize];
@@ -565,17 +565,44 @@ impl Kernel {
             })
             .collect();
         Ok(RunSummary {
-            blocks_run: chosen.len() as u64,
+            blocks_run: blocks.len(),
             blocks_total: total,
-            warp_instructions: steps,
+            blocks_interpreted: totals.interpreted,
+            warp_instructions: totals.steps,
             notes,
             needs_opt_in: check.needs_opt_in(),
         })
     }
 }
 
-/// How [`Kernel::run`] runs a launch: which blocks, the step budget, the
-/// compute capability announced to the consumer.
+/// The whole run's budget when none is given: 2^32 warp instructions (about
+/// twice the largest public launch tried, cuda-samples' tensor-core GEMMs;
+/// minutes of interpretation). A grid of 2^31 blocks of one warp each
+/// needs more once its blocks run two instructions.
+pub const DEFAULT_RUN_BUDGET: u64 = 1 << 32;
+
+/// A callback told of a run's progress (see [`RunOptions::with_progress`]).
+#[derive(Clone)]
+pub(crate) struct Progress(pub(crate) Arc<dyn Fn(u64, u64) -> bool + Send + Sync>);
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Progress")
+    }
+}
+
+impl PartialEq for Progress {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for Progress {}
+
+/// How [`Kernel::run`] runs a launch: which blocks, the budgets, the
+/// compute capability announced to the consumer, whether blocks that run
+/// alike are interpreted once, on how many threads, who is told of the
+/// progress.
 ///
 /// # Example
 ///
@@ -589,8 +616,12 @@ impl Kernel {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunOptions {
     budget: u64,
+    run_budget: u64,
     sample: Option<u64>,
     capability: Option<ComputeCapability>,
+    reuse: bool,
+    threads: usize,
+    progress: Option<Progress>,
 }
 
 impl Default for RunOptions {
@@ -600,12 +631,17 @@ impl Default for RunOptions {
 }
 
 impl RunOptions {
-    /// Every block, the default step budget, no capability.
+    /// Every block, the default budgets, no capability, blocks that run
+    /// alike interpreted once, on this thread, no progress told.
     pub const fn new() -> Self {
         RunOptions {
             budget: DEFAULT_STEP_BUDGET,
+            run_budget: DEFAULT_RUN_BUDGET,
             sample: None,
             capability: None,
+            reuse: true,
+            threads: 1,
+            progress: None,
         }
     }
 
@@ -613,6 +649,41 @@ impl RunOptions {
     #[must_use]
     pub const fn with_step_budget(mut self, budget: u64) -> Self {
         self.budget = budget;
+        self
+    }
+
+    /// At most `budget` warp instructions in the whole run: the sum of every
+    /// block's steps (what [`RunSummary::warp_instructions`] counts), a
+    /// block whose events are replayed counting as the block it repeats
+    /// (so the budget ends a run at the same block with reuse or without,
+    /// on any number of threads). The run stops with [`Error::RunBudget`]
+    /// as soon as the steps so far and what the blocks left must cost
+    /// exceed it: at least one instruction per warp each, or, where every
+    /// block runs alike, the first block's steps each (a grid of 2^31 such
+    /// blocks stops after its first). Default: [`DEFAULT_RUN_BUDGET`].
+    ///
+    /// ```
+    /// use smem_model::kernel::ptx::{self, Kernel, KernelLaunch, RunOptions};
+    /// use smem_model::kernel::{Consumer, Event};
+    /// use smem_model::Error;
+    ///
+    /// struct Nothing;
+    /// impl Consumer for Nothing {
+    ///     fn event(&mut self, _: u32, _: &Event<'_>) -> Result<(), Error> {
+    ///         Ok(())
+    ///     }
+    /// }
+    /// let module = ptx::parse(".version 8.0\n.target sm_90\n.entry k()\n{\nret;\n}\n")?;
+    /// let kernel = Kernel::new(&module, None)?;
+    /// let launch = KernelLaunch::new([2_147_483_647, 1, 1], [64, 1, 1])?;
+    /// let options = RunOptions::new().with_run_budget(1_000_000);
+    /// let err = kernel.run(&launch, &options, &mut Nothing).unwrap_err();
+    /// assert!(matches!(err, Error::RunBudget { blocks_done: 0, .. }));
+    /// # Ok::<(), Error>(())
+    /// ```
+    #[must_use]
+    pub const fn with_run_budget(mut self, budget: u64) -> Self {
+        self.run_budget = budget;
         self
     }
 
@@ -632,31 +703,53 @@ impl RunOptions {
         self
     }
 
+    /// Whether blocks that cannot differ are interpreted once (default:
+    /// yes). A taint analysis of the kernel finds the components of the
+    /// block index (`%ctaid`) that can reach a shared address, a branch or
+    /// guard, a barrier, a value stored to shared memory or a value number;
+    /// blocks that agree on those run alike, and each block after the
+    /// first of its kind gets that block's recorded events (as long as the
+    /// recordings fit in 256 MiB). The answer is the same either way; off,
+    /// every block is interpreted (a check of the reuse, and of the
+    /// analysis).
+    #[must_use]
+    pub const fn with_reuse(mut self, reuse: bool) -> Self {
+        self.reuse = reuse;
+        self
+    }
+
+    /// Interprets blocks on `threads` threads (0 or 1: this thread only,
+    /// the default); this thread gives the consumer each block's events in
+    /// block order, so the answer does not depend on it. Blocks on other
+    /// threads are recorded first (at most 1 GiB of recordings in flight;
+    /// a block with more events runs again on this thread).
+    #[must_use]
+    pub const fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// Calls `progress(done, blocks)` before each block and after the last,
+    /// on the thread that called [`Kernel::run`]: `done` of the run's
+    /// `blocks` have been given to the consumer. Returning `false` stops the
+    /// run with [`Error::Interrupted`] (Ctrl-C).
+    #[must_use]
+    pub fn with_progress(
+        mut self,
+        progress: impl Fn(u64, u64) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.progress = Some(Progress(Arc::new(progress)));
+        self
+    }
+
     /// The step budget.
     pub const fn step_budget(&self) -> u64 {
         self.budget
     }
 
-    /// The linear indices of the blocks to run, of `total`: with a sample of
-    /// `n`, `i (total - 1) / (n - 1)` for `i` in `0..n` (in 128 bits: no
-    /// wrap on the largest grid), so the first and the last block are in
-    /// it; a sample of one is the last block.
-    fn blocks(&self, total: u64) -> Vec<u64> {
-        match self.sample {
-            Some(n) if n < total => {
-                if n <= 1 {
-                    return vec![total - 1];
-                }
-                let last = u128::from(total - 1);
-                let steps = u128::from(n - 1);
-                let mut out: Vec<u64> = (0..u128::from(n))
-                    .map(|i| (i * last / steps) as u64)
-                    .collect();
-                out.dedup();
-                out
-            }
-            _ => (0..total).collect(),
-        }
+    /// The whole run's budget.
+    pub const fn run_budget(&self) -> u64 {
+        self.run_budget
     }
 }
 
@@ -668,6 +761,10 @@ pub struct RunSummary {
     pub blocks_run: u64,
     /// Blocks in the grid: more than `blocks_run` when sampled.
     pub blocks_total: u64,
+    /// Blocks interpreted: fewer than `blocks_run` where blocks that run
+    /// alike were interpreted once ([`RunOptions::with_reuse`]). The only
+    /// figure the reuse changes.
+    pub blocks_interpreted: u64,
     /// Warp instructions interpreted.
     pub warp_instructions: u64,
     /// What could not be followed exactly, by instruction.

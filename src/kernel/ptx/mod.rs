@@ -188,7 +188,7 @@ pub use ast::{
 
 pub use interp::{
     Kernel, LaunchCheck, Note, NoteKind, RunOptions, RunSummary, SharedVariable,
-    DEFAULT_STEP_BUDGET, SHARED_WINDOW_BASE,
+    DEFAULT_RUN_BUDGET, DEFAULT_STEP_BUDGET, SHARED_WINDOW_BASE,
 };
 pub use launch::{
     parse_dims, Arg, ArgKey, KernelLaunch, ParamDecl, ParamKind, FAKE_POINTER_BASE,

@@ -1,0 +1,511 @@
+//! Running a launch's blocks: in block order into the consumer, each block
+//! interpreted once per class of blocks that run alike
+//! ([`classes`](super::classes)) and replayed for the others, on one thread
+//! or several, with the whole run's budget.
+//!
+//! The consumer sees exactly what it would see if every block were
+//! interpreted in order on this thread: `begin_block` with each block's own
+//! index, the block's calls in their order, `end_block`. A block interpreted
+//! on another thread records its calls on a [`Tape`], which this thread
+//! gives to the consumer when the block's turn comes; a block whose class
+//! has a tape is given that tape. Notes and steps are added per block, the
+//! same way. So neither the reuse nor the number of threads changes
+//! anything the consumer or the summary holds, errors included.
+//!
+//! Memory: the blocks are never listed (the `n`-th is computed); tapes of
+//! blocks in flight hold at most [`IN_FLIGHT_BYTES`] together (a block with
+//! more calls is run again on this thread, straight into the consumer), and
+//! the tapes kept for reuse at most [`CACHE_BYTES`] (a class whose tape does
+//! not fit is interpreted for each of its blocks).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+
+use crate::kernel::{BlockInfo, Consumer};
+use crate::{ComputeCapability, Error};
+
+use super::classes::{self, Components};
+use super::exec::{self, BlockRun, Notes};
+use super::ir::Program;
+use super::number::Plan;
+use super::tape::{Tape, Tee};
+use super::RunOptions;
+
+/// Bytes the tapes of the blocks being run on other threads hold at most,
+/// together.
+pub(crate) const IN_FLIGHT_BYTES: usize = 1 << 30;
+
+/// Bytes the tapes kept for reuse hold at most, together.
+pub(crate) const CACHE_BYTES: usize = 256 << 20;
+
+/// The blocks to run, by linear index, without listing them: every block,
+/// or a sample of `n` spread over the grid.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Blocks {
+    total: u64,
+    /// The sample's size, when smaller than the grid.
+    sample: Option<u64>,
+}
+
+impl Blocks {
+    pub(crate) fn new(total: u64, sample: Option<u64>) -> Self {
+        Blocks {
+            total,
+            sample: sample.filter(|&n| n < total),
+        }
+    }
+
+    /// How many.
+    pub(crate) fn len(&self) -> u64 {
+        self.sample.unwrap_or(self.total)
+    }
+
+    /// The linear index of the `i`-th: with a sample of `n`,
+    /// `i (total - 1) / (n - 1)` (in 128 bits: no wrap on the largest grid),
+    /// so the first and the last block are in it, and no block twice
+    /// (`n - 1 < total - 1`, so each step moves at least one block); a
+    /// sample of one is the last block.
+    pub(crate) fn get(&self, i: u64) -> u64 {
+        match self.sample {
+            Some(1) => self.total - 1,
+            Some(n) => {
+                let last = u128::from(self.total - 1);
+                (u128::from(i) * last / u128::from(n - 1)) as u64
+            }
+            None => i,
+        }
+    }
+}
+
+/// What a block needs beyond its index: everything [`exec::Ctx`] holds.
+pub(crate) struct Launch<'p> {
+    pub program: &'p Program,
+    pub plan: &'p Plan,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub dynamic_shared: u32,
+    pub shared_end: u64,
+    pub args: &'p [Vec<u8>],
+    pub options: &'p RunOptions,
+}
+
+impl Launch<'_> {
+    fn ctx(&self, block_id: [u32; 3]) -> exec::Ctx<'_> {
+        exec::Ctx {
+            program: self.program,
+            entry: 0,
+            grid: self.grid,
+            block: self.block,
+            block_id,
+            dynamic_shared: self.dynamic_shared,
+            shared_end: self.shared_end,
+            reserved: self
+                .options
+                .capability
+                .unwrap_or(ComputeCapability::Sm90)
+                .reserved_shared_memory_per_block(),
+            args: self.args,
+            capability: self.options.capability.unwrap_or(ComputeCapability::Sm90),
+            budget: self.options.budget,
+            plan: self.plan,
+        }
+    }
+
+    fn id(&self, linear: u64) -> [u32; 3] {
+        let gx = u64::from(self.grid[0]);
+        let gy = u64::from(self.grid[1]);
+        [
+            (linear % gx) as u32,
+            (linear / gx % gy) as u32,
+            (linear / (gx * gy)) as u32,
+        ]
+    }
+
+    fn threads(&self) -> u32 {
+        self.block[0] * self.block[1] * self.block[2]
+    }
+}
+
+/// What a run of the blocks came to.
+#[derive(Debug, Default)]
+pub(crate) struct Totals {
+    pub notes: Notes,
+    pub steps: u64,
+    /// Blocks interpreted (the others replayed).
+    pub interpreted: u64,
+}
+
+/// A class's recorded run.
+struct Class {
+    tape: Arc<Tape>,
+    steps: u64,
+    notes: Notes,
+}
+
+/// One block's run on a worker thread.
+struct Outcome {
+    tape: Tape,
+    run: Result<BlockRun, Error>,
+    notes: Notes,
+}
+
+fn add_notes(into: &mut Notes, from: &Notes) {
+    for (&k, &(kind, count)) in from {
+        into.entry(k).or_insert((kind, 0)).1 += count;
+    }
+}
+
+/// The blocks' classes: a key per block (the components that matter), and
+/// whether reuse can pay at all.
+struct Keys {
+    relevant: Components,
+    reuse: bool,
+}
+
+impl Keys {
+    fn new(launch: &Launch<'_>, blocks: &Blocks) -> Self {
+        let relevant = classes::relevant(launch.program, launch.plan);
+        let classes: u64 = (0..3)
+            .filter(|d| relevant >> d & 1 == 1)
+            .map(|d| u64::from(launch.grid[d]))
+            .product();
+        Keys {
+            relevant,
+            reuse: launch.options.reuse && classes < blocks.len(),
+        }
+    }
+
+    fn key(&self, id: [u32; 3]) -> [u32; 3] {
+        core::array::from_fn(|d| {
+            if self.relevant >> d & 1 == 1 {
+                id[d]
+            } else {
+                0
+            }
+        })
+    }
+}
+
+/// The whole run's budget (see [`RunOptions::with_run_budget`]): checked
+/// before each block and after the last, against the steps so far plus
+/// what the blocks left cost at least (a warp's first instruction each, or,
+/// where every block runs alike, the first block's steps each). It depends
+/// on the blocks' steps alone, so it ends a run at the same block whether
+/// blocks are reused or not, on any number of threads.
+struct Budget {
+    budget: u64,
+    blocks: u64,
+    warps: u64,
+    /// Every block's steps, when all run alike and one has run.
+    each: Option<u64>,
+    alike: bool,
+}
+
+impl Budget {
+    fn check(&self, done: u64, steps: u64) -> Result<(), Error> {
+        let left = self.blocks - done;
+        let least = self.each.unwrap_or(self.warps);
+        let need = u128::from(steps) + u128::from(left) * u128::from(least);
+        if need > u128::from(self.budget) {
+            return Err(Error::RunBudget {
+                budget: self.budget,
+                blocks_done: done,
+                blocks: self.blocks,
+                warp_instructions: steps,
+                at_least: u64::try_from(need).unwrap_or(u64::MAX),
+            });
+        }
+        Ok(())
+    }
+
+    fn ran(&mut self, steps: u64) {
+        if self.alike && self.each.is_none() {
+            self.each = Some(steps);
+        }
+    }
+}
+
+/// Runs `blocks` of `launch` into `consumer` (see the module docs).
+pub(crate) fn run<C: Consumer + ?Sized>(
+    launch: &Launch<'_>,
+    blocks: &Blocks,
+    consumer: &mut C,
+) -> Result<Totals, Error> {
+    let keys = Keys::new(launch, blocks);
+    let mut budget = Budget {
+        budget: launch.options.run_budget,
+        blocks: blocks.len(),
+        warps: u64::from(launch.threads().div_ceil(32)),
+        each: None,
+        alike: keys.relevant == 0,
+    };
+    let threads = launch.options.threads.max(1);
+    if threads == 1 || blocks.len() <= 1 {
+        serial(launch, blocks, &keys, &mut budget, consumer)
+    } else {
+        parallel(launch, blocks, &keys, &mut budget, threads, consumer)
+    }
+}
+
+/// A block interpreted on this thread, into the consumer, recorded too
+/// (at most `room` calls) where its class may be reused.
+fn interpret<C: Consumer + ?Sized>(
+    launch: &Launch<'_>,
+    id: [u32; 3],
+    room: usize,
+    consumer: &mut C,
+) -> (Result<BlockRun, Error>, Notes, Option<Tape>) {
+    let mut notes = Notes::new();
+    let ctx = launch.ctx(id);
+    if room > 0 {
+        let mut tee = Tee {
+            consumer,
+            tape: Some(Tape::with_limit(room)),
+        };
+        let run = exec::run_block(&ctx, &mut tee, &mut notes);
+        (run, notes, tee.tape)
+    } else {
+        (exec::run_block(&ctx, consumer, &mut notes), notes, None)
+    }
+}
+
+/// The reuse cache: a class's tape, while they fit in [`CACHE_BYTES`].
+#[derive(Default)]
+struct Cache {
+    classes: HashMap<[u32; 3], Class>,
+    bytes: usize,
+    /// Classes whose tape was not kept (too long, or no room left): each of
+    /// their blocks is interpreted.
+    refused: HashSet<[u32; 3]>,
+}
+
+impl Cache {
+    /// How many calls a tape of class `key` may record and still be kept.
+    fn room(&self, key: &[u32; 3]) -> usize {
+        if self.refused.contains(key) || self.classes.contains_key(key) {
+            return 0;
+        }
+        (CACHE_BYTES - self.bytes) / Tape::CALL_BYTES
+    }
+
+    fn get(&self, key: &[u32; 3]) -> Option<&Class> {
+        self.classes.get(key)
+    }
+
+    fn keep(&mut self, key: [u32; 3], tape: Option<Tape>, steps: u64, notes: Notes) {
+        if self.classes.contains_key(&key) {
+            return;
+        }
+        match tape {
+            Some(tape) if !tape.is_full() && self.bytes + tape.bytes() <= CACHE_BYTES => {
+                self.bytes += tape.bytes();
+                self.classes.insert(
+                    key,
+                    Class {
+                        tape: Arc::new(tape),
+                        steps,
+                        notes,
+                    },
+                );
+            }
+            _ => {
+                self.refused.insert(key);
+            }
+        }
+    }
+}
+
+fn progress(launch: &Launch<'_>, done: u64, blocks: u64) -> Result<(), Error> {
+    match &launch.options.progress {
+        Some(p) if !(p.0)(done, blocks) => Err(Error::Interrupted),
+        _ => Ok(()),
+    }
+}
+
+fn serial<C: Consumer + ?Sized>(
+    launch: &Launch<'_>,
+    blocks: &Blocks,
+    keys: &Keys,
+    budget: &mut Budget,
+    consumer: &mut C,
+) -> Result<Totals, Error> {
+    let mut totals = Totals::default();
+    let mut cache = Cache::default();
+    let n = blocks.len();
+    for i in 0..n {
+        budget.check(i, totals.steps)?;
+        progress(launch, i, n)?;
+        let id = launch.id(blocks.get(i));
+        consumer.begin_block(&BlockInfo::new(id, Some(launch.threads())))?;
+        let key = keys.key(id);
+        if let Some(class) = keys.reuse.then(|| cache.get(&key)).flatten() {
+            class.tape.replay(consumer)?;
+            add_notes(&mut totals.notes, &class.notes);
+            totals.steps += class.steps;
+            budget.ran(class.steps);
+        } else {
+            let room = if keys.reuse { cache.room(&key) } else { 0 };
+            let (run, notes, tape) = interpret(launch, id, room, consumer);
+            add_notes(&mut totals.notes, &notes);
+            let run = run?;
+            totals.steps += run.steps;
+            totals.interpreted += 1;
+            budget.ran(run.steps);
+            if keys.reuse {
+                cache.keep(key, tape, run.steps, notes);
+            }
+        }
+        consumer.end_block()?;
+    }
+    budget.check(n, totals.steps)?;
+    progress(launch, n, n)?;
+    Ok(totals)
+}
+
+/// How far past the block being given to the consumer blocks are handed
+/// out.
+const LOOKAHEAD: u64 = 1 << 12;
+
+/// Jobs for the workers: a block's place in the run and its index.
+type Job = (u64, [u32; 3]);
+
+fn parallel<C: Consumer + ?Sized>(
+    launch: &Launch<'_>,
+    blocks: &Blocks,
+    keys: &Keys,
+    budget: &mut Budget,
+    threads: usize,
+    consumer: &mut C,
+) -> Result<Totals, Error> {
+    let window = 2 * threads;
+    let limit = (IN_FLIGHT_BYTES / window / Tape::CALL_BYTES).max(1 << 12);
+    let stop = Arc::new(AtomicBool::new(false));
+    let (job_tx, job_rx) = mpsc::channel::<Job>();
+    let job_rx = Mutex::new(job_rx);
+    let (done_tx, done_rx) = mpsc::channel::<(u64, Outcome)>();
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            let done_tx = done_tx.clone();
+            let (job_rx, stop) = (&job_rx, Arc::clone(&stop));
+            scope.spawn(move || loop {
+                let job = match job_rx.lock() {
+                    Ok(rx) => rx.recv(),
+                    Err(_) => return,
+                };
+                let Ok((i, id)) = job else { return };
+                if stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                let mut tape = Tape::with_limit(limit).with_stop(Arc::clone(&stop));
+                let mut notes = Notes::new();
+                let run = exec::run_block(&launch.ctx(id), &mut tape, &mut notes);
+                if done_tx.send((i, Outcome { tape, run, notes })).is_err() {
+                    return;
+                }
+            });
+        }
+        drop(done_tx);
+        let result = feed(
+            launch,
+            blocks,
+            keys,
+            budget,
+            consumer,
+            (&job_tx, &done_rx, window),
+        );
+        stop.store(true, Ordering::Relaxed);
+        drop(job_tx);
+        result
+    })
+}
+
+/// This thread's part of [`parallel`]: hands out blocks ahead, gives the
+/// consumer each block in order.
+fn feed<C: Consumer + ?Sized>(
+    launch: &Launch<'_>,
+    blocks: &Blocks,
+    keys: &Keys,
+    budget: &mut Budget,
+    consumer: &mut C,
+    (jobs, done, window): (&mpsc::Sender<Job>, &mpsc::Receiver<(u64, Outcome)>, usize),
+) -> Result<Totals, Error> {
+    let mut totals = Totals::default();
+    let mut cache = Cache::default();
+    let n = blocks.len();
+    // Blocks handed out and not yet given to the consumer, and those back.
+    let mut out: BTreeMap<u64, Option<Outcome>> = BTreeMap::new();
+    // Classes with a block handed out: its place.
+    let mut claimed: HashMap<[u32; 3], u64> = HashMap::new();
+    let mut ahead = 0u64;
+    for i in 0..n {
+        // Not further than [`LOOKAHEAD`] blocks: a class's blocks are
+        // skipped here, and a grid may hold billions of them.
+        while ahead < n && out.len() < window && ahead - i < LOOKAHEAD {
+            let id = launch.id(blocks.get(ahead));
+            let key = keys.key(id);
+            let reused = keys.reuse
+                && !cache.refused.contains(&key)
+                && (cache.classes.contains_key(&key)
+                    || claimed.get(&key).is_some_and(|&at| at < ahead));
+            if !reused {
+                if keys.reuse {
+                    claimed.insert(key, ahead);
+                }
+                if jobs.send((ahead, id)).is_err() {
+                    break;
+                }
+                out.insert(ahead, None);
+            }
+            ahead += 1;
+        }
+        budget.check(i, totals.steps)?;
+        progress(launch, i, n)?;
+        let id = launch.id(blocks.get(i));
+        let key = keys.key(id);
+        consumer.begin_block(&BlockInfo::new(id, Some(launch.threads())))?;
+        let class = keys.reuse.then(|| cache.get(&key)).flatten();
+        if let (Some(class), false) = (class, out.contains_key(&i)) {
+            class.tape.replay(consumer)?;
+            add_notes(&mut totals.notes, &class.notes);
+            totals.steps += class.steps;
+            budget.ran(class.steps);
+            consumer.end_block()?;
+            continue;
+        }
+        let outcome = if out.contains_key(&i) {
+            while out.get(&i).is_some_and(Option::is_none) {
+                let (j, outcome) = done.recv().map_err(|_| Error::Interrupted)?;
+                out.insert(j, Some(outcome));
+            }
+            out.remove(&i).flatten()
+        } else {
+            None
+        };
+        let (run, notes, tape) = match outcome {
+            Some(o) if !o.tape.is_full() => {
+                o.tape.replay(consumer)?;
+                (o.run, o.notes, Some(o.tape))
+            }
+            // Too many calls to record, or a class whose tape was not
+            // kept: on this thread, straight into the consumer.
+            _ => {
+                let room = if keys.reuse { cache.room(&key) } else { 0 };
+                interpret(launch, id, room, consumer)
+            }
+        };
+        add_notes(&mut totals.notes, &notes);
+        let run = run?;
+        totals.steps += run.steps;
+        totals.interpreted += 1;
+        budget.ran(run.steps);
+        if keys.reuse {
+            cache.keep(key, tape, run.steps, notes);
+        }
+        consumer.end_block()?;
+    }
+    budget.check(n, totals.steps)?;
+    progress(launch, n, n)?;
+    Ok(totals)
+}

@@ -1,0 +1,403 @@
+//! Blocks that run alike, interpreted once (`RunOptions::with_reuse`), and
+//! blocks on several threads (`RunOptions::with_threads`): the consumer gets
+//! exactly what it gets when every block is interpreted in order on one
+//! thread, call for call, on every fixture of tests/data/ptx and on
+//! generated kernels that use the block index everywhere it can matter.
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::path::PathBuf;
+
+use smem_model::kernel::ptx::{self, Kernel, KernelLaunch, RunOptions};
+use smem_model::kernel::{BlockInfo, Consumer, Event, KernelInfo, Place};
+use smem_model::{Error, LaneSet};
+
+/// Every call a consumer gets, hashed in order, and counted.
+#[derive(Default)]
+struct Calls {
+    hash: DefaultHasher,
+    calls: u64,
+}
+
+impl Calls {
+    fn add(&mut self, call: impl Hash) {
+        call.hash(&mut self.hash);
+        self.calls += 1;
+    }
+
+    fn digest(&self) -> (u64, u64) {
+        (self.hash.finish(), self.calls)
+    }
+}
+
+impl Consumer for Calls {
+    fn begin_kernel(&mut self, kernel: &KernelInfo<'_>) -> Result<(), Error> {
+        self.add(("kernel", kernel.name, kernel.grid_dim, kernel.block_dim));
+        Ok(())
+    }
+
+    fn begin_block(&mut self, block: &BlockInfo) -> Result<(), Error> {
+        self.add(("block", block.id, block.threads));
+        Ok(())
+    }
+
+    fn place(&mut self, place: &Place<'_>) {
+        self.add((
+            "place",
+            place.input,
+            place.line,
+            place.instruction,
+            place.source_file,
+        ));
+    }
+
+    fn event(&mut self, warp: u32, event: &Event<'_>) -> Result<(), Error> {
+        self.add(("event", warp, event));
+        Ok(())
+    }
+
+    fn event_unchanged(
+        &mut self,
+        warp: u32,
+        event: &Event<'_>,
+        unchanged: LaneSet,
+    ) -> Result<(), Error> {
+        self.add(("unchanged", warp, event, unchanged));
+        Ok(())
+    }
+
+    fn end_block(&mut self) -> Result<(), Error> {
+        self.add("end block");
+        Ok(())
+    }
+
+    fn end_kernel(&mut self) -> Result<(), Error> {
+        self.add("end kernel");
+        Ok(())
+    }
+}
+
+/// What a run came to: the summary (less the blocks interpreted, the one
+/// figure reuse changes) or the error, and the consumer's calls.
+#[derive(Debug, PartialEq)]
+struct Outcome {
+    summary: Result<String, String>,
+    calls: (u64, u64),
+}
+
+/// The outcome, and the blocks interpreted and run.
+fn outcome(kernel: &Kernel, launch: &KernelLaunch, options: &RunOptions) -> (Outcome, u64, u64) {
+    let mut calls = Calls::default();
+    let (summary, interpreted, run) = match kernel.run(launch, options, &mut calls) {
+        Ok(mut s) => {
+            let counts = (s.blocks_interpreted, s.blocks_run);
+            s.blocks_interpreted = 0;
+            (Ok(format!("{s:?}")), counts.0, counts.1)
+        }
+        Err(e) => (Err(e.to_string()), 0, 0),
+    };
+    let outcome = Outcome {
+        summary,
+        calls: calls.digest(),
+    };
+    (outcome, interpreted, run)
+}
+
+/// Runs `launch` every way and checks every way gives the same; returns the
+/// blocks interpreted with reuse and the blocks run (0 and 0 for a run that
+/// ends in an error).
+fn same_every_way(kernel: &Kernel, launch: &KernelLaunch, base: RunOptions) -> (u64, u64) {
+    same_these_ways(
+        kernel,
+        launch,
+        base,
+        &[(true, 1), (false, 3), (true, 3), (true, 2)],
+    )
+}
+
+/// [`same_every_way`] for the ways given: (reuse, threads), the first with
+/// reuse on one thread the one whose blocks interpreted are returned.
+fn same_these_ways(
+    kernel: &Kernel,
+    launch: &KernelLaunch,
+    base: RunOptions,
+    ways: &[(bool, usize)],
+) -> (u64, u64) {
+    let (plain, _, run) = outcome(kernel, launch, &base.clone().with_reuse(false));
+    let mut reused = 0;
+    for &(reuse, threads) in ways {
+        let options = base.clone().with_reuse(reuse).with_threads(threads);
+        let (got, interpreted, _) = outcome(kernel, launch, &options);
+        assert_eq!(got, plain, "reuse {reuse}, {threads} threads");
+        if reuse && reused == 0 {
+            reused = interpreted;
+        }
+    }
+    (reused, run)
+}
+
+fn fixture(name: &str) -> (Kernel, KernelLaunch) {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/ptx")
+        .join(name);
+    let text = std::fs::read_to_string(dir.join("kernel.ptx")).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("launch.json")).unwrap()).unwrap();
+    let module = ptx::parse(&text).unwrap();
+    let kernel = Kernel::new(&module, json["kernel"].as_str()).unwrap();
+    let dims = |key: &str| -> [u32; 3] {
+        let v: Vec<u32> = json[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap() as u32)
+            .collect();
+        [v[0], v[1], v[2]]
+    };
+    let mut launch = KernelLaunch::new(dims("grid"), dims("block"))
+        .unwrap()
+        .with_dynamic_shared(json["dynamic_shared"].as_u64().unwrap() as u32);
+    for arg in json["args"].as_array().unwrap() {
+        if arg["pointer"].as_bool() == Some(false) {
+            let value = &arg["value"];
+            let text = value
+                .as_i64()
+                .map_or_else(|| value.to_string(), |v| v.to_string());
+            launch = launch.with_arg(format!("{}={text}", arg["index"]).parse().unwrap());
+        }
+    }
+    (kernel, launch)
+}
+
+/// Every fixture with a launch: the same calls every way. The blocks
+/// interpreted with reuse, for the fixtures whose block index reaches
+/// nothing the consumer sees, are fewer than those run.
+#[test]
+fn every_fixture_gives_the_same_calls_with_reuse_and_threads() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/ptx");
+    let mut names: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .filter_map(|e| {
+            let e = e.unwrap();
+            e.path()
+                .join("launch.json")
+                .exists()
+                .then(|| e.file_name().to_string_lossy().into_owned())
+        })
+        .collect();
+    names.sort();
+    assert!(names.len() >= 30, "{names:?}");
+    let mut table = Vec::new();
+    for name in &names {
+        let (kernel, launch) = fixture(name);
+        let (interpreted, run) = same_every_way(&kernel, &launch, RunOptions::new());
+        table.push(format!("{name}: {interpreted} of {run}"));
+    }
+    eprintln!("{}", table.join("\n"));
+}
+
+/// Issue 34's acceptance launches (tests/data/ncu/hopper/launches.txt:
+/// cuda-samples' WMMA and cp.async GEMMs, a Triton wgmma matmul): the same
+/// calls every way.
+#[test]
+fn the_hopper_launches_give_the_same_calls_with_reuse_and_threads() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/ncu/hopper");
+    let table = std::fs::read_to_string(dir.join("launches.txt")).unwrap();
+    let mut rows = Vec::new();
+    for line in table
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let text = std::fs::read_to_string(dir.join(f[1])).unwrap();
+        let module = ptx::parse(&text).unwrap();
+        let (kernel, signature) = ptx::resolve::kernel(&module, Some(f[2]), None).unwrap();
+        let given: Vec<ptx::Arg> = f[9..].iter().map(|a| a.parse().unwrap()).collect();
+        let mut launch = KernelLaunch::new(
+            ptx::parse_dims(f[3]).unwrap(),
+            ptx::parse_dims(f[4]).unwrap(),
+        )
+        .unwrap()
+        .with_dynamic_shared(f[5].parse().unwrap());
+        for arg in ptx::resolve::prepare_args(&kernel, signature.as_ref(), &given).unwrap() {
+            launch = launch.with_arg(arg);
+        }
+        let options = RunOptions::new().with_capability(smem_model::ComputeCapability::Sm90);
+        // Big launches: reuse on two threads against every block on one.
+        let (interpreted, run) = same_these_ways(&kernel, &launch, options, &[(true, 2)]);
+        assert!(run > 0, "{}", f[0]);
+        rows.push(format!("{}: {interpreted} of {run}", f[0]));
+    }
+    eprintln!("{}", rows.join("\n"));
+}
+
+/// Where a generated statement takes a value from.
+const SOURCES: [&str; 6] = ["%tid.x", "%ctaid.x", "%ctaid.y", "%ctaid.z", "%r1", "7"];
+
+/// One generated statement: `kind` picks what, `a` and `b` where its
+/// values come from ([`SOURCES`]), `k` a constant; `i` makes its registers
+/// and labels its own.
+fn statement(out: &mut String, i: usize, (kind, a, b, k): (u8, u8, u8, u8)) {
+    use std::fmt::Write as _;
+    let a = SOURCES[usize::from(a) % SOURCES.len()];
+    let b = SOURCES[usize::from(b) % SOURCES.len()];
+    let r = |j: usize| format!("%r{}", 20 + 10 * i + j);
+    let (r0, r1, r2, r3) = (r(0), r(1), r(2), r(3));
+    // A word of s chosen by `x`: s + 4 (x & 255).
+    let at = |out: &mut String, x: &str| {
+        writeln!(
+            out,
+            "and.b32 {r2}, {x}, 255;\nshl.b32 {r2}, {r2}, 2;\nadd.s32 {r2}, {r2}, %r2;"
+        )
+        .unwrap();
+    };
+    writeln!(out, "mov.u32 {r0}, {a};\nmov.u32 {r1}, {b};").unwrap();
+    match kind % 10 {
+        // A shared store: address from a, value from b.
+        0 => {
+            at(out, &r0);
+            writeln!(out, "st.shared.u32 [{r2}], {r1};").unwrap();
+        }
+        // A shared load from a, stored at b.
+        1 => {
+            at(out, &r0);
+            writeln!(out, "ld.shared.u32 {r3}, [{r2}];").unwrap();
+            at(out, &r1);
+            writeln!(out, "st.shared.u32 [{r2}], {r3};").unwrap();
+        }
+        // A guarded store.
+        2 => {
+            at(out, "%r3");
+            writeln!(
+                out,
+                "setp.lt.u32 %p1, {r0}, {k};\n@%p1 st.shared.u32 [{r2}], {r1};"
+            )
+            .unwrap();
+        }
+        // A branch over a store.
+        3 => {
+            at(out, "%r3");
+            writeln!(
+                out,
+                "setp.eq.u32 %p1, {r0}, {k};\n@%p1 bra SKIP{i};\nst.shared.u32 [{r2}], {r1};\nSKIP{i}:"
+            )
+            .unwrap();
+        }
+        // A global load of address g + 4a, stored to shared at the thread's
+        // word (numbered: equal loads store equal values).
+        4 => {
+            writeln!(
+                out,
+                "mul.wide.u32 %rd5, {r0}, 4;\nadd.s64 %rd6, %rd1, %rd5;\nld.global.u32 {r3}, [%rd6];"
+            )
+            .unwrap();
+            at(out, "%r3");
+            writeln!(out, "st.shared.u32 [{r2}], {r3};").unwrap();
+        }
+        // A global store of b at g + 4a.
+        5 => writeln!(
+            out,
+            "mul.wide.u32 %rd5, {r0}, 4;\nadd.s64 %rd6, %rd1, %rd5;\nst.global.u32 [%rd6], {r1};"
+        )
+        .unwrap(),
+        6 => writeln!(out, "bar.sync 0;").unwrap(),
+        // A loop of (a & 3) trips, each a store of the counter.
+        7 => {
+            at(out, "%r3");
+            writeln!(
+                out,
+                "and.b32 {r0}, {r0}, 3;\nmov.u32 {r3}, 0;\nLOOP{i}:\nsetp.ge.u32 %p1, {r3}, {r0};\n\
+                 @%p1 bra DONE{i};\nst.shared.u32 [{r2}], {r3};\nadd.s32 {r3}, {r3}, 1;\n\
+                 bra LOOP{i};\nDONE{i}:"
+            )
+            .unwrap();
+        }
+        // Through param memory.
+        8 => {
+            at(out, "%r3");
+            writeln!(out, "st.param.b32 [tmp], {r0};\nld.param.b32 {r3}, [tmp];").unwrap();
+            writeln!(out, "st.shared.u32 [{r2}], {r3};").unwrap();
+        }
+        // A shared atomic at a.
+        _ => {
+            at(out, &r0);
+            writeln!(out, "atom.shared.add.u32 {r3}, [{r2}], {r1};").unwrap();
+        }
+    }
+}
+
+fn generated(statements: &[(u8, u8, u8, u8)]) -> String {
+    let mut body = String::new();
+    for (i, &s) in statements.iter().enumerate() {
+        statement(&mut body, i, s);
+    }
+    format!(
+        ".version 8.0\n.target sm_90\n.address_size 64\n\
+         .visible .entry k(.param .u64 .ptr .global .align 4 g, .param .u32 n)\n{{\n\
+         .reg .b32 %r<{regs}>;\n.reg .b64 %rd<8>;\n.reg .pred %p<4>;\n\
+         .shared .align 4 .b8 s[1024];\n.param .b32 tmp;\n\
+         ld.param.u64 %rd1, [g];\nld.param.u32 %r1, [n];\nmov.u32 %r2, s;\n\
+         mov.u32 %r3, %tid.x;\n{body}ret;\n}}\n",
+        regs = 20 + 10 * statements.len() + 10
+    )
+}
+
+mod cases;
+
+use proptest::prelude::*;
+
+proptest! {
+    #![proptest_config(cases::cases(64))]
+
+    /// Generated kernels that use the block index in shared addresses,
+    /// stored values, guards, branches, loop bounds, global addresses,
+    /// param memory and atomics: the same calls every way.
+    #[test]
+    fn generated_kernels_give_the_same_calls_every_way(
+        statements in prop::collection::vec((any::<u8>(), any::<u8>(), any::<u8>(), 0u8..8), 1..8),
+        grid in (1u32..5, 1u32..4, 1u32..3),
+        threads in prop::sample::select(vec![32u32, 64, 96]),
+        sample in prop::option::of(1u64..6),
+    ) {
+        let text = generated(&statements);
+        let module = ptx::parse(&text).unwrap();
+        let kernel = Kernel::new(&module, None).unwrap();
+        let launch = KernelLaunch::new([grid.0, grid.1, grid.2], [threads, 1, 1])
+            .unwrap()
+            .with_arg("n=5".parse().unwrap());
+        let mut options = RunOptions::new();
+        if let Some(n) = sample {
+            options = options.with_sample(n);
+        }
+        let (interpreted, run) = same_every_way(&kernel, &launch, options);
+        // Every generated kernel runs (the comparison is not of errors).
+        prop_assert!(run > 0 && interpreted >= 1 && interpreted <= run);
+    }
+}
+
+/// The generator's statements one by one on a grid of 4x3x2: each is run
+/// (no statement is refused by the reader or the interpreter), and those
+/// that do not take the block index into what the consumer sees are
+/// interpreted once.
+#[test]
+fn each_generated_statement_runs_and_reuse_follows_the_block_index() {
+    let launch = KernelLaunch::new([4, 3, 2], [64, 1, 1])
+        .unwrap()
+        .with_arg("n=5".parse().unwrap());
+    for kind in 0..10u8 {
+        // Values from the thread index only: every block alike.
+        let kernel =
+            Kernel::new(&ptx::parse(&generated(&[(kind, 0, 0, 3)])).unwrap(), None).unwrap();
+        let (plain, _, _) = outcome(&kernel, &launch, &RunOptions::new());
+        assert!(plain.summary.is_ok(), "statement {kind}: {plain:?}");
+        let (interpreted, run) = same_every_way(&kernel, &launch, RunOptions::new());
+        assert_eq!((interpreted, run), (1, 24), "statement {kind}");
+        // From %ctaid.y: 3 kinds of block, but where it reaches only a
+        // global store's address and value.
+        let kernel =
+            Kernel::new(&ptx::parse(&generated(&[(kind, 2, 2, 3)])).unwrap(), None).unwrap();
+        let (interpreted, run) = same_every_way(&kernel, &launch, RunOptions::new());
+        let expected = if matches!(kind, 5 | 6) { 1 } else { 3 };
+        assert_eq!((interpreted, run), (expected, 24), "statement {kind}");
+    }
+}
