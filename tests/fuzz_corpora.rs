@@ -8,6 +8,7 @@
     feature = "corpus",
     feature = "trace",
     feature = "ptx",
+    feature = "resolve",
     feature = "ncu"
 ))]
 
@@ -77,4 +78,14 @@ fn ptx_run_corpus() {
 #[test]
 fn ncu_csv_corpus() {
     assert!(replay("ncu_csv", targets::ncu_csv) >= 10);
+}
+
+#[test]
+fn launch_args_corpus() {
+    assert!(replay("launch_args", targets::launch_args) >= 10);
+}
+
+#[test]
+fn triton_meta_corpus() {
+    assert!(replay("triton_meta", targets::triton_meta) >= 10);
 }

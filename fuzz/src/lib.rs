@@ -698,3 +698,168 @@ pub fn ncu_csv(data: &[u8]) {
         }
     }
 }
+
+/// A kernel with a parameter of every kind a launch binds: pointer, signed
+/// and unsigned integers of each width, each float, and a 24-byte struct
+/// (its name is C++'s, so that `Signature::of_cpp` gives the source types).
+const KINDS_PTX: &str = ".version 8.0\n.target sm_90\n.address_size 64\n\
+    .visible .entry _Z1kPfijxytfd4Trip(\n\
+    .param .u64 .ptr .global .align 4 p0, .param .u32 p1, .param .u32 p2,\n\
+    .param .u64 p3, .param .u64 p4, .param .u16 p5, .param .f32 p6, .param .f64 p7,\n\
+    .param .align 8 .b8 p8[24])\n\
+    {\n.reg .b64 %rd<2>;\n.shared .align 4 .b8 s[64];\n\
+    ld.param.u64 %rd1, [p8+16];\nret;\n}\n";
+
+/// An error's message stays short whatever the input: at most twice the
+/// input and a few hundred bytes (issue 36: a list of 200,000 names in one
+/// line).
+fn bounded(error: &smem_model::Error, input: usize) {
+    let message = error.to_string();
+    assert!(
+        message.len() <= 1024 + 2 * input,
+        "a {}-byte message for a {input}-byte input",
+        message.len()
+    );
+}
+
+/// Launch arguments as `smem kernel` and Python read them: the first line
+/// as `--grid`/`--block` dimensions, each later line (at most 32) as `--arg
+/// KEY=VALUE`, checked against a kernel with a parameter of every kind, with
+/// and without its C++ source types, then bound. Anything is read or
+/// refused with a short error, never a panic; bound values have exactly
+/// their parameter's bytes.
+pub fn launch_args(data: &[u8]) {
+    use smem_model::kernel::ptx::{resolve, Arg, Kernel, KernelLaunch};
+
+    let text = String::from_utf8_lossy(data);
+    let mut lines = text.lines();
+    let dims = match lines.next().map(ptx::parse_dims) {
+        Some(Ok(dims)) => dims,
+        Some(Err(e)) => {
+            bounded(&e, text.len());
+            [1, 1, 1]
+        }
+        None => [1, 1, 1],
+    };
+    let launch = match KernelLaunch::new(dims, [32, 1, 1]) {
+        Ok(launch) => {
+            assert!(launch.blocks() <= (1 << 31) * 65_535 * 65_535);
+            launch
+        }
+        Err(e) => {
+            bounded(&e, text.len());
+            KernelLaunch::new([1, 1, 1], [32, 1, 1]).unwrap()
+        }
+    };
+    let mut args = Vec::new();
+    for line in lines.take(32) {
+        match line.parse::<Arg>() {
+            Ok(arg) => args.push(arg),
+            Err(e) => bounded(&e, text.len()),
+        }
+    }
+    let module = ptx::parse(KINDS_PTX).unwrap();
+    let kernel = Kernel::new(&module, None).unwrap();
+    let params = kernel.params();
+    let cpp = resolve::Signature::of_cpp(kernel.name());
+    for signature in [None, cpp.as_ref()] {
+        let prepared = match resolve::prepare_args(&kernel, signature, &args) {
+            Ok(prepared) => prepared,
+            Err(e) => {
+                bounded(&e, text.len());
+                continue;
+            }
+        };
+        let launch = prepared
+            .into_iter()
+            .fold(launch.clone(), |launch, arg| launch.with_arg(arg));
+        match launch.bind(&params) {
+            Ok(bound) => {
+                assert_eq!(bound.len(), params.len());
+                for (bytes, param) in bound.iter().zip(&params) {
+                    assert_eq!(bytes.len(), param.kind.bytes() as usize);
+                }
+            }
+            Err(e) => bounded(&e, text.len()),
+        }
+    }
+}
+
+/// Triton's metadata as a cache entry gives it: the input is the entry's
+/// `.json`, then (after a line `----`) its TTIR/TTGIR text, then (after
+/// another) one `--arg` a line. The metadata and the IR's signature are
+/// read, the kernel found and launched as `smem kernel` launches a Triton
+/// kernel (a block of 32 x `num_warps` threads, `shared` dynamic bytes, the
+/// metadata's arch) on one block with a budget of 20,000 warp instructions:
+/// no panic, no allocation the launch does not need (issue 36: `"shared":
+/// 4294967295` aborted after 34 GB), a short error or a run.
+pub fn triton_meta(data: &[u8]) {
+    use smem_model::kernel::ptx::{resolve, Arg, KernelLaunch, RunOptions};
+
+    let text = String::from_utf8_lossy(data);
+    let mut parts = text.splitn(3, "\n----\n");
+    let json = parts.next().unwrap_or("");
+    let ir = parts.next().unwrap_or("");
+    let args = parts.next().unwrap_or("");
+    let Some(mut meta) = resolve::TritonMeta::from_json(json) else {
+        return;
+    };
+    let name = meta.name.clone().unwrap_or_else(|| "fx".to_owned());
+    meta.signature = resolve::Signature::of_triton_ir(ir, &name);
+    let ptx_text = format!(
+        ".version 8.0\n.target sm_90\n.address_size 64\n\
+         .visible .entry {name}(.param .u64 .ptr .global .align 1 {name}_param_0, \
+         .param .u32 {name}_param_1, .param .f32 {name}_param_2)\n\
+         .reqntid 128\n{{\n.reg .b32 %r<4>;\n.shared .align 16 .b8 s[1024];\n\
+         .extern .shared .align 16 .b8 d[];\n\
+         mov.u32 %r1, %tid.x;\nshl.b32 %r2, %r1, 2;\n\
+         ld.param.u32 %r3, [{name}_param_1];\nadd.u32 %r2, %r2, %r3;\n\
+         st.shared.u32 [%r2], %r1;\nret;\n}}\n"
+    );
+    let Ok(module) = ptx::parse(&ptx_text) else {
+        return;
+    };
+    let (kernel, signature) = match resolve::kernel(&module, None, Some(&meta)) {
+        Ok(found) => found,
+        Err(e) => {
+            bounded(&e, text.len() + ptx_text.len());
+            return;
+        }
+    };
+    let args: Vec<Arg> = args
+        .lines()
+        .take(32)
+        .filter_map(|l| l.parse().ok())
+        .collect();
+    let prepared = match resolve::prepare_args(&kernel, signature.as_ref(), &args) {
+        Ok(prepared) => prepared,
+        Err(e) => {
+            bounded(&e, text.len() + ptx_text.len());
+            return;
+        }
+    };
+    // As `smem kernel`: 32 x num_warps threads, saturating.
+    let threads = meta.num_warps.unwrap_or(4).saturating_mul(32);
+    let launch = match KernelLaunch::new([1, 1, 1], [threads, 1, 1]) {
+        Ok(launch) => launch.with_dynamic_shared(meta.shared.unwrap_or(0)),
+        Err(e) => {
+            assert!(threads > 1024 || threads == 0, "{e}");
+            return;
+        }
+    };
+    let launch = prepared
+        .into_iter()
+        .fold(launch, |launch, arg| launch.with_arg(arg));
+    let capability = resolve::capability(&module, Some(&meta), None);
+    let options = RunOptions::new()
+        .with_step_budget(20_000)
+        .with_capability(capability);
+    let mut both = TallyAndRaces {
+        tally: smem_model::kernel::tally::Tally::new(),
+        races: smem_model::Racecheck::new(),
+    };
+    match kernel.run(&launch, &options, &mut both) {
+        Ok(summary) => assert_eq!(summary.blocks_run, 1),
+        Err(e) => bounded(&e, text.len() + ptx_text.len()),
+    }
+}
