@@ -83,10 +83,16 @@ Terms (compute capability 7.0 and later, where Nsight Compute runs; before, nvpr
   at least N      a lower bound. The unit-level counters l1tex__data_pipe_lsu_wavefronts_mem_shared_
                   op_{ld,st,atom} and l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st,atom}
                   (Memory Workload Analysis) add arbitration, and op_ld holds LDSM wavefronts, op_st
-                  STSM ones. LDGSTS wavefronts: the model's rule gave the Source page's ideal, the
-                  counter up to 40% more (not modelled).
+                  STSM ones. LDGSTS wavefronts of cp.async.ca whose global addresses are unknown:
+                  the shared side alone (the global side can add).
   about N         an estimate no counter is known to equal: nvcc's compare-and-swap loops
-                  (float atomicAdd), whose rounds depend on how warps interleave
+                  (float atomicAdd), whose rounds depend on how warps interleave; cp.async.cg's
+                  LDGSTS wavefronts (measured from 0 to twice the shared side, not a function of
+                  the addresses)
+  gmma            wgmma.mma_async reading shared memory through matrix descriptors:
+                  smsp__sass_inst_executed_op_shared_gmma.sum (one a warp of the warpgroup) and
+                  sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum (one a core matrix
+                  of 8 rows x 16 bytes read)
   arbitration     wavefronts that other traffic through the same banks costs, varying run to run
                   (0 on small grids, +1% to +36% on large ones): unit-level less instruction-level
                   wavefronts. It shows as bank conflicts the layout does not have.
