@@ -48,6 +48,37 @@
 //! with the line and column (from 1) of the offending token, what was
 //! expected there, and at most 32 characters of the text found.
 //!
+//! # Bounds
+//!
+//! Whatever a file or an argument claims, time and memory are bounded by
+//! what runs, and each bound is a typed error (exit status 2 in `smem
+//! kernel`), checked before anything is sized by the claim:
+//!
+//! - **Launch**: a grid of at most [`MAX_GRID`] blocks, a block of at most
+//!   [`MAX_BLOCK`] and [`MAX_BLOCK_THREADS`] threads ([`KernelLaunch::new`],
+//!   CUDA's limits), `.reqntid` and `.maxntid` as the driver applies them,
+//!   static and dynamic shared memory within the capability's limits with
+//!   the opt-in ([`Kernel::check_launch`], measured on an H200).
+//! - **Arguments**: each parameter's value is exactly its bytes
+//!   ([`KernelLaunch::bind`]; a struct's as one hex number of up to its
+//!   size); a message lists at most 8 or 16 names, then "and N more".
+//! - **Registers**: at most 4,194,304 declared in a function (the reader);
+//!   a block's registers and param space at most 1 GiB in the interpreter
+//!   ([`Error::InterpreterState`]), calls at most 64 deep.
+//! - **Time**: a block stops after [`RunOptions::with_step_budget`] warp
+//!   instructions ([`DEFAULT_STEP_BUDGET`]), a run after
+//!   [`RunOptions::with_run_budget`] ([`DEFAULT_RUN_BUDGET`]).
+//! - **Findings**: at most [`Block::MAX_HAZARDS`](crate::Block::MAX_HAZARDS)
+//!   hazards listed a kernel by default
+//!   ([`Racecheck::with_max_hazards`](crate::Racecheck::with_max_hazards)),
+//!   the rest counted.
+//!
+//! Tests hold each: `KernelLaunch`'s own (`launch.rs`), the interpreter's
+//! (`interp/tests.rs`: the state bound, the step budget, a 24-byte struct),
+//! `tests/cli_kernel_launch.rs` (the driver's refusals),
+//! `tests/block_consumer.rs` and `tests/cli_kernel.rs` (the hazard cap), and
+//! the fuzz targets `ptx_run`, `launch_args` and `triton_meta`.
+//!
 //! # Reading the tree as an interpreter
 //!
 //! - **Control**: run [`Function::instructions`] by index; a branch's

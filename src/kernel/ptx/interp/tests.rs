@@ -549,3 +549,34 @@ fn s_minus_one_is_out_of_bounds_through_32_and_64_bit_addresses() {
         "{narrow}"
     );
 }
+
+/// A block's registers and param space are bounded (1 GiB): what a short
+/// text declares is refused before it is allocated, with the bytes and the
+/// limit (issue 36: `.reg .b32 %r<4000000>` with 1,024 threads aborted
+/// after 7.6 GB).
+#[test]
+fn a_block_past_the_interpreter_state_bound_is_refused_before_allocation() {
+    let body = |regs: u32| {
+        format!(
+            ".visible .entry k()\n{{\n.reg .b32 %r<{regs}>;\n.shared .align 4 .b8 s[4];\n\
+             st.shared.u32 [s], 1;\nret;\n}}\n"
+        )
+    };
+    let Err(err) = run(&body(4_000_000), 1024, &[]) else {
+        panic!("4,000,000 registers ran")
+    };
+    let Error::InterpreterState {
+        bytes,
+        limit,
+        warps,
+        ..
+    } = err
+    else {
+        panic!("{err}")
+    };
+    assert_eq!((limit, warps), (1 << 30, 32));
+    assert!(bytes > limit);
+    // 1,000 registers a thread (a real kernel has at most 255) run.
+    let (log, _) = run(&body(1000), 1024, &[]).unwrap();
+    assert_eq!(log.accesses.len(), 32);
+}
