@@ -705,7 +705,12 @@ class KernelRun:
         `smem kernel --json` gives them: one dict a hazard, with `kind`,
         `severity`, `first` and `second` (each `ptx_line`, `source_line`,
         `warp`, `lane`, `thread`, `access`), `bytes`, `blocks`,
-        `example_block`, `example_address`."""
+        `example_block`, `example_address`; at most 4096 (`smem kernel`'s
+        default `--max`), the rest counted in `hazards_not_listed`."""
+    @property
+    def hazards_not_listed(self) -> int:
+        """The races found past the 4096 listed, one a pair of instructions:
+        counted, not kept (`smem kernel --json`'s `hazards_not_listed`)."""
     @property
     def barrier_errors(self) -> List[Dict[str, Any]]:
         """The barrier errors it found, as `smem kernel --json` gives them: one

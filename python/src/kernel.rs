@@ -47,8 +47,12 @@ pub struct PyKernelRun {
     /// `smem kernel --json` gives them: one dict a hazard, with `kind`,
     /// `severity`, `first` and `second` (each `ptx_line`, `source_line`,
     /// `warp`, `lane`, `thread`, `access`), `bytes`, `blocks`,
-    /// `example_block`, `example_address`.
+    /// `example_block`, `example_address`; at most 4096 (`smem kernel`'s
+    /// default `--max`), the rest counted in `hazards_not_listed`.
     races: Py<PyAny>,
+    /// The races found past the 4096 listed, one a pair of instructions:
+    /// counted, not kept (`smem kernel --json`'s `hazards_not_listed`).
+    hazards_not_listed: u64,
     /// The barrier errors it found, as `smem kernel --json` gives them: one
     /// dict each, with `message`, `error` (its fields), `blocks`,
     /// `example_block`.
@@ -189,19 +193,21 @@ impl Consumer for Both<'_> {
 }
 
 /// The races and barrier errors of `races` as `smem kernel --json` gives
-/// them (`kernel::ptx::races_json`, the same function).
+/// them (`kernel::ptx::races_json`, the same function), and the hazards
+/// not listed.
 fn races_json(
     kernel: &Kernel,
     races: &Racecheck,
     block: [u32; 3],
-) -> (serde_json::Value, serde_json::Value) {
-    let (mut hazards, mut barriers) = (Vec::new(), Vec::new());
+) -> (serde_json::Value, serde_json::Value, u64) {
+    let (mut hazards, mut barriers, mut not_listed) = (Vec::new(), Vec::new(), 0);
     for k in races.kernels() {
         let (h, b) = smem_model::kernel::ptx::races_json(kernel, k, block);
         hazards.extend(h);
         barriers.extend(b);
+        not_listed += k.hazards_not_listed();
     }
-    (hazards.into(), barriers.into())
+    (hazards.into(), barriers.into(), not_listed)
 }
 
 #[pymethods]
@@ -562,6 +568,7 @@ fn run(py: Python<'_>, request: Request) -> PyResult<PyKernelRun> {
     let loads = py.import("json")?.getattr("loads")?;
     Ok(PyKernelRun {
         races: loads.call1((races.0.to_string(),))?.unbind(),
+        hazards_not_listed: races.2,
         barrier_errors: loads.call1((races.1.to_string(),))?.unbind(),
         by_line: loads
             .call1((serde_json::Value::from(by_line).to_string(),))?

@@ -365,3 +365,19 @@ def test_a_struct_parameter_is_given_to_its_last_byte():
         assert run.notes == [] and run.summary.totals.requests == 1
     with pytest.raises(ValueError, match="does not read as .b8"):
         smem_model.kernel(ptx, 1, 32, {0: b"\x01" * 25})
+
+
+def test_races_past_4096_are_counted_not_listed():
+    # Thread 0 stores to s[0], then thread 32 from 4,200 instructions: 4,200
+    # races, 4,096 listed (smem kernel's default --max), the rest counted.
+    stores = "".join(f"st.shared.u32 [s], {i};\n" for i in range(4200))
+    ptx = (
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n"
+        ".reg .pred %p<2>;\n.reg .b32 %r<4>;\n.shared .align 4 .b8 s[4];\n"
+        "mov.u32 %r1, %tid.x;\nsetp.ne.u32 %p1, %r1, 0;\n@%p1 bra $L0;\n"
+        "st.shared.u32 [s], 1;\n$L0:\nsetp.ne.u32 %p1, %r1, 32;\n@%p1 bra $L1;\n"
+        + stores + "$L1:\nret;\n}\n"
+    )
+    run = smem_model.kernel(ptx, 1, 64)
+    assert (len(run.races), run.hazards_not_listed) == (4096, 104)
+    assert all(r["kind"] == "write-write" for r in run.races)
