@@ -580,3 +580,23 @@ fn a_block_past_the_interpreter_state_bound_is_refused_before_allocation() {
     let (log, _) = run(&body(1000), 1024, &[]).unwrap();
     assert_eq!(log.accesses.len(), 32);
 }
+
+/// `.maxnreg` past CUDA's 255 registers a thread is not refused: ptxas 13.0
+/// ignores it ("ptxas warning : Too many maxnreg specified for entry k,
+/// will be ignored", exit 0, for 256 and 1,000; it refuses only 0), so the
+/// GPU runs such a kernel, and so does the interpreter, which allocates by
+/// the registers a function declares, not by `.maxnreg` (issue 36 item 6:
+/// checked, nothing to refuse). The occupancy calculator refuses a launch
+/// claiming more than 255 ([`crate::Error::RegistersPerThread`]).
+#[test]
+fn maxnreg_past_255_runs_as_ptxas_ignores_it() {
+    let body = ".visible .entry k()\n.maxnreg 1000\n{\n.shared .align 4 .b8 s[128];\n\
+                st.shared.u32 [s], 1;\nret;\n}\n";
+    let (log, summary) = run(body, 32, &[]).unwrap();
+    assert_eq!((log.accesses.len(), summary.notes.len()), (1, 0));
+    let launch = crate::Launch::new(crate::ComputeCapability::Sm90, 0, 0).with_block(32, 256);
+    assert!(matches!(
+        launch.occupancy(),
+        Err(Error::RegistersPerThread { limit: 255, .. })
+    ));
+}
