@@ -999,11 +999,9 @@ fn max_caps_the_hazards_listed_and_counts_the_rest() {
 
 /// Issue 35 items 1 and 2: blocks interpreted once per kind (`--no-reuse`
 /// interprets every one) and on several threads (`--threads`): the report
-/// is the same byte for byte, text and JSON, on a kernel whose blocks run
-/// alike (a Triton matmul: cp.async copies, the block index only in global
-/// addresses and the guards of global stores) and on one whose blocks
-/// differ (matrixMul: global loads of block-dependent addresses stored to
-/// shared memory).
+/// is the same byte for byte, text and JSON, on a Triton matmul (cp.async
+/// copies from block-dependent global addresses) and on matrixMul (global
+/// loads of block-dependent addresses stored to shared memory).
 #[test]
 fn reuse_and_threads_do_not_change_the_report() {
     let triton = [

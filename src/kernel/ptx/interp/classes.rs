@@ -22,7 +22,9 @@
 //! - What the consumer sees, the *sinks*: the address of every access that
 //!   may touch shared memory (`.shared`, generic, `.const` whose addresses
 //!   are events), the value of a store there (a store of what memory holds
-//!   is an event of its own, [`Consumer::event_unchanged`]), the guard of
+//!   is an event of its own, [`Consumer::event_unchanged`]), the global
+//!   address and source size of a `cp.async` (its global side is an event,
+//!   [`Event::CpAsyncSource`]), the guard of
 //!   every instruction that is an event, a branch, a call or a barrier, a
 //!   barrier's id and count, `bar.warp.sync`'s mask, the counter that picks
 //!   an unrolled loop's merge, and every operand of an instruction that
@@ -36,6 +38,9 @@
 //! side: a component is kept whenever a path exists in the program, whether
 //! or not it is ever taken (a grid-stride loop's bound keeps the component
 //! that starts it, though most blocks run as many trips).
+
+#[cfg(doc)]
+use crate::kernel::{Consumer, Event};
 
 use super::ir::{Addr, BarKind, Kind, Program, Space, Special, Src};
 use super::number::Plan;
@@ -256,8 +261,13 @@ pub(crate) fn relevant(program: &Program, plan: &Plan) -> Components {
                         sinks |= a.map_or(0, |a| of(r, &a)) | of(r, b) | guard;
                         writes.extend(ds);
                     }
-                    Kind::StMatrix { addr: a, .. } | Kind::CpAsync { dst: a, .. } => {
-                        sinks |= addr(a) | guard;
+                    Kind::StMatrix { addr: a, .. } => sinks |= addr(a) | guard,
+                    // The global side is an event too (its addresses' banks,
+                    // Event::CpAsyncSource), and how much it reads.
+                    Kind::CpAsync {
+                        dst, src, src_size, ..
+                    } => {
+                        sinks |= addr(dst) | addr(src) | src_size.map_or(0, |s| of(r, &s)) | guard;
                     }
                     Kind::Bar { kind, id, count } => {
                         let t = of(r, id) | count.map_or(0, |c| of(r, &c)) | guard;
