@@ -736,7 +736,10 @@ impl Tally {
         let capability = self.config.capability();
         self.arch(capability);
         let kernel = self.kernel;
-        let slot = (pc >> 4) as usize % RECENT;
+        // SASS PCs step by 16 and PTX lines by 1: both spread over the slots
+        // (`pc >> 4` alone put 16 PTX lines in one slot, and `smem kernel`
+        // hashed most requests' instruction again).
+        let slot = (pc ^ pc >> 4) as usize % RECENT;
         let (known, known_pc, index) = self.recent[slot];
         let index = if (known, known_pc) == (kernel, pc) {
             index

@@ -255,6 +255,16 @@ impl Opnd<'_> {
         (self.known() >> lane & 1 == 1).then(|| self.val(lane) != 0)
     }
 
+    /// The 32 lanes' bits (known or not), one match for all of them: a
+    /// loop over the result vectorizes, where `val` in it matches per lane.
+    #[inline]
+    fn lanes(&self) -> [u64; 32] {
+        match *self {
+            Opnd::Ref(v, _) => *v,
+            Opnd::Splat(x, _) => [x; 32],
+        }
+    }
+
     fn to_lanes(self) -> Lanes {
         let mut v = [0u64; 32];
         for (lane, slot) in v.iter_mut().enumerate() {
@@ -378,8 +388,15 @@ impl Warp {
     fn write(&mut self, d: u32, value: &Lanes, mask: u32) {
         let i = self.reg_base + d as usize;
         let slot = &mut self.vals[i];
-        for lane in lanes_of(mask & value.k) {
-            slot[lane] = value.v[lane];
+        let take = mask & value.k;
+        if take == FULL {
+            // The commonest write, a whole warp's known result: one copy of
+            // 256 bytes, not a loop over the lanes' bits.
+            *slot = value.v;
+        } else {
+            for lane in lanes_of(take) {
+                slot[lane] = value.v[lane];
+            }
         }
         self.known[i] = (self.known[i] & !mask) | (value.k & mask);
         self.nums[i] &= !mask;
@@ -1648,6 +1665,12 @@ fn compare(cmp: Compare, a: Value, b: Value) -> Option<bool> {
     }
 }
 
+/// [`ops::compare`] of two known values.
+#[inline]
+fn int_compare(t: IntType, cmp: ops::Cmp, a: u64, b: u64) -> bool {
+    ops::compare(t, cmp, Value::known(a), Value::known(b)).unwrap_or(false)
+}
+
 fn round(mode: Option<RoundInt>, x: f64) -> f64 {
     match mode {
         None | Some(RoundInt::Zero) => x.trunc(),
@@ -1866,6 +1889,12 @@ fn in_bounds(
     size: u32,
 ) -> Result<(), Error> {
     let past = |lane: usize| u64::from(offsets[lane]) + u64::from(size) > ctx.shared_end;
+    // The highest offset of all 32 lanes first (a pass that vectorizes):
+    // in bounds, no lane of the mask is past the end.
+    let highest = offsets.iter().fold(0, |a, &b| a.max(b));
+    if u64::from(highest) + u64::from(size) <= ctx.shared_end {
+        return Ok(());
+    }
     let Some(first) = lanes_of(mask).find(|&l| past(l)) else {
         return Ok(());
     };
@@ -2122,6 +2151,28 @@ fn run_inst<C: Consumer + ?Sized>(
             combine,
         } => {
             let (a, b) = (warp.read(ctx, *a), warp.read(ctx, *b));
+            if let (Compare::Int(t, c), None) = (*cmp, combine)
+                && a.known() & b.known() & mask == mask
+            {
+                // Integers known in every lane (loop counters, indices): a
+                // pass over the lanes without `Value`s and unknown cases.
+                let (x, y) = (a.lanes(), b.lanes());
+                let mut po = Lanes {
+                    v: [0; 32],
+                    k: mask,
+                };
+                for ((r, &x), &y) in po.v.iter_mut().zip(&x).zip(&y) {
+                    *r = u64::from(int_compare(t, c, x, y));
+                }
+                if let Some(p) = p {
+                    warp.write(*p, &po, mask);
+                }
+                if let Some(q) = q {
+                    po.v.iter_mut().for_each(|r| *r ^= 1);
+                    warp.write(*q, &po, mask);
+                }
+                return Ok(());
+            }
             let c = combine.map(|(op, c, neg)| (op, warp.read(ctx, c), neg));
             let (mut po, mut qo) = (Lanes::UNKNOWN, Lanes::UNKNOWN);
             for lane in lanes_of(mask) {
@@ -2197,6 +2248,22 @@ fn run_inst<C: Consumer + ?Sized>(
             a,
         } => {
             let a = warp.read(ctx, *a);
+            if let (Ty::Int(to), Ty::Int(from), false) = (*dst, *src, *sat)
+                && a.known() & mask == mask
+            {
+                // Integer widening and narrowing known in every lane (the
+                // commonest `cvt`, of indices): `ops::cvt` without `Value`s.
+                let x = a.lanes();
+                let mut out = Lanes {
+                    v: [0; 32],
+                    k: mask,
+                };
+                for (r, &x) in out.v.iter_mut().zip(&x) {
+                    *r = to.wrap(from.extend(x));
+                }
+                warp.write(*d, &out, mask);
+                return Ok(());
+            }
             let out = map1(&a, mask, |x| convert(*dst, *src, *sat, *round_int, x));
             warp.write(*d, &out, mask);
         }
@@ -3004,8 +3071,7 @@ fn fast_int_bin(op: IntBin, t: IntType, a: &Opnd<'_>, b: &Opnd<'_>, mask: u32) -
         v: [0; 32],
         k: mask,
     };
-    let x: [u64; 32] = core::array::from_fn(|i| a.val(i));
-    let y: [u64; 32] = core::array::from_fn(|i| b.val(i));
+    let (x, y) = (a.lanes(), b.lanes());
     match op {
         IntBin::Add { sat: false } => {
             for i in 0..32 {

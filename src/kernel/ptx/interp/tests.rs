@@ -600,3 +600,113 @@ fn maxnreg_past_255_runs_as_ptxas_ignores_it() {
         Err(Error::RegistersPerThread { limit: 255, .. })
     ));
 }
+
+/// Integer `setp` and `cvt` of values known in every lane take a path of
+/// their own: each compare and conversion, on values of both signs and at
+/// the types' edges, gives the addresses its rule gives (`setp` against the
+/// same compare through `.and` with a true predicate, the general path).
+#[test]
+fn integer_compares_and_conversions_known_in_every_lane_follow_their_rules() {
+    let compares = [
+        ("lt.s32", "b32"),
+        ("ge.s32", "b32"),
+        ("lt.u32", "b32"),
+        ("hi.u32", "b32"),
+        ("le.s16", "b16"),
+        ("lt.s64", "b64"),
+        ("hs.u64", "b64"),
+        ("ne.b32", "b32"),
+    ];
+    for (cmp, bits) in compares {
+        // a = tid - 16 (negative in lanes 0 to 15), b = 3; s[tid + 32 p].
+        let (a, b) = match bits {
+            "b64" => ("%rd1", "%rd2"),
+            "b16" => ("%h1", "%h2"),
+            _ => ("%r1", "%r2"),
+        };
+        let body = |setp: &str| {
+            format!(
+                r#"
+.visible .entry k()
+{{
+    .reg .pred %p<3>;
+    .reg .b32 %r<8>;
+    .reg .b16 %h<3>;
+    .reg .b64 %rd<3>;
+    .shared .align 4 .b8 s[512];
+    mov.u32 %r3, %tid.x;
+    sub.s32 %r1, %r3, 16;
+    mov.u32 %r2, 3;
+    cvt.s64.s32 %rd1, %r1;
+    cvt.s64.s32 %rd2, %r2;
+    cvt.u16.u32 %h1, %r1;
+    cvt.u16.u32 %h2, %r2;
+    setp.eq.u32 %p2, %r3, %r3;
+    {setp};
+    selp.u32 %r4, 32, 0, %p1;
+    add.u32 %r5, %r4, %r3;
+    shl.b32 %r6, %r5, 2;
+    mov.u32 %r7, s;
+    add.u32 %r7, %r7, %r6;
+    st.shared.u32 [%r7], %r3;
+    ret;
+}}
+"#
+            )
+        };
+        let addresses = |setp: &str| run(&body(setp), 32, &[]).unwrap().0.addresses;
+        let fast = addresses(&format!("setp.{cmp} %p1, {a}, {b}"));
+        let cmp_and = cmp.replacen('.', ".and.", 1);
+        let general = addresses(&format!("setp.{cmp_and} %p1, {a}, {b}, %p2"));
+        let expected: Vec<Option<u32>> = (0..32i64)
+            .map(|t| {
+                let a = t - 16;
+                let taken = match cmp {
+                    "lt.s32" | "le.s16" | "lt.s64" => a < 3 || (cmp == "le.s16" && a == 3),
+                    "ge.s32" => a >= 3,
+                    "lt.u32" => (a as u32) < 3,
+                    "hi.u32" => (a as u32) > 3,
+                    "hs.u64" => (a as u64) >= 3,
+                    _ => a != 3,
+                };
+                Some(4 * (t as u32 + if taken { 32 } else { 0 }))
+            })
+            .collect();
+        assert_eq!(fast, vec![expected.clone()], "setp.{cmp}");
+        assert_eq!(general, vec![expected], "setp.{cmp_and}");
+    }
+    // Narrowing and widening: s[(u16)(tid * 4099) & 0x7c], s[(s64)(tid - 16) >> 32 & 4].
+    let body = r#"
+.visible .entry k()
+{
+    .reg .b32 %r<8>;
+    .reg .b16 %h<2>;
+    .reg .b64 %rd<4>;
+    .shared .align 4 .b8 s[512];
+    mov.u32 %r1, %tid.x;
+    mul.lo.u32 %r2, %r1, 4099;
+    cvt.u16.u32 %h1, %r2;
+    cvt.u32.u16 %r3, %h1;
+    and.b32 %r4, %r3, 124;
+    sub.s32 %r5, %r1, 16;
+    cvt.s64.s32 %rd1, %r5;
+    shr.u64 %rd2, %rd1, 32;
+    cvt.u32.u64 %r6, %rd2;
+    and.b32 %r6, %r6, 4;
+    add.u32 %r7, %r4, %r6;
+    mov.u32 %r5, s;
+    add.u32 %r5, %r5, %r7;
+    st.shared.u32 [%r5], %r1;
+    ret;
+}
+"#;
+    let (log, _) = run(body, 32, &[]).unwrap();
+    let expected: Vec<Option<u32>> = (0..32u32)
+        .map(|t| {
+            let narrow = u32::from((t * 4099) as u16) & 124;
+            let wide = ((i64::from(t) - 16) as u64 >> 32) as u32 & 4;
+            Some(narrow + wide)
+        })
+        .collect();
+    assert_eq!(log.addresses, vec![expected]);
+}
