@@ -77,12 +77,14 @@ fn every_probe_gives_the_measured_gmma_counters() {
     assert_eq!(checked, 276);
 }
 
-/// A warpgroup whose B operand another warp stores to: with a barrier
-/// between the store and the `wgmma` there is no hazard, without it the
-/// store races with the operand read.
+/// A warpgroup whose B operand another warp stores to. The operand reads
+/// happen between the `wgmma` and the `wgmma.wait_group` that retires it: a
+/// store ordered before the `wgmma` by a barrier, or after the wait, is no
+/// hazard; one without a barrier, or after a barrier that the `wgmma` is
+/// issued before but the wait comes after, races with the reads.
 #[test]
-fn the_race_checker_sees_the_operand_reads() {
-    let kernel_text = |barrier: &str| {
+fn the_race_checker_sees_the_operand_reads_until_the_wait() {
+    let kernel_text = |before: &str, after_issue: &str, after_wait: &str| {
         format!(
             r#".version 8.0
 .target sm_90a
@@ -97,8 +99,7 @@ fn the_race_checker_sees_the_operand_reads() {
     mov.u32 %r1, %tid.x;
     mov.u32 %r2, s;
     setp.eq.u32 %p1, %r1, 40;
-    @%p1 st.shared.u32 [%r2+4096], %r1;
-    {barrier}
+    {before}
     // A at s (K-major, no swizzle: LBO 128, SBO 256), B at s + 4096.
     shr.u32 %r3, %r2, 4;
     cvt.u64.u32 %rd1, %r3;
@@ -110,14 +111,16 @@ fn the_race_checker_sees_the_operand_reads() {
     wgmma.fence.sync.aligned;
     wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {{%f1, %f2, %f3, %f0}}, %rd1, %rd2, 1, 1, 1, 0, 0;
     wgmma.commit_group.sync.aligned;
+    {after_issue}
     wgmma.wait_group.sync.aligned 0;
+    {after_wait}
     ret;
 }}
 "#
         )
     };
-    let races = |barrier: &str| {
-        let text = kernel_text(barrier);
+    let store = "@%p1 st.shared.u32 [%r2+4096], %r1;";
+    let races = |text: String| {
         let module = ptx::parse(&text).unwrap();
         let kernel = Kernel::new(&module, None).unwrap();
         let launch = KernelLaunch::new([1, 1, 1], [128, 1, 1]).unwrap();
@@ -132,6 +135,10 @@ fn the_race_checker_sees_the_operand_reads() {
         );
         check.into_kernels().remove(0).hazards().len()
     };
-    assert_eq!(races("bar.sync 0;"), 0);
-    assert!(races("") > 0);
+    let with_bar = format!("{store}\n    bar.sync 0;");
+    assert_eq!(races(kernel_text(&with_bar, "", "")), 0);
+    assert!(races(kernel_text(store, "", "")) > 0);
+    let bar_then_store = format!("bar.sync 0;\n    {store}");
+    assert_eq!(races(kernel_text("", "", &bar_then_store)), 0);
+    assert!(races(kernel_text("", &bar_then_store, "")) > 0);
 }

@@ -916,7 +916,8 @@ impl Consumer for Racecheck {
             // A warpgroup's operand reads: 16-byte loads of the chunks, 32 a
             // request, by the warp whose event carries them (the lanes are
             // the chunks', not threads': the hardware reads for the group).
-            Event::Gmma { site, chunks, .. } => {
+            Event::Gmma { .. } => return Ok(()),
+            Event::GmmaReads { site, chunks } => {
                 self.release_load(warp, None)?;
                 for group in chunks.chunks(32) {
                     let mut offsets = [0u32; 32];

@@ -270,23 +270,31 @@ pub enum Event<'a> {
     /// matrix descriptors. Every warp of the warpgroup executes the
     /// instruction and counts one (Nsight Compute's
     /// `smsp__sass_inst_executed_op_shared_gmma`); the operand reads happen
-    /// once for the warpgroup, so only the event of its first warp carries
-    /// them (`chunks` empty and `wavefronts` 0 in the others). The reads
-    /// are the hardware's, asynchronous to the warps: the model places them
-    /// at the instruction (see `wgmma` in the PTX interpreter's docs).
+    /// once for the warpgroup, so only its first warp's event carries their
+    /// wavefronts (0 in the others). The reads themselves come later, as
+    /// [`Event::GmmaReads`].
     Gmma {
         /// Where it comes from.
         site: Site,
         /// The lanes that execute it.
         lanes: LaneSet,
-        /// The shared-memory offset of each 16-byte chunk read, A's (where
-        /// from shared memory) then B's, 8 chunks a core matrix.
-        chunks: &'a [u32],
         /// The wavefronts the reads take
         /// (`l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma`).
         wavefronts: u64,
         /// Those of them beyond one a core matrix: bank conflicts.
         conflicts: u64,
+    },
+    /// The operand reads of a `wgmma.mma_async` (at `site`), by its
+    /// warpgroup's first warp, at the last moment they can happen: the
+    /// `wgmma.wait_group` that retires its group (the hardware reads
+    /// asynchronously between the instruction and that wait). For the race
+    /// checker; not an instruction.
+    GmmaReads {
+        /// The `wgmma`'s site.
+        site: Site,
+        /// The shared-memory offset of each 16-byte chunk read, A's (where
+        /// from shared memory) then B's, 8 chunks a core matrix.
+        chunks: &'a [u32],
     },
     /// A constant-memory load (`ld.const`, SASS `LDC`, `ULDC`): not shared
     /// memory and never part of a shared-memory count, but a source reports it
@@ -352,6 +360,7 @@ impl Event<'_> {
             | Event::CpAsyncArrive { site, .. }
             | Event::ConstantLoad { site, .. }
             | Event::Gmma { site, .. }
+            | Event::GmmaReads { site, .. }
             | Event::Unmodelled { site, .. }
             | Event::UnknownAddress { site, .. } => site,
         }
@@ -374,6 +383,7 @@ impl Event<'_> {
             | Event::Gmma { lanes, .. }
             | Event::Unmodelled { lanes, .. }
             | Event::UnknownAddress { lanes, .. } => lanes,
+            Event::GmmaReads { .. } => LaneSet::EMPTY,
         }
     }
 }

@@ -1128,6 +1128,8 @@ impl Consumer for Tally {
                 lanes,
                 offsets,
             } => self.source = Some((site.pc, lanes.bits(), offsets)),
+            // The reads' cost was counted with the instruction.
+            Event::GmmaReads { .. } => {}
             Event::Gmma {
                 lanes,
                 wavefronts,

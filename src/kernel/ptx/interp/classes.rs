@@ -281,6 +281,8 @@ pub(crate) fn relevant(program: &Program, plan: &Plan) -> Components {
                     Kind::CpAsyncCommit
                     | Kind::CpAsyncWait { .. }
                     | Kind::CpAsyncArrive
+                    | Kind::WgmmaCommit
+                    | Kind::WgmmaWait { .. }
                     | Kind::Fence
                     | Kind::Bra { .. }
                     | Kind::Call { .. }

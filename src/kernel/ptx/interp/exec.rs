@@ -349,6 +349,12 @@ struct Warp {
     sregs: Box<[[u64; 32]; 9]>,
     /// The current frame's first register (the hot path's copy).
     reg_base: usize,
+    /// The operand reads of its `wgmma`s not yet retired (a warpgroup's
+    /// first warp only): those since the last `wgmma.commit_group`, then
+    /// the committed groups, oldest first; each read (the `wgmma`'s site,
+    /// its 16-byte chunks).
+    gmma_open: Vec<(Site, Vec<u32>)>,
+    gmma_groups: std::collections::VecDeque<Vec<(Site, Vec<u32>)>>,
 }
 
 impl Warp {
@@ -821,6 +827,8 @@ pub(crate) fn run_block<C: Consumer + ?Sized>(
                 state: State::Ready,
                 sregs: ctx.sregs(id),
                 reg_base: 0,
+                gmma_open: Vec::new(),
+                gmma_groups: std::collections::VecDeque::new(),
             };
             warp.push_frame(entry, ctx.entry, None);
             for (param, arg) in entry.params.iter().zip(ctx.args) {
@@ -932,7 +940,9 @@ fn run_warp<C: Consumer + ?Sized>(
     loop {
         let Some(top) = warp.stack.last().copied() else {
             warp.state = State::Done;
-            return Ok(());
+            // A warpgroup that ends without waiting for its wgmmas: their
+            // reads happen before the block ends.
+            return gmma_retire(warp, consumer, 0, true);
         };
         if top.mask == 0 || top.pc == top.rpc {
             warp.stack.pop();
@@ -1173,6 +1183,36 @@ fn run_warp<C: Consumer + ?Sized>(
     }
 }
 
+/// The reads of the warp's `wgmma` groups but the `pending` most recent
+/// ([`Event::GmmaReads`]), at the wait that retires them; with `all`, the
+/// uncommitted ones too (the warp ends).
+fn gmma_retire<C: Consumer + ?Sized>(
+    warp: &mut Warp,
+    consumer: &mut C,
+    pending: u32,
+    all: bool,
+) -> Result<(), Error> {
+    if all && !warp.gmma_open.is_empty() {
+        let group = std::mem::take(&mut warp.gmma_open);
+        warp.gmma_groups.push_back(group);
+    }
+    while warp.gmma_groups.len() > pending as usize {
+        let Some(group) = warp.gmma_groups.pop_front() else {
+            break;
+        };
+        for (site, chunks) in &group {
+            consumer.event(
+                warp.id,
+                &Event::GmmaReads {
+                    site: *site,
+                    chunks,
+                },
+            )?;
+        }
+    }
+    Ok(())
+}
+
 /// Whether an instruction of this kind may give the consumer an event.
 fn emits(kind: &Kind) -> bool {
     matches!(
@@ -1184,6 +1224,8 @@ fn emits(kind: &Kind) -> bool {
             | Kind::StMatrix { .. }
             | Kind::Wmma { .. }
             | Kind::Wgmma { .. }
+            | Kind::WgmmaCommit
+            | Kind::WgmmaWait { .. }
             | Kind::CpAsync { .. }
             | Kind::CpAsyncCommit
             | Kind::CpAsyncWait { .. }
@@ -2715,7 +2757,6 @@ fn run_inst<C: Consumer + ?Sized>(
                 let event = Event::Gmma {
                     site,
                     lanes,
-                    chunks: &[],
                     wavefronts: 0,
                     conflicts: 0,
                 };
@@ -2752,12 +2793,19 @@ fn run_inst<C: Consumer + ?Sized>(
             let event = Event::Gmma {
                 site,
                 lanes,
-                chunks: &chunks,
                 wavefronts,
                 conflicts: wavefronts - chunks.len() as u64 / 8,
             };
             consumer.event(wid, &event)?;
+            warp.gmma_open.push((site, chunks));
         }
+        Kind::WgmmaCommit => {
+            if !warp.gmma_open.is_empty() {
+                let group = std::mem::take(&mut warp.gmma_open);
+                warp.gmma_groups.push_back(group);
+            }
+        }
+        Kind::WgmmaWait { pending } => gmma_retire(warp, consumer, *pending, false)?,
         Kind::CpAsync {
             kind,
             bytes,

@@ -447,6 +447,13 @@ pub(crate) enum Kind {
     /// the shared write at `dst`; `src` and `src_size` (where given: lanes
     /// whose value is 0 read no global memory) for the global side of
     /// `.ca`'s wavefronts.
+    /// `wgmma.commit_group`: the warp's `wgmma`s since the last one form a
+    /// group.
+    WgmmaCommit,
+    /// `wgmma.wait_group N`: every group but the `N` most recent is done.
+    WgmmaWait {
+        pending: u32,
+    },
     CpAsync {
         kind: CpAsync,
         bytes: u32,

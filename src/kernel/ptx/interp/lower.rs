@@ -1287,6 +1287,16 @@ impl Lowering<'_, '_> {
             "call" => return self.call(inst),
             "prefetch" | "prefetchu" | "pmevent" | "nanosleep" | "setmaxnreg"
             | "griddepcontrol" | "discard" | "applypriority" => Kind::Nop,
+            "wgmma" if m("commit_group") => Kind::WgmmaCommit,
+            "wgmma" if m("wait_group") => {
+                let Some(Operand::Imm(Immediate::Int(n))) = op(0) else {
+                    return None;
+                };
+                Kind::WgmmaWait {
+                    pending: u32::try_from(*n).ok()?,
+                }
+            }
+            // `wgmma.fence`: orders register accesses, not shared memory.
             "wgmma" => Kind::Nop,
             _ => return None,
         })

@@ -18,7 +18,7 @@ enum Call {
         warp: u32,
         event: Event<'static>,
         name: u32,
-        /// A [`Event::Gmma`]'s chunks: their range in [`Tape::chunks`].
+        /// A [`Event::GmmaReads`]'s chunks: their range in [`Tape::chunks`].
         chunks: (u32, u32),
         unchanged: Option<LaneSet>,
     },
@@ -39,7 +39,7 @@ pub(super) struct Tape {
     /// The strings the events and places borrowed, each once.
     names: Vec<Box<str>>,
     index: HashMap<Box<str>, u32>,
-    /// The chunks the [`Event::Gmma`] events borrowed, one after another.
+    /// The chunks the [`Event::GmmaReads`] events borrowed, one after another.
     chunks: Vec<u32>,
     /// At most this many calls are kept: past it, recording stops with
     /// [`Tape::FULL`] (the caller runs the block again into its consumer).
@@ -111,25 +111,10 @@ impl Tape {
     ) -> Result<(), Error> {
         let mut chunks = (0, 0);
         let (event, name) = match *event {
-            Event::Gmma {
-                site,
-                lanes,
-                chunks: c,
-                wavefronts,
-                conflicts,
-            } => {
+            Event::GmmaReads { site, chunks: c } => {
                 chunks = (self.chunks.len() as u32, c.len() as u32);
                 self.chunks.extend_from_slice(c);
-                (
-                    Event::Gmma {
-                        site,
-                        lanes,
-                        chunks: &[],
-                        wavefronts,
-                        conflicts,
-                    },
-                    0,
-                )
+                (Event::GmmaReads { site, chunks: &[] }, 0)
             }
             Event::Unmodelled { site, lanes, name } => (
                 Event::Unmodelled {
@@ -154,6 +139,32 @@ impl Tape {
                     name: "",
                 },
                 self.intern(name),
+            ),
+            Event::Gmma {
+                site,
+                lanes,
+                wavefronts,
+                conflicts,
+            } => (
+                Event::Gmma {
+                    site,
+                    lanes,
+                    wavefronts,
+                    conflicts,
+                },
+                0,
+            ),
+            Event::CpAsyncSource {
+                site,
+                lanes,
+                offsets,
+            } => (
+                Event::CpAsyncSource {
+                    site,
+                    lanes,
+                    offsets,
+                },
+                0,
             ),
             Event::Access { site, request } => (Event::Access { site, request }, 0),
             Event::CasRound { site, request } => (Event::CasRound { site, request }, 0),
@@ -242,19 +253,10 @@ impl Tape {
                 } => {
                     let name = self.names.get(name as usize).map_or("", |n| n);
                     let event = match event {
-                        Event::Gmma {
+                        Event::GmmaReads { site, .. } => Event::GmmaReads {
                             site,
-                            lanes,
-                            wavefronts,
-                            conflicts,
-                            ..
-                        } => Event::Gmma {
-                            site,
-                            lanes,
                             chunks: &self.chunks
                                 [chunks.0 as usize..chunks.0 as usize + chunks.1 as usize],
-                            wavefronts,
-                            conflicts,
                         },
                         Event::Unmodelled { site, lanes, .. } => {
                             Event::Unmodelled { site, lanes, name }

@@ -57,12 +57,17 @@
 //! # When the reads happen
 //!
 //! The hardware reads the operands asynchronously, between the
-//! `wgmma.mma_async` and the `wgmma.wait_group` that retires its group. The
-//! model places the reads at the instruction: a kernel that overwrites an
-//! operand after issuing the multiply and before waiting for it (a real race)
-//! is not reported; one that writes before, orders it with a barrier and
-//! `wgmma.fence`, is checked as written. `wgmma.fence`, `commit_group` and
-//! `wait_group` are not events.
+//! `wgmma.mma_async` and the `wgmma.wait_group` that retires its group
+//! (`wgmma.commit_group` closes a group; `wait_group N` leaves the `N` most
+//! recent pending). The counts are given at the instruction; the reads reach
+//! the race checker at that wait ([`Event::GmmaReads`](crate::kernel::Event::GmmaReads)),
+//! the last moment they can happen: a store by another warp after the
+//! `wgmma` and before the wait races with them even across a barrier, one
+//! ordered after the wait does not (`tests/ptx_wgmma.rs`). A store by the
+//! reading warp itself between the two comes before the modelled reads in
+//! its program order, though the hardware may read before it: not
+//! reported. A warp that ends without waiting has its reads placed at its
+//! end.
 
 /// The swizzle mode of a descriptor (bits 62-63).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
