@@ -420,3 +420,29 @@ fn hazards_past_the_cap_are_counted_not_listed() {
     assert_eq!((k.hazards().len(), k.hazards_not_listed()), (0, 3));
     assert!(!k.is_clean());
 }
+
+/// Past `Block::MAX_NOT_LISTED` hazards not listed the count stops growing
+/// and says it is a lower bound: warps 0 and 1 take turns storing to one
+/// word, each store its own instruction, so each races with the other
+/// warp's latest 32 (about 380,000 pairs).
+#[test]
+fn the_count_past_its_bound_is_a_lower_bound() {
+    let mut check = Racecheck::new();
+    check
+        .begin_kernel(&KernelInfo::named("k").with_block_dim([64, 1, 1]))
+        .unwrap();
+    check.begin_block(&BlockInfo::new([0, 0, 0], None)).unwrap();
+    let lane0 = |l: u32| (l == 0).then_some(0);
+    for site in 0..12_000u64 {
+        let warp = (site % 2) as u32;
+        check.event(warp, &access(site, Op::Store, lane0)).unwrap();
+    }
+    check.end_kernel().unwrap();
+    let k = &check.kernels()[0];
+    assert_eq!(k.hazards().len(), smem_model::Block::MAX_HAZARDS);
+    assert_eq!(
+        k.hazards_not_listed(),
+        smem_model::Block::MAX_NOT_LISTED as u64
+    );
+    assert!(!k.hazards_not_listed_exact());
+}

@@ -486,7 +486,7 @@ impl KernelRaces {
 /// one entry per distinct pair of racing instructions up to the list's cap
 /// ([`with_max_hazards`](Self::with_max_hazards), [`Block::MAX_HAZARDS`] by
 /// default: about 90 bytes each) and a 24-byte key per pair past it (at most
-/// [`Block::MAX_NOT_LISTED`], 24 MiB, then counted as "at least"); one per
+/// [`Block::MAX_NOT_LISTED`], 3 MiB, then counted as "at least"); one per
 /// distinct barrier error and per name not checked.
 ///
 /// # Example: a source's events, checked

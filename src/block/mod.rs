@@ -51,7 +51,7 @@
 //! touched), at most [`Block::MAX_HAZARDS`] listed by default
 //! ([`Block::with_max_hazards`]; about 120 bytes each, at most 30 KB with
 //! every page's bitmap: 120 MiB), and past the list a 24-byte key each to
-//! count them, at most [`Block::MAX_NOT_LISTED`] (24 MiB; then the count is
+//! count them, at most [`Block::MAX_NOT_LISTED`] (3 MiB; then the count is
 //! a lower bound). A block that needs more records is refused with
 //! [`Error::ShadowFull`]; past the held events, [`Error::BlockBacklog`]; a
 //! warp with more than [`Block::MAX_OPEN_GROUPS`] `cp.async` groups committed
@@ -564,15 +564,16 @@ impl Block {
     pub const MAX_HAZARDS: usize = 4096;
 
     /// The most hazards past the listed ones that are told apart to be
-    /// counted (24 bytes each, 24 MiB in all); past it the count
+    /// counted (24 bytes each, 3 MiB in all: a count exact past 100,000
+    /// hazards, where a report is long past reading); past it the count
     /// ([`BlockReport::hazards_not_listed`]) is a lower bound.
     ///
     /// # Example
     ///
     /// ```
-    /// assert_eq!(smem_model::Block::MAX_NOT_LISTED, 1 << 20);
+    /// assert_eq!(smem_model::Block::MAX_NOT_LISTED, 1 << 17);
     /// ```
-    pub const MAX_NOT_LISTED: usize = 1 << 20;
+    pub const MAX_NOT_LISTED: usize = 1 << 17;
 
     /// The same block, listing at most `max` hazards (default
     /// [`MAX_HAZARDS`](Self::MAX_HAZARDS)): the first `max` pairs of racing

@@ -977,7 +977,15 @@ struct RacesJson {
     /// Hazards found past `--max`, counted and not listed (absent when 0).
     #[serde(skip_serializing_if = "is_zero")]
     hazards_not_listed: u64,
+    /// False when the count is a lower bound (past
+    /// `Block::MAX_NOT_LISTED`); absent when exact.
+    #[serde(skip_serializing_if = "is_true")]
+    hazards_not_listed_exact: bool,
     barrier_errors: Vec<serde_json::Value>,
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 fn races_json(o: &Outcome) -> RacesJson {
@@ -985,6 +993,7 @@ fn races_json(o: &Outcome) -> RacesJson {
     RacesJson {
         hazards,
         hazards_not_listed: o.races.hazards_not_listed(),
+        hazards_not_listed_exact: o.races.hazards_not_listed_exact(),
         barrier_errors,
     }
 }

@@ -395,9 +395,12 @@ fn text(kernels: &[KernelRaces], lines: &[BTreeMap<u64, String>], max: Option<us
         }
     }
     let (errors, warnings, unchecked) = totals(kernels);
+    // Past Block::MAX_NOT_LISTED hazards not listed, the count is a bound.
+    let exact = kernels.iter().all(KernelRaces::hazards_not_listed_exact);
     let _ = write!(
         out,
-        "{}, {} over {}",
+        "{}{}, {} over {}",
+        if exact { "" } else { "at least " },
         plural(errors, "error"),
         plural(warnings, "warning"),
         plural(kernels.len() as u64, "kernel")
@@ -457,6 +460,10 @@ fn json(kernels: &[KernelRaces], lines: &[BTreeMap<u64, String>], max: Option<us
             });
             if k.hazards_not_listed() > 0 {
                 entry["hazards_not_listed"] = k.hazards_not_listed().into();
+            }
+            if !k.hazards_not_listed_exact() {
+                // The counts are lower bounds.
+                entry["hazards_not_listed_exact"] = false.into();
             }
             entry
         })
