@@ -89,9 +89,10 @@ fn ca_wavefronts_are_the_larger_side_phase_by_phase() {
 }
 
 /// `.cg` (LDGSTS.BYPASS): not a function of the addresses. One warp's plain
-/// `.cg` counted no wavefront whatever its addresses; with a src-size, twice
-/// the shared side when it reads, the shared side when it zero-fills. The
-/// model's figure (the shared side) is therefore an estimate, within [0, 2x].
+/// `.cg` counted no wavefront whatever its addresses; with a src-size and
+/// both sides contiguous, twice the shared side when it reads, the shared
+/// side when it zero-fills. The model's figure (the shared side) is an
+/// estimate.
 #[test]
 fn cg_wavefronts_lie_between_none_and_twice_the_shared_side() {
     let sm90 = BankConfig::new(ComputeCapability::Sm90);
@@ -203,4 +204,50 @@ fn stmatrix_trans_from_ptx() {
     assert_eq!(by_op.len(), 1);
     assert_eq!(by_op[0].0 .0, Op::StMatrix(Matrices::X2Trans));
     assert_eq!((by_op[0].1.requests, by_op[0].1.wavefronts), (1, 16));
+}
+
+fn round2() -> Vec<serde_json::Value> {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/ncu/cp_async/round2.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Round 2: `.ca`'s rule holds whatever the warps, blocks and repeats (each
+/// instruction on its own), and a plain `.cg` stays invisible to the
+/// counter with 8 warps and 8 blocks too.
+#[test]
+fn round2_ca_scales_and_plain_cg_stays_uncounted() {
+    let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    let (mut ca, mut cg) = (0, 0);
+    for m in round2() {
+        let probe = m["probe"].as_str().unwrap();
+        let copies = (m["reps"].as_u64().unwrap() * m["threads"].as_u64().unwrap() / 32
+            * m["blocks"].as_u64().unwrap()) as u32;
+        assert_eq!(ncu(&m, INST), copies, "launch {}", m["launch"]);
+        let what = format!("launch {} {probe} {}", m["launch"], m["what"]);
+        if probe == "cg16" {
+            assert_eq!(ncu(&m, WAVES), 0, "{what}");
+            cg += 1;
+            continue;
+        }
+        let Some(width) = probe.strip_prefix("ca").map(|w| w.parse::<u32>().unwrap()) else {
+            continue;
+        };
+        let shared = lanes(&m, "shared");
+        let req = request(Op::CpAsync(CpAsync::Ca), width, &shared);
+        let active: [u32; 32] = core::array::from_fn(|l| {
+            if shared[l] >= 0 {
+                shared[l] as u32
+            } else {
+                u32::MAX
+            }
+        });
+        let global: [u32; 32] = core::array::from_fn(|l| lanes(&m, "global")[l] as u32);
+        let waves = ldgsts_wavefronts(width, &active, &global, req.active());
+        let ideal = sm90.cost(&req).unwrap().ideal_wavefronts();
+        assert_eq!(ncu(&m, WAVES), copies * waves, "{what}");
+        assert_eq!(ncu(&m, CONFLICTS), copies * (waves - ideal), "{what}");
+        ca += 1;
+    }
+    assert_eq!((ca, cg), (34, 17));
 }

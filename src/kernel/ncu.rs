@@ -47,9 +47,9 @@
 //! ([`ldgsts_wavefronts`](super::tally::ldgsts_wavefronts), measured exact on
 //! an H200: `tests/data/ncu/cp_async`), and are given as equal where the
 //! global addresses are known (a lower bound where not). `.cg`'s
-//! (`LDGSTS.BYPASS`) are not a function of the addresses: measured from 0 to
-//! twice the shared-side rule on single warps, and 1.0x to 1.6x of it over
-//! whole GEMMs (a Triton matmul: 14,336 against 10,240;
+//! (`LDGSTS.BYPASS`) are not a function of the addresses: 0 in every probe of
+//! a plain `.cg`, 2x to 8x the shared-side rule with a src-size, and 1.0x to
+//! 1.6x of it over whole GEMMs (a Triton matmul: 14,336 against 10,240;
 //! `tests/data/ncu/triton`); the shared side is given as an estimate. The
 //! instruction count is equal either way.
 //!
@@ -101,8 +101,9 @@ pub const LDGSTS_REASON: &str = "cp.async.ca copies whose global addresses are u
 
 /// Why `cp.async.cg`'s (LDGSTS.BYPASS) wavefronts are an estimate.
 pub const LDGSTS_CG_REASON: &str = "cp.async.cg (LDGSTS.BYPASS): the counter is not a function \
-     of the addresses: measured from 0 (one warp's plain .cg) to twice the shared-side figure \
-     given here (one warp with a src-size; whole GEMMs 1.0x to 1.6x)";
+     of the addresses: 0 in every probe of a plain .cg (1 to 8 warps, 1 or 8 blocks), 1.6x the \
+     shared-side figure given here in a GEMM of the same instruction, 2x to 8x with a src-size \
+     (tests/data/ncu/cp_async)";
 
 /// Why a count that leaves out requests of unknown address is a lower bound.
 pub const UNKNOWN_REASON: &str = "requests of unknown (data-dependent) address are counted as \

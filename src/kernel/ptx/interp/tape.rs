@@ -154,18 +154,6 @@ impl Tape {
                 },
                 0,
             ),
-            Event::CpAsyncSource {
-                site,
-                lanes,
-                offsets,
-            } => (
-                Event::CpAsyncSource {
-                    site,
-                    lanes,
-                    offsets,
-                },
-                0,
-            ),
             Event::Access { site, request } => (Event::Access { site, request }, 0),
             Event::CasRound { site, request } => (Event::CasRound { site, request }, 0),
             Event::Barrier {
