@@ -188,6 +188,18 @@ impl Tape {
                 0,
             ),
             Event::CpAsyncArrive { site, lanes } => (Event::CpAsyncArrive { site, lanes }, 0),
+            Event::CpAsyncSource {
+                site,
+                lanes,
+                offsets,
+            } => (
+                Event::CpAsyncSource {
+                    site,
+                    lanes,
+                    offsets,
+                },
+                0,
+            ),
             Event::ConstantLoad {
                 site,
                 lanes,
