@@ -19,6 +19,7 @@
 //! not fit is interpreted for each of its blocks).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -142,6 +143,12 @@ struct Class {
     tape: Arc<Tape>,
     steps: u64,
     notes: Notes,
+}
+
+/// What a worker sends back for a block.
+enum Back {
+    Ran(Box<Outcome>),
+    Panicked(Box<dyn std::any::Any + Send>),
 }
 
 /// One block's run on a worker thread.
@@ -384,7 +391,7 @@ fn parallel<C: Consumer + ?Sized>(
     let stop = Arc::new(AtomicBool::new(false));
     let (job_tx, job_rx) = mpsc::channel::<Job>();
     let job_rx = Mutex::new(job_rx);
-    let (done_tx, done_rx) = mpsc::channel::<(u64, Outcome)>();
+    let (done_tx, done_rx) = mpsc::channel::<(u64, Back)>();
     std::thread::scope(|scope| {
         for _ in 0..threads {
             let done_tx = done_tx.clone();
@@ -400,8 +407,15 @@ fn parallel<C: Consumer + ?Sized>(
                 }
                 let mut tape = Tape::with_limit(limit).with_stop(Arc::clone(&stop));
                 let mut notes = Notes::new();
-                let run = exec::run_block(&launch.ctx(id), &mut tape, &mut notes);
-                if done_tx.send((i, Outcome { tape, run, notes })).is_err() {
+                // A panic (a bug) goes to the thread that waits for the
+                // block, which raises it: never a wait that does not end.
+                let back = match std::panic::catch_unwind(AssertUnwindSafe(|| {
+                    exec::run_block(&launch.ctx(id), &mut tape, &mut notes)
+                })) {
+                    Ok(run) => Back::Ran(Box::new(Outcome { tape, run, notes })),
+                    Err(panic) => Back::Panicked(panic),
+                };
+                if done_tx.send((i, back)).is_err() {
                     return;
                 }
             });
@@ -429,7 +443,7 @@ fn feed<C: Consumer + ?Sized>(
     keys: &Keys,
     budget: &mut Budget,
     consumer: &mut C,
-    (jobs, done, window): (&mpsc::Sender<Job>, &mpsc::Receiver<(u64, Outcome)>, usize),
+    (jobs, done, window): (&mpsc::Sender<Job>, &mpsc::Receiver<(u64, Back)>, usize),
 ) -> Result<Totals, Error> {
     let mut totals = Totals::default();
     let mut cache = Cache::default();
@@ -476,8 +490,11 @@ fn feed<C: Consumer + ?Sized>(
         }
         let outcome = if out.contains_key(&i) {
             while out.get(&i).is_some_and(Option::is_none) {
-                let (j, outcome) = done.recv().map_err(|_| Error::Interrupted)?;
-                out.insert(j, Some(outcome));
+                let (j, back) = done.recv().map_err(|_| Error::Interrupted)?;
+                match back {
+                    Back::Ran(outcome) => out.insert(j, Some(*outcome)),
+                    Back::Panicked(panic) => std::panic::resume_unwind(panic),
+                };
             }
             out.remove(&i).flatten()
         } else {
