@@ -776,10 +776,12 @@ impl<'a> Parser<'a> {
             if instruction.opcode() == "bra" && reference.operand == 0 {
                 let text = self.text();
                 let at = instruction.text.as_ptr() as usize - text.as_ptr() as usize;
-                let start = at + instruction.text.find(reference.name).unwrap_or(0);
+                let offset = instruction.text.find(reference.name).unwrap_or(0);
+                // The name may sit on a later line than the `bra` itself.
+                let below = instruction.text[..offset].matches('\n').count() as u32;
                 return Err(self.error_at(
-                    start,
-                    instruction.line,
+                    at + offset,
+                    instruction.line + below,
                     "a label declared in the function as the branch's target",
                 ));
             }

@@ -549,6 +549,11 @@ fn a_branch_to_an_undeclared_label_is_an_error() {
                 .to_owned()
         )
     );
+    // The name on a line below the `bra` (fuzzing found the line of the
+    // `bra` given with the name's column): the name's own line and column.
+    let text = entry(".reg .pred %p<2>;\n\t@%p1 bra\n\n   $L__nowhere;\n\tret;");
+    let (line, column, _) = err(&text);
+    assert_eq!((line, column), (9, 4));
     let text = entry(".reg .pred %p<2>;\n{\n\t@%p1 bra.uni $L__end;\n}\n$L__end:\n\tret;");
     let module = parse(&text).unwrap();
     let k = &module.functions[0];
