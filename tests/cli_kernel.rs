@@ -1048,6 +1048,7 @@ fn reuse_and_threads_do_not_change_the_report() {
                 &["--threads", "1"],
                 &["-j", "3"],
                 &["--no-reuse", "-j", "2"],
+                &["--no-progress"],
             ] {
                 assert_eq!(run(extra), plain, "{launch:?} {extra:?}");
             }

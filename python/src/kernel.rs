@@ -4,6 +4,8 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -153,6 +155,43 @@ impl Signals {
                 Err(Error::Interrupted)
             }
         }
+    }
+}
+
+/// Python's signal handlers run from the progress callback, between
+/// blocks, at most every 50 ms (each takes the GIL): [`Signals`] for a
+/// callback that other threads may hold, as `RunOptions::with_progress`
+/// asks.
+#[derive(Default)]
+struct SignalsBetweenBlocks {
+    /// When the handlers last ran (none yet: now), and what they raised.
+    state: Mutex<(Option<Instant>, Option<PyErr>)>,
+}
+
+impl SignalsBetweenBlocks {
+    /// Whether the run goes on: false once a handler raised.
+    fn check(&self) -> bool {
+        let Ok(mut state) = self.state.lock() else {
+            return true;
+        };
+        let now = Instant::now();
+        let last = *state.0.get_or_insert(now);
+        if now.duration_since(last) < Duration::from_millis(50) {
+            return true;
+        }
+        state.0 = Some(now);
+        match Python::attach(|py| py.check_signals()) {
+            Ok(()) => true,
+            Err(e) => {
+                state.1 = Some(e);
+                false
+            }
+        }
+    }
+
+    /// What a handler raised, if one did.
+    fn take(&self) -> Option<PyErr> {
+        self.state.lock().ok().and_then(|mut state| state.1.take())
     }
 }
 
@@ -427,6 +466,7 @@ struct Request {
 /// names, arguments and default capability (`kernel::ptx::resolve`).
 fn run(py: Python<'_>, request: Request) -> PyResult<PyKernelRun> {
     let mut signals = Signals::new();
+    let between_blocks = Arc::new(SignalsBetweenBlocks::default());
     let outcome = py.detach(|| {
         let input = match request.source {
             Source::Path(path) => resolve::locate(&path, request.kernel.as_deref(), request.arch)?,
@@ -462,7 +502,16 @@ fn run(py: Python<'_>, request: Request) -> PyResult<PyKernelRun> {
             launch = launch.with_arg(arg);
         }
         let cc = resolve::capability(&module, meta, request.arch);
-        let mut options = RunOptions::new().with_capability(cc);
+        // Blocks on every core (the consumer still runs here, in block
+        // order: the answer is the same), and Ctrl-C checked between blocks
+        // too, where a block's events come from another thread or from the
+        // recording of one that ran alike.
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(64));
+        let between = Arc::clone(&between_blocks);
+        let mut options = RunOptions::new()
+            .with_capability(cc)
+            .with_threads(threads)
+            .with_progress(move |_, _| between.check());
         if let Some(blocks) = request.sample {
             options = options.with_sample(blocks);
         }
@@ -527,9 +576,8 @@ fn run(py: Python<'_>, request: Request) -> PyResult<PyKernelRun> {
     let (name, tally, races, run, opaque, cc, ncu_json) = match outcome {
         Ok(outcome) => outcome,
         Err(Error::Interrupted) => {
-            return Err(signals
-                .raised
-                .take()
+            let raised = signals.raised.take().or_else(|| between_blocks.take());
+            return Err(raised
                 .unwrap_or_else(|| pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted")));
         }
         Err(e) => return Err(value_error(e)),

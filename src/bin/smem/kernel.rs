@@ -17,7 +17,10 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 use smem_model::kernel::ncu;
 use smem_model::kernel::ncu::profile::Comparison;
@@ -164,6 +167,11 @@ pub struct Args {
     /// output does not depend on it.
     #[arg(long, short = 'j', value_name = "N")]
     threads: Option<usize>,
+
+    /// Never draw the progress bar (drawn on a terminal only, once a run has taken a
+    /// second).
+    #[arg(long)]
+    no_progress: bool,
 
     /// How many instructions (or source lines) to list.
     #[arg(long, value_name = "N", default_value_t = 10)]
@@ -322,20 +330,24 @@ fn analyse(args: &Args) -> Result<ExitCode, String> {
     if let Some(n) = args.sample {
         options = options.with_sample(n);
     }
+    let bar = ProgressBar::hidden();
+    if !args.no_progress {
+        options = options.with_progress(show_progress(bar.clone()));
+    }
     let mut tally = Tally::new().with_capability(capability).with_top(args.top);
     let mut races = Racecheck::new()
         .with_capability(capability)
         .with_max_hazards(args.max);
-    let summary = kernel
-        .run(
-            &launch,
-            &options,
-            &mut Both {
-                tally: &mut tally,
-                races: &mut races,
-            },
-        )
-        .map_err(|e| e.to_string())?;
+    let summary = kernel.run(
+        &launch,
+        &options,
+        &mut Both {
+            tally: &mut tally,
+            races: &mut races,
+        },
+    );
+    bar.finish_and_clear();
+    let summary = summary.map_err(|e| e.to_string())?;
     let races = races.into_kernels().into_iter().next().unwrap_or_default();
     let comparison = if args.ncu.is_empty() {
         None
@@ -387,6 +399,36 @@ fn analyse(args: &Args) -> Result<ExitCode, String> {
 
 /// The most threads `--threads` takes (as `smem trace`).
 const MAX_THREADS: usize = 64;
+
+/// How long a run goes before its progress bar is drawn: most launches end
+/// sooner, and a bar that flashes for a moment is noise.
+const PROGRESS_AFTER: Duration = Duration::from_secs(1);
+
+/// The progress callback of a run ([`RunOptions::with_progress`]): draws
+/// `bar` on standard error (a terminal only, as indicatif does) once the run
+/// has taken [`PROGRESS_AFTER`], and moves it to the blocks given to the
+/// consumer so far.
+fn show_progress(bar: ProgressBar) -> impl Fn(u64, u64) -> bool + Send + Sync + 'static {
+    let started = Instant::now();
+    let shown = AtomicBool::new(false);
+    move |done, blocks| {
+        if !shown.load(Ordering::Relaxed) {
+            if started.elapsed() < PROGRESS_AFTER {
+                return true;
+            }
+            shown.store(true, Ordering::Relaxed);
+            if let Ok(style) =
+                ProgressStyle::with_template("{spinner} blocks {pos}/{len} {wide_bar} {eta} left")
+            {
+                bar.set_style(style);
+            }
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+        }
+        bar.set_length(blocks);
+        bar.set_position(done);
+        true
+    }
+}
 
 /// How many instructions a note lists; the rest are counted.
 const NOTE_SITES: usize = 10;
