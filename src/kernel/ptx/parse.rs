@@ -776,12 +776,14 @@ impl<'a> Parser<'a> {
             if instruction.opcode() == "bra" && reference.operand == 0 {
                 let text = self.text();
                 let at = instruction.text.as_ptr() as usize - text.as_ptr() as usize;
-                let offset = instruction.text.find(reference.name).unwrap_or(0);
-                // The name may sit on a later line than the `bra` itself.
-                let below = instruction.text[..offset].matches('\n').count() as u32;
+                let start = at + instruction.text.find(reference.name).unwrap_or(0);
+                // The name's own line, counted from the top: it may sit
+                // below its `bra`, and the `bra` below its guard (an error
+                // path, so the count's cost does not matter).
+                let line = text[..start].matches('\n').count() as u32 + 1;
                 return Err(self.error_at(
-                    at + offset,
-                    instruction.line + below,
+                    start,
+                    line,
                     "a label declared in the function as the branch's target",
                 ));
             }

@@ -554,6 +554,10 @@ fn a_branch_to_an_undeclared_label_is_an_error() {
     let text = entry(".reg .pred %p<2>;\n\t@%p1 bra\n\n   $L__nowhere;\n\tret;");
     let (line, column, _) = err(&text);
     assert_eq!((line, column), (9, 4));
+    // ...and the `bra` on a line below its guard.
+    let text = entry(".reg .pred %p<2>;\n\t@%p1\n bra $L__nowhere;\n\tret;");
+    let (line, column, _) = err(&text);
+    assert_eq!((line, column), (8, 6));
     let text = entry(".reg .pred %p<2>;\n{\n\t@%p1 bra.uni $L__end;\n}\n$L__end:\n\tret;");
     let module = parse(&text).unwrap();
     let k = &module.functions[0];
