@@ -153,9 +153,7 @@ impl core::str::FromStr for Arg {
     /// [`Error::KernelArgSyntax`] when there is no `=` or nothing before or
     /// after it.
     fn from_str(s: &str) -> Result<Self, Error> {
-        let syntax = || Error::KernelArgSyntax {
-            given: excerpt(s),
-        };
+        let syntax = || Error::KernelArgSyntax { given: excerpt(s) };
         let (key, value) = s.split_once('=').ok_or_else(syntax)?;
         let (key, value) = (key.trim(), value.trim());
         if key.is_empty() || value.is_empty() {
