@@ -21,7 +21,10 @@ wait
 log built; ls -la $B >> "$O/log.txt"
 
 # (a) layouts
-( cd $B && timeout 60 ./tma dump > "$O/tma_results.txt" 2> "$O/tma_results.err"; echo "rc=$?" >> "$O/tma_results.err" )
+# One process per config: a config that faults must not take the others with it.
+( cd $B && for c in $(./tma list); do
+    timeout 10 ./tma dump $c >> "$O/tma_results.txt" 2>> "$O/tma_results.err"; echo "$c rc=$?" >> "$O/tma_results.err"
+  done )
 log "tma dump done"
 
 # (c) sanitizer verdicts, in the background (4 lanes) while ncu runs.

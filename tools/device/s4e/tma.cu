@@ -190,6 +190,8 @@ static void hexline(const char* tag, const uint8_t* p, size_t n) {
 
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "dump";
+  const char* only = argc > 2 ? argv[2] : nullptr;  // one config (or "store", "bulk")
+  if (!strcmp(mode, "list")) { for (auto& c : configs()) printf("%s\n", c.name); printf("store\nbulk\n"); return 0; }
   bool ncu = strcmp(mode, "ncu") == 0;
   CK(cudaFuncSetAttribute(tma_load_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
   CK(cudaFuncSetAttribute(tma_store_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
@@ -204,6 +206,7 @@ int main(int argc, char** argv) {
   auto cf = configs();
   const char* ncu_set[] = {"2d_e2_s0_in64B", "2d_e2_s128_in128B", "2d_e2_s32_in32B", "3d_e2_s64", "oob_end_zero", "2d_e2_s128_box64x256", nullptr};
   for (auto& c : cf) {
+    if (only && strcmp(only, c.name)) continue;
     if (ncu) { bool in = false; for (int k = 0; ncu_set[k]; ++k) in |= strcmp(ncu_set[k], c.name) == 0; if (!in) continue; }
     cuuint64_t strides[4] = {0, 0, 0, 0};
     gbytes(c, strides);
@@ -236,6 +239,7 @@ int main(int argc, char** argv) {
   }
   // TMA stores (2-D, element size 2), each swizzle; global pre-filled with 0xEE.
   for (int s : {0, 32, 64, 128}) {
+    if (only && strcmp(only, "store")) break;
     if (ncu && s != 0 && s != 128) continue;
     uint8_t* gs = (uint8_t*)out;
     cuuint64_t dims[2] = {256, 64}, strides[1] = {512};
@@ -255,6 +259,7 @@ int main(int argc, char** argv) {
   }
   // 1-D bulk copies.
   for (int k = 0; k < 2; ++k) {
+    if (only && strcmp(only, "bulk")) break;
     int src_off = k ? 48 : 0, dst_off = k ? 16 : 0, bytes = k ? 208 : 256;
     uint8_t* gout = out + 65536;
     CK(cudaMemset(gout, 0xEE, 1024)); CK(cudaMemset(status, 0xff, 4));
