@@ -64,17 +64,19 @@ for n in smsp__sass_inst_executed_op_shared_ld smsp__sass_inst_executed_op_share
   smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_ideal \
   l1tex__data_pipe_lsu_wavefronts_mem_shared l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st \
   l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st \
-  l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom smsp__inst_executed sm__sass_inst_executed_op_shared_ld; do
+  l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom l1tex__data_pipe_lsu_wavefronts_mem_shared_op_misc \
+  l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_misc l1tex__data_pipe_lsu_wavefronts_mem_lgds l1tex__data_bank_conflicts_pipe_lsu_mem_gds \
+  l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st smsp__inst_executed; do
   grep -q "^$n\b" "$O/query.txt" && CORE="$CORE,$n.sum" || echo "absent: $n" >> "$O/absent.txt"
 done
 CORE=${CORE#,}
-grep -i -E '^[a-z_0-9]*(dshared|gds|tma|dsmem)[a-z_0-9]*\b' "$O/query.txt" | awk '{print $1}' | sort -u > "$O/metrics_ext.txt"
+awk '$2 == "Counter" && $1 ~ /^[a-z_0-9]*(dshared|gds|tma|dsmem)[a-z_0-9]*$/ {print $1}' "$O/query.txt" | sort -u | grep -v -E 'realtime|lookup|multicast|cycles|sectors|replayed|hit|miss' > "$O/metrics_ext.txt"
 echo "$CORE" > "$O/metrics_used.txt"
 for p in "tma ncu" "mbar counters" "cluster all"; do
   n=${p%% *}; log "ncu core $p"
   ( cd $B && timeout 45 ncu --clock-control none --metrics "$CORE" --csv --page raw --print-units base ./$p > "$O/ncu_${n}.csv" 2> "$O/ncu_${n}.err" )
 done
-split -l 45 "$O/metrics_ext.txt" $B/ext_
+split -l 40 "$O/metrics_ext.txt" $B/ext_
 for p in "cluster all" "tma ncu"; do
   n=${p%% *}
   for f in $B/ext_*; do
