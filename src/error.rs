@@ -861,6 +861,17 @@ pub enum Error {
         limit: u32,
     },
 
+    /// A tensor map's fields that cannot be read, or that
+    /// `cuTensorMapEncodeTiled` would refuse
+    /// ([`TensorMap`](crate::kernel::ptx::TensorMap)).
+    #[error("tensor map field {field}: {reason}")]
+    TensorMap {
+        /// The field (`dims`, `box`, `elem`, `swizzle`, ...).
+        field: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+
     /// A kernel argument that is not `NAME=VALUE` or `INDEX=VALUE`.
     #[error("kernel argument {given:?} is not NAME=VALUE or INDEX=VALUE")]
     KernelArgSyntax {

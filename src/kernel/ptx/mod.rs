@@ -208,6 +208,7 @@ mod parse;
 mod races;
 #[cfg(feature = "resolve")]
 pub mod resolve;
+mod tensor_map;
 #[cfg(test)]
 mod tests;
 
@@ -227,6 +228,7 @@ pub use launch::{
 };
 #[cfg(feature = "json")]
 pub use races::{races_json, site_text, source_text};
+pub use tensor_map::{Interleave, OobFill, Swizzle, TensorMap, MAX_BOX_DIM, MAX_TENSOR_RANK};
 
 use crate::Error;
 
