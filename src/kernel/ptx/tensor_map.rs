@@ -14,11 +14,14 @@
 //!
 //! What a tile-mode load writes into shared memory (measured on an H200,
 //! `tools/device/s4e`, tests/data/ptx/tma_layout): the box's elements in
-//! row-major order (innermost dimension fastest), packed, from the
-//! destination address; with a swizzle of 32, 64 or 128 bytes, the 16-byte
-//! chunk of each byte's address is XORed with the 128-byte row above it
+//! row-major order (innermost dimension fastest) from the destination
+//! address, each row of the innermost dimension packed, rows
+//! [`TensorMap::row_pitch`] apart (the swizzle's span when the row is
+//! narrower); with a swizzle of 32, 64 or 128 bytes, the 16-byte chunk of
+//! each byte's shared address is XORed with the 128-byte row above it
 //! ([`Swizzle::apply`]). Elements outside the tensor are written too (zeros,
-//! or NaN where asked): a copy always writes and counts the whole box.
+//! or NaN where asked): a copy always writes, and counts on its mbarrier,
+//! the whole box.
 
 use core::fmt;
 
@@ -301,44 +304,71 @@ impl TensorMap {
         (0..self.rank()).map(|d| self.moved(d)).product::<u32>() * self.elem
     }
 
+    /// Whether the model knows where this map's copies put their bytes:
+    /// tile mode without interleave, and a traversal stride of 1 in the
+    /// innermost dimension (measured: with a stride of 2 there the H200
+    /// still moves whole rows, a layout not followed here). Copies through
+    /// a map that is not are counted as not modelled.
+    pub fn modelled(&self) -> bool {
+        self.interleave == Interleave::None && self.element_strides[0] == 1
+    }
+
+    /// Bytes from one row of the box's innermost dimension to the next in
+    /// shared memory: the row's bytes, or with a swizzle the swizzle's span
+    /// when the row is narrower (measured, tests/data/ptx/tma_layout: a
+    /// 16-byte row under the 32-byte swizzle leaves 16 bytes unwritten
+    /// after each row; `2d_e*_s*_in*B`).
+    pub fn row_pitch(&self) -> u32 {
+        (self.moved(0) * self.elem).max(self.swizzle.bytes())
+    }
+
     /// The shared address element `index` of the box lands at when the box
     /// is written from shared address `dst`: `index` counts elements moved
-    /// in each dimension, outermost first (as [`dims`](Self::dims)); its
-    /// place in the packed row-major box, swizzled by its address.
-    ///
-    /// # Panics
-    ///
-    /// Never: a missing coordinate is 0, extra ones are ignored.
+    /// in each dimension, outermost first (as [`dims`](Self::dims)); rows of
+    /// the innermost dimension [`row_pitch`](Self::row_pitch) apart, in
+    /// row-major order, then swizzled by the address
+    /// ([`Swizzle::apply`]; measured, tests/data/ptx/tma_layout: 50 tile
+    /// configurations of 1 to 5 dimensions, elements of 1, 2 and 4 bytes,
+    /// every swizzle, destinations 128 to 896 bytes past a 1,024-byte
+    /// boundary, boxes partly or wholly out of bounds).
     pub fn shared_offset(&self, dst: u32, index: &[u32]) -> u32 {
         let rank = self.rank();
-        let mut linear = 0u32;
-        for d in (0..rank).rev() {
-            let i = index.get(rank - 1 - d).copied().unwrap_or(0);
-            linear = linear * self.moved(d) + i;
+        let at = |d: usize| index.get(rank - 1 - d).copied().unwrap_or(0);
+        let mut row = 0u32;
+        for d in (1..rank).rev() {
+            row = row * self.moved(d) + at(d);
         }
-        self.swizzle.apply(dst.wrapping_add(linear * self.elem))
+        let linear = row * self.row_pitch() + at(0) * self.elem;
+        self.swizzle.apply(dst.wrapping_add(linear))
     }
 
     /// The shared bytes a copy written from `dst` touches, as sorted,
-    /// disjoint `(start, length)` runs: the box's bytes after the swizzle
-    /// (a swizzle moves 16-byte chunks within their 128-byte row, so the
-    /// chunks are enough; the box is a whole number of them, as
-    /// [`validate`](Self::validate) requires without interleave).
+    /// disjoint `(start, length)` runs: the box's rows at
+    /// [`row_pitch`](Self::row_pitch), each swizzled (a swizzle moves
+    /// 16-byte chunks within their 128-byte row, and a row is a whole
+    /// number of chunks, as [`validate`](Self::validate) requires).
     pub fn shared_runs(&self, dst: u32) -> Vec<(u32, u32)> {
-        let bytes = self.box_bytes();
-        if self.swizzle == Swizzle::None {
-            return vec![(dst, bytes)];
+        let row_bytes = self.moved(0) * self.elem;
+        let rows = (1..self.rank()).map(|d| self.moved(d)).product::<u32>();
+        let pitch = self.row_pitch();
+        let mut chunks: Vec<(u32, u32)> = Vec::new();
+        for r in 0..rows {
+            let base = dst.wrapping_add(r * pitch);
+            if self.swizzle == Swizzle::None {
+                chunks.push((base, row_bytes));
+                continue;
+            }
+            for c in 0..row_bytes.div_ceil(16) {
+                let len = (row_bytes - 16 * c).min(16);
+                chunks.push((self.swizzle.apply(base.wrapping_add(16 * c)), len));
+            }
         }
-        let mut chunks: Vec<u32> = (0..bytes.div_ceil(16))
-            .map(|c| self.swizzle.apply(dst.wrapping_add(16 * c)))
-            .collect();
         chunks.sort_unstable();
-        chunks.dedup();
         let mut runs: Vec<(u32, u32)> = Vec::new();
-        for c in chunks {
+        for (c, len) in chunks {
             match runs.last_mut() {
-                Some((s, l)) if s.wrapping_add(*l) == c => *l += 16,
-                _ => runs.push((c, 16)),
+                Some((s, l)) if s.wrapping_add(*l) == c => *l += len,
+                _ => runs.push((c, len)),
             }
         }
         runs
@@ -413,7 +443,7 @@ impl TensorMap {
             } else {
                 self.strides[i - 1] * self.dims[i]
             };
-            if s % 16 != 0 || s >= 1 << 40 {
+            if !s.is_multiple_of(16) || s >= 1 << 40 {
                 return bad(
                     "strides",
                     format!("stride {s} is not a multiple of 16 below 2^40"),
@@ -450,9 +480,23 @@ impl TensorMap {
                 ),
             );
         }
+        // A box larger than any block's shared memory (sm_90's 232,448
+        // bytes) is refused here (a modelling limit: the copy could not
+        // run), which keeps every offset within 32 bits.
+        let rows: u64 = self.boxes[1..].iter().map(|&b| u64::from(b)).product();
+        let row = u64::from(self.boxes[0] * self.elem).max(u64::from(self.swizzle.bytes()));
+        if rows * row > 232_448 {
+            return bad(
+                "box",
+                format!(
+                    "{} bytes in shared memory: more than a block's 232448",
+                    rows * row
+                ),
+            );
+        }
         let inner = self.boxes[0] * self.elem;
         if self.interleave == Interleave::None {
-            if inner % 16 != 0 {
+            if !inner.is_multiple_of(16) {
                 return bad(
                     "box",
                     format!(
