@@ -861,6 +861,20 @@ pub enum Error {
         limit: u32,
     },
 
+    /// A cluster shape the launch cannot have: a dimension 0 or not
+    /// dividing the grid's, or more than 8 blocks
+    /// ([`KernelLaunch::with_cluster`](crate::kernel::ptx::KernelLaunch::with_cluster)).
+    #[error(
+        "clusters of {cluster:?} blocks do not fit a grid of {grid:?}: each dimension must \
+         divide the grid's, at most 8 blocks in all"
+    )]
+    ClusterDims {
+        /// The cluster given.
+        cluster: [u32; 3],
+        /// The grid.
+        grid: [u32; 3],
+    },
+
     /// A tensor map's fields that cannot be read, or that
     /// `cuTensorMapEncodeTiled` would refuse
     /// ([`TensorMap`](crate::kernel::ptx::TensorMap)).

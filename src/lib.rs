@@ -233,7 +233,7 @@ pub use arena::{
 pub use bank::{Bank, BankConfig, BankIter, BankSet, BankWidth, Broadcast, SharedMemConfig};
 pub use block::{
     AccessKind, BarrierError, BarrierFinding, Block, BlockReport, Hazard, HazardAccess,
-    HazardFinding, HazardKind, KernelRaces, Racecheck, Severity, SyncOp, BARRIERS,
+    HazardFinding, HazardKind, KernelRaces, MbarrierMisuse, Racecheck, Severity, SyncOp, BARRIERS,
 };
 pub use capability::{Architecture, ComputeCapability};
 pub use constant::{ConstantLoad, CONSTANT_BANK_SIZE};

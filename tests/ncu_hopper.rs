@@ -67,12 +67,6 @@ const KNOWN_GAPS: &[&str] = &[
     "dmmaTensorCoreGemm: smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
     "tf32TensorCoreGemm: smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
     "g2s0: smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
-    // mbarrier is not synchronization yet: cuda::pipeline's shared state races, and
-    // synccheck's "Missing wait" is not found.
-    "g2s3: racecheck",
-    // its mbarrier arrivals (ATOMS): instructions right, wavefronts not.
-    "g2s3: smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
-    "g2s3: synccheck",
 ];
 
 /// The counters of the export's row for `kernel` (its C++ name, or a
@@ -135,7 +129,10 @@ fn hopper_acceptance_launches() {
             "--json".into(),
         ];
         for arg in &f[9..] {
-            args.extend(["--arg".into(), (*arg).to_string()]);
+            match arg.strip_prefix("map:") {
+                Some(map) => args.extend(["--tensor-map".into(), map.to_owned()]),
+                None => args.extend(["--arg".into(), (*arg).to_string()]),
+            }
         }
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let output = support::smem("kernel", &args);

@@ -414,6 +414,8 @@ fn note_kind(kind: NoteKind) -> &'static str {
         NoteKind::DataDependentGuard => "data-dependent guard",
         NoteKind::ForcedBarrier => "barrier released before every thread arrived",
         NoteKind::Unmodelled => "not modelled",
+        NoteKind::MbarrierHang => "mbarrier phase never completes",
+        NoteKind::NoTensorMap => "tensor map not given",
         #[allow(unreachable_patterns)]
         _ => "not followed exactly",
     }

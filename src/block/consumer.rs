@@ -6,8 +6,10 @@ use std::collections::BTreeMap;
 
 use rustc_hash::FxHashSet;
 
-use super::{BarrierError, Block, BlockReport, Hazard, HazardKind, Severity, SyncOp};
-use crate::kernel::{BlockInfo, Consumer, Event, KernelInfo, Site};
+use super::{
+    BarrierError, Block, BlockReport, Hazard, HazardKind, MbarrierMisuse, Severity, SyncOp,
+};
+use crate::kernel::{BlockInfo, Consumer, Event, KernelInfo, MbarrierOp, Site};
 use crate::{ComputeCapability, Error, LaneSet, WarpRequest};
 
 /// The capability a kernel is checked on when neither the caller nor the
@@ -959,6 +961,52 @@ impl Consumer for Racecheck {
             Event::CpAsyncArrive { site, lanes } => {
                 Held::Sync(site, lanes, HeldSync::Op(SyncOp::CpAsyncArrive))
             }
+            Event::Mbarrier {
+                site,
+                lanes,
+                barrier,
+                op,
+            } => {
+                let misuse = |misuse| SyncOp::MbarrierError { barrier, misuse };
+                let sync = match op {
+                    MbarrierOp::Arrive { phase, count, .. } => SyncOp::MbarrierArrive {
+                        barrier,
+                        phase,
+                        counted: count > 0,
+                    },
+                    MbarrierOp::Wait { phase } => SyncOp::MbarrierWait { barrier, phase },
+                    MbarrierOp::Overflow { .. } => misuse(MbarrierMisuse::Overflow),
+                    MbarrierOp::Uninitialised => misuse(MbarrierMisuse::MissingInit),
+                    MbarrierOp::MissingWait => misuse(MbarrierMisuse::MissingWait),
+                    _ => return Ok(()),
+                };
+                Held::Sync(site, lanes, HeldSync::Op(sync))
+            }
+            Event::BulkCopy {
+                site,
+                lanes,
+                runs,
+                write,
+                barrier,
+                ..
+            } => {
+                self.release_load(warp, None)?;
+                self.bulk(warp, site, lanes, runs, write)?;
+                let Some((barrier, phase)) = barrier else {
+                    return Ok(());
+                };
+                // Its bytes complete the phase: what it wrote is ordered
+                // before the phase's waiters, as an arrival's accesses are.
+                Held::Sync(
+                    site,
+                    lanes,
+                    HeldSync::Op(SyncOp::MbarrierArrive {
+                        barrier,
+                        phase,
+                        counted: false,
+                    }),
+                )
+            }
             Event::Unmodelled { name, .. } => return self.not_checked(name),
             // Its addresses are unknown: the hazards it could take part in
             // are too, and none is guessed.
@@ -1198,6 +1246,39 @@ impl Racecheck {
         {
             self.spare = Some(*block);
         }
+    }
+
+    /// A bulk copy's shared side: its bytes as accesses of its first lane
+    /// (16 bytes a request where the run is 16-byte aligned, else 4 or 1),
+    /// writes for a load into shared memory, reads for a store from it.
+    fn bulk(
+        &mut self,
+        warp: u32,
+        site: Site,
+        lanes: LaneSet,
+        runs: &[(u32, u32)],
+        write: bool,
+    ) -> Result<(), Error> {
+        let Some(lane) = lanes.iter().next() else {
+            return Ok(());
+        };
+        let op = if write {
+            crate::Op::Store
+        } else {
+            crate::Op::Load
+        };
+        for &(start, len) in runs {
+            let width = [16u32, 4, 1]
+                .into_iter()
+                .find(|w| start % w == 0 && len % w == 0)
+                .unwrap_or(1);
+            for i in 0..len / width {
+                let address = start + i * width;
+                let request = WarpRequest::from_fn(op, width, |l| (l == lane).then_some(address))?;
+                self.process_access(warp, site, &request, 0)?;
+            }
+        }
+        Ok(())
     }
 
     fn not_checked(&mut self, name: &str) -> Result<(), Error> {

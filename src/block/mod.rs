@@ -71,7 +71,8 @@ use smallvec::SmallVec;
 
 pub use consumer::{BarrierFinding, HazardFinding, KernelRaces, Racecheck};
 pub use report::{
-    AccessKind, BarrierError, BlockReport, Hazard, HazardAccess, HazardKind, Severity,
+    AccessKind, BarrierError, BlockReport, Hazard, HazardAccess, HazardKind, MbarrierMisuse,
+    Severity,
 };
 
 use report::bits;
@@ -188,6 +189,48 @@ pub enum SyncOp {
     /// mbarrier's waits are not modelled, so a barrier after the arrival is
     /// what orders them before other threads' accesses).
     CpAsyncArrive,
+    /// An arrival on phase `phase` of the mbarrier at shared offset
+    /// `barrier` (`mbarrier.arrive`, `cp.async.mbarrier.arrive`,
+    /// `complete_tx`, and a bulk copy completing its bytes on it): what the
+    /// warp did before is ordered before what the warps that observe the
+    /// phase complete do after ([`MbarrierWait`](Self::MbarrierWait); PTX
+    /// ISA, mbarrier: the arrive has release semantics, the completing wait
+    /// acquire). Like `bar.arrive`, counted by warp, and the warp goes on
+    /// ordered after nothing.
+    ///
+    /// An arrival instruction (`counted`) on phase k + 1 that no wait
+    /// observing phase k is ordered before is a
+    /// [`MbarrierMisuse::MissingWait`] (synccheck's "Missing wait",
+    /// measured: tests/data/ptx/mbarrier_sanitizer).
+    MbarrierArrive {
+        /// The mbarrier's shared offset.
+        barrier: u32,
+        /// The phase, from 0 at its `mbarrier.init`.
+        phase: u32,
+        /// Whether it is an arrival instruction (counted toward the phase),
+        /// rather than a copy or `complete_tx` completing bytes on it.
+        counted: bool,
+    },
+    /// A `test_wait`/`try_wait` that observed phase `phase` of the mbarrier
+    /// at `barrier` complete: the warp is ordered after every arrival on
+    /// that phase. When all the warp's lanes wait, they are also ordered
+    /// after each other's earlier instructions (a modelling choice: waits
+    /// are run by whole warps, in converged loops).
+    MbarrierWait {
+        /// The mbarrier's shared offset.
+        barrier: u32,
+        /// The completed phase.
+        phase: u32,
+    },
+    /// A misuse of the mbarrier at `barrier` that the source saw itself
+    /// (the PTX interpreter follows each mbarrier's counts): reported as a
+    /// [`BarrierError::Mbarrier`] at the event's site.
+    MbarrierError {
+        /// The mbarrier's shared offset.
+        barrier: u32,
+        /// What is wrong.
+        misuse: MbarrierMisuse,
+    },
 }
 
 /// One event of a warp, held while the warp waits at a barrier.
@@ -344,6 +387,11 @@ pub struct Block {
     /// ([`settle`](Self::settle)), while `batches` holds the access being run's.
     spare_batches: Vec<Batch>,
     barrier_errors: Vec<BarrierError>,
+    /// Per mbarrier and phase, the clocks its arrivals brought, joined.
+    mbarriers: FxHashMap<(u32, u32), [u32; WARP_SIZE]>,
+    /// Per mbarrier and phase, the waits that observed it complete: each
+    /// warp's own clock at its wait.
+    mbarrier_waits: FxHashMap<(u32, u32), Vec<(u32, u32)>>,
     pending: usize,
     /// The first error met while running held events (the shadow full); every
     /// later call returns it.
@@ -659,6 +707,8 @@ impl Block {
             batches: Vec::new(),
             spare_batches: Vec::new(),
             barrier_errors: Vec::new(),
+            mbarriers: FxHashMap::default(),
+            mbarrier_waits: FxHashMap::default(),
             pending: 0,
             error: None,
         };
@@ -687,6 +737,8 @@ impl Block {
             });
         }
         let count = threads.div_ceil(32);
+        self.mbarriers.clear();
+        self.mbarrier_waits.clear();
         // Steps go on from the last block's highest, the same for every warp
         // (warps in step share records): what `seen` keeps from an earlier
         // block is below every step of this one, as a new warp's zeros are,
@@ -1198,8 +1250,95 @@ impl Block {
                 }
                 SyncOp::CpAsyncWait { pending } => self.complete(warp, lanes, Some(pending)),
                 SyncOp::CpAsyncArrive => self.complete(warp, lanes, None),
+                SyncOp::MbarrierArrive {
+                    barrier,
+                    phase,
+                    counted,
+                } => {
+                    if counted && phase > 0 {
+                        let me = &self.warps[warp as usize];
+                        let observed =
+                            self.mbarrier_waits
+                                .get(&(barrier, phase - 1))
+                                .is_some_and(|waits| {
+                                    waits
+                                        .iter()
+                                        .any(|&(w, c)| w == warp || me.clock[w as usize] >= c)
+                                });
+                        if !observed {
+                            self.mbarrier_misuse(
+                                MbarrierMisuse::MissingWait,
+                                barrier,
+                                site,
+                                warp,
+                                lanes,
+                            );
+                        }
+                    }
+                    let me = &mut self.warps[warp as usize];
+                    let joined = self
+                        .mbarriers
+                        .entry((barrier, phase))
+                        .or_insert([0; WARP_SIZE]);
+                    for (j, c) in joined.iter_mut().zip(me.clock) {
+                        *j = (*j).max(c);
+                    }
+                    me.clock[warp as usize] += 1;
+                }
+                SyncOp::MbarrierError { barrier, misuse } => {
+                    self.mbarrier_misuse(misuse, barrier, site, warp, lanes);
+                }
+                SyncOp::MbarrierWait { barrier, phase } => {
+                    let me = &mut self.warps[warp as usize];
+                    self.mbarrier_waits
+                        .entry((barrier, phase))
+                        .or_default()
+                        .push((warp, me.clock[warp as usize]));
+                    if let Some(joined) = self.mbarriers.get(&(barrier, phase)) {
+                        for (c, j) in me.clock.iter_mut().zip(joined) {
+                            *c = (*c).max(*j);
+                        }
+                    }
+                    if lanes.intersection(me.threads) == me.threads {
+                        me.floor = me.step;
+                    }
+                }
             },
         }
+    }
+
+    /// Notes an mbarrier's misuse by the lanes `lanes` of `warp` at `site`:
+    /// one error per kind, mbarrier, site and warp, its lanes joined (a
+    /// loop arriving at one site many times is one error).
+    pub(crate) fn mbarrier_misuse(
+        &mut self,
+        misuse: MbarrierMisuse,
+        barrier: u32,
+        site: u64,
+        warp: u32,
+        lanes: LaneSet,
+    ) {
+        for e in &mut self.barrier_errors {
+            if let BarrierError::Mbarrier {
+                misuse: m,
+                barrier: b,
+                site: s,
+                warp: w,
+                lanes: l,
+            } = e
+                && (*m, *b, *s, *w) == (misuse, barrier, site, warp)
+            {
+                *l |= lanes.bits();
+                return;
+            }
+        }
+        self.barrier_errors.push(BarrierError::Mbarrier {
+            misuse,
+            barrier,
+            site,
+            warp,
+            lanes: lanes.bits(),
+        });
     }
 
     fn syncwarp(&mut self, warp: u32, site: u64, lanes: LaneSet, mask: LaneSet) {

@@ -600,6 +600,63 @@ pub enum BarrierError {
         /// The mask given (bits).
         mask: u32,
     },
+    /// An mbarrier used as compute-sanitizer's synccheck reports it
+    /// ([`MbarrierMisuse`]), at an arrival.
+    Mbarrier {
+        /// What is wrong.
+        misuse: MbarrierMisuse,
+        /// The mbarrier's shared offset.
+        barrier: u32,
+        /// The site of the arrival.
+        site: u64,
+        /// The warp.
+        warp: u32,
+        /// Its lanes concerned (bits).
+        lanes: u32,
+    },
+}
+
+/// An mbarrier's misuse, as compute-sanitizer's synccheck names it
+/// ("Barrier error detected. Missing wait." and the others), each
+/// reproduced on small kernels on an H200 (tests/data/ptx/mbarrier_sanitizer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+#[non_exhaustive]
+pub enum MbarrierMisuse {
+    /// "Missing wait": an arrival on phase k + 1 that no wait observing
+    /// phase k complete is ordered before (the producer of a pipeline
+    /// without its "empty" barrier; more threads arriving than the count),
+    /// or an arrival by a thread whose `cp.async.mbarrier.arrive` (without
+    /// `.noinc`) on the mbarrier it has not waited for since
+    /// (`cuda::pipeline`'s `producer_commit` with a shared state: synccheck
+    /// reports it once per thread).
+    MissingWait,
+    /// "Barrier overflow": more arrivals than the phase has pending (the
+    /// launch then fails on the GPU: "unspecified launch failure").
+    Overflow,
+    /// "Missing init": an arrival on an mbarrier never initialised (or
+    /// invalidated).
+    MissingInit,
+}
+
+impl MbarrierMisuse {
+    /// synccheck's name for it.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::MbarrierMisuse;
+    ///
+    /// assert_eq!(MbarrierMisuse::MissingWait.synccheck(), "Missing wait");
+    /// ```
+    pub const fn synccheck(self) -> &'static str {
+        match self {
+            MbarrierMisuse::MissingWait => "Missing wait",
+            MbarrierMisuse::Overflow => "Barrier overflow",
+            MbarrierMisuse::MissingInit => "Missing init",
+        }
+    }
 }
 
 /// `0-3,7` for a list of numbers in increasing order.
@@ -711,6 +768,31 @@ impl BarrierError {
                 site(*s),
                 ranges(&bits(*lanes & !*mask))
             ),
+            BarrierError::Mbarrier {
+                misuse,
+                barrier,
+                site: s,
+                warp,
+                lanes,
+            } => {
+                let what = match misuse {
+                    MbarrierMisuse::MissingWait => {
+                        "arrive on a phase whose previous phase no wait observed, or after their \
+                         cp.async.mbarrier.arrive without a wait"
+                    }
+                    MbarrierMisuse::Overflow => {
+                        "arrive more times than the phase has arrivals pending (the launch fails \
+                         on the GPU)"
+                    }
+                    MbarrierMisuse::MissingInit => "arrive on it, never initialised",
+                };
+                format!(
+                    "mbarrier at shared offset {barrier:#x}, {}: lanes {} of warp {warp} at {} {what}",
+                    misuse.synccheck().to_lowercase(),
+                    ranges(&bits(*lanes)),
+                    site(*s)
+                )
+            }
         }
     }
 }

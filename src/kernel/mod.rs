@@ -296,6 +296,39 @@ pub enum Event<'a> {
         /// from shared memory) then B's, 8 chunks a core matrix.
         chunks: &'a [u32],
     },
+    /// An `mbarrier` instruction (PTX ISA, mbarrier), as the source saw it
+    /// run: the mbarrier at shared offset `barrier`, and what the lanes did
+    /// to it. Phases count from 0 at its `init`.
+    Mbarrier {
+        /// Where it comes from.
+        site: Site,
+        /// The lanes that execute it.
+        lanes: LaneSet,
+        /// The mbarrier's shared offset.
+        barrier: u32,
+        /// What they did.
+        op: MbarrierOp,
+    },
+    /// A bulk copy's shared side (`cp.async.bulk`, TMA's
+    /// `cp.async.bulk.tensor`): the async proxy writes (a load into shared
+    /// memory) or reads (a store from it) the bytes of `runs`. Not an LSU
+    /// request: Nsight Compute counts none of it in the shared wavefront
+    /// counters (measured, tests/data/ptx/tma_layout). A load completes its
+    /// bytes on the mbarrier of `barrier` in the phase given.
+    BulkCopy {
+        /// Where it comes from.
+        site: Site,
+        /// The lanes that issue it.
+        lanes: LaneSet,
+        /// The shared bytes, as sorted disjoint `(start, length)` runs.
+        runs: &'a [(u32, u32)],
+        /// Whether it writes shared memory (a load) or reads it (a store).
+        write: bool,
+        /// The mbarrier it completes on and the phase, for a load.
+        barrier: Option<(u32, u32)>,
+        /// The instruction.
+        name: &'a str,
+    },
     /// A constant-memory load (`ld.const`, SASS `LDC`, `ULDC`): not shared
     /// memory and never part of a shared-memory count, but a source reports it
     /// so that a tally can count constant-cache requests apart. `load` is the
@@ -358,6 +391,8 @@ impl Event<'_> {
             | Event::CpAsyncCommit { site, .. }
             | Event::CpAsyncWait { site, .. }
             | Event::CpAsyncArrive { site, .. }
+            | Event::Mbarrier { site, .. }
+            | Event::BulkCopy { site, .. }
             | Event::ConstantLoad { site, .. }
             | Event::Gmma { site, .. }
             | Event::GmmaReads { site, .. }
@@ -379,6 +414,8 @@ impl Event<'_> {
             | Event::CpAsyncCommit { lanes, .. }
             | Event::CpAsyncWait { lanes, .. }
             | Event::CpAsyncArrive { lanes, .. }
+            | Event::Mbarrier { lanes, .. }
+            | Event::BulkCopy { lanes, .. }
             | Event::ConstantLoad { lanes, .. }
             | Event::Gmma { lanes, .. }
             | Event::Unmodelled { lanes, .. }
@@ -386,6 +423,68 @@ impl Event<'_> {
             Event::GmmaReads { .. } => LaneSet::EMPTY,
         }
     }
+}
+
+/// What an `mbarrier` instruction did, in [`Event::Mbarrier`].
+///
+/// # Example
+///
+/// ```
+/// use smem_model::kernel::MbarrierOp;
+///
+/// // One thread's mbarrier.arrive.expect_tx on phase 0 of a TMA pipeline.
+/// let op = MbarrierOp::Arrive { phase: 0, count: 1, tx: 16_384 };
+/// assert_ne!(op, MbarrierOp::Wait { phase: 0 });
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
+pub enum MbarrierOp {
+    /// `mbarrier.init`: `count` arrivals complete each phase.
+    Init {
+        /// The expected arrival count.
+        count: u32,
+    },
+    /// `mbarrier.arrive{.expect_tx}` (and `cp.async.mbarrier.arrive.noinc`):
+    /// each lane arrives `count` times on phase `phase`, expecting `tx`
+    /// more transaction bytes.
+    Arrive {
+        /// The phase arrived on.
+        phase: u32,
+        /// Arrivals each lane brings.
+        count: u32,
+        /// Transaction bytes each lane expects.
+        tx: u32,
+    },
+    /// `mbarrier.test_wait` / `try_wait` that observed phase `phase`
+    /// complete: what the arrivals and completed copies of that phase did
+    /// before is ordered before what the lanes do after.
+    Wait {
+        /// The completed phase observed.
+        phase: u32,
+    },
+    /// A wait on phase `phase`, which never completes (every warp of the
+    /// block waits and nothing can arrive): the lanes see it incomplete,
+    /// and a kernel that waits on would hang.
+    NeverCompletes {
+        /// The phase waited for.
+        phase: u32,
+    },
+    /// More arrivals on phase `phase` than it had pending (PTX ISA: the
+    /// behaviour is undefined).
+    Overflow {
+        /// The phase.
+        phase: u32,
+    },
+    /// An arrival on an mbarrier never initialised (or invalidated).
+    Uninitialised,
+    /// An arrival by lanes whose `cp.async.mbarrier.arrive` (without
+    /// `.noinc`) on this mbarrier they have not waited for since: what
+    /// compute-sanitizer's synccheck reports as "Missing wait" (measured:
+    /// `cuda::pipeline`'s `producer_commit`), once per thread.
+    MissingWait,
+    /// `mbarrier.inval`.
+    Inval,
 }
 
 /// What a source knows of a kernel before its blocks.

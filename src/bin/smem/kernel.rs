@@ -138,6 +138,18 @@ pub struct Args {
     #[arg(long = "arg", value_name = "NAME=VALUE")]
     args: Vec<ptx::Arg>,
 
+    /// A tensor map (TMA) for a CUtensorMap parameter: PARAM=FIELDS, the parameter by index,
+    /// PTX name or Triton name, the fields dims:AxB,box:AxB,elem:N[,swizzle:0|32|64|128]
+    /// [,strides:..][,estride:..][,interleave:0|16|32][,fill:zero|nan], outermost first
+    /// (repeat for each; a tensor map not given leaves its copies not modelled).
+    #[arg(long = "tensor-map", value_name = "PARAM=FIELDS", value_parser = parse_tensor_map)]
+    tensor_maps: Vec<(ptx::ArgKey, ptx::TensorMap)>,
+
+    /// Blocks per cluster (thread block clusters, sm_90): X, X,Y or X,Y,Z (default: the
+    /// kernel's .reqnctapercluster, else none).
+    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = ptx::parse_dims)]
+    cluster: Option<[u32; 3]>,
+
     /// Predict on this compute capability, and compile a .cu for it (default: the PTX's
     /// `.target` or what Triton compiled for, else sm_90).
     #[arg(long, value_name = "CC", value_parser = crate::arch::parse)]
@@ -201,6 +213,12 @@ pub struct Args {
     /// of the kernel with this grid and block.
     #[arg(long, value_name = "ID", requires = "ncu")]
     ncu_id: Option<u64>,
+}
+
+/// `PARAM=FIELDS` of `--tensor-map`.
+fn parse_tensor_map(text: &str) -> Result<(ptx::ArgKey, ptx::TensorMap), Error> {
+    let arg: ptx::Arg = text.parse()?;
+    Ok((arg.key, arg.value.parse()?))
 }
 
 /// Gives every event to both the tally and the race checker.
@@ -303,10 +321,20 @@ fn analyse(args: &Args) -> Result<ExitCode, String> {
                 .or(meta.and_then(|m| m.shared))
                 .unwrap_or(0),
         );
+    let (maps, derived) =
+        resolve::tensor_map_args(&kernel, signature.as_ref(), &args.tensor_maps, &args.args)
+            .map_err(|e| e.to_string())?;
+    let given: Vec<ptx::Arg> = args.args.iter().cloned().chain(derived).collect();
     for arg in
-        resolve::prepare_args(&kernel, signature.as_ref(), &args.args).map_err(|e| e.to_string())?
+        resolve::prepare_args(&kernel, signature.as_ref(), &given).map_err(|e| e.to_string())?
     {
         launch = launch.with_arg(arg);
+    }
+    for (index, map) in maps {
+        launch = launch.with_tensor_map(ptx::ArgKey::Index(index), map);
+    }
+    if let Some(cluster) = args.cluster.or(kernel.reqnctapercluster()) {
+        launch = launch.with_cluster(cluster).map_err(|e| e.to_string())?;
     }
     let capability = resolve::capability(&module, meta, args.arch);
     let threads = match args.threads {
@@ -443,6 +471,8 @@ fn note_kind(kind: NoteKind) -> &'static str {
         NoteKind::DataDependentBranch => "data-dependent branch",
         NoteKind::DataDependentGuard => "data-dependent guard",
         NoteKind::ForcedBarrier => "barrier never completed",
+        NoteKind::MbarrierHang => "mbarrier phase never completes",
+        NoteKind::NoTensorMap => "tensor map not given",
         _ => "not modelled",
     }
 }
@@ -672,6 +702,8 @@ fn text_report(args: &Args, o: &Outcome) -> String {
         NoteKind::DataDependentGuard,
         NoteKind::DataDependentBranch,
         NoteKind::ForcedBarrier,
+        NoteKind::MbarrierHang,
+        NoteKind::NoTensorMap,
     ] {
         let notes: Vec<_> = s.notes.iter().filter(|n| n.kind == kind).collect();
         if notes.is_empty() {

@@ -788,7 +788,15 @@ pub enum Operand<'a> {
     },
     /// `_`: a sink (no destination).
     Sink,
+    /// `[base, {c0, c1, ...}]`: a tensor copy's tensor map and coordinates
+    /// (`[%rd1, {%r1, %r2}]` of `cp.async.bulk.tensor.2d`), or a texture's.
+    Indexed {
+        /// The map (or texture): a register, a symbol or an absolute address.
+        base: AddressBase<'a>,
+        /// The coordinates, innermost first.
+        coords: Vec<Operand<'a>>,
+    },
     /// An operand this reader keeps as written without further structure
-    /// (`[tex, {%f1, %f2}]` of `tex`, `[%rd1, {%r1, %r2}]` of TMA copies).
+    /// (`[tex, sampler, {%f1, %f2}]`).
     Opaque(&'a str),
 }

@@ -237,6 +237,26 @@ impl Kernel {
             .collect()
     }
 
+    /// The parameters that are tensor maps (`CUtensorMap` by value, a
+    /// `.b8[128]` parameter whose address the kernel takes, as nvcc and
+    /// Triton pass one to `cp.async.bulk.tensor`), by index: a launch may
+    /// leave them unset (their copies are then not modelled).
+    pub fn tensor_map_params(&self) -> Vec<usize> {
+        let entry = &self.program.functions[0];
+        entry
+            .params
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.kind == super::ParamKind::Bytes { bytes: 128 })
+            .filter(|(_, p)| {
+                entry.insts.iter().any(|inst| {
+                    matches!(inst.kind, ir::Kind::Mov { a: ir::Src::Param(o), .. } if o == p.offset)
+                })
+            })
+            .map(|(i, _)| i)
+            .collect()
+    }
+
     /// Bytes of static shared memory (where the dynamic region starts).
     pub fn static_shared(&self) -> u32 {
         self.program.static_shared
@@ -246,6 +266,13 @@ impl Kernel {
     /// only block a launch may have, so the block to use when none is given.
     pub fn reqntid(&self) -> Option<[u32; 3]> {
         self.program.reqntid
+    }
+
+    /// The cluster the kernel requires (`.reqnctapercluster`, missing
+    /// dimensions 1; `__cluster_dims__` in CUDA C++): the cluster a launch
+    /// runs in when it gives none.
+    pub fn reqnctapercluster(&self) -> Option<[u32; 3]> {
+        self.program.reqnctapercluster
     }
 
     /// The most threads the kernel allows a block (`.maxntid`, missing
@@ -524,7 +551,17 @@ impl Kernel {
             return Err(Error::EmptySample);
         }
         let check = self.check_launch(launch, options.capability)?;
-        let args = launch.bind(&self.params())?;
+        let params = self.params();
+        let args = launch.bind_except(&params, &self.tensor_map_params())?;
+        let entry_params = &self.program.functions[0].params;
+        let tensor_maps: Vec<(u32, super::TensorMap)> = launch
+            .tensor_maps()
+            .iter()
+            .map(|(key, map)| {
+                KernelLaunch::param_index(key, &params)
+                    .map(|i| (entry_params[i].offset, map.clone()))
+            })
+            .collect::<Result<_, _>>()?;
         let grid = launch.grid();
         let mut info = KernelInfo::named(self.name())
             .with_block_dim(launch.block())
@@ -544,6 +581,8 @@ impl Kernel {
             dynamic_shared: launch.dynamic_shared(),
             shared_end: u64::from(self.dynamic_start()) + u64::from(launch.dynamic_shared()),
             args: &args,
+            cluster: launch.cluster(),
+            tensor_maps: &tensor_maps,
             options,
         };
         let totals = grid::run(&run, &blocks, consumer)?;
@@ -855,6 +894,8 @@ impl RunSummary {
             NoteKind::DataDependentGuard => "data-dependent guard",
             NoteKind::ForcedBarrier => "barrier never completed",
             NoteKind::Unmodelled => "not modelled",
+            NoteKind::MbarrierHang => "mbarrier phase never completes",
+            NoteKind::NoTensorMap => "tensor map not given",
         };
         let plural = if lines.len() == 1 { "" } else { "s" };
         Some(format!(

@@ -13,6 +13,7 @@
 
 use std::fmt;
 
+use super::TensorMap;
 use crate::Error;
 
 /// The first fake global address given to an unset pointer parameter; the
@@ -199,7 +200,14 @@ pub struct KernelLaunch {
     block: [u32; 3],
     dynamic_shared: u32,
     args: Vec<Arg>,
+    cluster: [u32; 3],
+    tensor_maps: Vec<(ArgKey, TensorMap)>,
 }
+
+/// The most blocks of a cluster without the non-portable opt-in (CUDA C++
+/// Programming Guide, thread block clusters: "a maximum of 8 thread blocks
+/// in a cluster is supported as a portable cluster size").
+pub const MAX_CLUSTER_BLOCKS: u32 = 8;
 
 impl KernelLaunch {
     /// A launch of `grid` blocks of `block` threads (x, y, z), no dynamic
@@ -226,7 +234,77 @@ impl KernelLaunch {
             block,
             dynamic_shared: 0,
             args: Vec::new(),
+            cluster: [1, 1, 1],
+            tensor_maps: Vec::new(),
         })
+    }
+
+    /// The same launch in clusters of `cluster` blocks (x, y, z; `--cluster`,
+    /// `cudaLaunchAttributeClusterDimension`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ClusterDims`] when a dimension is 0, does not divide the
+    /// grid's, or the cluster has more than [`MAX_CLUSTER_BLOCKS`] blocks
+    /// (the launch fails on the GPU).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::kernel::ptx::KernelLaunch;
+    ///
+    /// let launch = KernelLaunch::new([4, 2, 1], [128, 1, 1])?.with_cluster([2, 1, 1])?;
+    /// assert_eq!(launch.cluster(), [2, 1, 1]);
+    /// assert!(KernelLaunch::new([3, 1, 1], [128, 1, 1])?.with_cluster([2, 1, 1]).is_err());
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn with_cluster(mut self, cluster: [u32; 3]) -> Result<Self, Error> {
+        let blocks = cluster.iter().try_fold(1u32, |n, &d| n.checked_mul(d));
+        if cluster
+            .iter()
+            .zip(self.grid)
+            .any(|(&c, g)| c == 0 || g % c != 0)
+            || blocks.is_none_or(|b| b > MAX_CLUSTER_BLOCKS)
+        {
+            return Err(Error::ClusterDims {
+                cluster,
+                grid: self.grid,
+            });
+        }
+        self.cluster = cluster;
+        Ok(self)
+    }
+
+    /// The same launch with tensor map `map` for the parameter `key` (a
+    /// `CUtensorMap` passed by value, `.param .align 64 .b8 p[128]`): its
+    /// tensor copies move the map's boxes. Two for one parameter are an
+    /// error when the launch binds.
+    #[must_use]
+    pub fn with_tensor_map(mut self, key: ArgKey, map: TensorMap) -> Self {
+        self.tensor_maps.push((key, map));
+        self
+    }
+
+    /// Blocks per cluster (x, y, z): `[1, 1, 1]` without clusters.
+    pub const fn cluster(&self) -> [u32; 3] {
+        self.cluster
+    }
+
+    /// The tensor maps given, by parameter.
+    pub fn tensor_maps(&self) -> &[(ArgKey, TensorMap)] {
+        &self.tensor_maps
+    }
+
+    /// The index of the parameter `key` names.
+    pub(crate) fn param_index(key: &ArgKey, params: &[ParamDecl<'_>]) -> Result<usize, Error> {
+        match key {
+            ArgKey::Index(i) if *i < params.len() => Ok(*i),
+            ArgKey::Name(name) => params
+                .iter()
+                .position(|p| p.name == name)
+                .ok_or_else(|| unknown_param(key, params)),
+            ArgKey::Index(_) => Err(unknown_param(key, params)),
+        }
     }
 
     /// The same launch with `bytes` of dynamic shared memory (the third
@@ -293,17 +371,42 @@ impl KernelLaunch {
     ///   name, by index, or one of each).
     /// - [`Error::UnsetKernelParam`]: scalar or aggregate parameters without
     ///   an argument, all of them named.
+    ///
+    /// A parameter given a tensor map ([`with_tensor_map`](Self::with_tensor_map))
+    /// is bound to zeros: its bytes are the map's encoding, which the model
+    /// does not read; the map's fields travel apart.
     pub fn bind(&self, params: &[ParamDecl<'_>]) -> Result<Vec<Vec<u8>>, Error> {
+        self.bind_except(params, &[])
+    }
+
+    /// [`bind`](Self::bind), with the parameters `optional` (tensor maps
+    /// the kernel takes, whose copies are counted as not modelled without
+    /// their fields) bound to zeros when unset.
+    pub(crate) fn bind_except(
+        &self,
+        params: &[ParamDecl<'_>],
+        optional: &[usize],
+    ) -> Result<Vec<Vec<u8>>, Error> {
         let mut values: Vec<Option<Vec<u8>>> = vec![None; params.len()];
+        let mut mapped = vec![false; params.len()];
+        for (key, _) in &self.tensor_maps {
+            let index = Self::param_index(key, params)?;
+            if mapped[index] {
+                return Err(Error::DuplicateKernelArg {
+                    index,
+                    name: params[index].name.to_owned(),
+                });
+            }
+            mapped[index] = true;
+        }
         for arg in &self.args {
-            let index = match &arg.key {
-                ArgKey::Index(i) if *i < params.len() => *i,
-                ArgKey::Name(name) => params
-                    .iter()
-                    .position(|p| p.name == name)
-                    .ok_or_else(|| unknown_param(&arg.key, params))?,
-                ArgKey::Index(_) => return Err(unknown_param(&arg.key, params)),
-            };
+            let index = Self::param_index(&arg.key, params)?;
+            if mapped[index] {
+                return Err(Error::DuplicateKernelArg {
+                    index,
+                    name: params[index].name.to_owned(),
+                });
+            }
             if values[index].is_some() {
                 return Err(Error::DuplicateKernelArg {
                     index,
@@ -311,6 +414,11 @@ impl KernelLaunch {
                 });
             }
             values[index] = Some(parse_value(&params[index], &arg.value)?);
+        }
+        for (i, value) in values.iter_mut().enumerate() {
+            if value.is_none() && (mapped[i] || optional.contains(&i)) {
+                *value = Some(vec![0; params[i].kind.bytes() as usize]);
+            }
         }
         let unset: Vec<String> = params
             .iter()

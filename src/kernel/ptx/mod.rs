@@ -30,9 +30,9 @@
 //! opcode means: every well-formed instruction reads, those an interpreter
 //! does not know included. Operands keep the structure an interpreter needs
 //! (registers, immediates with their bits, `[base+offset]` addresses,
-//! `{...}` vectors, `(...)` call lists, `%p|%q` pairs); an address of another
-//! shape (`[tex, {%f1, %f2}]`, TMA's `[%rd1, {%r1, %r2}]`) is an
-//! [`Operand::Opaque`] holding its text.
+//! `{...}` vectors, `(...)` call lists, `%p|%q` pairs, a tensor copy's
+//! `[%rd1, {%r1, %r2}]` as [`Operand::Indexed`]); an address of another shape
+//! (`[tex, sampler, {%f1, %f2}]`) is an [`Operand::Opaque`] holding its text.
 //!
 //! Each instruction carries its PTX line and the `.loc` (file, line, column)
 //! in force before it. `.section`s (DWARF) are skipped whole; comments
@@ -224,7 +224,7 @@ pub use interp::{
 };
 pub use launch::{
     parse_dims, Arg, ArgKey, KernelLaunch, ParamDecl, ParamKind, FAKE_POINTER_BASE,
-    FAKE_POINTER_STRIDE, MAX_BLOCK, MAX_BLOCK_THREADS, MAX_GRID,
+    FAKE_POINTER_STRIDE, MAX_BLOCK, MAX_BLOCK_THREADS, MAX_CLUSTER_BLOCKS, MAX_GRID,
 };
 #[cfg(feature = "json")]
 pub use races::{races_json, site_text, source_text};

@@ -1170,9 +1170,25 @@ impl<'a> Parser<'a> {
                 return Ok(Operand::Address(Address { base, offset }));
             }
         }
+        let mut token = first;
+        // `[base, {c0, c1, ...}]`: a tensor copy's map and coordinates (or a
+        // texture's).
+        if let (Some((base, 0)), true) = (simple_base, self.peek()?.kind == Kind::Punct(b',')) {
+            token = self.next()?;
+            if self.peek()?.kind == Kind::Punct(b'{') {
+                let coords = match self.operand(scopes, true)? {
+                    Operand::Vector(items) => items,
+                    _ => unreachable!("a `{{` operand is a vector"),
+                };
+                let close = self.next()?;
+                if close.kind != Kind::Punct(b']') {
+                    return Err(self.error(close, "`]` after the coordinates"));
+                }
+                return Ok(Operand::Indexed { base, coords });
+            }
+        }
         // Not a simple address: keep the bracketed text.
         let mut depth = 1u32;
-        let mut token = first;
         loop {
             match token.kind {
                 Kind::Eof => return Err(self.error(open, "`]` closing an address")),

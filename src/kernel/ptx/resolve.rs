@@ -41,7 +41,10 @@
 use std::path::{Path, PathBuf};
 
 use super::launch::bounded_list;
-use super::{Arg, ArgKey, Kernel, Module, ParamKind, FAKE_POINTER_BASE, FAKE_POINTER_STRIDE};
+use super::{
+    Arg, ArgKey, Kernel, KernelLaunch, Module, ParamKind, TensorMap, FAKE_POINTER_BASE,
+    FAKE_POINTER_STRIDE,
+};
 use crate::{ComputeCapability, Error};
 
 /// At most this many names in a message listing kernels or parameters.
@@ -588,8 +591,10 @@ pub fn prepare_args(
             });
         }
     }
+    // Tensor maps may be left out: their copies are then not modelled.
+    let maps = kernel.tensor_map_params();
     let unset: Vec<String> = (0..params.len())
-        .filter(|&i| !seen[i] && params[i].kind != ParamKind::Pointer)
+        .filter(|&i| !seen[i] && params[i].kind != ParamKind::Pointer && !maps.contains(&i))
         .map(|i| format!("{i} ({}, {})", name_of(i), type_of(i)))
         .collect();
     if !unset.is_empty() {
@@ -599,6 +604,89 @@ pub fn prepare_args(
         });
     }
     Ok(out)
+}
+
+/// Tensor maps by parameter index.
+pub type BoundMaps = Vec<(usize, TensorMap)>;
+
+/// The tensor maps `maps` bound to `kernel`'s parameters by index (a key
+/// may be a Triton Python name), and the scalar arguments a Triton
+/// `TensorDescriptor` passes after its map, derived from it where `given`
+/// does not give them: its shape (`i32` each, outermost first) and its
+/// strides in elements (`i64` each, the innermost 1), as Triton 3.x's IR
+/// declares them (`%a_desc: !tt.tensordesc<..>, %a_desc_0: i32, ..,
+/// %a_desc_3: i64`).
+///
+/// # Errors
+///
+/// [`Error::UnknownKernelParam`] for a key that names no parameter.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::kernel::ptx::{self, resolve, ArgKey};
+///
+/// let module = ptx::parse(
+///     ".version 8.0\n.target sm_90\n.address_size 64\n\
+///      .visible .entry k(.param .align 64 .b8 k_param_0[128], .param .u32 k_param_1)\n{\nret;\n}\n",
+/// )?;
+/// let (kernel, signature) = resolve::kernel(&module, None, None)?;
+/// let maps = [(ArgKey::Index(0), "dims:512x512,box:128x64,elem:2,swizzle:128".parse()?)];
+/// let (bound, extra) = resolve::tensor_map_args(&kernel, signature.as_ref(), &maps, &[])?;
+/// assert_eq!(bound[0].0, 0);
+/// // Not a Triton kernel: no shape or strides to derive.
+/// assert!(extra.is_empty());
+/// # Ok::<(), smem_model::Error>(())
+/// ```
+pub fn tensor_map_args(
+    kernel: &Kernel,
+    signature: Option<&Signature>,
+    maps: &[(ArgKey, TensorMap)],
+    given: &[Arg],
+) -> Result<(BoundMaps, Vec<Arg>), Error> {
+    let params = kernel.params();
+    let mut bound = Vec::with_capacity(maps.len());
+    let mut extra = Vec::new();
+    for (key, map) in maps {
+        let by_source = match key {
+            ArgKey::Name(name) => signature.and_then(|s| {
+                s.params
+                    .iter()
+                    .position(|p| p.name.as_deref() == Some(name))
+            }),
+            ArgKey::Index(_) => None,
+        };
+        let index = match by_source {
+            Some(i) => i,
+            None => KernelLaunch::param_index(key, &params)?,
+        };
+        bound.push((index, map.clone()));
+        let Some(sig) = signature else { continue };
+        let is_desc = sig
+            .params
+            .get(index)
+            .is_some_and(|p| p.ty.starts_with("!tt.tensordesc"));
+        if !is_desc {
+            continue;
+        }
+        let name = sig.params[index].name.clone();
+        let elem = u64::from(map.elem_bytes());
+        let mut values: Vec<u64> = map.dims();
+        values.extend(map.strides().iter().map(|s| s / elem));
+        values.push(1);
+        for (k, v) in values.into_iter().enumerate() {
+            let i = index + 1 + k;
+            let same = sig.params.get(i).is_some_and(|p| p.name == name);
+            let set = given.iter().any(|a| a.key == ArgKey::Index(i));
+            if same && !set {
+                extra.push(Arg {
+                    key: ArgKey::Index(i),
+                    value: v.to_string(),
+                });
+            }
+        }
+    }
+    Ok((bound, extra))
 }
 
 /// `text` re-written as a parameter of PTX kind `ptx` reads it, where the

@@ -310,7 +310,11 @@ fn operands() {
     assert_eq!(ops(11)[1], Operand::Special(Special::Ctaid, Some(1)));
     assert_eq!(ops(12)[1], Operand::Special(Special::Laneid, None));
     assert_eq!(ops(13)[1], Operand::Special(Special::WarpSz, None));
-    assert_eq!(ops(14)[1], Operand::Opaque("[tex, {%r5, %r6}]"));
+    let Operand::Indexed { base, coords } = &ops(14)[1] else {
+        panic!("{:?}", ops(14)[1])
+    };
+    assert_eq!(*base, AddressBase::Symbol("tex"));
+    assert_eq!(coords.len(), 2);
     assert_eq!(
         ops(15)[1],
         Operand::Symbol {

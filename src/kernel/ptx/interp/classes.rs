@@ -54,7 +54,11 @@ pub(crate) type Components = u8;
 fn of(regs: &[Components], s: &Src) -> Components {
     match *s {
         Src::Reg(r) => regs.get(r as usize).copied().unwrap_or(0),
-        Src::Special(Special::Ctaid(d) | Special::ClusterId(d)) => 1 << d.min(2),
+        Src::Special(Special::Ctaid(d) | Special::ClusterId(d) | Special::ClusterCtaid(d)) => {
+            1 << d.min(2)
+        }
+        // The rank in the cluster mixes every component.
+        Src::Special(Special::ClusterCtarank) => 0b111,
         _ => 0,
     }
 }
@@ -222,7 +226,11 @@ pub(crate) fn relevant(program: &Program, plan: &Plan) -> Components {
                         }
                     }
                     Kind::Atom {
-                        space, d, addr: a, ..
+                        space,
+                        d,
+                        addr: a,
+                        val,
+                        ..
                     } => {
                         writes.extend(d);
                         match space {
@@ -231,7 +239,15 @@ pub(crate) fn relevant(program: &Program, plan: &Plan) -> Components {
                                     sinks |= guard;
                                 }
                             }
-                            _ => sinks |= addr(a) | guard,
+                            // A shared atomic's new value and old value are
+                            // computed where known: its operand flows into
+                            // shared memory and its result.
+                            _ => {
+                                sinks |= addr(a) | guard;
+                                shared |= of(r, val) | addr(a) | guard;
+                                srcs = of(r, val) | addr(a);
+                                extra = shared;
+                            }
                         }
                     }
                     Kind::LdMatrix { ds, addr: a, .. } => {
@@ -278,9 +294,54 @@ pub(crate) fn relevant(program: &Program, plan: &Plan) -> Components {
                         }
                     }
                     Kind::BarWarp { mask } => sinks |= of(r, mask) | guard,
+                    Kind::CpAsyncArrive { bar, .. } => {
+                        sinks |= bar.as_ref().map_or(0, addr) | guard;
+                    }
+                    // What an mbarrier or a bulk copy does depends on its
+                    // operands (the mbarrier, counts, parities, bytes, the
+                    // map's parameter and coordinates, the destination), and
+                    // its results can reach what the consumer sees.
+                    Kind::Mbar { bar, d, a, b, .. } => {
+                        let t = addr(bar) | of(r, a) | of(r, b) | guard;
+                        sinks |= t;
+                        srcs = t;
+                        writes.extend(d);
+                    }
+                    Kind::Bulk(kind) => {
+                        sinks |= guard
+                            | match kind {
+                                super::ir::BulkKind::Load { dst, size, bar } => {
+                                    addr(dst) | of(r, size) | addr(bar)
+                                }
+                                super::ir::BulkKind::Store { src, size } => addr(src) | of(r, size),
+                                super::ir::BulkKind::TensorLoad {
+                                    dst,
+                                    map,
+                                    coords,
+                                    bar,
+                                } => {
+                                    addr(dst)
+                                        | of(r, map)
+                                        | coords.iter().fold(0, |t, c| t | of(r, c))
+                                        | addr(bar)
+                                }
+                                super::ir::BulkKind::TensorStore { src, map, coords } => {
+                                    addr(src)
+                                        | of(r, map)
+                                        | coords.iter().fold(0, |t, c| t | of(r, c))
+                                }
+                            };
+                    }
+                    Kind::Mapa { d, a, rank, .. } => {
+                        srcs = of(r, a) | of(r, rank);
+                        writes.push(*d);
+                    }
+                    Kind::MatchAny { d, a, .. } => {
+                        srcs = of(r, a);
+                        writes.push(*d);
+                    }
                     Kind::CpAsyncCommit
                     | Kind::CpAsyncWait { .. }
-                    | Kind::CpAsyncArrive
                     | Kind::WgmmaCommit
                     | Kind::WgmmaWait { .. }
                     | Kind::Fence

@@ -39,17 +39,20 @@
 
 use std::collections::BTreeMap;
 
-use crate::kernel::{BarrierKind, Consumer, Event, Place, Site};
+use crate::kernel::{BarrierKind, Consumer, Event, MbarrierOp, Place, Site};
 use crate::{AccessWidth, Error, LaneSet, Op, SharedAccessFault, WarpRequest};
 
 use super::super::ops::{self, Half, IntType, Value};
 use super::ir::{
-    Addr, BarKind, BarRed, Compare, FloatOp, FloatRel, Function, Inst, IntBin, IntUn, Kind, Merge,
-    Program, ReduxOp, RoundInt, ShflMode, Space, Special, Src, Ty, VoteMode, SHARED_WINDOW_BASE,
+    Addr, BarKind, BarRed, BulkKind, Compare, FloatOp, FloatRel, Function, Inst, IntBin, IntUn,
+    Kind, MbarOp, Merge, Program, ReduxOp, Reg, RoundInt, ShflMode, Space, Special, Src, Ty,
+    VoteMode, CLUSTER_RANK_SHIFT, CLUSTER_WINDOW_BASE, PARAM_WINDOW_BASE, SHARED_WINDOW_BASE,
 };
 use super::number::{Numbers, Operand, Plan};
 use super::wgmma;
 use super::wmma::Piece;
+
+mod asyncs;
 
 const FULL: u32 = u32::MAX;
 
@@ -108,6 +111,10 @@ pub enum NoteKind {
     /// `wgmma`, `mbarrier`, distributed shared memory, a generic access that
     /// mixes shared and other addresses).
     Unmodelled,
+    /// An mbarrier wait on a phase that never completes (the GPU would hang).
+    MbarrierHang,
+    /// A tensor copy whose tensor map the launch does not give.
+    NoTensorMap,
 }
 
 impl NoteKind {
@@ -146,6 +153,16 @@ impl NoteKind {
                  those that did, to go on with the block"
             }
             NoteKind::Unmodelled => "touches shared memory in a way not modelled: not counted",
+            NoteKind::MbarrierHang => {
+                "waits on an mbarrier phase that never completes (every warp waits and nothing \
+                 can arrive): on the GPU the block would hang; the model answered \
+                 \"incomplete\" once and ended a warp that waited again"
+            }
+            NoteKind::NoTensorMap => {
+                "a tensor copy whose tensor map the launch does not give (--tensor-map): its \
+                 shared bytes are not modelled, and its mbarrier's phases complete on \
+                 arrivals alone"
+            }
         }
     }
 }
@@ -328,6 +345,12 @@ struct Frame {
 enum State {
     Ready,
     Waiting,
+    /// Waiting for phase `phase` of the mbarrier at shared offset `bar` to
+    /// complete ([`asyncs`]).
+    MbarWait {
+        bar: u32,
+        phase: u32,
+    },
     Done,
 }
 
@@ -355,6 +378,10 @@ struct Warp {
     /// its 16-byte chunks).
     gmma_open: Vec<(Site, Vec<u32>)>,
     gmma_groups: std::collections::VecDeque<Vec<(Site, Vec<u32>)>>,
+    /// An mbarrier wait that can never complete: the mbarrier, the phase,
+    /// and whether the warp was answered "incomplete" already
+    /// ([`asyncs`]).
+    forced: Option<(u32, u32, bool)>,
 }
 
 impl Warp {
@@ -539,6 +566,8 @@ struct Shared {
     /// The value numbers stored ([`number`](super::number)), allocated at
     /// the first numbered store.
     tags: Option<Box<Tags>>,
+    /// The mbarriers initialised in it.
+    mbars: asyncs::Mbarriers,
 }
 
 /// Per byte of shared memory: the width of the numbered value it is part
@@ -575,6 +604,7 @@ impl Shared {
             known: vec![0; size.div_ceil(64) + 1],
             any_known: false,
             tags: None,
+            mbars: asyncs::Mbarriers::default(),
         }
     }
 
@@ -726,6 +756,11 @@ pub(crate) struct Ctx<'p> {
     /// The compute capability predicted for (sm_90 where none is given):
     /// ptxas's lowering of `wmma` depends on it.
     pub capability: crate::ComputeCapability,
+    /// Blocks per cluster in x, y, z (`[1, 1, 1]` without clusters).
+    pub cluster: [u32; 3],
+    /// The tensor maps given, by the offset of their parameter in param
+    /// memory.
+    pub tensor_maps: &'p [(u32, super::super::TensorMap)],
     pub budget: u64,
     /// Which instructions number their results.
     pub plan: &'p Plan,
@@ -734,6 +769,25 @@ pub(crate) struct Ctx<'p> {
 impl Ctx<'_> {
     fn threads(&self) -> u32 {
         self.block[0] * self.block[1] * self.block[2]
+    }
+
+    /// The block's index in its cluster, per dimension.
+    fn cluster_ctaid(&self) -> [u32; 3] {
+        core::array::from_fn(|d| self.block_id[d] % self.cluster[d].max(1))
+    }
+
+    /// The block's rank in its cluster (x fastest).
+    fn cluster_rank(&self) -> u32 {
+        let [x, y, z] = self.cluster_ctaid();
+        x + self.cluster[0] * (y + self.cluster[1] * z)
+    }
+
+    /// The tensor map given for the parameter at `offset` in param memory.
+    fn tensor_map(&self, offset: u32) -> Option<&super::super::TensorMap> {
+        self.tensor_maps
+            .iter()
+            .find(|(o, _)| *o == offset)
+            .map(|(_, m)| m)
     }
 
     /// Where special register `s` is: an index into a warp's `sregs` (the
@@ -749,15 +803,24 @@ impl Ctx<'_> {
             Special::LanemaskGt => return Ok(7),
             Special::LanemaskGe => return Ok(8),
             Special::Ntid(d) => d3(self.block, d),
-            Special::Ctaid(d) | Special::ClusterId(d) => d3(self.block_id, d),
-            Special::Nctaid(d) | Special::NclusterId(d) => d3(self.grid, d),
+            Special::Ctaid(d) => d3(self.block_id, d),
+            Special::Nctaid(d) => d3(self.grid, d),
+            Special::ClusterId(d) => {
+                d3(self.block_id, d) / u64::from(self.cluster[usize::from(d.min(2))].max(1))
+            }
+            Special::NclusterId(d) => {
+                d3(self.grid, d) / u64::from(self.cluster[usize::from(d.min(2))].max(1))
+            }
+            Special::ClusterCtaid(d) => d3(self.cluster_ctaid(), d),
+            Special::ClusterNctaid(d) => d3(self.cluster, d),
+            Special::ClusterCtarank => u64::from(self.cluster_rank()),
+            Special::ClusterNctarank => self.cluster.iter().map(|&c| u64::from(c)).product(),
+            Special::ExplicitCluster => u64::from(self.cluster != [1, 1, 1]),
             // `%warpid` is per warp: the caller substitutes it.
             Special::Warpid => return Err(None),
             Special::Nwarpid => u64::from(self.threads().div_ceil(32)),
             Special::DynamicSmemSize => u64::from(self.dynamic_shared),
             Special::TotalSmemSize => u64::from(self.program.static_shared + self.dynamic_shared),
-            Special::Zero => 0,
-            Special::One => 1,
             Special::WarpSize => 32,
             Special::Unknown => return Err(None),
         }))
@@ -825,6 +888,7 @@ pub(crate) fn run_block<C: Consumer + ?Sized>(
                 pvals: Vec::new(),
                 pknown: Vec::new(),
                 state: State::Ready,
+                forced: None,
                 sregs: ctx.sregs(id),
                 reg_base: 0,
                 gmma_open: Vec::new(),
@@ -863,6 +927,19 @@ pub(crate) fn run_block<C: Consumer + ?Sized>(
         if warps.iter().all(|w| w.state == State::Done) {
             break;
         }
+        // Warps waiting on an mbarrier phase that has completed go on.
+        let mut woke = false;
+        for warp in &mut warps {
+            if let State::MbarWait { bar, phase } = warp.state
+                && shared.mbars.done(bar, phase)
+            {
+                warp.state = State::Ready;
+                woke = true;
+            }
+        }
+        if woke {
+            continue;
+        }
         let live: u32 = warps.iter().filter(|w| w.state != State::Done).count() as u32;
         let mut released = false;
         for (id, barrier) in barriers.iter_mut().enumerate() {
@@ -880,8 +957,27 @@ pub(crate) fn run_block<C: Consumer + ?Sized>(
             }
         }
         if !released && !ran {
-            // Every live warp waits and no barrier completes: release the
-            // lowest one with waiters, and say so.
+            // Every live warp waits and no barrier completes. A warp waiting
+            // on an mbarrier phase that cannot complete any more is answered
+            // "incomplete" once; waiting for it again, it would hang: it
+            // ends.
+            if let Some(warp) = warps
+                .iter_mut()
+                .find(|w| matches!(w.state, State::MbarWait { .. }))
+            {
+                let State::MbarWait { bar, phase } = warp.state else {
+                    unreachable!("found as waiting on an mbarrier")
+                };
+                if warp.forced == Some((bar, phase, true)) {
+                    warp.state = State::Done;
+                    warp.stack.clear();
+                } else {
+                    warp.forced = Some((bar, phase, false));
+                    warp.state = State::Ready;
+                }
+                continue;
+            }
+            // Release the lowest barrier with waiters, and say so.
             if let Some(barrier) = barriers.iter_mut().find(|b| !b.waiting.is_empty()) {
                 if let Some(&w) = barrier.waiting.first() {
                     let warp = &warps[w as usize];
@@ -1157,6 +1253,32 @@ fn run_warp<C: Consumer + ?Sized>(
                 }
                 continue;
             }
+            Kind::Mbar { .. } | Kind::Bulk(_) | Kind::Mapa { .. } | Kind::CpAsyncArrive { .. } => {
+                if let Some(t) = warp.stack.last_mut() {
+                    t.pc += 1;
+                }
+                place(program, consumer, inst);
+                let site = inst.site;
+                let name = program.names[inst.name as usize].as_str();
+                let flow = asyncs::run(
+                    ctx,
+                    warp,
+                    shared,
+                    inst,
+                    mask,
+                    (site, name, here),
+                    consumer,
+                    notes,
+                )?;
+                if flow == asyncs::Flow::Block {
+                    // Run again when woken.
+                    if let Some(t) = warp.stack.last_mut() {
+                        t.pc -= 1;
+                    }
+                    return Ok(());
+                }
+                continue;
+            }
             _ => {}
         }
         if let Some(t) = warp.stack.last_mut() {
@@ -1213,6 +1335,55 @@ fn gmma_retire<C: Consumer + ?Sized>(
     Ok(())
 }
 
+/// An integer `add`, `and`, `or` or `xor` on shared memory whose words
+/// and operands are all known: the lanes apply it in lane order (a
+/// modelling choice: the hardware's order is not specified; the memory's
+/// final value is the same in any order) and get the old values. Any other
+/// atomic, or one with something unknown, forgets the bytes it touches.
+fn atomic_values(
+    shared: &mut Shared,
+    kind: crate::AtomicKind,
+    bytes: u32,
+    offsets: &[u32; 32],
+    mask: u32,
+    v: &Lanes,
+) -> Option<Lanes> {
+    use crate::AtomicKind as K;
+    let f = |old: u64, x: u64| match kind {
+        K::Add => Some(old.wrapping_add(x)),
+        K::And => Some(old & x),
+        K::Or => Some(old | x),
+        K::Xor => Some(old ^ x),
+        _ => None,
+    };
+    let bits = 8 * bytes;
+    let keep = if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    let known = matches!(kind, K::Add | K::And | K::Or | K::Xor)
+        && matches!(bytes, 4 | 8)
+        && v.known() & mask == mask
+        && lanes_of(mask).all(|l| shared.load(u64::from(offsets[l]), bytes).bits().is_some());
+    if !known {
+        for lane in lanes_of(mask) {
+            shared.forget(u64::from(offsets[lane]), bytes);
+        }
+        return None;
+    }
+    let mut olds = Lanes::UNKNOWN;
+    for lane in lanes_of(mask) {
+        let at = u64::from(offsets[lane]);
+        let old = shared.load(at, bytes).bits()? & keep;
+        let new = f(old, v.v[lane])? & keep;
+        shared.store(at, bytes, Value::known(new));
+        olds.v[lane] = old;
+        olds.k |= 1 << lane;
+    }
+    Some(olds)
+}
+
 /// Whether an instruction of this kind may give the consumer an event.
 fn emits(kind: &Kind) -> bool {
     matches!(
@@ -1229,7 +1400,7 @@ fn emits(kind: &Kind) -> bool {
             | Kind::CpAsync { .. }
             | Kind::CpAsyncCommit
             | Kind::CpAsyncWait { .. }
-            | Kind::CpAsyncArrive
+            | Kind::CpAsyncArrive { .. }
             | Kind::BarWarp { .. }
             | Kind::Fence
             | Kind::Unmodelled { .. }
@@ -1347,7 +1518,7 @@ enum Target {
 fn target(space: Space, a: &Lanes, mask: u32) -> Target {
     if mask & !a.known() != 0 {
         return match space {
-            Space::Shared | Space::Generic => Target::Unknown,
+            Space::Shared | Space::SharedCluster | Space::Generic => Target::Unknown,
             _ => Target::Other,
         };
     }
@@ -1366,9 +1537,25 @@ fn target(space: Space, a: &Lanes, mask: u32) -> Target {
             }
             Target::Shared(offsets)
         }
+        // A `.shared::cluster` address: this block's own shared memory
+        // below 2^24; another block's (`mapa`) is distributed shared memory,
+        // not modelled, never taken for this block's.
+        Space::SharedCluster => {
+            for lane in lanes_of(mask) {
+                match u32::try_from(a.val(lane)) {
+                    Ok(o) if o >> CLUSTER_RANK_SHIFT == 0 => offsets[lane] = o,
+                    _ => return Target::Mixed,
+                }
+            }
+            Target::Shared(offsets)
+        }
         Space::Generic => {
             let (mut inside, mut outside) = (false, false);
             for lane in lanes_of(mask) {
+                // Another block's shared memory (`mapa`): not modelled.
+                if a.val(lane).wrapping_sub(CLUSTER_WINDOW_BASE) < 1 << 40 {
+                    return Target::Mixed;
+                }
                 let rel = a.val(lane).wrapping_sub(SHARED_WINDOW_BASE);
                 match u32::try_from(rel) {
                     Ok(o) => {
@@ -2570,6 +2757,7 @@ fn run_inst<C: Consumer + ?Sized>(
             bytes,
             d,
             addr,
+            val,
         } => {
             let a = addresses(warp, ctx, addr);
             if let Some(d) = d {
@@ -2595,8 +2783,11 @@ fn run_inst<C: Consumer + ?Sized>(
                 Target::Shared(offsets) => {
                     in_bounds(ctx, (wid, site, name), "atomic", &offsets, mask, *bytes)?;
                     access(consumer, wid, site, name, op, *bytes, mask, &offsets)?;
-                    for lane in lanes_of(mask) {
-                        shared.forget(u64::from(offsets[lane]), *bytes);
+                    let v = warp.read_owned(ctx, *val);
+                    let olds = atomic_values(shared, *kind, *bytes, &offsets, mask, &v);
+                    if let (Some(d), Some(olds)) = (d, olds) {
+                        warp.write(*d, &olds, mask);
+                        warp.nums[warp.reg_base + *d as usize] &= !mask;
                     }
                 }
                 Target::Unknown if *space == Space::Shared => {
@@ -2879,13 +3070,8 @@ fn run_inst<C: Consumer + ?Sized>(
                 pending: *pending,
             },
         )?,
-        Kind::CpAsyncArrive => consumer.event(
-            wid,
-            &Event::CpAsyncArrive {
-                site,
-                lanes: LaneSet::from_bits(mask),
-            },
-        )?,
+        // Run by run_warp (asyncs).
+        Kind::CpAsyncArrive { .. } | Kind::Mbar { .. } | Kind::Bulk(_) | Kind::Mapa { .. } => {}
         Kind::BarWarp { mask: m } => {
             let m = warp.read(ctx, *m);
             let lane0 = lanes_of(mask).next().unwrap_or(0);
@@ -3012,6 +3198,28 @@ fn run_inst<C: Consumer + ?Sized>(
             warp.write(*d, &out, mask);
         }
         Kind::Activemask { d } => warp.write(*d, &Lanes::splat(u64::from(mask)), mask),
+        Kind::MatchAny { d, a, bits } => {
+            let a = warp.read_owned(ctx, *a);
+            let keep = if *bits >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            };
+            if a.known() & mask == mask {
+                let mut out = Lanes::UNKNOWN;
+                for lane in lanes_of(mask) {
+                    let same = lanes_of(mask)
+                        .filter(|&o| a.v[o] & keep == a.v[lane] & keep)
+                        .fold(0u64, |m, o| m | 1 << o);
+                    out.v[lane] = same;
+                    out.k |= 1 << lane;
+                }
+                warp.write(*d, &out, mask);
+                warp.nums[warp.reg_base + *d as usize] &= !mask;
+            } else {
+                warp.forget(*d, mask);
+            }
+        }
         Kind::Redux { op, t, d, a } => {
             let a = warp.read(ctx, *a);
             let mut acc: Option<Value> = None;

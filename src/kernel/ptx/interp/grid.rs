@@ -89,6 +89,8 @@ pub(crate) struct Launch<'p> {
     pub dynamic_shared: u32,
     pub shared_end: u64,
     pub args: &'p [Vec<u8>],
+    pub cluster: [u32; 3],
+    pub tensor_maps: &'p [(u32, super::super::TensorMap)],
     pub options: &'p RunOptions,
 }
 
@@ -109,6 +111,8 @@ impl Launch<'_> {
                 .reserved_shared_memory_per_block(),
             args: self.args,
             capability: self.options.capability.unwrap_or(ComputeCapability::Sm90),
+            cluster: self.cluster,
+            tensor_maps: self.tensor_maps,
             budget: self.options.budget,
             plan: self.plan,
         }

@@ -25,6 +25,72 @@ pub const SHARED_WINDOW_BASE: u64 = 0x7e00_0000_0000;
 /// below it.
 pub(crate) const LOCAL_WINDOW_BASE: u64 = 0x7d00_0000_0000;
 
+/// The generic address at which the param window starts, in this model:
+/// `cvta.param` adds it to a kernel parameter's offset, so that a tensor
+/// copy's map operand (`mov.b64 %rd, k_param_0; cvta.param.u64 %rd1, %rd;`,
+/// as nvcc and Triton emit it) names its parameter. Modelling choice, as
+/// [`SHARED_WINDOW_BASE`], 2 TiB below it.
+pub(crate) const PARAM_WINDOW_BASE: u64 = 0x7c00_0000_0000;
+
+/// The generic address at which the shared memory of the cluster's other
+/// blocks starts, in this model: `mapa.u64` of a shared generic address for
+/// block rank `r` of the cluster gives this plus `r * 2^32` plus the offset
+/// (for `r` the block's own rank, the address itself). Modelling choice, as
+/// [`SHARED_WINDOW_BASE`].
+pub(crate) const CLUSTER_WINDOW_BASE: u64 = 0x7a00_0000_0000;
+
+/// The `.shared::cluster` addresses of the cluster's other blocks, in this
+/// model: `mapa.shared::cluster.u32` for block rank `r` gives the offset
+/// plus `(r + 1) << CLUSTER_RANK_SHIFT` (a block's own offsets, below
+/// 2^24, are its own `.shared::cluster` addresses, as in the PTX ISA's
+/// shared state space windows). Modelling choice: the hardware's encoding is
+/// not visible in PTX.
+pub(crate) const CLUSTER_RANK_SHIFT: u32 = 24;
+
+/// What an `mbarrier` instruction does (PTX ISA, parallel synchronization
+/// and communication instructions: mbarrier).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MbarOp {
+    /// `mbarrier.init [a], count`.
+    Init,
+    /// `mbarrier.arrive{.expect_tx}{.noComplete} state, [a]{, count or tx}`
+    /// and `arrive_drop` (which also lowers the expected count).
+    Arrive { expect_tx: bool, drop: bool },
+    /// `mbarrier.expect_tx [a], tx`.
+    ExpectTx,
+    /// `mbarrier.complete_tx [a], tx`.
+    CompleteTx,
+    /// `mbarrier.test_wait` / `try_wait`, `.parity` or with a state.
+    Wait { parity: bool },
+    /// `mbarrier.inval [a]`.
+    Inval,
+}
+
+/// What a bulk copy (`cp.async.bulk`, `cp.async.bulk.tensor`) does to
+/// shared memory.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum BulkKind {
+    /// A 1-D copy of `size` bytes from global memory into `dst`, completing
+    /// on the mbarrier at `bar`.
+    Load { dst: Addr, size: Src, bar: Addr },
+    /// A 1-D copy of `size` bytes from `src` to global memory (`bulk_group`).
+    Store { src: Addr, size: Src },
+    /// A tensor copy (tile mode) through the map at `map` into `dst`,
+    /// completing on the mbarrier at `bar`.
+    TensorLoad {
+        dst: Addr,
+        map: Src,
+        coords: Vec<Src>,
+        bar: Addr,
+    },
+    /// A tensor copy (tile mode) from `src` to global memory (`bulk_group`).
+    TensorStore {
+        src: Addr,
+        map: Src,
+        coords: Vec<Src>,
+    },
+}
+
 /// A register of the current function's frame.
 pub(crate) type Reg = u32;
 
@@ -48,16 +114,22 @@ pub(crate) enum Special {
     LanemaskLe,
     LanemaskGt,
     LanemaskGe,
-    /// `%cluster_ctarank` and the like, for a launch without clusters: 0.
-    Zero,
-    /// `%cluster_nctarank` and the like: 1.
-    One,
     /// `WARP_SZ`: 32.
     WarpSize,
     /// `%clusterid.d` of a launch without clusters: the block's index.
     ClusterId(u8),
     /// `%nclusterid.d`: the grid's size.
     NclusterId(u8),
+    /// `%cluster_ctaid.d`: the block's index in its cluster.
+    ClusterCtaid(u8),
+    /// `%cluster_nctaid.d`: the cluster's dimensions.
+    ClusterNctaid(u8),
+    /// `%cluster_ctarank`: the block's linear rank in its cluster.
+    ClusterCtarank,
+    /// `%cluster_nctarank`: the blocks of a cluster.
+    ClusterNctarank,
+    /// `%is_explicit_cluster`: 1 in a launch with clusters.
+    ExplicitCluster,
     /// `%clock`, `%smid`, `%globaltimer`, ...: unknown.
     Unknown,
 }
@@ -399,7 +471,8 @@ pub(crate) enum Kind {
         addr: Addr,
         merge: Merge,
     },
-    /// `atom`/`red`: `d` (none for `red`) gets the old value (unknown).
+    /// `atom`/`red`: `d` (none for `red`) gets the old value; `val` is the
+    /// operand (the first, for `cas`).
     Atom {
         space: Space,
         kind: AtomicKind,
@@ -407,6 +480,7 @@ pub(crate) enum Kind {
         bytes: u32,
         d: Option<Reg>,
         addr: Addr,
+        val: Src,
     },
     LdMatrix {
         m: Matrices,
@@ -465,7 +539,36 @@ pub(crate) enum Kind {
     CpAsyncWait {
         pending: u32,
     },
-    CpAsyncArrive,
+    /// `cp.async.mbarrier.arrive{.noinc} [bar]`: the thread's `cp.async`
+    /// copies complete, then it arrives on the mbarrier (without `.noinc`
+    /// the pending count is raised by one first, so the arrival does not
+    /// count toward the phase).
+    CpAsyncArrive {
+        bar: Option<Addr>,
+        noinc: bool,
+    },
+    /// An `mbarrier` instruction on the mbarrier at `bar`: `d` gets the
+    /// state (`arrive`) or the predicate (`test_wait`/`try_wait`); `a` is
+    /// the count, the transaction bytes, the parity or the state.
+    Mbar {
+        op: MbarOp,
+        /// `.shared` or generic (no state space given).
+        space: Space,
+        bar: Addr,
+        d: Option<Reg>,
+        a: Src,
+        b: Src,
+    },
+    /// A bulk or tensor copy's shared side.
+    Bulk(BulkKind),
+    /// `mapa{.shared::cluster}.u32/u64 d, a, rank`: `a` in block `rank` of
+    /// the cluster; `generic` for the `.u64` generic form.
+    Mapa {
+        generic: bool,
+        d: Reg,
+        a: Src,
+        rank: Src,
+    },
     Bar {
         kind: BarKind,
         id: Src,
@@ -491,6 +594,13 @@ pub(crate) enum Kind {
     },
     Activemask {
         d: Reg,
+    },
+    /// `match.any.sync d, a, membermask`: each lane gets the lanes (among
+    /// those executing it) whose `a`, of `bits` bits, equals its own.
+    MatchAny {
+        d: Reg,
+        a: Src,
+        bits: u32,
     },
     Redux {
         op: ReduxOp,
@@ -688,6 +798,9 @@ pub(crate) struct Program {
     pub files: Vec<(u32, String)>,
     /// The entry's `.reqntid` and `.maxntid`, missing dimensions 1.
     pub reqntid: Option<[u32; 3]>,
+    /// The entry's `.reqnctapercluster` (blocks per cluster), missing
+    /// dimensions 1.
+    pub reqnctapercluster: Option<[u32; 3]>,
     pub maxntid: Option<[u32; 3]>,
 }
 

@@ -21,9 +21,9 @@ use super::super::ops::{BoolOp, Cmp, Half, IntType, PrmtMode};
 use super::super::ParamKind;
 use super::cfg::{self, Flow};
 use super::ir::{
-    Addr, BarKind, BarRed, Compare, FloatOp, FloatRel, FnParam, Function, Inst, IntBin, IntUn,
-    Kind, Merge, ParamRef, Program, ReduxOp, Reg, RoundInt, SharedVar, ShflMode, Space, Special,
-    Src, Ty, VoteMode,
+    Addr, BarKind, BarRed, BulkKind, Compare, FloatOp, FloatRel, FnParam, Function, Inst, IntBin,
+    IntUn, Kind, MbarOp, Merge, ParamRef, Program, ReduxOp, Reg, RoundInt, SharedVar, ShflMode,
+    Space, Special, Src, Ty, VoteMode,
 };
 use super::{merge, unroll};
 use crate::kernel::Site;
@@ -110,6 +110,7 @@ pub(crate) fn lower(module: &Module<'_>, name: Option<&str>) -> Result<Program, 
             .map(|f| (f.index, f.name.to_owned()))
             .collect(),
         reqntid: ntid(entry, ".reqntid"),
+        reqnctapercluster: ntid(entry, ".reqnctapercluster"),
         maxntid: ntid(entry, ".maxntid"),
     })
 }
@@ -738,6 +739,163 @@ impl Lowering<'_, '_> {
         })
     }
 
+    /// `mbarrier`, bulk and tensor copies, `mapa` and `barrier.cluster`:
+    /// `None` for the forms the model does not follow (they stay not
+    /// modelled: `im2col` copies, multicast, reductions, remote arrivals).
+    fn async_kind(&self, inst: &Instruction<'_>) -> Option<Kind> {
+        let ops = &inst.operands;
+        let op = |i: usize| ops.get(i);
+        let m = |s: &str| inst.has(s);
+        let mnemonic = inst.mnemonic;
+        let opcode = inst.opcode();
+        let indexed = |o: Option<&Operand<'_>>| match o {
+            Some(Operand::Indexed { base, coords }) => {
+                let map = match *base {
+                    AddressBase::Reg(r) => Src::Reg(r.0),
+                    AddressBase::Symbol(name) => self.symbol(name, 0),
+                    AddressBase::Absolute => Src::Unknown,
+                };
+                Some((map, coords.iter().map(|c| self.src(Some(c))).collect()))
+            }
+            _ => None,
+        };
+        Some(match opcode {
+            "mbarrier" => {
+                // Remote arrivals (`.shared::cluster`) and the forms that
+                // only read the state stay not modelled.
+                if m("shared::cluster") || m("pending_count") {
+                    return None;
+                }
+                let (mbop, d, bar, a, b) = if m("init") {
+                    (MbarOp::Init, None, op(0), op(1), None)
+                } else if m("inval") {
+                    (MbarOp::Inval, None, op(0), None, None)
+                } else if m("test_wait") || m("try_wait") {
+                    (
+                        MbarOp::Wait {
+                            parity: m("parity"),
+                        },
+                        dest(op(0)),
+                        op(1),
+                        op(2),
+                        None,
+                    )
+                } else if mnemonic.starts_with("mbarrier.arrive") {
+                    let expect_tx = m("expect_tx");
+                    // arrive{.expect_tx} state, [a]{, count or tx}; with
+                    // expect_tx and a count, tx then count.
+                    (
+                        MbarOp::Arrive {
+                            expect_tx,
+                            drop: mnemonic.starts_with("mbarrier.arrive_drop"),
+                        },
+                        dest(op(0)),
+                        op(1),
+                        op(2),
+                        op(3),
+                    )
+                } else if m("expect_tx") {
+                    (MbarOp::ExpectTx, None, op(0), op(1), None)
+                } else if m("complete_tx") {
+                    (MbarOp::CompleteTx, None, op(0), op(1), None)
+                } else {
+                    return None;
+                };
+                Kind::Mbar {
+                    op: mbop,
+                    space: space_of(inst),
+                    bar: self.addr(bar)?,
+                    d,
+                    a: a.map_or(Src::Imm(u64::MAX), |a| self.src(Some(a))),
+                    b: b.map_or(Src::Imm(u64::MAX), |b| self.src(Some(b))),
+                }
+            }
+            "cp" if mnemonic.starts_with("cp.async.bulk") => {
+                if mnemonic.starts_with("cp.async.bulk.commit_group")
+                    || mnemonic.starts_with("cp.async.bulk.wait_group")
+                    || mnemonic.starts_with("cp.async.bulk.prefetch")
+                {
+                    return Some(Kind::Nop);
+                }
+                if m("multicast::cluster")
+                    || m("im2col")
+                    || m("im2col::w")
+                    || m("im2col::w::128")
+                    || m("tile::gather4")
+                    || m("tile::scatter4")
+                    || m("cta_group::1")
+                    || m("cta_group::2")
+                {
+                    return None;
+                }
+                let tensor = mnemonic.starts_with("cp.async.bulk.tensor");
+                // The destination space comes first: `.shared::cluster.global`
+                // (or `.shared::cta.global`) loads, `.global.shared::cta`
+                // stores; shared to shared (`.shared::cluster.shared::cta`)
+                // is a copy to another block.
+                let spaces: Vec<&str> = inst
+                    .modifiers()
+                    .filter(|x| x.starts_with("shared") || *x == "global")
+                    .collect();
+                match (spaces.first().copied(), spaces.get(1).copied(), tensor) {
+                    (Some("shared::cluster" | "shared::cta"), Some("global"), false) => {
+                        Kind::Bulk(BulkKind::Load {
+                            dst: self.addr(op(0))?,
+                            size: self.src(op(2)),
+                            bar: self.addr(op(3))?,
+                        })
+                    }
+                    (Some("global"), Some("shared::cta"), false) => Kind::Bulk(BulkKind::Store {
+                        src: self.addr(op(1))?,
+                        size: self.src(op(2)),
+                    }),
+                    (Some("shared::cluster" | "shared::cta"), Some("global"), true) => {
+                        let (map, coords) = indexed(op(1))?;
+                        Kind::Bulk(BulkKind::TensorLoad {
+                            dst: self.addr(op(0))?,
+                            map,
+                            coords,
+                            bar: self.addr(op(2))?,
+                        })
+                    }
+                    (Some("global"), Some("shared::cta"), true) => {
+                        let (map, coords) = indexed(op(0))?;
+                        Kind::Bulk(BulkKind::TensorStore {
+                            src: self.addr(op(1))?,
+                            map,
+                            coords,
+                        })
+                    }
+                    _ => return None,
+                }
+            }
+            "mapa" => Kind::Mapa {
+                generic: !m("shared::cluster"),
+                d: dest(op(0))?,
+                a: self.src(op(1)),
+                rank: self.src(op(2)),
+            },
+            // The cluster's other blocks are taken to arrive with this one
+            // (a modelling choice: the model runs one block): for this
+            // block's threads the wait is a barrier of the whole block, and
+            // the arrival does nothing before it.
+            "barrier" if m("cluster") => {
+                if m("arrive") {
+                    Kind::Nop
+                } else if m("wait") {
+                    Kind::Bar {
+                        kind: BarKind::Sync,
+                        id: Src::Imm(0),
+                        count: None,
+                    }
+                } else {
+                    return None;
+                }
+            }
+            _ => return None,
+        })
+    }
+
     fn kind(&self, inst: &Instruction<'_>) -> Kind {
         self.try_kind(inst).unwrap_or_else(|| self.opaque(inst))
     }
@@ -757,22 +915,19 @@ impl Lowering<'_, '_> {
         if opcode == "wgmma" && m("mma_async") {
             return Some(self.wgmma(inst).unwrap_or_else(|| Self::unmodelled(inst)));
         }
+        if let Some(kind) = self.async_kind(inst) {
+            return Some(kind);
+        }
         // Shared-memory instructions the model does not model, first.
         if mnemonic.starts_with("cp.async.bulk")
             || mnemonic.starts_with("cp.reduce.async.bulk")
             || opcode == "mbarrier"
             || opcode == "tcgen05"
             || opcode == "multimem"
-            || (matches!(opcode, "ld" | "st" | "atom" | "red") && m("shared::cluster"))
             || mnemonic.starts_with("barrier.cluster")
             || mnemonic.starts_with("red.async")
             || mnemonic.starts_with("st.async")
         {
-            if mnemonic.starts_with("cp.async.bulk.commit_group")
-                || mnemonic.starts_with("cp.async.bulk.wait_group")
-            {
-                return Some(Kind::Nop);
-            }
             return Some(Self::unmodelled(inst));
         }
         Some(match opcode {
@@ -1014,6 +1169,13 @@ impl Lowering<'_, '_> {
                     },
                     // Global addresses are their generic addresses here.
                     Space::Global => Kind::Mov { bits, d, a },
+                    Space::Param => Kind::CvtaWindow {
+                        base: super::ir::PARAM_WINDOW_BASE,
+                        to_generic: !m("to"),
+                        bits,
+                        d,
+                        a,
+                    },
                     _ => return None,
                 }
             }
@@ -1073,10 +1235,10 @@ impl Lowering<'_, '_> {
                 if m("v2") || m("v4") || m("v8") {
                     return Some(Self::unmodelled(inst));
                 }
-                let (d, addr) = if reduction {
-                    (None, self.addr(op(0))?)
+                let (d, addr, val) = if reduction {
+                    (None, self.addr(op(0))?, self.src(op(1)))
                 } else {
-                    (dest(op(0)), self.addr(op(1))?)
+                    (dest(op(0)), self.addr(op(1))?, self.src(op(2)))
                 };
                 Kind::Atom {
                     space,
@@ -1085,6 +1247,7 @@ impl Lowering<'_, '_> {
                     bytes: ty.size(),
                     d,
                     addr,
+                    val,
                 }
             }
             "ldmatrix" | "stmatrix" => {
@@ -1128,7 +1291,10 @@ impl Lowering<'_, '_> {
                 } else if mnemonic.starts_with("cp.async.wait_all") {
                     Kind::CpAsyncWait { pending: 0 }
                 } else if mnemonic.starts_with("cp.async.mbarrier.arrive") {
-                    Kind::CpAsyncArrive
+                    Kind::CpAsyncArrive {
+                        bar: self.addr(op(0)),
+                        noinc: m("noinc"),
+                    }
                 } else if mnemonic.starts_with("cp.async.ca") || mnemonic.starts_with("cp.async.cg")
                 {
                     let Some(Operand::Imm(Immediate::Int(bytes))) = op(2) else {
@@ -1242,6 +1408,13 @@ impl Lowering<'_, '_> {
                 }
             }
             "activemask" => Kind::Activemask { d: dest(op(0))? },
+            // match.any.sync.b32/b64 d, a, membermask (the .all form, with
+            // its predicate, stays opaque).
+            "match" if m("any") && ops.len() == 3 => Kind::MatchAny {
+                d: dest(op(0))?,
+                a: self.src(op(1)),
+                bits: last_ty?.size() * 8,
+            },
             "redux" => {
                 let red = if m("add") {
                     ReduxOp::Add
@@ -1599,9 +1772,11 @@ fn special(s: ast::Special, c: u8) -> Special {
         S::LanemaskLe => Special::LanemaskLe,
         S::LanemaskGt => Special::LanemaskGt,
         S::LanemaskGe => Special::LanemaskGe,
-        S::ClusterCtarank | S::IsExplicitCluster => Special::Zero,
-        S::ClusterCtaid => Special::Zero,
-        S::ClusterNctarank | S::ClusterNctaid => Special::One,
+        S::IsExplicitCluster => Special::ExplicitCluster,
+        S::ClusterCtarank => Special::ClusterCtarank,
+        S::ClusterCtaid => Special::ClusterCtaid(c),
+        S::ClusterNctarank => Special::ClusterNctarank,
+        S::ClusterNctaid => Special::ClusterNctaid(c),
         S::Clusterid => Special::ClusterId(c),
         S::Nclusterid => Special::NclusterId(c),
         S::WarpSz => Special::WarpSize,

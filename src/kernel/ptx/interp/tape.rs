@@ -18,7 +18,8 @@ enum Call {
         warp: u32,
         event: Event<'static>,
         name: u32,
-        /// A [`Event::GmmaReads`]'s chunks: their range in [`Tape::chunks`].
+        /// A [`Event::GmmaReads`]'s chunks: their range in [`Tape::chunks`]; a
+        /// [`Event::BulkCopy`]'s runs: their range in [`Tape::runs`].
         chunks: (u32, u32),
         unchanged: Option<LaneSet>,
     },
@@ -41,6 +42,8 @@ pub(super) struct Tape {
     index: HashMap<Box<str>, u32>,
     /// The chunks the [`Event::GmmaReads`] events borrowed, one after another.
     chunks: Vec<u32>,
+    /// The runs the [`Event::BulkCopy`] events borrowed, one after another.
+    runs: Vec<(u32, u32)>,
     /// At most this many calls are kept: past it, recording stops with
     /// [`Tape::FULL`] (the caller runs the block again into its consumer).
     limit: usize,
@@ -83,6 +86,7 @@ impl Tape {
         self.calls.len() * std::mem::size_of::<Call>()
             + self.names.iter().map(|n| n.len() + 48).sum::<usize>()
             + self.chunks.len() * 4
+            + self.runs.len() * 8
     }
 
     fn intern(&mut self, s: &str) -> u32 {
@@ -151,6 +155,42 @@ impl Tape {
                     lanes,
                     wavefronts,
                     conflicts,
+                },
+                0,
+            ),
+            Event::BulkCopy {
+                site,
+                lanes,
+                runs,
+                write,
+                barrier,
+                name,
+            } => {
+                chunks = (self.runs.len() as u32, runs.len() as u32);
+                self.runs.extend_from_slice(runs);
+                (
+                    Event::BulkCopy {
+                        site,
+                        lanes,
+                        runs: &[],
+                        write,
+                        barrier,
+                        name: "",
+                    },
+                    self.intern(name),
+                )
+            }
+            Event::Mbarrier {
+                site,
+                lanes,
+                barrier,
+                op,
+            } => (
+                Event::Mbarrier {
+                    site,
+                    lanes,
+                    barrier,
+                    op,
                 },
                 0,
             ),
@@ -249,6 +289,21 @@ impl Tape {
                         Event::Unmodelled { site, lanes, .. } => {
                             Event::Unmodelled { site, lanes, name }
                         }
+                        Event::BulkCopy {
+                            site,
+                            lanes,
+                            write,
+                            barrier,
+                            ..
+                        } => Event::BulkCopy {
+                            site,
+                            lanes,
+                            runs: &self.runs
+                                [chunks.0 as usize..chunks.0 as usize + chunks.1 as usize],
+                            write,
+                            barrier,
+                            name,
+                        },
                         Event::UnknownAddress {
                             site,
                             lanes,
