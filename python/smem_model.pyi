@@ -770,6 +770,8 @@ def kernel(
     sample: Optional[int] = None,
     ncu: Union[None, _Path, Sequence[_Path]] = None,
     ncu_id: Optional[int] = None,
+    tensor_maps: Optional[Dict[Union[int, str], Any]] = None,
+    cluster: Optional[_Dims] = None,
 ) -> KernelRun:
     """Interprets the kernel `kernel` of `ptx` (PTX text, or a path: a `.ptx`, a
     `.cu` compiled with nvcc, a Triton cache entry or cache root, as `smem
@@ -786,8 +788,12 @@ def kernel(
     of Nsight Compute's CSV export of the launch, raw or details page and/or
     Source page, or a sequence of them), `KernelRun.ncu` compares each
     counter with its measurement (`smem kernel --ncu`); `ncu_id` picks the
-    launch where the export holds several. The GIL is released while it
-    runs; Ctrl-C stops it."""
+    launch where the export holds several. `tensor_maps` gives the tensor
+    maps of a TMA kernel by parameter (`smem kernel --tensor-map`'s text, a
+    dict of its fields, or a Triton `TensorDescriptor`; a `TensorDescriptor`
+    among `args` is taken as its parameter's map), `cluster` its blocks per
+    cluster (by default the kernel's `.reqnctapercluster`). The GIL is
+    released while it runs; Ctrl-C stops it."""
 
 def triton_kernel(
     compiled: Union[Any, _Path],
@@ -799,6 +805,8 @@ def triton_kernel(
     sample: Optional[int] = None,
     ncu: Union[None, _Path, Sequence[_Path]] = None,
     ncu_id: Optional[int] = None,
+    tensor_maps: Optional[Dict[Union[int, str], Any]] = None,
+    cluster: Optional[_Dims] = None,
 ) -> KernelRun:
     """A compiled Triton kernel (`triton.compile(...)`, what launching a
     `@triton.jit` function returns, or a path to its cache entry or the cache
@@ -807,5 +815,6 @@ def triton_kernel(
     it was compiled for from its metadata; `args` by the Python parameter
     names (from its IR), the PTX names or position (the call's arguments that
     are not `constexpr`, in order; tensors give their `data_ptr()`, `None` a
-    fake pointer); a `constexpr` given is an error naming it. `ncu` and
-    `ncu_id` as `kernel` takes them."""
+    fake pointer, a `TensorDescriptor` its tensor map); a `constexpr` given is
+    an error naming it. `ncu`, `ncu_id`, `tensor_maps` and `cluster` as
+    `kernel` takes them."""

@@ -376,14 +376,143 @@ fn arg_value(value: &Bound<'_, PyAny>, key: &str) -> PyResult<Option<String>> {
     )))
 }
 
-/// The launch's arguments: a dict by parameter name (PTX, or a Triton
-/// kernel's Python name) or 0-based index, or a sequence by position.
-fn launch_args(values: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<Arg>> {
+/// Whether `value` is a Triton `TensorDescriptor` (or anything with its
+/// `base`, `shape`, `strides` and `block_shape`).
+fn is_descriptor(value: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(value.hasattr("block_shape")? && value.hasattr("shape")? && value.hasattr("strides")?)
+}
+
+/// A Triton `TensorDescriptor`'s tensor map: its shape, strides (in
+/// elements) and block shape, the element size of its `base`
+/// (`element_size()` or `itemsize`), and the swizzle Triton's NVMMA layout
+/// picks for the block's rows (128, 64 or 32 bytes, the widest the row
+/// fills), the box's innermost dimension cut to that span as Triton's
+/// copies cut it (tests/data/ncu/hopper/launches.txt: a 64 x 128 fp16 block
+/// is two copies of 64 x 64 with the 128-byte swizzle).
+fn descriptor_map(value: &Bound<'_, PyAny>, key: &str) -> PyResult<ptx::TensorMap> {
+    let ints = |name: &str| -> PyResult<Vec<u64>> {
+        value
+            .getattr(name)?
+            .try_iter()?
+            .map(|v| v.and_then(|v| v.extract::<u64>()))
+            .collect()
+    };
+    let (shape, strides, block) = (ints("shape")?, ints("strides")?, ints("block_shape")?);
+    let base = value.getattr("base")?;
+    let elem: u64 = match base.call_method0("element_size") {
+        Ok(e) => e.extract()?,
+        Err(_) => base.getattr("itemsize")?.extract()?,
+    };
+    let (Some(&inner), true) = (block.last(), elem > 0) else {
+        return Err(PyValueError::new_err(format!(
+            "args[{key}]: a TensorDescriptor without a block shape"
+        )));
+    };
+    let row = inner * elem;
+    let swizzle = [128u64, 64, 32]
+        .into_iter()
+        .find(|&s| row >= s)
+        .unwrap_or(0);
+    let mut boxes = block.clone();
+    if swizzle > 0 {
+        *boxes.last_mut().unwrap_or(&mut 0) = inner.min(swizzle / elem);
+    }
+    let join = |v: &[u64]| {
+        v.iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("x")
+    };
+    let mut fields = format!(
+        "dims:{},box:{},elem:{elem},swizzle:{swizzle}",
+        join(&shape),
+        join(&boxes)
+    );
+    if strides.len() > 1 {
+        let bytes: Vec<u64> = strides[..strides.len() - 1]
+            .iter()
+            .map(|s| s * elem)
+            .collect();
+        fields.push_str(&format!(",strides:{}", join(&bytes)));
+    }
+    fields.parse().map_err(value_error)
+}
+
+/// `tensor_maps=`: a dict by parameter (index, PTX name or Triton Python
+/// name) of tensor maps, each `smem kernel --tensor-map`'s text, a dict of
+/// its fields (`{"dims": (4096, 64), "box": (128, 64), "elem": 2,
+/// "swizzle": 128}`) or a Triton `TensorDescriptor`.
+fn tensor_maps(values: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<(ArgKey, ptx::TensorMap)>> {
     let mut out = Vec::new();
     let Some(values) = values.filter(|v| !v.is_none()) else {
         return Ok(out);
     };
+    let dict = values.cast::<PyDict>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "tensor_maps: expected a dict by parameter, got {}",
+            describe(values)
+        ))
+    })?;
+    for (key, value) in dict.iter() {
+        let key = if let Ok(name) = key.cast::<PyString>() {
+            ArgKey::Name(name.to_cow()?.into_owned())
+        } else {
+            ArgKey::Index(args::u32_arg(&key, "tensor_maps key")? as usize)
+        };
+        let map = if let Ok(text) = value.cast::<PyString>() {
+            text.to_cow()?.parse().map_err(value_error)?
+        } else if let Ok(fields) = value.cast::<PyDict>() {
+            let mut parts = Vec::new();
+            for (k, v) in fields.iter() {
+                let k: String = k.extract()?;
+                let v = if let Ok(text) = v.cast::<PyString>() {
+                    text.to_cow()?.into_owned()
+                } else if let Ok(n) = v.extract::<u64>() {
+                    n.to_string()
+                } else {
+                    let items: Vec<u64> = v
+                        .try_iter()?
+                        .map(|x| x.and_then(|x| x.extract::<u64>()))
+                        .collect::<PyResult<_>>()?;
+                    items
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join("x")
+                };
+                parts.push(format!("{k}:{v}"));
+            }
+            parts.join(",").parse().map_err(value_error)?
+        } else if is_descriptor(&value)? {
+            descriptor_map(&value, &key.to_string())?
+        } else {
+            return Err(PyTypeError::new_err(format!(
+                "tensor_maps[{key}]: expected a str, a dict of fields or a TensorDescriptor, got {}",
+                describe(&value)
+            )));
+        };
+        out.push((key, map));
+    }
+    Ok(out)
+}
+
+/// Tensor maps by parameter.
+type Maps = Vec<(ArgKey, ptx::TensorMap)>;
+
+/// The launch's arguments: a dict by parameter name (PTX, or a Triton
+/// kernel's Python name) or 0-based index, or a sequence by position; a
+/// Triton `TensorDescriptor` among them gives its parameter's tensor map.
+fn launch_args(values: Option<&Bound<'_, PyAny>>) -> PyResult<(Vec<Arg>, Maps)> {
+    let mut out = Vec::new();
+    let mut maps = Vec::new();
+    let Some(values) = values.filter(|v| !v.is_none()) else {
+        return Ok((out, maps));
+    };
     let mut push = |key: ArgKey, value: &Bound<'_, PyAny>| -> PyResult<()> {
+        if is_descriptor(value)? {
+            maps.push((key.clone(), descriptor_map(value, &key.to_string())?));
+            return Ok(());
+        }
         if let Some(value) = arg_value(value, &key.to_string())? {
             out.push(Arg { key, value });
         }
@@ -404,7 +533,7 @@ fn launch_args(values: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<Arg>> {
             push(ArgKey::Index(i), &value?)?;
         }
     }
-    Ok(out)
+    Ok((out, maps))
 }
 
 fn note_kind(kind: NoteKind) -> &'static str {
@@ -462,6 +591,12 @@ struct Request {
     /// among them (`ncu_id=`).
     ncu: Vec<PathBuf>,
     ncu_id: Option<u64>,
+    /// Tensor maps by parameter (`tensor_maps=` and the `TensorDescriptor`s
+    /// among `args`).
+    tensor_maps: Vec<(ArgKey, ptx::TensorMap)>,
+    /// Blocks per cluster (`cluster=`; by default the kernel's
+    /// `.reqnctapercluster`).
+    cluster: Option<[u32; 3]>,
 }
 
 /// Runs `request` as `smem kernel` does: the same input resolution, kernel
@@ -500,8 +635,21 @@ fn run(py: Python<'_>, request: Request) -> PyResult<PyKernelRun> {
             .or(meta.and_then(|m| m.shared))
             .unwrap_or(0);
         let mut launch = KernelLaunch::new(request.grid, block)?.with_dynamic_shared(dynamic);
-        for arg in resolve::prepare_args(&kernel, signature.as_ref(), &request.args)? {
+        let (maps, derived) = resolve::tensor_map_args(
+            &kernel,
+            signature.as_ref(),
+            &request.tensor_maps,
+            &request.args,
+        )?;
+        let given: Vec<Arg> = request.args.iter().cloned().chain(derived).collect();
+        for arg in resolve::prepare_args(&kernel, signature.as_ref(), &given)? {
             launch = launch.with_arg(arg);
+        }
+        for (index, map) in maps {
+            launch = launch.with_tensor_map(ArgKey::Index(index), map);
+        }
+        if let Some(cluster) = request.cluster.or(kernel.reqnctapercluster()) {
+            launch = launch.with_cluster(cluster)?;
         }
         let cc = resolve::capability(&module, meta, request.arch);
         // Blocks on every core (the consumer still runs here, in block
@@ -675,10 +823,14 @@ fn run(py: Python<'_>, request: Request) -> PyResult<PyKernelRun> {
 /// of Nsight Compute's CSV export of the launch, raw or details page and/or
 /// Source page, or a sequence of them), `KernelRun.ncu` compares each
 /// counter with its measurement (`smem kernel --ncu`); `ncu_id` picks the
-/// launch where the export holds several. The GIL is released while it
-/// runs; Ctrl-C stops it.
+/// launch where the export holds several. `tensor_maps` gives the tensor
+/// maps of a TMA kernel by parameter (`smem kernel --tensor-map`'s text, a
+/// dict of its fields, or a Triton `TensorDescriptor`; a `TensorDescriptor`
+/// among `args` is taken as its parameter's map), `cluster` its blocks per
+/// cluster (by default the kernel's `.reqnctapercluster`). The GIL is
+/// released while it runs; Ctrl-C stops it.
 #[pyfunction]
-#[pyo3(signature = (ptx, grid, block=None, args=None, *, kernel=None, dynamic_shared=None, arch=None, sample=None, ncu=None, ncu_id=None))]
+#[pyo3(signature = (ptx, grid, block=None, args=None, *, kernel=None, dynamic_shared=None, arch=None, sample=None, ncu=None, ncu_id=None, tensor_maps=None, cluster=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn kernel(
     py: Python<'_>,
@@ -692,26 +844,40 @@ pub fn kernel(
     #[pyo3(from_py_with = args::sample)] sample: Option<u64>,
     ncu: Option<&Bound<'_, PyAny>>,
     ncu_id: Option<u64>,
+    tensor_maps: Option<&Bound<'_, PyAny>>,
+    #[pyo3(from_py_with = cluster)] cluster: Option<[u32; 3]>,
 ) -> PyResult<PyKernelRun> {
     let arch: Option<ComputeCapability> = arch
         .filter(|a| !a.is_none())
         .map(args::capability)
         .transpose()?;
+    let (args, mut maps) = launch_args(args)?;
+    maps.extend(self::tensor_maps(tensor_maps)?);
     run(
         py,
         Request {
             source: ptx,
             grid,
             block,
-            args: launch_args(args)?,
+            args,
             kernel: kernel.map(str::to_owned),
             dynamic_shared,
             arch,
             sample,
             ncu: ncu_paths(ncu)?,
             ncu_id,
+            tensor_maps: maps,
+            cluster,
         },
     )
+}
+
+/// `cluster=`: blocks per cluster, an int or a tuple of up to three.
+fn cluster(value: &Bound<'_, PyAny>) -> PyResult<Option<[u32; 3]>> {
+    if value.is_none() {
+        return Ok(None);
+    }
+    grid(value).map(Some)
 }
 
 /// A compiled Triton kernel (`triton.compile(...)`, what launching a
@@ -721,10 +887,11 @@ pub fn kernel(
 /// it was compiled for from its metadata; `args` by the Python parameter
 /// names (from its IR), the PTX names or position (the call's arguments that
 /// are not `constexpr`, in order; tensors give their `data_ptr()`, `None` a
-/// fake pointer); a `constexpr` given is an error naming it. `ncu` and
-/// `ncu_id` as `kernel` takes them.
+/// fake pointer, a `TensorDescriptor` its tensor map); a `constexpr` given is
+/// an error naming it. `ncu`, `ncu_id`, `tensor_maps` and `cluster` as
+/// `kernel` takes them.
 #[pyfunction]
-#[pyo3(signature = (compiled, grid, args=None, *, kernel=None, arch=None, sample=None, ncu=None, ncu_id=None))]
+#[pyo3(signature = (compiled, grid, args=None, *, kernel=None, arch=None, sample=None, ncu=None, ncu_id=None, tensor_maps=None, cluster=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn triton_kernel(
     py: Python<'_>,
@@ -736,11 +903,15 @@ pub fn triton_kernel(
     #[pyo3(from_py_with = args::sample)] sample: Option<u64>,
     ncu: Option<&Bound<'_, PyAny>>,
     ncu_id: Option<u64>,
+    tensor_maps: Option<&Bound<'_, PyAny>>,
+    #[pyo3(from_py_with = cluster)] cluster: Option<[u32; 3]>,
 ) -> PyResult<PyKernelRun> {
     let arch: Option<ComputeCapability> = arch
         .filter(|a| !a.is_none())
         .map(args::capability)
         .transpose()?;
+    let (args, mut maps) = launch_args(args)?;
+    maps.extend(self::tensor_maps(tensor_maps)?);
     let source = if compiled.is_instance_of::<PyString>() || compiled.hasattr("__fspath__")? {
         Source::Path(compiled.extract::<PathBuf>()?)
     } else {
@@ -752,13 +923,15 @@ pub fn triton_kernel(
             source,
             grid,
             block: None,
-            args: launch_args(args)?,
+            args,
             kernel: kernel.map(str::to_owned),
             dynamic_shared: None,
             arch,
             sample,
             ncu: ncu_paths(ncu)?,
             ncu_id,
+            tensor_maps: maps,
+            cluster,
         },
     )
 }

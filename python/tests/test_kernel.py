@@ -81,7 +81,7 @@ def test_a_compiled_triton_kernel():
     for entry in (folder, folder / "kernel.json", str(folder / "kernel.ptx")):
         assert smem_model.triton_kernel(entry, tuple(launch["grid"]), args).summary == direct.summary
     # The fixtures' folder as a cache root: an entry picked by its directory.
-    with pytest.raises(ValueError, match=r"holds 49 kernels: kernel \(bitonic_sort\), .* and 41 more"):
+    with pytest.raises(ValueError, match=r"holds 51 kernels: kernel \(bitonic_sort\), .* and 43 more"):
         smem_model.triton_kernel(FIXTURES, 1)
     assert smem_model.triton_kernel(FIXTURES, tuple(launch["grid"]), args, kernel="triton_cols").summary == direct.summary
     sampled = smem_model.triton_kernel(compiled, tuple(launch["grid"]), args, sample=2)
@@ -381,3 +381,63 @@ def test_races_past_4096_are_counted_not_listed():
     run = smem_model.kernel(ptx, 1, 64)
     assert (len(run.races), run.hazards_not_listed) == (4096, 104)
     assert all(r["kind"] == "write-write" for r in run.races)
+
+
+HOPPER = Path(__file__).resolve().parents[2] / "tests" / "data" / "ncu" / "hopper"
+
+
+class _Tensor:
+    """A stand-in for the torch tensor a TensorDescriptor holds."""
+
+    def element_size(self):
+        return 2
+
+
+def _desc(shape, block):
+    return SimpleNamespace(base=_Tensor(), shape=shape, strides=[shape[1], 1], block_shape=block)
+
+
+def test_a_triton_tma_matmul_runs_from_its_tensor_descriptors():
+    # Triton 3.6's TMA matmul on an H200 (tests/data/ncu/hopper): 1,024
+    # stmatrix, 4,096 wavefronts, no race, no barrier error.
+    ptx = HOPPER / "triton" / "triton_h_matmul_tma" / "kernel.ptx"
+    run = smem_model.kernel(
+        ptx,
+        grid=16,
+        block=128,
+        dynamic_shared=98328,
+        args={
+            "a_desc": _desc([512, 512], [128, 64]),
+            "b_desc": _desc([512, 512], [64, 128]),
+            "c_desc": _desc([512, 512], [128, 128]),
+            "M": 512,
+            "N": 512,
+            "K": 512,
+        },
+    )
+    counters = {c["metric"]: c["predicted"] for c in run.counters}
+    assert counters["smsp__sass_inst_executed_op_shared_stsm.sum"] == 1024
+    assert counters["smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum"] == 4096
+    assert run.races == [] and run.barrier_errors == []
+    assert not any("cp.async.bulk" in name for name in run.summary.unmodelled)
+
+
+def test_tensor_maps_by_text_or_fields_and_their_errors():
+    ptx = HOPPER / "triton" / "triton_h_matmul_tma" / "kernel.ptx"
+    maps = {
+        "a_desc": "dims:512x512,box:128x64,elem:2,swizzle:128",
+        5: {"dims": (512, 512), "box": (64, 64), "elem": 2, "swizzle": 128},
+        "c_desc": _desc([512, 512], [128, 128]),
+    }
+    run = smem_model.kernel(
+        ptx, grid=16, block=128, dynamic_shared=98328, args={"M": 512, "N": 512, "K": 512},
+        tensor_maps=maps,
+    )
+    assert run.races == []
+    with pytest.raises(ValueError, match="tensor map field swizzle: the innermost box dimension"):
+        smem_model.kernel(
+            ptx, grid=16, block=128, dynamic_shared=98328,
+            tensor_maps={"a_desc": "dims:512x512,box:128x128,elem:2,swizzle:128"},
+        )
+    with pytest.raises(TypeError, match="tensor_maps: expected a dict"):
+        smem_model.kernel(ptx, grid=16, block=128, tensor_maps=["dims:64,box:64,elem:2"])
