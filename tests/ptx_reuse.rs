@@ -209,10 +209,27 @@ fn the_hopper_launches_give_the_same_calls_with_reuse_and_threads() {
         .filter(|l| !l.starts_with('#') && !l.is_empty())
     {
         let f: Vec<&str> = line.split_whitespace().collect();
-        let text = std::fs::read_to_string(dir.join(f[1])).unwrap();
-        let module = ptx::parse(&text).unwrap();
-        let (kernel, signature) = ptx::resolve::kernel(&module, Some(f[2]), None).unwrap();
-        let given: Vec<ptx::Arg> = f[9..].iter().map(|a| a.parse().unwrap()).collect();
+        // As `smem kernel` reads it: a Triton kernel's metadata and Python names too.
+        let input = ptx::resolve::locate(&dir.join(f[1]), Some(f[2]), None).unwrap();
+        let module = ptx::parse(&input.text).unwrap();
+        let query = input.kernel_query(Some(f[2]));
+        let (kernel, signature) =
+            ptx::resolve::kernel(&module, query, input.triton.as_ref()).unwrap();
+        // `map:PARAM=FIELDS` is a tensor map (`--tensor-map`), the rest `--arg`s.
+        let mut maps = Vec::new();
+        let mut given: Vec<ptx::Arg> = Vec::new();
+        for field in &f[9..] {
+            match field.strip_prefix("map:") {
+                Some(map) => {
+                    let arg: ptx::Arg = map.parse().unwrap();
+                    maps.push((arg.key, arg.value.parse::<ptx::TensorMap>().unwrap()));
+                }
+                None => given.push(field.parse().unwrap()),
+            }
+        }
+        let (maps, derived) =
+            ptx::resolve::tensor_map_args(&kernel, signature.as_ref(), &maps, &given).unwrap();
+        given.extend(derived);
         let mut launch = KernelLaunch::new(
             ptx::parse_dims(f[3]).unwrap(),
             ptx::parse_dims(f[4]).unwrap(),
@@ -221,6 +238,9 @@ fn the_hopper_launches_give_the_same_calls_with_reuse_and_threads() {
         .with_dynamic_shared(f[5].parse().unwrap());
         for arg in ptx::resolve::prepare_args(&kernel, signature.as_ref(), &given).unwrap() {
             launch = launch.with_arg(arg);
+        }
+        for (index, map) in maps {
+            launch = launch.with_tensor_map(ptx::ArgKey::Index(index), map);
         }
         let options = RunOptions::new().with_capability(smem_model::ComputeCapability::Sm90);
         // Big launches: reuse on two threads against every block on one.
