@@ -149,7 +149,7 @@ fn the_device_runs_equal_the_library_on_the_committed_ptx() {
         let (summary, blocks, warp_instructions) = library_summary(fixture, r);
         let device = &r["run"]["summary"];
         assert_eq!(summary["totals"], device["totals"], "{fixture}");
-        assert_eq!(summary["by_op"], device["by_op"], "{fixture}");
+        assert_eq!(fold_trans(&summary["by_op"]), device["by_op"], "{fixture}");
         assert_eq!(
             blocks,
             r["run"]["blocks_run"].as_u64().unwrap(),
@@ -184,4 +184,26 @@ fn a_kernel_compiled_without_the_jit_specialization_is_another_kernel() {
     assert_eq!(other[0]["ptx_equals_committed_but_file_lines"], false);
     assert_eq!(other[0]["metadata"]["shared"], 512);
     assert_eq!(other[0]["instructions_exact"], false);
+}
+
+/// `by_op` with each `.trans` form added into its plain one: the device runs
+/// were recorded by a library that did not keep `ldmatrix`/`stmatrix`'s
+/// `.trans` apart (issue 34 keeps it; the counts are the same requests).
+fn fold_trans(by_op: &serde_json::Value) -> serde_json::Value {
+    let mut folded = serde_json::Map::new();
+    for (op, counts) in by_op.as_object().unwrap() {
+        let plain = op.replace(".trans", "");
+        let entry = folded.entry(plain).or_insert_with(|| serde_json::json!({}));
+        for (field, value) in counts.as_object().unwrap() {
+            let value = value.as_u64().unwrap();
+            let old = entry.get(field).and_then(serde_json::Value::as_u64);
+            let new = match (field.as_str(), old) {
+                ("worst_ways", Some(old)) => old.max(value),
+                (_, Some(old)) => old + value,
+                (_, None) => value,
+            };
+            entry[field] = new.into();
+        }
+    }
+    serde_json::Value::Object(folded)
 }
