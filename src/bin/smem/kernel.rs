@@ -139,8 +139,8 @@ pub struct Args {
     args: Vec<ptx::Arg>,
 
     /// A tensor map (TMA) for a CUtensorMap parameter: PARAM=FIELDS, the parameter by index,
-    /// PTX name or Triton name, the fields dims:AxB,box:AxB,elem:N[,swizzle:0|32|64|128]
-    /// [,strides:..][,estride:..][,interleave:0|16|32][,fill:zero|nan], outermost first
+    /// PTX name or Triton name, the fields `dims:AxB,box:AxB,elem:N[,swizzle:0|32|64|128]`
+    /// `[,strides:..][,estride:..][,interleave:0|16|32][,fill:zero|nan]`, outermost first
     /// (repeat for each; a tensor map not given leaves its copies not modelled).
     #[arg(long = "tensor-map", value_name = "PARAM=FIELDS", value_parser = parse_tensor_map)]
     tensor_maps: Vec<(ptx::ArgKey, ptx::TensorMap)>,
