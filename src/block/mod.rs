@@ -20,13 +20,16 @@
 //! passed separates them.
 //!
 //! `cp.async` writes ([`AccessKind::AsyncCopy`]) complete at their thread's
-//! `cp.async.wait_group` / `wait_all` ([`SyncOp::CpAsyncWait`]) or
-//! `cp.async.mbarrier.arrive` ([`SyncOp::CpAsyncArrive`]); until then every
-//! access to their bytes races with them, and after it they are writes that a
-//! barrier passed later orders before other threads' accesses (PTX ISA,
-//! cp.async.wait_group / cp.async.wait_all: their writes "are made visible to
-//! the executing thread only after" the wait; completion mechanisms for
-//! asynchronous copy operations).
+//! `cp.async.wait_group` / `wait_all` ([`SyncOp::CpAsyncWait`]); until then
+//! every access to their bytes races with them, and after it they are writes
+//! that a barrier passed later orders before other threads' accesses (PTX
+//! ISA, cp.async.wait_group / cp.async.wait_all: their writes "are made
+//! visible to the executing thread only after" the wait; completion
+//! mechanisms for asynchronous copy operations). Those a thread completes
+//! through `cp.async.mbarrier.arrive` ([`SyncOp::CpAsyncArrive`]) are not
+//! checked, as compute-sanitizer's racecheck checks none of them (measured):
+//! the hazards found with a write in flight are held until its thread
+//! completes it, and noted in the order found.
 //!
 //! # Memory
 //!
@@ -52,7 +55,9 @@
 //! ([`Block::with_max_hazards`]; about 120 bytes each, at most 30 KB with
 //! every page's bitmap: 120 MiB), and past the list a 24-byte key each to
 //! count them, at most [`Block::MAX_NOT_LISTED`] (3 MiB; then the count is
-//! a lower bound). A block that needs more records is refused with
+//! a lower bound). Hazards found with `cp.async` writes in flight wait for
+//! their completion, at most 65,536 (about 100 bytes each, 6.4 MiB); past
+//! that the oldest is noted as if its write were seen. A block that needs more records is refused with
 //! [`Error::ShadowFull`]; past the held events, [`Error::BlockBacklog`]; a
 //! warp with more than [`Block::MAX_OPEN_GROUPS`] `cp.async` groups committed
 //! and not waited for, with [`Error::OpenCopyGroups`]. The
@@ -99,6 +104,10 @@ pub const BARRIERS: u32 = 16;
 /// tiled kernel's loads between two barriers, 40 a warp in a block of 32
 /// warps (matrixMul), wait unwritten and are dropped by the barrier.
 const MAX_DEFERRED: usize = 4096;
+
+/// The most conflicts [`HazardTable::put`] holds while `cp.async` writes are in
+/// flight (about 100 bytes each, 6.4 MiB).
+const MAX_HELD_FOUND: usize = 1 << 16;
 
 /// The most deferred accesses an access that is not a read is tested
 /// against (each of them, where a read is tested against those that are
@@ -184,10 +193,18 @@ pub enum SyncOp {
         /// Groups that may still be pending.
         pending: u32,
     },
-    /// `cp.async.mbarrier.arrive`: the lanes' `cp.async` writes complete. The
-    /// model takes them as complete at the arrival (a modelling choice: the
-    /// mbarrier's waits are not modelled, so a barrier after the arrival is
-    /// what orders them before other threads' accesses).
+    /// `cp.async.mbarrier.arrive` (`.noinc` or not): the lanes' `cp.async`
+    /// writes complete through the mbarrier. compute-sanitizer's racecheck
+    /// does not check such writes: the unwaited reads of other threads'
+    /// bytes after `cp.async` and `cp.async.mbarrier.arrive.noinc` are no
+    /// hazard to it, nor warning within a warp, where the same reads after a
+    /// plain store and `mbarrier.arrive` are (measured on an H200, racecheck
+    /// 2025.3.1: tests/data/ptx/mbarrier_sanitizer, `cpasync_mbar_nowait`
+    /// and `pc_nowait`). The model follows it: the writes are dropped, with
+    /// the hazards found with them while they were in flight (held until
+    /// then); hazards of a copy some of whose lanes complete otherwise are
+    /// kept. Without `.noinc` the same is a modelling choice (racecheck
+    /// was not measured on a race there).
     CpAsyncArrive,
     /// An arrival on phase `phase` of the mbarrier at shared offset
     /// `barrier` (`mbarrier.arrive`, `cp.async.mbarrier.arrive`,
@@ -502,6 +519,46 @@ struct Found {
     /// words, then the word's records): a hazard's example is the first
     /// conflict met in that order, however the lanes were batched.
     rank: u64,
+    /// The `cp.async` writes in flight it is a conflict with (the earlier
+    /// access's, the access's own): held until their threads complete them
+    /// (see [`HazardTable::put`]).
+    copies: [InFlight; 2],
+}
+
+/// `cp.async` writes of one instruction in flight: a warp's lanes and their
+/// group (the groups the warp had committed when it issued them).
+/// No lanes: none.
+#[derive(Debug, Clone, Copy, Default)]
+struct InFlight {
+    warp: u32,
+    lanes: u32,
+    group: u32,
+}
+
+/// A conflict held while writes it is a conflict with are in flight: the
+/// lanes of each [`InFlight`] not yet complete, and those completed by
+/// `cp.async.mbarrier.arrive`.
+#[derive(Debug, Clone, Copy)]
+struct HeldFound {
+    found: Found,
+    open: [u32; 2],
+    unseen: [u32; 2],
+}
+
+impl HeldFound {
+    /// Whether every write it is a conflict with is complete.
+    fn settled(&self) -> bool {
+        self.open == [0, 0]
+    }
+
+    /// Whether racecheck sees it: no copy of it is one whose every lane
+    /// completed through an mbarrier.
+    fn seen(&self) -> bool {
+        (0..2).all(|i| {
+            let lanes = self.found.copies[i].lanes;
+            lanes == 0 || self.unseen[i] != lanes
+        })
+    }
 }
 
 impl Found {
@@ -702,6 +759,7 @@ impl Block {
                 last: None,
                 cache: Vec::new(),
                 pending: None,
+                held: VecDeque::new(),
             },
             found: Vec::new(),
             batches: Vec::new(),
@@ -1147,6 +1205,9 @@ impl Block {
                 self.release(generation);
             }
         }
+        // Writes still in flight at the block's end are seen (they were
+        // never completed through an mbarrier).
+        self.hazards.complete_all();
         self.hazards.flush();
         let mut hazards = core::mem::take(&mut self.hazards.hazards);
         for (i, hazard) in hazards.iter_mut().enumerate() {
@@ -1792,7 +1853,7 @@ impl Block {
         }
         for i in 0..self.found.len() {
             let found = self.found[i];
-            self.hazards.note(found);
+            self.hazards.put(found);
         }
     }
 
@@ -1923,16 +1984,19 @@ impl Block {
 
     /// The lanes' `cp.async` writes complete: those of all groups but the
     /// `pending` most recent, or all (`pending` 0, or `None` for an mbarrier
-    /// arrival). They become writes at this point of the warp's order, and
-    /// join the warp's records as a write made here would (through
-    /// [`record`]): a loop that copies to one word again and again keeps one
-    /// completed record of it, not one per iteration.
+    /// arrival). After a wait they become writes at this point of the warp's
+    /// order, and join the warp's records as a write made here would
+    /// (through [`record`]): a loop that copies to one word again and again
+    /// keeps one completed record of it, not one per iteration. After an
+    /// mbarrier arrival they are dropped, with the conflicts held for them
+    /// (racecheck does not see them: [`SyncOp::CpAsyncArrive`]).
     fn complete(&mut self, warp: u32, lanes: LaneSet, pending: Option<u32>) {
         self.settle();
         let Block {
             warps,
             shadow,
             error,
+            hazards,
             ..
         } = self;
         let w = &mut warps[warp as usize];
@@ -1943,6 +2007,8 @@ impl Block {
             Some(n) => w.groups.saturating_sub(n),
         };
         w.waited = w.waited.max(done.min(w.groups));
+        let unseen = pending.is_none();
+        hazards.complete(warp, lanes.bits(), done, unseen);
         let mut words = core::mem::take(&mut w.async_words);
         words.sort_unstable();
         words.dedup();
@@ -1964,6 +2030,11 @@ impl Block {
                 if r.clock >= done || now == 0 {
                     left = true;
                     return true;
+                }
+                if unseen {
+                    r.lanes &= !now;
+                    left |= r.lanes != 0;
+                    return r.lanes != 0;
                 }
                 completed.push(Record {
                     lanes: now,
@@ -2038,6 +2109,10 @@ struct HazardTable {
     /// Conflicts come in runs of one hazard on neighbouring words, which
     /// this adds with one write.
     pending: Option<(u32, u32, u64)>,
+    /// Conflicts with `cp.async` writes in flight, and every conflict found
+    /// after the first of them, in the order found: noted in that order as
+    /// the writes complete (at most [`MAX_HELD_FOUND`]).
+    held: VecDeque<HeldFound>,
 }
 
 impl HazardTable {
@@ -2059,6 +2134,7 @@ impl HazardTable {
         self.beyond = false;
         self.last = None;
         self.pending = None;
+        self.held.clear();
     }
 
     /// Adds the bytes noted last to their hazard.
@@ -2096,6 +2172,78 @@ impl HazardTable {
             _ => {
                 self.flush();
                 self.pending = Some((index, base, bits));
+            }
+        }
+    }
+
+    /// Takes a conflict: noted at once, unless it is one with a `cp.async`
+    /// write in flight, or one found after such a conflict that is still
+    /// held. Whether compute-sanitizer's racecheck sees a `cp.async` write
+    /// is only known when its thread completes it: never, when that is
+    /// through `cp.async.mbarrier.arrive` (see [`SyncOp::CpAsyncArrive`]).
+    /// Held conflicts are noted in the order they were found, so that the
+    /// hazards, their examples and the list's cap are what noting them at
+    /// once gives; past [`MAX_HELD_FOUND`] the oldest is noted as if its
+    /// writes were seen.
+    fn put(&mut self, found: Found) {
+        if found.copies[0].lanes | found.copies[1].lanes == 0 && self.held.is_empty() {
+            self.note(found);
+            return;
+        }
+        self.held.push_back(HeldFound {
+            found,
+            open: [found.copies[0].lanes, found.copies[1].lanes],
+            unseen: [0, 0],
+        });
+        if self.held.len() > MAX_HELD_FOUND {
+            if let Some(front) = self.held.front_mut() {
+                front.open = [0, 0];
+                front.unseen = [0, 0];
+            }
+            self.release();
+        }
+    }
+
+    /// The `cp.async` writes of `warp`'s `lanes` of the groups below `done`
+    /// complete, through an mbarrier (`unseen`) or a wait.
+    fn complete(&mut self, warp: u32, lanes: u32, done: u32, unseen: bool) {
+        if self.held.is_empty() {
+            return;
+        }
+        for held in &mut self.held {
+            for i in 0..2 {
+                let copy = held.found.copies[i];
+                if held.open[i] & lanes != 0 && copy.warp == warp && copy.group < done {
+                    let now = held.open[i] & lanes;
+                    held.open[i] &= !now;
+                    if unseen {
+                        held.unseen[i] |= now;
+                    }
+                }
+            }
+        }
+        self.release();
+    }
+
+    /// Completes every write in flight as seen (the block ends).
+    fn complete_all(&mut self) {
+        for held in &mut self.held {
+            held.open = [0, 0];
+        }
+        self.release();
+    }
+
+    /// Notes the held conflicts up to the first whose writes are not all
+    /// complete, dropping those racecheck does not see.
+    fn release(&mut self) {
+        while let Some(front) = self.held.front() {
+            if !front.settled() {
+                break;
+            }
+            let held = *front;
+            self.held.pop_front();
+            if held.seen() {
+                self.note(held.found);
             }
         }
     }
@@ -2245,7 +2393,7 @@ impl Conflicts for HazardTable {
         0
     }
     fn put(&mut self, found: Found) {
-        self.note(found);
+        HazardTable::put(self, found);
     }
 }
 
@@ -2412,12 +2560,31 @@ fn check(
         (lane.index() as u64) << 40 | u64::from(index) << 32 | found.count() as u64
     };
     let first = Lane::from_index(batch.lanes.trailing_zeros() as usize);
+    // An access that is a `cp.async` write is in flight.
+    let mine = if now.kind == AccessKind::AsyncCopy {
+        InFlight {
+            warp: now.warp,
+            lanes: batch.lanes,
+            group: me.groups,
+        }
+    } else {
+        InFlight::default()
+    };
     for record in cell {
         let mask = record.bytes & batch.mask;
         if mask == 0 {
             continue;
         }
-        let push = |severity, warp: u32, other: Lane, lane: Lane, found: &mut _| {
+        let theirs = if record.pending {
+            InFlight {
+                warp: record.warps.trailing_zeros(),
+                lanes: record.lanes,
+                group: record.clock,
+            }
+        } else {
+            InFlight::default()
+        };
+        let push = |severity, warp: u32, other: Lane, lane: Lane, mine, found: &mut _| {
             let rank = rank(lane, found);
             Conflicts::put(
                 found,
@@ -2438,6 +2605,7 @@ fn check(
                     word: batch.word,
                     mask,
                     rank,
+                    copies: [theirs, mine],
                 },
             );
         };
@@ -2446,7 +2614,7 @@ fn check(
             // Not yet waited for: nothing orders it (PTX ISA,
             // cp.async.wait_group).
             let warp = record.warps.trailing_zeros();
-            push(Severity::Error, warp, other, first, found);
+            push(Severity::Error, warp, other, first, mine, found);
             continue;
         }
         if !conflicts(now.kind, record.kind) {
@@ -2471,20 +2639,34 @@ fn check(
             let warp = others.trailing_zeros();
             others &= others - 1;
             if record.clock > me.clock[warp as usize] {
-                push(Severity::Error, warp, other, first, found);
+                push(Severity::Error, warp, other, first, mine, found);
                 break;
             }
         }
         // The warp's own lanes: `__syncwarp` or a barrier orders them, and
         // lanes of one instruction are a write collision, not a race.
         if record.warps & bit != 0 && record.step != now.step {
+            // For a copy in flight, every lane that has it: whether the
+            // hazard is seen depends on which of their copies racecheck sees.
+            let mut example = None;
+            let mut having = 0u32;
             while lanes != 0 {
                 let lane = Lane::from_index(lanes.trailing_zeros() as usize);
                 lanes &= lanes - 1;
                 if let Some(other) = unordered_lane(record, me, lane) {
-                    push(Severity::Warning, now.warp, other, lane, found);
-                    break;
+                    example = example.or(Some((other, lane)));
+                    having |= 1 << lane.index();
+                    if mine.lanes == 0 {
+                        break;
+                    }
                 }
+            }
+            if let Some((other, lane)) = example {
+                let mine = InFlight {
+                    lanes: having & mine.lanes,
+                    ..mine
+                };
+                push(Severity::Warning, now.warp, other, lane, mine, found);
             }
         }
     }

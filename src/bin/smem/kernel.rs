@@ -902,6 +902,21 @@ fn text_report(args: &Args, o: &Outcome) -> String {
             );
         }
     }
+    // Tensor copies' shared bytes are not race-checked, as racecheck checks
+    // none (the block model's `Racecheck`): said, not dropped silently.
+    let tensor: u64 = r
+        .not_checked()
+        .filter(|(name, _)| name.starts_with("cp.async.bulk.tensor") && name.ends_with(')'))
+        .map(|(_, n)| n)
+        .sum();
+    if tensor > 0 {
+        let _ = writeln!(
+            out,
+            "  not race-checked: the shared bytes of {tensor} tensor {} (compute-sanitizer's \
+             racecheck checks none)",
+            if tensor == 1 { "copy" } else { "copies" }
+        );
+    }
     out
 }
 
