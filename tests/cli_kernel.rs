@@ -467,35 +467,6 @@ fn data_dependent_atomics_are_listed_not_guessed() {
 }
 
 #[test]
-fn a_sample_says_so() {
-    let ptx = format!("{DATA}/reduce_strided/kernel.ptx");
-    let (report, _) = json(&[
-        &ptx,
-        "--grid",
-        "64",
-        "--block",
-        "256",
-        "--dynamic-shared",
-        "1024",
-        "--arg",
-        "2=16384",
-        "--sample",
-        "4",
-    ]);
-    assert_eq!(
-        (report["blocks_run"].as_u64(), report["sampled"].as_bool()),
-        (Some(4), Some(true))
-    );
-    assert_eq!(
-        metric(&report, "smsp__sass_inst_executed_op_shared_st.sum") * 16,
-        ncu(
-            "reduce_strided",
-            "smsp__sass_inst_executed_op_shared_st.sum"
-        )
-    );
-}
-
-#[test]
 fn bad_input_is_an_error_with_status_2() {
     let ptx = format!("{DATA}/reduce_strided/kernel.ptx");
     let output = kernel(&[&ptx, "--grid", "64", "--block", "256"]);

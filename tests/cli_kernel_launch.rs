@@ -272,8 +272,22 @@ fn a_sample_is_labelled_and_estimated_for_the_grid() {
         &std::fs::read_to_string("tests/data/ptx/reduce_strided/ncu.json").unwrap(),
     )
     .unwrap();
+    assert_eq!(
+        (report["blocks_run"].as_u64(), report["sampled"].as_bool()),
+        (Some(4), Some(true))
+    );
     let estimate = &report["estimated_totals"];
     assert_eq!(estimate["scale"], 16.0);
+    // The sample's counters are its own: its stores x 16 are the grid's.
+    let stores = "smsp__sass_inst_executed_op_shared_st.sum";
+    let predicted = report["ncu_metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["metric"] == stores)
+        .and_then(|m| m["predicted"].as_u64())
+        .unwrap();
+    assert_eq!(Some(predicted * 16), measured["key"][stores].as_u64());
     assert_eq!(
         estimate["requests"],
         measured["key"]["smsp__sass_inst_executed_op_shared_ld.sum"]

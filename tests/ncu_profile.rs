@@ -12,9 +12,12 @@ use smem_model::kernel::ncu::profile::{
     Comparison, Export, Launch, SourceKernel,
 };
 use smem_model::kernel::ncu::{Relation, Unit, SOURCE_EXCESSIVE};
-use smem_model::kernel::ptx::{self, Kernel, KernelLaunch, RunOptions};
+use smem_model::kernel::ptx::RunOptions;
 use smem_model::kernel::tally::Tally;
 use smem_model::{ComputeCapability, Error};
+
+#[path = "support/fixture.rs"]
+mod fixture;
 
 fn data(path: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -25,34 +28,8 @@ fn data(path: &str) -> PathBuf {
 /// A fixture of tests/data/ptx run as its launch.json says (scalars given,
 /// pointers left to fake addresses), tallied on sm_90: (kernel name, grid,
 /// block, tally).
-fn run(fixture: &str) -> (String, [u32; 3], [u32; 3], Tally) {
-    let dir = data("ptx").join(fixture);
-    let text = std::fs::read_to_string(dir.join("kernel.ptx")).unwrap();
-    let launch: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("launch.json")).unwrap()).unwrap();
-    let module = ptx::parse(&text).unwrap();
-    let kernel = Kernel::new(&module, launch["kernel"].as_str()).unwrap();
-    let dims = |key: &str| -> [u32; 3] {
-        let v: Vec<u32> = launch[key]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_u64().unwrap() as u32)
-            .collect();
-        [v[0], v[1], v[2]]
-    };
-    let mut kl = KernelLaunch::new(dims("grid"), dims("block"))
-        .unwrap()
-        .with_dynamic_shared(launch["dynamic_shared"].as_u64().unwrap() as u32);
-    for arg in launch["args"].as_array().unwrap() {
-        if arg["pointer"].as_bool() == Some(false) {
-            let value = &arg["value"];
-            let text = value
-                .as_i64()
-                .map_or_else(|| value.to_string(), |v| v.to_string());
-            kl = kl.with_arg(format!("{}={text}", arg["index"]).parse().unwrap());
-        }
-    }
+fn run(name: &str) -> (String, [u32; 3], [u32; 3], Tally) {
+    let (kernel, kl) = fixture::load(name);
     let mut tally = Tally::new().with_capability(ComputeCapability::Sm90);
     kernel
         .run(
@@ -61,7 +38,7 @@ fn run(fixture: &str) -> (String, [u32; 3], [u32; 3], Tally) {
             &mut tally,
         )
         .unwrap();
-    (kernel.name().to_owned(), dims("grid"), dims("block"), tally)
+    (kernel.name().to_owned(), kl.grid(), kl.block(), tally)
 }
 
 fn launches(path: &Path) -> Vec<Launch> {

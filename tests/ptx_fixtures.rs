@@ -12,11 +12,8 @@ use smem_model::kernel::ptx::{self, Kernel, KernelLaunch, NoteKind, RunOptions, 
 use smem_model::kernel::{Consumer, Event};
 use smem_model::{BankConfig, ComputeCapability, Error, Op};
 
-fn fixture_dir(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/ptx")
-        .join(name)
-}
+#[path = "support/fixture.rs"]
+mod fixture;
 
 /// Counts by the ncu metric each instruction feeds, as the H100/H200 names
 /// them.
@@ -95,37 +92,11 @@ struct Fixture {
 /// The fixture's kernel and launch (launch.json: grid, block, dynamic shared
 /// bytes, scalar arguments; pointers left to their fake addresses).
 fn load(name: &str) -> (Kernel, KernelLaunch, serde_json::Value) {
-    let dir = fixture_dir(name);
-    let text = std::fs::read_to_string(dir.join("kernel.ptx")).unwrap();
-    let launch_json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("launch.json")).unwrap()).unwrap();
-    let ncu: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("ncu.json")).unwrap()).unwrap();
-    let module = ptx::parse(&text).unwrap();
-    let kernel = Kernel::new(&module, launch_json["kernel"].as_str()).unwrap();
-    let dims = |key: &str| -> [u32; 3] {
-        let v: Vec<u32> = launch_json[key]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_u64().unwrap() as u32)
-            .collect();
-        [v[0], v[1], v[2]]
-    };
-    let mut launch = KernelLaunch::new(dims("grid"), dims("block"))
-        .unwrap()
-        .with_dynamic_shared(launch_json["dynamic_shared"].as_u64().unwrap() as u32);
-    for arg in launch_json["args"].as_array().unwrap() {
-        if arg["pointer"].as_bool() == Some(false) {
-            let value = &arg["value"];
-            let text = if let Some(v) = value.as_i64() {
-                v.to_string()
-            } else {
-                value.to_string()
-            };
-            launch = launch.with_arg(format!("{}={text}", arg["index"]).parse().unwrap());
-        }
-    }
+    let (kernel, launch) = fixture::load(name);
+    let ncu: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(fixture::dir(name).join("ncu.json")).unwrap(),
+    )
+    .unwrap();
     (kernel, launch, ncu)
 }
 

@@ -12,6 +12,9 @@ use smem_model::kernel::ptx::{self, Kernel, KernelLaunch, RunOptions};
 use smem_model::kernel::{BlockInfo, Consumer, Event, KernelInfo, Place};
 use smem_model::{Error, LaneSet};
 
+#[path = "support/fixture.rs"]
+mod fixture;
+
 /// Every call a consumer gets, hashed in order, and counted.
 #[derive(Default)]
 struct Calls {
@@ -136,39 +139,6 @@ fn same_these_ways(
     (reused, run)
 }
 
-fn fixture(name: &str) -> (Kernel, KernelLaunch) {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/ptx")
-        .join(name);
-    let text = std::fs::read_to_string(dir.join("kernel.ptx")).unwrap();
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("launch.json")).unwrap()).unwrap();
-    let module = ptx::parse(&text).unwrap();
-    let kernel = Kernel::new(&module, json["kernel"].as_str()).unwrap();
-    let dims = |key: &str| -> [u32; 3] {
-        let v: Vec<u32> = json[key]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_u64().unwrap() as u32)
-            .collect();
-        [v[0], v[1], v[2]]
-    };
-    let mut launch = KernelLaunch::new(dims("grid"), dims("block"))
-        .unwrap()
-        .with_dynamic_shared(json["dynamic_shared"].as_u64().unwrap() as u32);
-    for arg in json["args"].as_array().unwrap() {
-        if arg["pointer"].as_bool() == Some(false) {
-            let value = &arg["value"];
-            let text = value
-                .as_i64()
-                .map_or_else(|| value.to_string(), |v| v.to_string());
-            launch = launch.with_arg(format!("{}={text}", arg["index"]).parse().unwrap());
-        }
-    }
-    (kernel, launch)
-}
-
 /// Every fixture with a launch: the same calls every way. The blocks
 /// interpreted with reuse, for the fixtures whose block index reaches
 /// nothing the consumer sees, are fewer than those run.
@@ -189,7 +159,7 @@ fn every_fixture_gives_the_same_calls_with_reuse_and_threads() {
     assert!(names.len() >= 30, "{names:?}");
     let mut table = Vec::new();
     for name in &names {
-        let (kernel, launch) = fixture(name);
+        let (kernel, launch) = fixture::load(name);
         let (interpreted, run) = same_every_way(&kernel, &launch, RunOptions::new());
         table.push(format!("{name}: {interpreted} of {run}"));
     }

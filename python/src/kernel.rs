@@ -847,12 +847,7 @@ pub fn kernel(
     tensor_maps: Option<&Bound<'_, PyAny>>,
     #[pyo3(from_py_with = cluster)] cluster: Option<[u32; 3]>,
 ) -> PyResult<PyKernelRun> {
-    let arch: Option<ComputeCapability> = arch
-        .filter(|a| !a.is_none())
-        .map(args::capability)
-        .transpose()?;
-    let (args, mut maps) = launch_args(args)?;
-    maps.extend(self::tensor_maps(tensor_maps)?);
+    let (arch, args, maps) = inputs(arch, args, tensor_maps)?;
     run(
         py,
         Request {
@@ -870,6 +865,23 @@ pub fn kernel(
             cluster,
         },
     )
+}
+
+/// `arch=`, `args=` and `tensor_maps=` as `kernel` and `triton_kernel`
+/// read them: the arch, the scalar arguments, and the tensor maps (those of
+/// `TensorDescriptor` arguments, then those given).
+fn inputs(
+    arch: Option<&Bound<'_, PyAny>>,
+    args: Option<&Bound<'_, PyAny>>,
+    tensor_maps: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(Option<ComputeCapability>, Vec<Arg>, Maps)> {
+    let arch = arch
+        .filter(|a| !a.is_none())
+        .map(args::capability)
+        .transpose()?;
+    let (args, mut maps) = launch_args(args)?;
+    maps.extend(self::tensor_maps(tensor_maps)?);
+    Ok((arch, args, maps))
 }
 
 /// `cluster=`: blocks per cluster, an int or a tuple of up to three.
@@ -906,12 +918,7 @@ pub fn triton_kernel(
     tensor_maps: Option<&Bound<'_, PyAny>>,
     #[pyo3(from_py_with = cluster)] cluster: Option<[u32; 3]>,
 ) -> PyResult<PyKernelRun> {
-    let arch: Option<ComputeCapability> = arch
-        .filter(|a| !a.is_none())
-        .map(args::capability)
-        .transpose()?;
-    let (args, mut maps) = launch_args(args)?;
-    maps.extend(self::tensor_maps(tensor_maps)?);
+    let (arch, args, maps) = inputs(arch, args, tensor_maps)?;
     let source = if compiled.is_instance_of::<PyString>() || compiled.hasattr("__fspath__")? {
         Source::Path(compiled.extract::<PathBuf>()?)
     } else {

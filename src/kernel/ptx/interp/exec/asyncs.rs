@@ -152,6 +152,69 @@ fn mbar_event<C: Consumer + ?Sized>(
     )
 }
 
+/// [`mbar_event`] for one lane.
+fn lane_event<C: Consumer + ?Sized>(
+    consumer: &mut C,
+    (wid, site): (u32, Site),
+    lane: usize,
+    barrier: u32,
+    op: MbarrierOp,
+) -> Result<(), Error> {
+    mbar_event(consumer, wid, site, 1 << lane, barrier, op)
+}
+
+/// The mbarrier at `bar`, or `None` with the lane's access told to the
+/// consumer as one of a barrier never initialised (synccheck's "Missing
+/// init").
+fn mbar_at<'s, C: Consumer + ?Sized>(
+    mbars: &'s mut Mbarriers,
+    bar: u32,
+    (wid, site): (u32, Site),
+    lane: usize,
+    consumer: &mut C,
+) -> Result<Option<&'s mut Mbar>, Error> {
+    match mbars.map.get_mut(&bar) {
+        Some(m) => Ok(Some(m)),
+        None => {
+            lane_event(consumer, (wid, site), lane, bar, MbarrierOp::Uninitialised)?;
+            Ok(None)
+        }
+    }
+}
+
+/// A lane's operands of an mbarrier instruction `op`: its arrival count
+/// (`init`'s and `arrive`'s `a`, `arrive.expect_tx`'s `b`; 1 where not
+/// given) and its transaction bytes (`arrive.expect_tx`'s, `expect_tx`'s
+/// and `complete_tx`'s `a`; 0 where not given). `None`, the lane told to the
+/// consumer as not modelled, where one is not known.
+fn lane_operands<C: Consumer + ?Sized>(
+    warp: &Warp,
+    ctx: &Ctx<'_>,
+    (op, a, b): (MbarOp, Src, Src),
+    lane: usize,
+    (site, name): (Site, &str),
+    consumer: &mut C,
+) -> Result<Option<(u64, u64)>, Error> {
+    let (count, tx) = match op {
+        MbarOp::Init
+        | MbarOp::Arrive {
+            expect_tx: false, ..
+        } => (value(warp, ctx, a, lane, 1), Some(0)),
+        MbarOp::Arrive {
+            expect_tx: true, ..
+        } => (value(warp, ctx, b, lane, 1), value(warp, ctx, a, lane, 0)),
+        MbarOp::ExpectTx | MbarOp::CompleteTx => (Some(1), value(warp, ctx, a, lane, 0)),
+        MbarOp::Wait { .. } | MbarOp::Inval => (Some(1), Some(0)),
+    };
+    match (count, tx) {
+        (Some(count), Some(tx)) => Ok(Some((count, tx))),
+        _ => {
+            unmodelled(consumer, warp.id, site, name, 1 << lane)?;
+            Ok(None)
+        }
+    }
+}
+
 /// Runs an `mbarrier`, bulk-copy, `mapa` or `cp.async.mbarrier.arrive`
 /// instruction for the lanes `mask`.
 #[allow(clippy::too_many_arguments, clippy::too_many_lines)]
@@ -259,11 +322,14 @@ pub(super) fn run<C: Consumer + ?Sized>(
                 }
                 return Ok(Flow::Next);
             };
+            let who = (wid, site);
+            let operands = (*op, *a, *b);
             match op {
                 MbarOp::Init => {
                     for lane in lanes_of(mask) {
-                        let Some(count) = value(warp, ctx, *a, lane, 1) else {
-                            unmodelled(consumer, wid, site, name, 1 << lane)?;
+                        let Some((count, _)) =
+                            lane_operands(warp, ctx, operands, lane, (site, name), consumer)?
+                        else {
                             continue;
                         };
                         let count = count as u32;
@@ -278,55 +344,30 @@ pub(super) fn run<C: Consumer + ?Sized>(
                             },
                         );
                         forget_range(shared, offs[lane], 8);
-                        mbar_event(
-                            consumer,
-                            wid,
-                            site,
-                            1 << lane,
-                            offs[lane],
-                            MbarrierOp::Init { count },
-                        )?;
+                        lane_event(consumer, who, lane, offs[lane], MbarrierOp::Init { count })?;
                     }
                     Ok(Flow::Next)
                 }
                 MbarOp::Inval => {
                     for lane in lanes_of(mask) {
                         shared.mbars.map.remove(&offs[lane]);
-                        mbar_event(
-                            consumer,
-                            wid,
-                            site,
-                            1 << lane,
-                            offs[lane],
-                            MbarrierOp::Inval,
-                        )?;
+                        lane_event(consumer, who, lane, offs[lane], MbarrierOp::Inval)?;
                     }
                     Ok(Flow::Next)
                 }
-                MbarOp::Arrive { expect_tx, drop } => {
+                MbarOp::Arrive { drop, .. } => {
                     let mut states = Lanes::UNKNOWN;
                     for lane in lanes_of(mask) {
-                        let (count, tx) = if *expect_tx {
-                            (value(warp, ctx, *b, lane, 1), value(warp, ctx, *a, lane, 0))
-                        } else {
-                            (value(warp, ctx, *a, lane, 1), Some(0))
-                        };
-                        let (Some(count), Some(tx)) = (count, tx) else {
-                            unmodelled(consumer, wid, site, name, 1 << lane)?;
+                        let Some((count, tx)) =
+                            lane_operands(warp, ctx, operands, lane, (site, name), consumer)?
+                        else {
                             continue;
                         };
                         let thread = 32 * wid + lane as u32;
                         if shared.mbars.inc.contains(&(thread, offs[lane]))
                             && shared.mbars.reported.insert(thread)
                         {
-                            mbar_event(
-                                consumer,
-                                wid,
-                                site,
-                                1 << lane,
-                                offs[lane],
-                                MbarrierOp::MissingWait,
-                            )?;
+                            lane_event(consumer, who, lane, offs[lane], MbarrierOp::MissingWait)?;
                         }
                         let mut one = [0u32; 32];
                         one[lane] = offs[lane];
@@ -353,19 +394,13 @@ pub(super) fn run<C: Consumer + ?Sized>(
                 }
                 MbarOp::ExpectTx | MbarOp::CompleteTx => {
                     for lane in lanes_of(mask) {
-                        let Some(tx) = value(warp, ctx, *a, lane, 0) else {
-                            unmodelled(consumer, wid, site, name, 1 << lane)?;
+                        let Some((_, tx)) =
+                            lane_operands(warp, ctx, operands, lane, (site, name), consumer)?
+                        else {
                             continue;
                         };
-                        let Some(m) = shared.mbars.map.get_mut(&offs[lane]) else {
-                            mbar_event(
-                                consumer,
-                                wid,
-                                site,
-                                1 << lane,
-                                offs[lane],
-                                MbarrierOp::Uninitialised,
-                            )?;
+                        let Some(m) = mbar_at(&mut shared.mbars, offs[lane], who, lane, consumer)?
+                        else {
                             continue;
                         };
                         // PTX's transaction counts are .u32.
@@ -378,18 +413,12 @@ pub(super) fn run<C: Consumer + ?Sized>(
                             let phase = m.phase;
                             m.tx -= tx;
                             m.settle();
-                            mbar_event(
-                                consumer,
-                                wid,
-                                site,
-                                1 << lane,
-                                offs[lane],
-                                MbarrierOp::Arrive {
-                                    phase,
-                                    count: 0,
-                                    tx: 0,
-                                },
-                            )?;
+                            let op = MbarrierOp::Arrive {
+                                phase,
+                                count: 0,
+                                tx: 0,
+                            };
+                            lane_event(consumer, who, lane, offs[lane], op)?;
                         }
                     }
                     Ok(Flow::Next)
@@ -420,15 +449,7 @@ fn arrive_lanes<C: Consumer + ?Sized>(
     let mut group: Option<(u32, MbarrierOp, u32)> = None;
     for lane in lanes_of(mask) {
         let bar = offs[lane];
-        let Some(m) = shared.mbars.map.get_mut(&bar) else {
-            mbar_event(
-                consumer,
-                wid,
-                site,
-                1 << lane,
-                bar,
-                MbarrierOp::Uninitialised,
-            )?;
+        let Some(m) = mbar_at(&mut shared.mbars, bar, (wid, site), lane, consumer)? else {
             continue;
         };
         let phase = m.phase;
@@ -684,26 +705,21 @@ fn bulk<C: Consumer + ?Sized>(
         let mut barrier = None;
         if let Some(bars) = bar_offs {
             let b = bars[lane];
-            match shared.mbars.map.get_mut(&b) {
-                Some(m) => {
-                    let bytes = i64::from(bytes);
-                    let first = if m.pending == 0 && m.tx > 0 {
-                        bytes.min(m.tx)
-                    } else {
-                        bytes
-                    };
-                    let phase = m.phase;
-                    m.tx -= first;
-                    m.settle();
-                    let carried = m.phase != phase && bytes > first;
-                    if carried {
-                        m.tx -= bytes - first;
-                    }
-                    barrier = Some((b, phase.wrapping_add(u32::from(carried))));
+            if let Some(m) = mbar_at(&mut shared.mbars, b, (wid, site), lane, consumer)? {
+                let bytes = i64::from(bytes);
+                let first = if m.pending == 0 && m.tx > 0 {
+                    bytes.min(m.tx)
+                } else {
+                    bytes
+                };
+                let phase = m.phase;
+                m.tx -= first;
+                m.settle();
+                let carried = m.phase != phase && bytes > first;
+                if carried {
+                    m.tx -= bytes - first;
                 }
-                None => {
-                    mbar_event(consumer, wid, site, 1 << lane, b, MbarrierOp::Uninitialised)?;
-                }
+                barrier = Some((b, phase.wrapping_add(u32::from(carried))));
             }
         }
         consumer.event(
