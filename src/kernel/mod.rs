@@ -227,8 +227,11 @@ pub enum Event<'a> {
     /// the low 32 bits of each reading lane's global address (a lane with a
     /// src-size of 0 reads none). `.ca`'s wavefronts depend on it
     /// (measured: the data passes through the L1's banks, see
-    /// [`ldgsts_wavefronts`](crate::kernel::tally::ldgsts_wavefronts)). A
-    /// source that does not know the addresses does not send it.
+    /// [`ldgsts_wavefronts`](crate::kernel::tally::ldgsts_wavefronts)), and
+    /// `.cg`'s (measured: a 128-byte global line into a 128-byte shared line
+    /// at a time, see
+    /// [`ldgsts_bypass_wavefronts`](crate::kernel::tally::ldgsts_bypass_wavefronts)).
+    /// A source that does not know the addresses does not send it.
     CpAsyncSource {
         /// Where it comes from.
         site: Site,
@@ -236,6 +239,13 @@ pub enum Event<'a> {
         lanes: LaneSet,
         /// Each lane's global address, low 32 bits (only the bank matters).
         offsets: [u32; 32],
+        /// Whether the src-size operand is a register (SASS `.ZFILL`), whose
+        /// `.cg` wavefronts were not measured apart.
+        zero_fill: bool,
+        /// Whether the PTX instruction has a guard predicate (SASS predicates
+        /// it; Nsight Compute's counter is erratic for a predicated
+        /// LDGSTS.BYPASS, `tests/data/ncu/cp_async/README.md`).
+        guarded: bool,
     },
     /// `cp.async.commit_group` (SASS `LDGDEPBAR`): the lanes' outstanding
     /// `cp.async` writes form a group.

@@ -104,6 +104,103 @@ pub fn ldgsts_wavefronts(
         .sum()
 }
 
+/// The wavefronts of one `cp.async.cg` (`LDGSTS.E.BYPASS.128`, 16 bytes a
+/// lane) as Nsight Compute's
+/// `smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts` counts
+/// them, and whether the figure lies where it was measured exact.
+///
+/// The rule (measured on an H200, `tests/data/ncu/cp_async/bypass.json`,
+/// `tools/device/s5`): the data comes from global memory a 128-byte line at
+/// a time, bypassing the L1's banks, and is written into shared memory a
+/// 128-byte line at a time. The lanes (those on one shared and one global
+/// address counted once) are grouped by the pair (global line, shared line)
+/// they move data between. A group costs the largest number of its
+/// distinct (global 32-byte sector, shared 32-byte chunk) pairs that share
+/// one sector or one chunk (a sector written across two chunks costs two,
+/// two sectors into one chunk cost two), and at least two when the group
+/// reads one of its global sectors in full and another in part. The
+/// instruction costs its groups' sum. So a copy whose rows are 128-byte
+/// aligned on both sides takes a wavefront a row, as `.ca` does, while a
+/// shared row 16 bytes off its line (a padded tile) takes three.
+///
+/// Exact in all 187 measured launches where each global line is read by
+/// the lanes of one quarter-warp (one to eight warps, one or 132 blocks,
+/// one to sixteen instructions); where a global line feeds two quarter-warps
+/// (a misaligned contiguous copy into padded rows) the hardware took up to
+/// four more in 7 of 17 launches: [`BypassWavefronts::exact`] is false there.
+///
+/// Only lanes that write (a shared offset other than `u32::MAX`) count;
+/// `global` holds each lane's global address, or its low 32 bits, or its
+/// offset from any multiple of 128 (only lines and offsets in lines matter).
+/// What the counter shows for a *predicated* LDGSTS.BYPASS is not this rule
+/// (measured: 0 under a guard every lane passed, every lane counted under
+/// a guard half the lanes passed): callers give the figure as an estimate
+/// there.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::kernel::tally::ldgsts_bypass_wavefronts;
+///
+/// // Four rows of 128 bytes, each read from its own global line.
+/// let global: [u32; 32] = core::array::from_fn(|l| (l as u32 / 8) * 8192 + (l as u32 % 8) * 16);
+/// // Shared rows 128 bytes apart: a wavefront a row.
+/// let aligned: [u32; 32] = core::array::from_fn(|l| (l as u32 / 8) * 128 + (l as u32 % 8) * 16);
+/// assert_eq!(ldgsts_bypass_wavefronts(&aligned, &global).wavefronts, 4);
+/// // Rows padded to 144 bytes (cuda-samples' bf16 tiles): 1 + 3 + 2 + 4.
+/// let padded: [u32; 32] = core::array::from_fn(|l| (l as u32 / 8) * 144 + (l as u32 % 8) * 16);
+/// let w = ldgsts_bypass_wavefronts(&padded, &global);
+/// assert_eq!((w.wavefronts, w.exact), (10, true));
+/// ```
+pub fn ldgsts_bypass_wavefronts(shared: &[u32; 32], global: &[u32; 32]) -> BypassWavefronts {
+    // The distinct (shared, global) lanes, grouped by (global line, shared
+    // line): at most 32 of each.
+    let mut lanes: Vec<(u32, u32, usize)> = (0..32)
+        .filter(|&l| shared[l] != u32::MAX)
+        .map(|l| (global[l] >> 7, shared[l] >> 7, l))
+        .collect();
+    lanes.sort_unstable_by_key(|&(g, s, l)| (g, s, global[l], shared[l]));
+    lanes.dedup_by_key(|&mut (_, _, l)| (global[l], shared[l]));
+    let mut wavefronts = 0;
+    for group in lanes.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
+        // Degrees in the bipartite graph of sector positions and chunk
+        // positions (4 each in a line), and each sector's halves read.
+        let mut edges = [[false; 4]; 4];
+        let mut halves = [0u8; 4];
+        for &(_, _, l) in group {
+            let sector = (global[l] >> 5 & 3) as usize;
+            edges[sector][(shared[l] >> 5 & 3) as usize] = true;
+            halves[sector] |= 1 << (global[l] >> 4 & 1);
+        }
+        let by_sector = edges.iter().map(|row| row.iter().filter(|&&e| e).count());
+        let by_chunk = (0..4).map(|c| edges.iter().filter(|row| row[c]).count());
+        let degree = by_sector.chain(by_chunk).max().unwrap_or(0) as u32;
+        let mixed = halves.contains(&0b11) && halves.iter().any(|&h| h == 0b01 || h == 0b10);
+        wavefronts += degree.max(if mixed { 2 } else { 1 });
+    }
+    // Where the rule was measured exact: no global line read by two
+    // quarter-warps.
+    let mut quarter_of_line: Vec<(u32, usize)> = (0..32)
+        .filter(|&l| shared[l] != u32::MAX)
+        .map(|l| (global[l] >> 7, l / 8))
+        .collect();
+    quarter_of_line.sort_unstable();
+    quarter_of_line.dedup();
+    let exact = quarter_of_line.windows(2).all(|w| w[0].0 != w[1].0);
+    BypassWavefronts { wavefronts, exact }
+}
+
+/// What [`ldgsts_bypass_wavefronts`] gives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct BypassWavefronts {
+    /// The rule's figure.
+    pub wavefronts: u32,
+    /// Whether the lanes' pattern lies where the rule was measured exact
+    /// (each global line read by one quarter-warp); an estimate otherwise.
+    pub exact: bool,
+}
+
 /// The `wgmma.mma_async` instructions that read shared memory through
 /// matrix descriptors ([`Event::Gmma`]): Nsight Compute's `op_shared_gmma`
 /// instructions (one a warp) and `op_gmma` wavefronts and conflicts (the
@@ -474,10 +571,13 @@ pub struct Tally {
     constant: ConstantCounts,
     gmma: GmmaCounts,
     /// The global side of the next `cp.async` (its PC, reading lanes, low
-    /// address bits), from [`Event::CpAsyncSource`].
-    source: Option<(u64, u32, [u32; 32])>,
+    /// address bits, and whether it zero-fills or is guarded), from
+    /// [`Event::CpAsyncSource`].
+    source: Option<(u64, u32, [u32; 32], bool)>,
     /// `.ca` requests costed without their global side.
     ldgsts_unsourced: u64,
+    /// `.cg` requests whose wavefronts are an estimate.
+    ldgsts_bypass_estimated: u64,
     errors: Vec<TallyError>,
     error_count: u64,
 }
@@ -520,6 +620,7 @@ impl Tally {
             gmma: GmmaCounts::default(),
             source: None,
             ldgsts_unsourced: 0,
+            ldgsts_bypass_estimated: 0,
             errors: Vec::new(),
             error_count: 0,
         }
@@ -683,6 +784,15 @@ impl Tally {
     /// shared side's, a lower bound.
     pub fn ldgsts_without_source(&self) -> u64 {
         self.ldgsts_unsourced
+    }
+
+    /// `cp.async.cg` (LDGSTS.BYPASS) requests whose wavefronts are an
+    /// estimate: not every lane of the warp copies, some lane zero-fills,
+    /// the global addresses are unknown, or the lanes' pattern lies outside
+    /// where [`ldgsts_bypass_wavefronts`]'s rule was measured exact. The
+    /// others' wavefronts are the counter's.
+    pub fn ldgsts_bypass_estimated(&self) -> u64 {
+        self.ldgsts_bypass_estimated
     }
 
     /// The first [`KEPT_ERRORS`] requests the model refused since the last
@@ -895,6 +1005,7 @@ impl Tally {
         self.gmma.wavefronts += other.gmma.wavefronts;
         self.gmma.conflicts += other.gmma.conflicts;
         self.ldgsts_unsourced += other.ldgsts_unsourced;
+        self.ldgsts_bypass_estimated += other.ldgsts_bypass_estimated;
         self.error_count += other.error_count;
         for error in other.errors {
             if self.errors.len() < KEPT_ERRORS {
@@ -1074,9 +1185,10 @@ impl Consumer for Tally {
                     self.config.cost(request)
                 };
                 let source = self.source.take();
+                let source = source.filter(|&(pc, ..)| pc == site.pc);
                 if request.op() == Op::CpAsync(CpAsync::Ca) {
                     match source {
-                        Some((pc, reads, global)) if pc == site.pc => {
+                        Some((_, reads, global, _)) => {
                             let shared = request.to_array().map(|a| a.unwrap_or(u32::MAX));
                             let w = ldgsts_wavefronts(
                                 request.width().bytes(),
@@ -1086,7 +1198,24 @@ impl Consumer for Tally {
                             );
                             cost = cost.map(|c| c.with_wavefronts(w));
                         }
-                        _ => self.ldgsts_unsourced += 1,
+                        None => self.ldgsts_unsourced += 1,
+                    }
+                } else if request.op() == Op::CpAsync(CpAsync::Cg) {
+                    // Measured exact only for a whole, unguarded warp that
+                    // reads, without a src-size register (a predicated
+                    // LDGSTS.BYPASS is not counted by the rule, a .ZFILL
+                    // one was not measured: see ldgsts_bypass_wavefronts).
+                    let whole = request.active() == LaneSet::FULL;
+                    match source {
+                        Some((_, reads, global, unmeasured)) => {
+                            let shared = request.to_array().map(|a| a.unwrap_or(u32::MAX));
+                            let rule = ldgsts_bypass_wavefronts(&shared, &global);
+                            cost = cost.map(|c| c.replacing_wavefronts(rule.wavefronts));
+                            if unmeasured || !(rule.exact && whole && reads == u32::MAX) {
+                                self.ldgsts_bypass_estimated += 1;
+                            }
+                        }
+                        None => self.ldgsts_bypass_estimated += 1,
                     }
                 }
                 match cost {
@@ -1127,7 +1256,9 @@ impl Consumer for Tally {
                 site,
                 lanes,
                 offsets,
-            } => self.source = Some((site.pc, lanes.bits(), offsets)),
+                zero_fill,
+                guarded,
+            } => self.source = Some((site.pc, lanes.bits(), offsets, zero_fill || guarded)),
             // The reads' cost was counted with the instruction.
             Event::GmmaReads { .. } => {}
             Event::Gmma {

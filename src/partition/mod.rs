@@ -487,6 +487,13 @@ impl Cost {
         self
     }
 
+    /// The same cost with `wavefronts` in place of the shared-side figure
+    /// (LDGSTS.BYPASS, whose rule is its own: never below the ideal).
+    pub(crate) fn replacing_wavefronts(mut self, wavefronts: u32) -> Cost {
+        self.wavefronts = wavefronts.max(self.ideal_wavefronts);
+        self
+    }
+
     pub(crate) fn new(totals: Totals, request: &WarpRequest) -> Cost {
         Cost {
             wavefronts: totals.wavefronts,
@@ -768,7 +775,11 @@ impl Partition {
     /// modelling choice checked on two patterns only: the SASS-level counter
     /// `sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts` gave the
     /// model's 4 and 32 wavefronts for lane strides of 16 and 128 bytes on an
-    /// H100 (tools/measure/metric_names.cu).
+    /// H100 (tools/measure/metric_names.cu). The instruction-level counter
+    /// `smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts`, which
+    /// instrumentation computes, does count them, by a rule of both sides
+    /// ([`ldgsts_bypass_wavefronts`](crate::kernel::tally::ldgsts_bypass_wavefronts),
+    /// which the kernel tally uses where it knows the global addresses).
     ///
     /// # Example
     ///

@@ -90,8 +90,9 @@ Terms (compute capability 7.0 and later, where Nsight Compute runs; before, nvpr
                   the shared side alone (the global side can add).
   about N         an estimate no counter is known to equal: nvcc's compare-and-swap loops
                   (float atomicAdd), whose rounds depend on how warps interleave; cp.async.cg's
-                  LDGSTS wavefronts (measured from 0 to 8 times the shared side, not a function
-                  of the addresses)
+                  LDGSTS wavefronts where the measured rule is not known to hold: a guarded or
+                  partial warp (the counter is erratic for predicated copies), a src-size
+                  register, or a global line read by two quarter-warps
   gmma            wgmma.mma_async reading shared memory through matrix descriptors:
                   smsp__sass_inst_executed_op_shared_gmma.sum (one a warp of the warpgroup) and
                   sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum (one a core matrix

@@ -3027,6 +3027,8 @@ fn run_inst<C: Consumer + ?Sized>(
                             site,
                             lanes: LaneSet::from_bits(reads),
                             offsets: core::array::from_fn(|l| g.val(l) as u32),
+                            zero_fill: matches!(src_size, Some(Src::Reg(_))),
+                            guarded: inst.guard.is_some(),
                         };
                         consumer.event(wid, &event)?;
                     }

@@ -232,11 +232,15 @@ impl Tape {
                 site,
                 lanes,
                 offsets,
+                zero_fill,
+                guarded,
             } => (
                 Event::CpAsyncSource {
                     site,
                     lanes,
                     offsets,
+                    zero_fill,
+                    guarded,
                 },
                 0,
             ),
