@@ -3,7 +3,7 @@
 // *predicated* (@P0) .cg probe, while cuda-samples' GEMMs, whose LDGSTS.BYPASS are unpredicated,
 // count 1.6x the shared side. Here: the same patterns unpredicated and predicated, one copy or
 // sixteen back to back (the GEMMs' C copy), the GEMMs' A/B pattern, and .ca beside them.
-//   ./cg_probe [sweep]   one launch per case, the case list on stdout (index = ncu ID)
+//   ./cg_probe [sweep|zfill]   one launch per case, the case list on stdout (index = ncu ID)
 // Build: nvcc -arch=sm_90 -lineinfo
 #include <cstdio>
 #include <cstdlib>
@@ -16,7 +16,9 @@ struct Tab { int soff[32]; long long goff[32]; };
 // MODE 0: unpredicated .cg 16; 1: .cg 16 under a runtime guard true in every lane; 2: sixteen
 // unpredicated .cg 16 back to back, each its own group (shared +512 B, global +row each);
 // 3: unpredicated .ca 16; 4: .cg with an immediate src-size of 16 (what cuda::memcpy_async emits);
-// 5: sixteen predicated .cg back to back; 6: .cg 16 under a guard false in lanes 16-31.
+// 5: sixteen predicated .cg back to back; 6: .cg 16 under a guard false in lanes 16-31;
+// 7: .cg 16 with a src-size register (read from memory, as a mask makes it) of 16 in every lane
+// (SASS .ZFILL), no guard; 8: the same with a src-size of 0 in lanes 16-31 (they zero-fill).
 template <int MODE>
 __global__ void cg(const Tab* t, const unsigned char* g, int reps, int row) {
   extern __shared__ __align__(1024) unsigned char sm[];
@@ -30,6 +32,10 @@ __global__ void cg(const Tab* t, const unsigned char* g, int reps, int row) {
     if (MODE == 1 || MODE == 6) { if (on) asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory"); }
     if (MODE == 3) asm volatile("cp.async.ca.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
     if (MODE == 4) asm volatile("cp.async.cg.shared.global [%0], [%1], 16, 16;\n" ::"r"(dst), "l"(src) : "memory");
+    if (MODE == 7 || MODE == 8) {
+      const int size = row > 0 && (MODE == 7 || lane < 16) ? 16 : 0;  // a runtime register (row is 8192), as a mask gives
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(size) : "memory");
+    }
     if (MODE == 2 || MODE == 5) {
 #pragma unroll
       for (int i = 0; i < 16; i++) {
@@ -65,6 +71,23 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&d_g, 160 << 20));
   CK(cudaMemset(d_g, 1, 160 << 20));
   auto T = [](auto sf, auto gf) { Tab t; for (int l = 0; l < 32; l++) { t.soff[l] = sf(l); t.goff[l] = gf(l); } return t; };
+  if (argc > 1 && std::string(argv[1]) == "zfill") {
+    // Round 5: the src-size register form (LDGSTS.E.BYPASS.128.ZFILL), unguarded, on round 4's rows.
+    struct V { const char* name; Kern k; };
+    const V vs[] = {{"cgZ", cg<7>}, {"cgZhalf", cg<8>}};
+    for (const V& v : vs)
+      for (int S : {128, 144, 160, 192})
+        for (int sb : {0, 16, 64})
+          for (long long G : {128LL, 8192LL})
+            for (long long gb : {0LL, 16LL}) {
+              Tab t = T([&](int l) { return sb + (l / 8) * S + (l % 8) * 16; }, [&](int l) { return gb + (l / 8) * G + (l % 8) * 16; });
+              go(v.name, v.k, t, 1, 32, 1, "S=" + std::to_string(S) + " sb=" + std::to_string(sb) + " G=" + std::to_string(G) + " gb=" + std::to_string(gb));
+            }
+    go("cgZ", cg<7>, T([](int l) { return l * 16; }, [](int l) { return (long long)l * 16; }), 4, 256, 132, "contig");
+    go("cgZ", cg<7>, T([](int l) { return l * 16; }, [](int l) { return (long long)l * 128; }), 1, 32, 1, "gstride128");
+    go("cgZ", cg<7>, T([](int l) { return l * 128; }, [](int l) { return (long long)l * 16; }), 1, 32, 1, "sstride128");
+    return 0;
+  }
   if (argc > 1 && std::string(argv[1]) == "sweep") {
     // Round 2: quarter-warp rows of 128 B on both sides. Shared rows S apart from shared offset sb,
     // global rows G apart from global offset gb; unpredicated .cg and .ca.
