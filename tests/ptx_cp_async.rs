@@ -267,10 +267,12 @@ fn bypass() -> Vec<serde_json::Value> {
 /// 8 KiB apart, aligned or 16 bytes off; one to eight warps, one or 132
 /// blocks, one or sixteen instructions in a row), and stays within four of
 /// it where it does not (17 launches, 7 of them off). `.ca` keeps its rule
-/// on the same patterns.
+/// on the same patterns; round 5's src-size register form follows the shared
+/// side alone (99 launches).
 #[test]
 fn bypass_wavefronts_follow_the_line_pairs() {
-    let (mut exact, mut estimated, mut off, mut ca) = (0, 0, 0, 0);
+    let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    let (mut exact, mut estimated, mut off, mut ca, mut zero_fill) = (0, 0, 0, 0, 0);
     for m in bypass() {
         let probe = m["probe"].as_str().unwrap();
         let copies = (m["reps"].as_u64().unwrap() * m["threads"].as_u64().unwrap() / 32
@@ -315,8 +317,17 @@ fn bypass_wavefronts_follow_the_line_pairs() {
                 let rule = ldgsts_bypass_wavefronts(&shared, &global);
                 assert_eq!(ncu(&m, WAVES), copies * rule.wavefronts, "{what}");
             }
+            // Round 5: a src-size register (SASS's source-ignore predicate
+            // operand, Triton's form): the shared side alone, every lane's
+            // (zero-filling ones too), whatever the global side.
+            "cgZ" | "cgZhalf" => {
+                let req = request(Op::CpAsync(CpAsync::Cg), 16, &lanes(&m, "shared"));
+                let shared_side = sm90.cost(&req).unwrap().wavefronts();
+                assert_eq!(ncu(&m, WAVES), copies * shared_side, "{what}");
+                zero_fill += 1;
+            }
             _ => {}
         }
     }
-    assert_eq!((exact, estimated, off, ca), (187, 17, 7, 66));
+    assert_eq!((exact, estimated, off, ca, zero_fill), (187, 17, 7, 66, 99));
 }

@@ -239,8 +239,9 @@ pub enum Event<'a> {
         lanes: LaneSet,
         /// Each lane's global address, low 32 bits (only the bank matters).
         offsets: [u32; 32],
-        /// Whether the src-size operand is a register (SASS `.ZFILL`), whose
-        /// `.cg` wavefronts were not measured apart.
+        /// Whether the src-size operand is a register (SASS gives the
+        /// LDGSTS a source-ignore predicate operand): measured, `.cg`'s
+        /// wavefronts are then the shared side's alone.
         zero_fill: bool,
         /// Whether the PTX instruction has a guard predicate (SASS predicates
         /// it; Nsight Compute's counter is erratic for a predicated

@@ -103,12 +103,13 @@ pub const LDGSTS_REASON: &str = "cp.async.ca copies whose global addresses are u
 
 /// Why `cp.async.cg`'s (LDGSTS.BYPASS) wavefronts are an estimate.
 pub const LDGSTS_CG_REASON: &str = "cp.async.cg (LDGSTS.BYPASS): its wavefronts follow the \
-     measured rule of both sides only for a whole warp that reads, unguarded, with each global \
-     line read by one quarter-warp; some copies here are predicated or partial (measured: the \
-     counter saw 0 under a guard every lane passed, the whole warp under one half passed, and \
-     213,222 then 213,452 for two launches of one kernel), zero-fill, of unknown global address, \
-     or read a global line from two quarter-warps (the rule off by up to 4 in 7 of 17 probes): \
-     tests/data/ncu/cp_async/bypass.json";
+     measured rule of both sides only for a whole warp that reads, unguarded, without a src-size \
+     register, with each global line read by one quarter-warp; here some copies are predicated \
+     or partial (measured: the counter saw 0 under a guard every lane passed, the whole warp \
+     under one half passed, 213,222 then 213,452 for two launches of one kernel), of unknown \
+     global address, or read a global line from two quarter-warps (the rule off by up to 4 in \
+     7 of 17 probes), or take a src-size register (the shared side alone in 99 probes, 1.4x it \
+     in a Triton matmul): tests/data/ncu/cp_async";
 
 /// Why a count that leaves out requests of unknown address is a lower bound.
 pub const UNKNOWN_REASON: &str = "requests of unknown (data-dependent) address are counted as \

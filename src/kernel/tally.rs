@@ -190,6 +190,17 @@ pub fn ldgsts_bypass_wavefronts(shared: &[u32; 32], global: &[u32; 32]) -> Bypas
     BypassWavefronts { wavefronts, exact }
 }
 
+/// The SASS form of a `cp.async`, as far as its wavefronts go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Form {
+    /// Unguarded, without a src-size register.
+    Plain,
+    /// Under a guard predicate (SASS-predicated).
+    Guarded,
+    /// With a src-size register (SASS's source-ignore predicate operand).
+    ZeroFill,
+}
+
 /// What [`ldgsts_bypass_wavefronts`] gives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -571,9 +582,8 @@ pub struct Tally {
     constant: ConstantCounts,
     gmma: GmmaCounts,
     /// The global side of the next `cp.async` (its PC, reading lanes, low
-    /// address bits, and whether it zero-fills or is guarded), from
-    /// [`Event::CpAsyncSource`].
-    source: Option<(u64, u32, [u32; 32], bool)>,
+    /// address bits, and its form), from [`Event::CpAsyncSource`].
+    source: Option<(u64, u32, [u32; 32], Form)>,
     /// `.ca` requests costed without their global side.
     ldgsts_unsourced: u64,
     /// `.cg` requests whose wavefronts are an estimate.
@@ -1203,19 +1213,27 @@ impl Consumer for Tally {
                 } else if request.op() == Op::CpAsync(CpAsync::Cg) {
                     // Measured exact only for a whole, unguarded warp that
                     // reads, without a src-size register (a predicated
-                    // LDGSTS.BYPASS is not counted by the rule, a .ZFILL
-                    // one was not measured: see ldgsts_bypass_wavefronts).
+                    // LDGSTS.BYPASS is counted erratically: see
+                    // ldgsts_bypass_wavefronts).
                     let whole = request.active() == LaneSet::FULL;
                     match source {
-                        Some((_, reads, global, unmeasured)) => {
+                        // A src-size register (SASS `LDGSTS.E.BYPASS.128
+                        // [..], [..], P`, Triton's form): the shared side
+                        // alone in 99 probes, whatever the global side, but
+                        // 1.4x it in a Triton matmul: the shared side, as
+                        // an estimate.
+                        Some((_, _, _, Form::ZeroFill)) | None => {
+                            self.ldgsts_bypass_estimated += 1;
+                        }
+                        Some((_, reads, global, form)) => {
                             let shared = request.to_array().map(|a| a.unwrap_or(u32::MAX));
                             let rule = ldgsts_bypass_wavefronts(&shared, &global);
                             cost = cost.map(|c| c.replacing_wavefronts(rule.wavefronts));
-                            if unmeasured || !(rule.exact && whole && reads == u32::MAX) {
+                            let measured = form == Form::Plain && whole && reads == u32::MAX;
+                            if !(rule.exact && measured) {
                                 self.ldgsts_bypass_estimated += 1;
                             }
                         }
-                        None => self.ldgsts_bypass_estimated += 1,
                     }
                 }
                 match cost {
@@ -1258,7 +1276,14 @@ impl Consumer for Tally {
                 offsets,
                 zero_fill,
                 guarded,
-            } => self.source = Some((site.pc, lanes.bits(), offsets, zero_fill || guarded)),
+            } => {
+                let form = match (zero_fill, guarded) {
+                    (true, _) => Form::ZeroFill,
+                    (false, true) => Form::Guarded,
+                    (false, false) => Form::Plain,
+                };
+                self.source = Some((site.pc, lanes.bits(), offsets, form));
+            }
             // The reads' cost was counted with the instruction.
             Event::GmmaReads { .. } => {}
             Event::Gmma {
