@@ -730,12 +730,14 @@ class KernelRun:
         `launch_kernel`, `counters` (each `metric`, `total`, `relation`,
         `predicted`, `measured`, `holds`), `units` (each `unit`,
         `unit_conflicts`, `layout`, `arbitration`, `unexplained`, ...),
-        `source_by_kind` and `source_lines` (with a Source page)."""
+        `source_by_kind` and `source_lines` (with a Source page), and
+        `absent`: the counters the export lacks (not compared, `measured`
+        None)."""
     @property
     def arch(self) -> str:
         """The compute capability predicted on (`"sm_90"`): the one given, else
-        what Triton compiled for, else the PTX's `.target`, else sm_90 (as
-        `smem kernel`)."""
+        the GPU the `ncu=` export was measured on, else what Triton compiled
+        for, else the PTX's `.target`, else sm_90 (as `smem kernel`)."""
     @property
     def needs_opt_in(self) -> bool:
         """Whether the launch's shared memory is more than a block gets without

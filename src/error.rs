@@ -1098,6 +1098,28 @@ pub enum Error {
         found: String,
     },
 
+    /// The GPU an Nsight Compute export of the launch was measured on (its
+    /// compute capability column) is not the one the launch is predicted
+    /// for (feature `ncu`): the capability given (`--arch`) differs, or the
+    /// PTX's `.target` does not run on it.
+    #[error(
+        "{}",
+        ncu_capability_text((*measured_major, *measured_minor), (*other_major, *other_minor), target)
+    )]
+    NcuCapability {
+        /// The export's compute capability, major version.
+        measured_major: u32,
+        /// The export's compute capability, minor version.
+        measured_minor: u32,
+        /// The capability given, or the PTX's `.target`'s, major version.
+        other_major: u32,
+        /// The capability given, or the PTX's `.target`'s, minor version.
+        other_minor: u32,
+        /// The PTX's `.target` as written (`sm_90a`) when it is the other;
+        /// empty for a capability given.
+        target: String,
+    },
+
     /// The worker threads of a parallel reading
     /// ([`kernel::accelsim::parallel`](crate::kernel::accelsim::parallel))
     /// could not be started, or one failed (a bug: its panic's message and
@@ -1214,6 +1236,26 @@ fn ncu_csv_text(line: u64, reason: &str) -> String {
         format!("Nsight Compute CSV export: {reason}")
     } else {
         format!("Nsight Compute CSV export, line {line}: {reason}")
+    }
+}
+
+/// The message of [`Error::NcuCapability`].
+fn ncu_capability_text(measured: (u32, u32), other: (u32, u32), target: &str) -> String {
+    let (major, minor) = measured;
+    if target.is_empty() {
+        format!(
+            "the Nsight Compute export was measured on compute capability {major}.{minor}, not \
+             the {}.{} given (--arch, Python arch=): leave it out to predict for the GPU \
+             measured",
+            other.0, other.1
+        )
+    } else {
+        format!(
+            "the Nsight Compute export was measured on compute capability {major}.{minor}, \
+             which does not run this PTX (.target {target}; PTX for sm_XY runs from XY on, \
+             sm_XYa only on XY, sm_XYf on XY's major version from XY on): compare with the \
+             export of a launch of this PTX"
+        )
     }
 }
 

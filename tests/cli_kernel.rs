@@ -1088,3 +1088,142 @@ fn the_whole_run_has_a_budget() {
          kernel --budget) or run a sample of the blocks (--sample)\n"
     );
 }
+
+/// An export without a counter the model predicts (the H200 exports of
+/// tests/data/ncu/hopper lack `..._op_atom`'s unit-level conflicts) is
+/// compared on what it has, the rest listed, not an error.
+#[test]
+fn counters_an_export_lacks_are_listed_not_compared() {
+    let dir = format!("{NCU}/hopper/globalToShmemAsyncCopy");
+    let ptx = format!("{dir}/globalToShmemAsyncCopy.ptx");
+    let raw = format!("{dir}/raw3.csv");
+    let launch = [
+        ptx.as_str(),
+        "--kernel",
+        "MatrixMulAsyncCopyMultiStageSharedState<16>",
+        "--grid",
+        "16,16",
+        "--block",
+        "16,18",
+        "--arg",
+        "3=256",
+        "--arg",
+        "4=256",
+        "--ncu",
+        &raw,
+    ];
+    // Status 1: synccheck's "Missing wait" of cuda::pipeline's shared state
+    // is found (tests/data/ncu/hopper/README.md).
+    let output = kernel(&launch);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let text = stdout(&output);
+    let absent = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum";
+    assert!(
+        text.contains(&format!(
+            "not in the export, not compared: {absent} (add it to ncu --metrics)\n"
+        )),
+        "{text}"
+    );
+    // Its atomics are measured and equal (2,560 instructions and wavefronts).
+    assert!(
+        support::has_row(
+            &text,
+            &[
+                "smsp__sass_inst_executed_op_shared_atom.sum",
+                "=",
+                "2560",
+                "2560",
+                "equal"
+            ]
+        ),
+        "{text}"
+    );
+    let (report, status) = json(&launch);
+    assert_eq!(status, Some(1));
+    let c = &report["ncu_comparison"];
+    assert_eq!(c["absent"], serde_json::json!([absent]));
+    let row = c["counters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["metric"] == absent)
+        .unwrap();
+    assert_eq!(
+        (&row["measured"], &row["holds"]),
+        (&Value::Null, &Value::Null)
+    );
+    // op_atom's split needs the counter: left out; op_ld's and op_st's stay.
+    let units: Vec<&str> = c["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["unit"].as_str().unwrap())
+        .collect();
+    assert_eq!(units, ["op_ld", "op_st"]);
+}
+
+/// The export's compute capability column names the GPU to predict for when
+/// --arch is not given (the raw page's device attributes, the details page's
+/// `CC`: 9.0 on the H200); an --arch other than it, or a `.target` that GPU
+/// does not run, is refused naming both.
+#[test]
+fn the_export_gives_the_gpu_and_refuses_another() {
+    let ptx = std::fs::read_to_string(format!("{DATA}/transpose_naive_smem/kernel.ptx")).unwrap();
+    assert!(ptx.contains("\n.target sm_90\n"));
+    let retarget = |target: &str, tag: &str| {
+        support::TempFile::new(
+            tag,
+            ptx.replace("\n.target sm_90\n", &format!("\n.target {target}\n"))
+                .as_bytes(),
+        )
+    };
+    let sm80 = retarget("sm_80", "target-sm80.ptx");
+    let launch = |ptx: &str, extra: &[&str]| {
+        let mut args = vec![
+            ptx.to_owned(),
+            "--grid".into(),
+            "8,8".into(),
+            "--block".into(),
+            "32,32".into(),
+            "--arg".into(),
+            "2=256".into(),
+            "--arg".into(),
+            "3=256".into(),
+        ];
+        args.extend(extra.iter().map(|s| (*s).to_owned()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        kernel(&args)
+    };
+    let raw = format!("{NCU}/transpose_naive_smem/raw.csv");
+    let details = format!("{NCU}/transpose_naive_smem/details.csv");
+    let alone = stdout(&launch(sm80.name(), &[]));
+    assert!(alone.contains("predicted for sm_80"), "{alone}");
+    for export in [&raw, &details] {
+        let output = launch(sm80.name(), &["--ncu", export]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let text = stdout(&output);
+        assert!(text.contains("predicted for sm_90"), "{export}: {text}");
+        assert!(!text.contains("differs by"), "{export}: {text}");
+    }
+    let sm100a = retarget("sm_100a", "target-sm100a.ptx");
+    let output = launch(sm100a.name(), &["--ncu", &raw]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains(
+            "the Nsight Compute export was measured on compute capability 9.0, which does not \
+             run this PTX (.target sm_100a;"
+        ),
+        "{}",
+        stderr(&output)
+    );
+    let output = launch(sm80.name(), &["--ncu", &details, "--arch", "sm_80"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains(
+            "the Nsight Compute export was measured on compute capability 9.0, not the 8.0 \
+             given (--arch, Python arch=)"
+        ),
+        "{}",
+        stderr(&output)
+    );
+}

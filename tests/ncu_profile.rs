@@ -360,15 +360,33 @@ fn no_matching_launch_is_refused() {
     assert!(select(&all, name, [8, 8, 1], [32, 32, 1], Some(3)).is_err());
 }
 
-/// An export without the counters the comparison needs: the counter named,
-/// and the --metrics to profile with.
+/// An export without counters the comparison needs is compared on what it
+/// has, the others listed as absent in the order predicted; a counter asked
+/// for by name is an error naming it and the --metrics to profile with, and
+/// a value that is not a count is an error in the comparison too.
 #[test]
-fn a_missing_counter_is_named() {
+fn missing_counters_are_listed_and_a_bad_value_is_named() {
     let csv = "\"ID\",\"Kernel Name\",\"Block Size\",\"Grid Size\",\"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum\"\n\
                \"0\",\"transposeNaiveShared(float *, const float *, int, int)\",\"(32, 32, 1)\",\"(8, 8, 1)\",\"65,536\"\n";
     let all = read_launches(csv).unwrap();
     let (_, _, _, tally) = run("transpose_naive_smem");
-    let err = compare(&tally, Some(&all[0]), None).unwrap_err();
+    let c = compare(&tally, Some(&all[0]), None).unwrap();
+    let present = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
+    for row in &c.counters {
+        let counter = row.prediction.counter;
+        if counter == present {
+            assert_eq!(row.measured, Some(65_536));
+        } else if counter != SOURCE_EXCESSIVE {
+            assert_eq!(row.measured, None, "{counter}");
+        }
+    }
+    assert_eq!(c.absent[0], "smsp__sass_inst_executed_op_shared_ld.sum");
+    assert!(!c.absent.contains(&present));
+    // Every unit split needs a conflicts counter the export lacks.
+    assert!(c.units.is_empty());
+    let err = all[0]
+        .counter("smsp__sass_inst_executed_op_shared_ld.sum")
+        .unwrap_err();
     match &err {
         Error::NcuCounter {
             launch,
@@ -389,9 +407,8 @@ fn a_missing_counter_is_named() {
         "{err}"
     );
     let bad = csv.replace("\"65,536\"", "\"n/a\"");
-    let err = read_launches(&bad).unwrap()[0]
-        .counter("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum")
-        .unwrap_err();
+    let bad = read_launches(&bad).unwrap();
+    let err = compare(&tally, Some(&bad[0]), None).unwrap_err();
     assert!(err.to_string().contains("= \"n/a\", not a count"), "{err}");
 }
 
@@ -485,4 +502,22 @@ fn compare_and_swap_loops_are_never_named_equal() {
                 .unwrap()
         )
     );
+}
+
+/// The GPU a launch ran on: the raw page's device attributes, the details
+/// page's CC column (both 9.0, the H200), nothing where neither is exported.
+#[test]
+fn the_launch_names_its_gpu() {
+    for page in ["raw", "details"] {
+        let Export::Launches(all) =
+            read_export_file(&data(&format!("ncu/matmul/{page}.csv"))).unwrap()
+        else {
+            panic!("{page}: not a launch export");
+        };
+        assert_eq!(all[0].capability, Some(ComputeCapability::Sm90), "{page}");
+    }
+    let csv = "\"ID\",\"Kernel Name\",\"CC\"\n\"0\",\"k\",\"8.6\"\n\"1\",\"k\",\"\"\n";
+    let all = read_launches(csv).unwrap();
+    assert_eq!(all[0].capability, Some(ComputeCapability::Sm86));
+    assert_eq!(all[1].capability, None);
 }

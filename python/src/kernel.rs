@@ -70,11 +70,13 @@ pub struct PyKernelRun {
     /// `launch_kernel`, `counters` (each `metric`, `total`, `relation`,
     /// `predicted`, `measured`, `holds`), `units` (each `unit`,
     /// `unit_conflicts`, `layout`, `arbitration`, `unexplained`, ...),
-    /// `source_by_kind` and `source_lines` (with a Source page).
+    /// `source_by_kind` and `source_lines` (with a Source page), and
+    /// `absent`: the counters the export lacks (not compared, `measured`
+    /// None).
     ncu: Py<PyAny>,
     /// The compute capability predicted on (`"sm_90"`): the one given, else
-    /// what Triton compiled for, else the PTX's `.target`, else sm_90 (as
-    /// `smem kernel`).
+    /// the GPU the `ncu=` export was measured on, else what Triton compiled
+    /// for, else the PTX's `.target`, else sm_90 (as `smem kernel`).
     arch: String,
     /// The source lines (the PTX's `.loc`), most bank conflicts first, as
     /// `smem kernel --by-line --json` gives them: one dict a line, with
@@ -651,7 +653,24 @@ fn run(py: Python<'_>, request: Request) -> PyResult<PyKernelRun> {
         if let Some(cluster) = request.cluster.or(kernel.reqnctapercluster()) {
             launch = launch.with_cluster(cluster)?;
         }
-        let cc = resolve::capability(&module, meta, request.arch);
+        // As `smem kernel`: the exports first, the GPU they were measured on
+        // being the one to predict for when no arch is given.
+        let exports = if request.ncu.is_empty() {
+            None
+        } else {
+            Some(profile::Exports::read(&request.ncu)?)
+        };
+        let measured = match &exports {
+            Some(e) => e
+                .launch(kernel.name(), request.grid, block, request.ncu_id)?
+                .and_then(|l| l.capability),
+            None => None,
+        };
+        let arch = match request.arch {
+            Some(given) if Profiler::of(given) == Profiler::Nvprof => Some(given),
+            given => profile::capability(given, measured, &module.target)?,
+        };
+        let cc = resolve::capability(&module, meta, arch);
         // Blocks on every core (the consumer still runs here, in block
         // order: the answer is the same), and Ctrl-C checked between blocks
         // too, where a block's events come from another thread or from the
@@ -691,9 +710,13 @@ fn run(py: Python<'_>, request: Request) -> PyResult<PyKernelRun> {
         } else {
             serde_json::Value::Array(Vec::new())
         };
-        let comparison = if request.ncu.is_empty() {
+        let comparison = if let Some(exports) = exports.as_ref().filter(|_| volta) {
+            exports
+                .compare(&tally, kernel.name(), request.grid, block, request.ncu_id)?
+                .to_json()
+        } else if exports.is_none() {
             serde_json::Value::Null
-        } else if !volta {
+        } else {
             return Err(Error::NcuCsv {
                 line: 0,
                 reason: format!(
@@ -702,16 +725,6 @@ fn run(py: Python<'_>, request: Request) -> PyResult<PyKernelRun> {
                     cc.sm_name()
                 ),
             });
-        } else {
-            profile::compare_files(
-                &request.ncu,
-                request.ncu_id,
-                &tally,
-                kernel.name(),
-                request.grid,
-                block,
-            )?
-            .to_json()
         };
         Ok::<_, Error>((
             kernel.name().to_owned(),

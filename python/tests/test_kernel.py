@@ -200,6 +200,23 @@ def test_a_profile_is_compared_as_smem_kernel_does():
     assert (units["op_ld"]["layout"], units["op_ld"]["arbitration"]) == (0, 38)
     assert (units["op_st"]["layout"], units["op_st"]["arbitration"]) == (0, 4_825)
     assert {l["source_line"] for l in c["source_lines"]} == {"matmul.cu:20", "matmul.cu:21", "matmul.cu:24"}
+    assert c["absent"] == []
+
+
+def test_the_profile_names_the_gpu_to_predict_for():
+    folder, launch, _, scalars = fixture("matmul")
+    # The same PTX for sm_80: predicted for the H200 the export was measured
+    # on (CC 9.0); an arch other than it, or a target it cannot run, refused.
+    ptx = (folder / "kernel.ptx").read_text().replace("\n.target sm_90\n", "\n.target sm_80\n")
+    args = (ptx, tuple(launch["grid"]), tuple(launch["block"]), scalars)
+    raw = NCU / "matmul" / "raw.csv"
+    assert smem_model.kernel(*args).arch == "sm_80"
+    assert smem_model.kernel(*args, ncu=raw).arch == "sm_90"
+    with pytest.raises(ValueError, match="measured on compute capability 9.0, not the 8.0 given"):
+        smem_model.kernel(*args, ncu=raw, arch="sm_80")
+    newer = ptx.replace("\n.target sm_80\n", "\n.target sm_100a\n")
+    with pytest.raises(ValueError, match=r"does not run this PTX \(\.target sm_100a"):
+        smem_model.kernel(newer, *args[1:], ncu=raw)
 
 
 def test_a_bad_profile_is_a_value_error():

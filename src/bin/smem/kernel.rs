@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 use smem_model::kernel::ncu;
-use smem_model::kernel::ncu::profile::Comparison;
+use smem_model::kernel::ncu::profile::{self, Comparison, Exports};
 use smem_model::kernel::ptx::{
     self, resolve, site_text, source_text as source_of, Kernel, KernelLaunch, NoteKind, RunOptions,
     RunSummary,
@@ -206,7 +206,10 @@ pub struct Args {
     /// Compare with Nsight Compute's CSV export of this launch: `ncu --csv
     /// --page raw` or `--page details` (with the counters `smem help kernel`
     /// lists), and/or the Source page (`ncu -i REPORT --csv --page source
-    /// --print-source sass` or `cuda,sass`); repeat for each file.
+    /// --print-source sass` or `cuda,sass`); repeat for each file. Without
+    /// --arch, the launch is predicted for the GPU the export was measured on
+    /// (its compute capability column); counters it lacks are listed, not
+    /// compared.
     #[arg(long, value_name = "FILE")]
     ncu: Vec<PathBuf>,
 
@@ -337,7 +340,34 @@ fn analyse(args: &Args) -> Result<ExitCode, String> {
     if let Some(cluster) = args.cluster.or(kernel.reqnctapercluster()) {
         launch = launch.with_cluster(cluster).map_err(|e| e.to_string())?;
     }
-    let capability = resolve::capability(&module, meta, args.arch);
+    // The exports are read first: the GPU they were measured on is the one
+    // to predict for when --arch is not given.
+    let exports = if args.ncu.is_empty() {
+        None
+    } else {
+        Some(Exports::read(&args.ncu).map_err(|e| e.to_string())?)
+    };
+    let measured = match &exports {
+        Some(e) => e
+            .launch(kernel.name(), launch.grid(), launch.block(), args.ncu_id)
+            .map_err(|e| e.to_string())?
+            .and_then(|l| l.capability),
+        None => None,
+    };
+    let arch = match args.arch {
+        // Refused next, as a capability without Nsight Compute.
+        Some(given) if Profiler::of(given) == Profiler::Nvprof => Some(given),
+        given => profile::capability(given, measured, &module.target).map_err(|e| e.to_string())?,
+    };
+    let capability = resolve::capability(&module, meta, arch);
+    if exports.is_some() && Profiler::of(capability) == Profiler::Nvprof {
+        return Err(format!(
+            "--ncu compares Nsight Compute's counters, which exist from compute capability 7.0 \
+             on: this launch is predicted for {} (the PTX's .target unless --arch is given); give \
+             --arch for the GPU profiled (the export's \"CC\" column: 9.0 is --arch sm_90)",
+            capability.sm_name()
+        ));
+    }
     let threads = match args.threads {
         Some(0) => return Err("--threads must be at least 1".to_owned()),
         Some(n) if n > MAX_THREADS => {
@@ -378,24 +408,17 @@ fn analyse(args: &Args) -> Result<ExitCode, String> {
     bar.finish_and_clear();
     let summary = summary.map_err(|e| e.to_string())?;
     let races = races.into_kernels().into_iter().next().unwrap_or_default();
-    let comparison = if args.ncu.is_empty() {
-        None
-    } else if Profiler::of(capability) == Profiler::Nvprof {
-        return Err(format!(
-            "--ncu compares Nsight Compute's counters, which exist from compute capability 7.0 \
-             on: this launch is predicted for {} (the PTX's .target unless --arch is given); give \
-             --arch for the GPU profiled (the export's \"CC\" column: 9.0 is --arch sm_90)",
-            capability.sm_name()
-        ));
-    } else {
-        Some(crate::ncu::compare_files(
+    let comparison = match &exports {
+        Some(exports) => Some(crate::ncu::compare(
+            exports,
             &args.ncu,
             args.ncu_id,
             &tally,
             kernel.name(),
             launch.grid(),
             launch.block(),
-        )?)
+        )?),
+        None => None,
     };
     let outcome = Outcome {
         kernel,

@@ -181,6 +181,14 @@ pub(crate) fn comparison_text(c: &Comparison, files: &str, top: usize) -> String
     }
     out.push_str(&table.render(0));
     out.push_str(&notes(&marks, false));
+    if !c.absent.is_empty() {
+        let _ = writeln!(
+            out,
+            "not in the export, not compared: {} (add {} to ncu --metrics)",
+            c.absent.join(", "),
+            if c.absent.len() == 1 { "it" } else { "them" }
+        );
+    }
     if differs > 0 {
         let _ = writeln!(
             out,
@@ -328,14 +336,16 @@ pub(crate) fn comparison_text(c: &Comparison, files: &str, top: usize) -> String
     out
 }
 
-/// Reads `--ncu`'s files and compares (`profile::compare_files`). Returns
-/// the comparison and the files' names as said.
+/// Compares with `--ncu`'s exports, read from `files`
+/// (`profile::Exports::compare`). Returns the comparison and the files'
+/// names as said.
 ///
 /// # Errors
 ///
-/// The message of a file that cannot be read, of two files of one kind, of
-/// no launch or several, or of a counter missing.
-pub(crate) fn compare_files(
+/// The message of no launch or several, or of a counter that is not a
+/// number.
+pub(crate) fn compare(
+    exports: &profile::Exports,
     files: &[PathBuf],
     id: Option<u64>,
     tally: &Tally,
@@ -343,8 +353,9 @@ pub(crate) fn compare_files(
     grid: [u32; 3],
     block: [u32; 3],
 ) -> Result<(Comparison, String), String> {
-    let comparison =
-        profile::compare_files(files, id, tally, kernel, grid, block).map_err(|e| e.to_string())?;
+    let comparison = exports
+        .compare(tally, kernel, grid, block, id)
+        .map_err(|e| e.to_string())?;
     let shown: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
     Ok((comparison, shown.join(", ")))
 }

@@ -45,7 +45,7 @@ use std::path::Path;
 
 use super::{predictions, Family, Prediction, Relation, Unit, SOURCE_EXCESSIVE};
 use crate::kernel::tally::Tally;
-use crate::Error;
+use crate::{ComputeCapability, Error};
 
 /// One launch of a raw or details export.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,6 +62,11 @@ pub struct Launch {
     pub grid: Option<[u32; 3]>,
     /// Every metric's value as exported, by name.
     pub values: BTreeMap<String, String>,
+    /// The compute capability of the GPU it ran on, where the export gives
+    /// it (the raw page's `device__attribute_compute_capability_major` and
+    /// `_minor`, or the `"CC"` column of either page: `9.0`) and the crate
+    /// knows it.
+    pub capability: Option<ComputeCapability>,
 }
 
 impl Launch {
@@ -72,14 +77,42 @@ impl Launch {
     /// [`Error::NcuCounter`] when the launch has no such counter, or a value
     /// that is not a whole number.
     pub fn counter(&self, name: &str) -> Result<u64, Error> {
-        let missing = |value: &str| Error::NcuCounter {
+        self.measured(name)?.ok_or_else(|| Error::NcuCounter {
             launch: self.id,
             counter: name.to_owned(),
-            value: value.to_owned(),
+            value: String::new(),
             metrics: METRICS.join(","),
-        };
-        let value = self.values.get(name).ok_or_else(|| missing(""))?;
-        count(value).ok_or_else(|| missing(value))
+        })
+    }
+
+    /// The count a counter holds, or `None` when the export does not have
+    /// it (no such column or metric, or an empty value).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NcuCounter`] when its value is not a whole number.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::kernel::ncu::profile::read_launches;
+    ///
+    /// let csv = "\"ID\",\"Kernel Name\",\"a.sum\"\n\"0\",\"k\",\"1,024\"\n";
+    /// let launch = &read_launches(csv)?[0];
+    /// assert_eq!(launch.measured("a.sum")?, Some(1024));
+    /// assert_eq!(launch.measured("b.sum")?, None);
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn measured(&self, name: &str) -> Result<Option<u64>, Error> {
+        match self.values.get(name).map(String::as_str) {
+            None | Some("") => Ok(None),
+            Some(value) => count(value).map(Some).ok_or_else(|| Error::NcuCounter {
+                launch: self.id,
+                counter: name.to_owned(),
+                value: value.to_owned(),
+                metrics: METRICS.join(","),
+            }),
+        }
     }
 
     /// Whether the launch is of `kernel` (its PTX name, mangled or not):
@@ -237,11 +270,12 @@ pub fn read_launches(text: &str) -> Result<Vec<Launch>, Error> {
         None => unreachable_header(),
     };
     let column = |name: &str| header.iter().position(|h| h == name);
-    let (id, kernel, block, grid) = (
+    let (id, kernel, block, grid, cc) = (
         column("ID"),
         column("Kernel Name"),
         column("Block Size"),
         column("Grid Size"),
+        column("CC"),
     );
     let details = column("Metric Name").zip(column("Metric Value"));
     let mut out: Vec<Launch> = Vec::new();
@@ -267,6 +301,7 @@ pub fn read_launches(text: &str) -> Result<Vec<Launch>, Error> {
                     block: dims(field(block)),
                     grid: dims(field(grid)),
                     values: BTreeMap::new(),
+                    capability: capability_of(field(cc)),
                 });
                 out.last_mut().expect("just pushed")
             }
@@ -285,10 +320,26 @@ pub fn read_launches(text: &str) -> Result<Vec<Launch>, Error> {
                 for (h, v) in header.iter().zip(record.iter()) {
                     launch.values.insert(h.to_owned(), v.to_owned());
                 }
+                let attribute = |which: &str| {
+                    launch
+                        .values
+                        .get(&format!("device__attribute_compute_capability_{which}"))
+                        .and_then(|v| v.parse::<u32>().ok())
+                };
+                if let (Some(major), Some(minor)) = (attribute("major"), attribute("minor")) {
+                    launch.capability = ComputeCapability::new(major, minor);
+                }
             }
         }
     }
     Ok(out)
+}
+
+/// The compute capability a `"CC"` column gives (`9.0`), where the crate
+/// knows it.
+fn capability_of(text: &str) -> Option<ComputeCapability> {
+    let (major, minor) = text.trim().split_once('.')?;
+    ComputeCapability::new(major.parse().ok()?, minor.parse().ok()?)
 }
 
 /// The header row was found by its first field, so a reader of the text
@@ -787,15 +838,22 @@ pub struct Comparison {
     /// first (with a `cuda,sass` Source page; lines with no shared
     /// wavefronts on either side left out).
     pub lines: Vec<LineComparison>,
+    /// The counters the comparison needs that the raw or details export
+    /// does not have, in the order first needed: their predictions are
+    /// not compared (`measured` `None`), and a unit split that needs one is
+    /// left out.
+    pub absent: Vec<&'static str>,
 }
 
 /// Compares the tally of a launch with its measurements: a raw or details
-/// export's `launch` and/or a Source page's `source` kernel.
+/// export's `launch` and/or a Source page's `source` kernel. A counter the
+/// launch lacks is listed in [`Comparison::absent`] and not compared (profile
+/// with every name of [`METRICS`] to compare all).
 ///
 /// # Errors
 ///
-/// [`Error::NcuCounter`] when `launch` lacks a counter the predictions
-/// name (profile with every name of [`METRICS`]).
+/// [`Error::NcuCounter`] when a counter's value in `launch` is not a whole
+/// number.
 ///
 /// # Example
 ///
@@ -815,18 +873,21 @@ pub fn compare(
     launch: Option<&Launch>,
     source: Option<&SourceKernel>,
 ) -> Result<Comparison, Error> {
+    let mut absent: Vec<&'static str> = Vec::new();
+    let mut measure = |l: &Launch, counter: &'static str| {
+        let value = l.measured(counter)?;
+        if value.is_none() && !absent.contains(&counter) {
+            absent.push(counter);
+        }
+        Ok::<_, Error>(value)
+    };
     let mut counters = Vec::new();
     for prediction in predictions(tally) {
         let measured = if prediction.counter == SOURCE_EXCESSIVE {
             source.map(|s| s.total().excessive)
         } else {
             match launch {
-                // wgmma's counters are not in METRICS (the exports measured
-                // before them lack them): compared where the export has them.
-                Some(l) if prediction.families == [Family::Gmma] => {
-                    l.counter(prediction.counter).ok()
-                }
-                Some(l) => Some(l.counter(prediction.counter)?),
+                Some(l) => measure(l, prediction.counter)?,
                 None => None,
             }
         };
@@ -853,12 +914,18 @@ pub fn compare(
             if !present {
                 continue;
             }
-            let unit_wavefronts = l.counter(unit.wavefronts_counter())?;
-            let unit_conflicts = l.counter(unit.conflicts_counter())?;
-            let mut instruction_wavefronts = 0;
+            let unit_wavefronts = measure(l, unit.wavefronts_counter())?;
+            let unit_conflicts = measure(l, unit.conflicts_counter())?;
+            let mut instruction_wavefronts = Some(0);
             for f in &families {
-                instruction_wavefronts += l.counter(f.wavefronts_counter())?;
+                let w = measure(l, f.wavefronts_counter())?;
+                instruction_wavefronts = instruction_wavefronts.zip(w).map(|(a, b)| a + b);
             }
+            let (Some(unit_wavefronts), Some(unit_conflicts), Some(instruction_wavefronts)) =
+                (unit_wavefronts, unit_conflicts, instruction_wavefronts)
+            else {
+                continue;
+            };
             let layout: u64 = families
                 .iter()
                 .map(|f| {
@@ -903,6 +970,7 @@ pub fn compare(
         units,
         families,
         lines,
+        absent,
     })
 }
 
@@ -958,18 +1026,206 @@ fn compare_lines(tally: &Tally, source: &SourceKernel) -> Vec<LineComparison> {
     out
 }
 
-/// Reads the exports at `paths` (at most one raw or details export and one
-/// Source page, in any order), picks the launch of `kernel` with `grid` and
-/// `block` (or of ID `id`) and compares the tally with it ([`compare`]).
-/// Where the Source page holds several launches of the kernel, the one in
-/// the chosen launch's place among them is taken (the page lists launches in
-/// order, without their IDs).
+/// The exports `--ncu` names: at most one raw or details export and one
+/// Source page ([`Exports::read`]).
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
+pub struct Exports {
+    /// The raw or details export's launches.
+    pub launches: Option<Vec<Launch>>,
+    /// The Source page's kernels.
+    pub source: Option<Vec<SourceKernel>>,
+}
+
+impl Exports {
+    /// Reads the exports at `paths`, in any order.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NcuCsv`] for a file that cannot be read or does not read as
+    /// an export, or a second export of one kind.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::kernel::ncu::profile::Exports;
+    ///
+    /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/ncu/matmul");
+    /// let exports = Exports::read(&[format!("{dir}/raw.csv"), format!("{dir}/source_sass.csv")])?;
+    /// assert_eq!(exports.launches.map(|l| l.len()), Some(1));
+    /// # Ok::<(), smem_model::Error>(())
+    /// ```
+    pub fn read<P: AsRef<Path>>(paths: &[P]) -> Result<Exports, Error> {
+        let mut exports = Exports::default();
+        for path in paths {
+            let path = path.as_ref();
+            let within = |e: Error| match e {
+                // The file's name, where the reader did not give it.
+                Error::NcuCsv { line, reason } if !reason.starts_with(&*path.to_string_lossy()) => {
+                    Error::NcuCsv {
+                        line,
+                        reason: format!("{}: {reason}", path.display()),
+                    }
+                }
+                other => other,
+            };
+            match read_export_file(path).map_err(within)? {
+                Export::Launches(l) if exports.launches.is_none() => exports.launches = Some(l),
+                Export::Source(s) if exports.source.is_none() => exports.source = Some(s),
+                _ => {
+                    return Err(Error::NcuCsv {
+                        line: 0,
+                        reason: format!(
+                            "{}: a second export of the same page: give one raw or details \
+                             export and one Source page",
+                            path.display()
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(exports)
+    }
+
+    /// The raw or details export's launch of `kernel` with `grid` and
+    /// `block` (or of ID `id`; [`select`]), `None` without such an export.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NcuLaunch`] for no matching launch or several.
+    pub fn launch(
+        &self,
+        kernel: &str,
+        grid: [u32; 3],
+        block: [u32; 3],
+        id: Option<u64>,
+    ) -> Result<Option<&Launch>, Error> {
+        match &self.launches {
+            Some(all) => select(all, kernel, grid, block, id).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Compares the tally with the launch [`launch`](Self::launch) picks and
+    /// the Source page's kernel ([`compare`]). Where the Source page holds
+    /// several launches of the kernel, the one in the chosen launch's place
+    /// among them is taken (the page lists launches in order, without their
+    /// IDs).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NcuLaunch`] for no matching launch or several;
+    /// [`Error::NcuCounter`] for a counter whose value is not a number.
+    pub fn compare(
+        &self,
+        tally: &Tally,
+        kernel: &str,
+        grid: [u32; 3],
+        block: [u32; 3],
+        id: Option<u64>,
+    ) -> Result<Comparison, Error> {
+        let launch = self.launch(kernel, grid, block, id)?;
+        let source_kernel = match &self.source {
+            Some(kernels) => {
+                let same = kernels.iter().filter(|k| k.is_kernel(kernel)).count();
+                let nth = match (&self.launches, launch) {
+                    (Some(all), Some(chosen)) if same > 1 => all
+                        .iter()
+                        .filter(|l| l.is_kernel(kernel))
+                        .position(|l| l.id == chosen.id),
+                    _ => None,
+                };
+                Some(select_source(kernels, kernel, nth)?)
+            }
+            None => None,
+        };
+        compare(tally, launch, source_kernel)
+    }
+}
+
+/// The compute capability to predict a launch for when its measurements
+/// come from a GPU of `measured` ([`Launch::capability`], where the export
+/// gives it): the one `given`, else `measured` (`None` when neither is
+/// known), checked against the PTX's `.target`s (`targets`, as the module
+/// writes them). A GPU runs PTX for `sm_XY` from `XY` on (the driver
+/// compiles it), for the architecture-specific `sm_XYa` only on `XY`, and
+/// for the family-specific `sm_XYf` on `XY`'s major version from `XY` on
+/// (PTX ISA, target directive; CUDA C++ Programming Guide, compute
+/// capabilities).
 ///
 /// # Errors
 ///
-/// [`Error::NcuCsv`] for a file that cannot be read or does not read as an
-/// export, or a second export of one kind; [`Error::NcuLaunch`] for no
-/// matching launch or several; [`Error::NcuCounter`] for a counter missing.
+/// [`Error::NcuCapability`] when `given` is not `measured`, or a target
+/// does not run on `measured`.
+///
+/// # Example
+///
+/// ```
+/// use smem_model::kernel::ncu::profile::capability;
+/// use smem_model::ComputeCapability;
+///
+/// let h200 = Some(ComputeCapability::Sm90);
+/// assert_eq!(capability(None, h200, &["sm_80"])?, h200);
+/// assert!(capability(None, h200, &["sm_100a"]).is_err());
+/// assert!(capability(Some(ComputeCapability::Sm80), h200, &["sm_80"]).is_err());
+/// assert_eq!(capability(None, None, &["sm_80"])?, None);
+/// # Ok::<(), smem_model::Error>(())
+/// ```
+pub fn capability(
+    given: Option<ComputeCapability>,
+    measured: Option<ComputeCapability>,
+    targets: &[&str],
+) -> Result<Option<ComputeCapability>, Error> {
+    let Some(m) = measured else {
+        return Ok(given);
+    };
+    let (major, minor) = m.version();
+    let refuse = |other: ComputeCapability, target: &str| {
+        let (other_major, other_minor) = other.version();
+        Error::NcuCapability {
+            measured_major: major,
+            measured_minor: minor,
+            other_major,
+            other_minor,
+            target: target.to_owned(),
+        }
+    };
+    if let Some(g) = given {
+        return if g == m {
+            Ok(given)
+        } else {
+            Err(refuse(g, ""))
+        };
+    }
+    for &target in targets {
+        let Ok(t) = target.parse::<ComputeCapability>() else {
+            // Not a capability (`texmode_independent`, `debug`).
+            continue;
+        };
+        let suffix = target
+            .trim_end()
+            .chars()
+            .last()
+            .map(|c| c.to_ascii_lowercase());
+        let runs = match suffix {
+            Some('a') => t == m,
+            Some('f') => t.major() == major && t.minor() <= minor,
+            _ => t.version() <= (major, minor),
+        };
+        if !runs {
+            return Err(refuse(t, target));
+        }
+    }
+    Ok(measured)
+}
+
+/// Reads the exports at `paths` (at most one raw or details export and one
+/// Source page, in any order), picks the launch of `kernel` with `grid` and
+/// `block` (or of ID `id`) and compares the tally with it ([`Exports`]).
+///
+/// # Errors
+///
+/// As [`Exports::read`] and [`Exports::compare`].
 pub fn compare_files<P: AsRef<Path>>(
     paths: &[P],
     id: Option<u64>,
@@ -978,54 +1234,7 @@ pub fn compare_files<P: AsRef<Path>>(
     grid: [u32; 3],
     block: [u32; 3],
 ) -> Result<Comparison, Error> {
-    let mut launches: Option<Vec<Launch>> = None;
-    let mut source: Option<Vec<SourceKernel>> = None;
-    for path in paths {
-        let path = path.as_ref();
-        let within = |e: Error| match e {
-            // The file's name, where the reader did not give it.
-            Error::NcuCsv { line, reason } if !reason.starts_with(&*path.to_string_lossy()) => {
-                Error::NcuCsv {
-                    line,
-                    reason: format!("{}: {reason}", path.display()),
-                }
-            }
-            other => other,
-        };
-        match read_export_file(path).map_err(within)? {
-            Export::Launches(l) if launches.is_none() => launches = Some(l),
-            Export::Source(s) if source.is_none() => source = Some(s),
-            _ => {
-                return Err(Error::NcuCsv {
-                    line: 0,
-                    reason: format!(
-                        "{}: a second export of the same page: give one raw or details export \
-                         and one Source page",
-                        path.display()
-                    ),
-                });
-            }
-        }
-    }
-    let launch = match &launches {
-        Some(all) => Some(select(all, kernel, grid, block, id)?),
-        None => None,
-    };
-    let source_kernel = match &source {
-        Some(kernels) => {
-            let same = kernels.iter().filter(|k| k.is_kernel(kernel)).count();
-            let nth = match (&launches, launch) {
-                (Some(all), Some(chosen)) if same > 1 => all
-                    .iter()
-                    .filter(|l| l.is_kernel(kernel))
-                    .position(|l| l.id == chosen.id),
-                _ => None,
-            };
-            Some(select_source(kernels, kernel, nth)?)
-        }
-        None => None,
-    };
-    compare(tally, launch, source_kernel)
+    Exports::read(paths)?.compare(tally, kernel, grid, block, id)
 }
 
 /// Every counter the tally predicts ([`predictions`]) as `smem kernel
@@ -1092,6 +1301,7 @@ impl Comparison {
                 "measured": figures(l.measured.wavefronts, l.measured.ideal, l.measured.excessive),
                 "predicted": figures(l.wavefronts, l.ideal, l.conflicts),
             })).collect::<Vec<_>>(),
+            "absent": self.absent,
         })
     }
 }
