@@ -212,3 +212,23 @@ fn copy_groups_never_waited_for_are_refused_past_the_bound() {
             .unwrap();
     }
 }
+
+/// The conflicts held while a copy is in flight are bounded (65,536, the
+/// block model's docs): past that the oldest are noted as if the copy were
+/// seen, so a copy completed through an mbarrier after more reads than that
+/// has its hazard, where one read fewer than the bound leaves none.
+#[test]
+fn conflicts_held_for_a_copy_in_flight_are_bounded() {
+    // Each read of warp 0's 512 bytes conflicts on 128 words.
+    let held = |reads: u32| {
+        let mut block = Block::new(SM80, 64).unwrap();
+        block.access(0, 0x10, &copy(0)).unwrap();
+        for _ in 0..reads {
+            block.access(1, 0x80, &read(0)).unwrap();
+        }
+        sync(&mut block, 0, 0x20, SyncOp::CpAsyncArrive);
+        block.finish()
+    };
+    assert!(held(65_536 / 128).is_clean());
+    assert_eq!(held(65_536 / 128 + 1).hazards().len(), 1);
+}
