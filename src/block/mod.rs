@@ -1715,6 +1715,7 @@ impl Block {
             warps,
             shadow,
             hazards,
+            found,
             ..
         } = self;
         let (warp, kind) = (now.warp, now.kind);
@@ -1726,6 +1727,30 @@ impl Block {
             let lane = bits.trailing_zeros();
             bits &= bits - 1;
             let first = addresses[lane as usize] / 4;
+            if words == 4 && shadow.coarse(first) {
+                // The lane's 16 bytes are a coarse quad: its four words'
+                // records are one cell's, and so are their conflicts, put
+                // word by word as a check of each would put them.
+                if shadow.kinds[first as usize] & look != 0 {
+                    let batch = Batch {
+                        word: first,
+                        mask: 0xf,
+                        lanes: 1 << lane,
+                    };
+                    found.clear();
+                    check(shadow.records(first), &batch, me, now, addresses, found);
+                    for i in 0..4 {
+                        for f in found.iter() {
+                            hazards.put(Found {
+                                word: first + i,
+                                rank: (f.rank >> 40) << 40 | u64::from(i) << 32,
+                                ..*f
+                            });
+                        }
+                    }
+                }
+                continue;
+            }
             for word in first..first + words {
                 if shadow
                     .kinds
@@ -2844,6 +2869,33 @@ fn record_words(
             bytes: 0xf,
             pending: false,
         };
+        // A lane of 16 bytes covers a quad (requests are aligned to their
+        // width): the commonest steps below, once for its four words when
+        // the quad is new or coarse and stays so. Near the bound on records
+        // the words go one by one, to be refused at the same one.
+        if words == 4 && shadow.records + 4 <= MAX_RECORDS && shadow.quads() {
+            if shadow.quad_empty(first) {
+                shadow.push_quad(first, new);
+                continue;
+            }
+            if shadow.coarse(first) {
+                if let [only] = shadow.quad_records_mut(first) {
+                    if only.warps & bit == 0 && only.alike(&new) {
+                        only.warps |= bit;
+                        continue;
+                    }
+                    let mergeable = only.warps & bit != 0
+                        && only.kind == kind
+                        && !only.pending
+                        && only.site == site
+                        && only.bytes == 0xf;
+                    if !mergeable {
+                        shadow.push_more_quad(first, new);
+                        continue;
+                    }
+                }
+            }
+        }
         for word in first..first + words {
             if shadow.kinds[word as usize] == 0 {
                 if shadow.records >= MAX_RECORDS {

@@ -28,6 +28,20 @@
 //! holds records only while its kinds are not 0, and is emptied when the
 //! word is next touched, when it is written anyway.
 //!
+//! A quad (4 words, 16 bytes, aligned) that one 16-byte lane of a warp
+//! access covers is often touched only by such lanes: 16-byte loads and
+//! stores (`LDS.128`, `STS.128`, `ldmatrix` rows) are most of the words of
+//! tensor-core kernels. While its four cells would hold the same records
+//! (one or two, in place), the quad is coarse ([`COARSE_BIT`]): its first
+//! word's cell holds them for all four, and an access of 16-byte lanes
+//! checks and writes them once, not four times. Anything else that reads a
+//! coarse word's records reads its quad's first cell
+//! ([`records`](Shadow::records)); anything that changes them splits the
+//! quad first, copying that cell to the other three
+//! ([`split`](Shadow::split)). So a coarse quad behaves exactly as its four
+//! cells would: a modelling device, not a rule (the property tests of
+//! `src/block/tests.rs` run the same programs without it).
+//!
 //! Accesses that cannot race with anything deferred so far wait unwritten
 //! while the shadow is empty ([`Shadow::deferred`]): most of a clean
 //! kernel's accesses between two barriers are never written at all.
@@ -213,6 +227,12 @@ pub(super) const fn kind_bit(kind: AccessKind) -> u8 {
 /// The bit of a pending `cp.async` write in [`Shadow::kinds`].
 pub(super) const PENDING_BIT: u8 = 16;
 
+/// The bit of [`Shadow::kinds`] that marks each word of a coarse quad (see
+/// the module's docs): the word's records are those of the quad's first
+/// word's cell, which holds at most two, in place, none pending. Never in
+/// [`Shadow::any`], nor in [`relevant`]'s bits.
+pub(super) const COARSE_BIT: u8 = 32;
+
 /// The bits of [`Shadow::kinds`] an access of `kind` must look at: the kinds
 /// it conflicts with, and pending `cp.async` writes.
 pub(super) const fn relevant(kind: AccessKind) -> u8 {
@@ -263,9 +283,10 @@ pub(super) struct Shadow {
     /// about 260 MiB if one word held nearly all of them.
     spill: Vec<Record>,
     /// Per word, the kinds of its records (bits of [`kind_bit`], and
-    /// [`PENDING_BIT`] while it may hold a pending `cp.async` write): a read
-    /// skips a word that only reads touched without looking at its records.
-    /// 0 exactly for the words without records.
+    /// [`PENDING_BIT`] while it may hold a pending `cp.async` write), and
+    /// [`COARSE_BIT`] while its quad is coarse: a read skips a word that
+    /// only reads touched without looking at its records. 0 exactly for the
+    /// words without records; the four words of a coarse quad have the same.
     pub kinds: Vec<u8>,
     /// The kinds of all words together (bits of [`kind_bit`] and
     /// [`PENDING_BIT`]): an access of a kind that none of them conflicts with
@@ -281,6 +302,9 @@ pub(super) struct Shadow {
     /// encoding the shared records must behave exactly as.
     #[cfg(test)]
     pub plain: bool,
+    /// Tests only: no quad is made coarse, each word keeps its own records.
+    #[cfg(test)]
+    pub fine: bool,
     /// Records held, over all cells.
     pub records: usize,
     /// Records of `cp.async` writes not yet waited for.
@@ -314,6 +338,16 @@ impl Shadow {
         return self.plain;
         #[cfg(not(test))]
         false
+    }
+
+    /// Whether quads may be made coarse (always but in tests that compare
+    /// with word-by-word cells).
+    #[inline]
+    pub fn quads(&self) -> bool {
+        #[cfg(test)]
+        return !self.fine;
+        #[cfg(not(test))]
+        true
     }
 
     /// Empties the table for a shared window of `bytes` bytes. The table
@@ -358,6 +392,11 @@ impl Shadow {
         let mut touched = core::mem::take(&mut self.touched);
         let mut kept = 0;
         touched.retain(|&word| {
+            if self.kinds[word as usize] & COARSE_BIT != 0 {
+                // A coarse quad holds no pending write.
+                self.kinds[word as usize] = 0;
+                return false;
+            }
             let len = self.retain(word, |r| r.pending);
             kept += len;
             self.kinds[word as usize] = if len == 0 {
@@ -378,7 +417,7 @@ impl Shadow {
     /// a barrier emptied (every caller looks at the kinds first).
     #[inline]
     pub fn records(&self, word: u32) -> &[Record] {
-        let cell = &self.cells[word as usize];
+        let cell = &self.cells[self.cell_of(word)];
         let (at, len) = (cell.at as usize, cell.len as usize);
         if len <= 2 {
             &cell.inline[..len]
@@ -387,9 +426,104 @@ impl Shadow {
         }
     }
 
+    /// The index of the cell that holds `word`'s records: its quad's first
+    /// while the quad is coarse.
+    #[inline]
+    fn cell_of(&self, word: u32) -> usize {
+        match self.kinds.get(word as usize) {
+            Some(&kinds) if kinds & COARSE_BIT != 0 => (word & !3) as usize,
+            _ => word as usize,
+        }
+    }
+
+    /// Makes `word`'s quad, if coarse, four cells again: each holds the
+    /// records the first holds. Before anything changes one word's records.
+    #[inline]
+    pub fn split(&mut self, word: u32) {
+        if self
+            .kinds
+            .get(word as usize)
+            .is_some_and(|&kinds| kinds & COARSE_BIT != 0)
+        {
+            self.split_quad(word & !3);
+        }
+    }
+
+    /// [`split`](Self::split) of the coarse quad from word `first`.
+    #[inline(never)]
+    fn split_quad(&mut self, first: u32) {
+        let first = first as usize;
+        let cell = self.cells[first];
+        debug_assert!(cell.len <= 2);
+        self.cells[first + 1..first + 4].fill(cell);
+        for kinds in &mut self.kinds[first..first + 4] {
+            *kinds &= !COARSE_BIT;
+        }
+    }
+
+    /// Whether the four words from `first` (a multiple of 4) are a coarse
+    /// quad.
+    #[inline]
+    pub fn coarse(&self, first: u32) -> bool {
+        self.kinds
+            .get(first as usize)
+            .is_some_and(|&kinds| kinds & COARSE_BIT != 0)
+    }
+
+    /// Whether none of the four words from `first` (a multiple of 4, within
+    /// the table) has records.
+    #[inline]
+    pub fn quad_empty(&self, first: u32) -> bool {
+        let first = first as usize;
+        self.kinds[first..first + 4] == [0; 4]
+    }
+
+    /// The records of the coarse quad from `first`, to change them in
+    /// place for all four words.
+    #[inline]
+    pub fn quad_records_mut(&mut self, first: u32) -> &mut [Record] {
+        let cell = &mut self.cells[first as usize];
+        &mut cell.inline[..cell.len as usize]
+    }
+
+    /// Makes `record` the only record of each of the four words from
+    /// `first` (a multiple of 4, within the table), none of which has
+    /// records, as a coarse quad: [`push_first`](Self::push_first) of each.
+    #[inline]
+    pub fn push_quad(&mut self, first: u32, record: Record) {
+        debug_assert!(self.quad_empty(first) && !record.pending);
+        self.restart(first, record);
+        self.touched
+            .extend_from_slice(&[first, first + 1, first + 2, first + 3]);
+        let bits = kind_bit(record.kind);
+        let at = first as usize;
+        self.kinds[at..at + 4].fill(bits | COARSE_BIT);
+        self.any |= bits;
+        self.records += 4;
+    }
+
+    /// Adds a record that is not a pending write after the one record of
+    /// the coarse quad from `first`: [`push_more`](Self::push_more) of
+    /// each of its words.
+    #[inline]
+    pub fn push_more_quad(&mut self, first: u32, record: Record) {
+        let cell = &mut self.cells[first as usize];
+        debug_assert!(cell.len == 1 && !record.pending);
+        cell.inline[1] = record;
+        cell.len = 2;
+        let bits = kind_bit(record.kind);
+        let at = first as usize;
+        for kinds in &mut self.kinds[at..at + 4] {
+            *kinds |= bits;
+        }
+        self.any |= bits;
+        self.records += 4;
+    }
+
     /// [`records`](Self::records), to change them in place.
     #[inline]
     pub fn records_mut(&mut self, word: u32) -> &mut [Record] {
+        self.split(word);
         let cell = &mut self.cells[word as usize];
         let (at, len) = (cell.at as usize, cell.len as usize);
         if len <= 2 {
@@ -405,6 +539,7 @@ impl Shadow {
     /// caller's.
     #[inline]
     pub fn restart(&mut self, word: u32, record: Record) {
+        self.split(word);
         let cell = &mut self.cells[word as usize];
         cell.len = 1;
         cell.inline[0] = record;
@@ -414,6 +549,7 @@ impl Shadow {
     /// the arena when they outgrow the cell, or their span.
     #[inline]
     fn append(&mut self, word: u32, record: Record) {
+        self.split(word);
         let cell = &mut self.cells[word as usize];
         let len = cell.len;
         if len < 2 {
@@ -464,7 +600,10 @@ impl Shadow {
         let mut spill = Vec::with_capacity(2 * self.records);
         for &word in &self.touched {
             let cell = &mut self.cells[word as usize];
-            if self.kinds[word as usize] == 0 || cell.len <= 2 {
+            // A coarse quad's records are in place (its other cells are
+            // stale).
+            let kinds = self.kinds[word as usize];
+            if kinds == 0 || kinds & COARSE_BIT != 0 || cell.len <= 2 {
                 continue;
             }
             let at = spill.len();
@@ -500,7 +639,7 @@ impl Shadow {
     /// The number of records of `word`'s cell (stale ones when its kinds
     /// are 0).
     pub fn len(&self, word: u32) -> usize {
-        self.cells[word as usize].len as usize
+        self.cells[self.cell_of(word)].len as usize
     }
 
     /// The records of a word: none when its kinds are 0 (its cell may hold

@@ -12,7 +12,9 @@
 
 use proptest::prelude::*;
 
-use super::{AccessKind, BarrierError, Block, HazardAccess, HazardKind, Severity, SyncOp};
+use super::{
+    AccessKind, BarrierError, Block, BlockReport, HazardAccess, HazardKind, Severity, SyncOp,
+};
 use crate::{ComputeCapability, CpAsync, Error, LaneSet, Op, WarpRequest};
 
 /// One step of the program every warp runs.
@@ -83,6 +85,102 @@ fn program() -> impl Strategy<Value = (u32, Program, bool)> {
         prop::collection::vec((step(), prop_oneof![4 => Just(0u32), 1 => 0u32..16]), 0..24),
         any::<bool>(),
     )
+}
+
+/// A step of a program of wide accesses: 16-byte lanes each on a quad of
+/// its own (coarse quads, [`super::shadow::COARSE_BIT`]), or on quads some
+/// lanes share, and 4- and 8-byte lanes over the same words (which split
+/// them), in a window of 64 quads; and the syncs of [`step`].
+fn wide_step() -> impl Strategy<Value = Step> {
+    let op = prop_oneof![
+        4 => Just(Op::Load),
+        3 => Just(Op::Store),
+        1 => Just(Op::ATOMIC_ADD),
+        1 => Just(Op::CpAsync(CpAsync::Cg)),
+    ];
+    let access = (
+        op,
+        prop_oneof![4 => Just(16u32), 1 => Just(8u32), 1 => Just(4u32)],
+        prop_oneof![3 => Just(u32::MAX), 1 => Just(0xffffu32), 1 => any::<u32>()],
+        // Lane `l` on slot `(stride * l + offset) % slots` of the width.
+        (
+            prop_oneof![3 => Just(1u32), 1 => Just(3u32), 1 => Just(2u32)],
+            0u32..64,
+            prop_oneof![3 => Just(64u32), 1 => Just(8u32)],
+        ),
+        prop_oneof![2 => Just(0u32), 1 => Just(32u32), 1 => 1u32..4],
+    )
+        .prop_map(|(op, width, mask, (stride, offset, slots), shift)| {
+            // cp.async.cg copies 16 bytes, .ca 4, 8 or 16.
+            let (op, width) = match op {
+                Op::CpAsync(_) if width < 16 => (Op::CpAsync(CpAsync::Ca), width),
+                Op::Load | Op::Store | Op::CpAsync(_) => (op, width),
+                _ => (op, width.min(8)),
+            };
+            let slots = (0..32)
+                .map(|l| ((stride * l + offset) % slots * width / 4, 0))
+                .collect();
+            Step::Access {
+                op,
+                width,
+                mask,
+                slots,
+                shift,
+            }
+        });
+    let sync = prop_oneof![
+        3 => Just(SyncOp::Threads),
+        1 => (1u32..3).prop_map(|id| SyncOp::Named { id, threads: 64 }),
+        2 => prop_oneof![Just(u32::MAX), any::<u32>()]
+            .prop_map(|m| SyncOp::Warp(LaneSet::from_bits(m))),
+        1 => Just(SyncOp::CpAsyncCommit),
+        1 => (0u32..2).prop_map(|pending| SyncOp::CpAsyncWait { pending }),
+    ];
+    prop_oneof![4 => access, 1 => sync.prop_map(Step::Sync)]
+}
+
+fn wide_program() -> impl Strategy<Value = (u32, Program, bool)> {
+    (
+        1u32..=4,
+        prop::collection::vec(
+            (wide_step(), prop_oneof![4 => Just(0u32), 1 => 0u32..16]),
+            0..24,
+        ),
+        any::<bool>(),
+    )
+}
+
+/// The report of the program as [`run`] gives it, whole (each hazard's
+/// example too), with quads made coarse or not.
+fn run_whole(
+    warps: u32,
+    program: &Program,
+    round_robin: bool,
+    fine: bool,
+) -> (Result<BlockReport, Error>, Vec<Result<(), Error>>) {
+    let mut block = Block::new(ComputeCapability::Sm90, 32 * warps).unwrap();
+    block.shadow.fine = fine;
+    let lists: Vec<_> = (0..warps).map(|w| events(program, w)).collect();
+    let mut results = Vec::new();
+    let longest = lists.iter().map(Vec::len).max().unwrap_or(0);
+    for i in 0..longest {
+        for (w, list) in lists.iter().enumerate() {
+            let events = if round_robin {
+                list.get(i..=i).unwrap_or(&[])
+            } else if i == 0 {
+                &list[..]
+            } else {
+                &[]
+            };
+            for (site, event) in events {
+                results.push(match event {
+                    Ok(request) => block.access(w as u32, *site, request),
+                    Err(op) => block.sync(w as u32, *site, LaneSet::FULL, *op),
+                });
+            }
+        }
+    }
+    (block.try_finish(), results)
 }
 
 /// One warp's events of the program.
@@ -197,6 +295,23 @@ proptest! {
         let shared = run(warps, &program, round_robin, false);
         let plain = run(warps, &program, round_robin, true);
         prop_assert_eq!(shared, plain);
+    }
+
+    /// Coarse quads report exactly what four cells of their own report:
+    /// the same hazards with the same examples and bytes, the same errors;
+    /// and, as any shared records, what the plain encoding reports.
+    #[test]
+    fn coarse_quads_report_as_words_of_their_own(
+        (warps, program, round_robin) in wide_program(),
+    ) {
+        prop_assert_eq!(
+            run_whole(warps, &program, round_robin, false),
+            run_whole(warps, &program, round_robin, true)
+        );
+        prop_assert_eq!(
+            run(warps, &program, round_robin, false),
+            run(warps, &program, round_robin, true)
+        );
     }
 
     /// A block model reset after another block reports what a new one
