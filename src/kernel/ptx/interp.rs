@@ -143,7 +143,8 @@
 //   (post-dominators), at the bottom;
 // - the ptxas model over the IR: `merge` (which accesses ptxas merges in
 //   straight-line code), `unroll` (in the loops it unrolls, above `merge`);
-//   and value numbering's plan, `number`;
+//   and value numbering's plan, `number`; over them, `slice` (what a
+//   block's dynamic key needs run);
 // - `lower`: the syntax tree to the IR, calling the ptxas model;
 // - `exec`: running the IR, one block;
 // - `classes` (which blocks run alike), `tape` (a block's events kept) and
@@ -156,6 +157,7 @@ mod wmma_table;
 
 mod merge;
 mod number;
+mod slice;
 mod unroll;
 
 mod lower;

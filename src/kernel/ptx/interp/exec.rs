@@ -49,6 +49,7 @@ use super::ir::{
     VoteMode, CLUSTER_RANK_SHIFT, CLUSTER_WINDOW_BASE, PARAM_WINDOW_BASE, SHARED_WINDOW_BASE,
 };
 use super::number::{Numbers, Operand, Plan};
+use super::slice::Slice;
 use super::wgmma;
 use super::wmma::Piece;
 
@@ -863,6 +864,60 @@ pub(crate) fn run_block<C: Consumer + ?Sized>(
     consumer: &mut C,
     notes: &mut Notes,
 ) -> Result<BlockRun, Error> {
+    run(ctx, consumer, notes, None)
+}
+
+/// The most words a block's key may take (64 MiB): a longer one is not
+/// kept, and the block is run on its own.
+pub(crate) const MAX_KEY_WORDS: usize = 1 << 23;
+
+/// A key run's state: the slice it follows and the key so far.
+struct KeyRun<'s> {
+    slice: &'s Slice,
+    key: Vec<u64>,
+}
+
+impl KeyRun<'_> {
+    /// The values of the lanes of `mask` that know `v`, the bits `bits` of
+    /// each: the known lanes, then their values.
+    fn value(&mut self, v: &Opnd<'_>, mask: u32, bits: u64) {
+        let known = v.known() & mask;
+        self.key.push(u64::from(known));
+        for lane in lanes_of(known) {
+            self.key.push(v.val(lane) & bits);
+        }
+    }
+}
+
+/// A consumer that is told nothing worth keeping: a key run's.
+struct Discard;
+
+impl Consumer for Discard {
+    fn event(&mut self, _: u32, _: &Event<'_>) -> Result<(), Error> {
+        Ok(())
+    }
+}
+
+/// Block `ctx.block_id`'s key ([`slice`](super::slice)): what its run of
+/// `slice` gives, or `None` where that run stops short (an error, the step
+/// budget, a key of more than [`MAX_KEY_WORDS`]): then the block is run.
+pub(crate) fn block_key(ctx: &Ctx<'_>, slice: &Slice) -> Option<Vec<u64>> {
+    let mut key = KeyRun {
+        slice,
+        key: Vec::new(),
+    };
+    run(ctx, &mut Discard, &mut Notes::new(), Some(&mut key)).ok()?;
+    Some(key.key)
+}
+
+/// [`run_block`], or with `key` its key run: only the slice's instructions
+/// run, and their values go into the key.
+fn run<C: Consumer + ?Sized>(
+    ctx: &Ctx<'_>,
+    consumer: &mut C,
+    notes: &mut Notes,
+    mut key: Option<&mut KeyRun<'_>>,
+) -> Result<BlockRun, Error> {
     let program = ctx.program;
     let entry = &program.functions[ctx.entry as usize];
     let threads = ctx.threads();
@@ -921,6 +976,7 @@ pub(crate) fn run_block<C: Consumer + ?Sized>(
                     &mut steps,
                     consumer,
                     notes,
+                    key.as_deref_mut(),
                 )?;
             }
         }
@@ -1031,6 +1087,7 @@ fn run_warp<C: Consumer + ?Sized>(
     steps: &mut u64,
     consumer: &mut C,
     notes: &mut Notes,
+    mut key: Option<&mut KeyRun<'_>>,
 ) -> Result<(), Error> {
     let program = ctx.program;
     loop {
@@ -1082,6 +1139,30 @@ fn run_warp<C: Consumer + ?Sized>(
             }
         };
         let here = (frame.func, top.pc);
+        // A key run: the slice's values before the instruction, and past it
+        // unless the slice runs it.
+        let mut numbering = true;
+        if let Some(k) = key.as_deref_mut() {
+            let role = k.slice.role(here.0, here.1);
+            if !role.record.is_empty() || role.numbers {
+                k.key.push(u64::from(here.0) << 32 | u64::from(here.1));
+                k.key.push(u64::from(warp.id) << 32 | u64::from(top.mask));
+                for &(s, bits) in &role.record {
+                    k.value(&warp.read(ctx, s), top.mask, bits);
+                }
+                if k.key.len() > MAX_KEY_WORDS {
+                    return Err(Error::Interrupted);
+                }
+            }
+            if !role.run {
+                if let Some(t) = warp.stack.last_mut() {
+                    t.pc += 1;
+                }
+                continue;
+            }
+            // Only the numbers of global loads go into a key.
+            numbering = role.numbers;
+        }
         match &inst.kind {
             Kind::Bra { target } => {
                 if unsure != 0 {
@@ -1292,7 +1373,7 @@ fn run_warp<C: Consumer + ?Sized>(
         execute(
             ctx,
             warp,
-            (&mut *shared, &mut *numbers),
+            (&mut *shared, &mut *numbers, numbering),
             inst,
             mask,
             unsure,
@@ -1302,6 +1383,19 @@ fn run_warp<C: Consumer + ?Sized>(
             consumer,
             notes,
         )?;
+        if let (Some(k), Kind::Ld { ds, .. }) = (key.as_deref_mut(), &inst.kind)
+            && k.slice.role(here.0, here.1).numbers
+        {
+            // A numbered load: the lanes that ran it, each destination's
+            // numbered lanes and their numbers.
+            k.key.push(u64::from(mask));
+            for d in ds.iter().flatten() {
+                let i = warp.reg_base + *d as usize;
+                let n = warp.nums[i] & mask;
+                k.key.push(u64::from(n));
+                k.key.extend(lanes_of(n).map(|lane| warp.vals[i][lane]));
+            }
+        }
     }
 }
 
@@ -1989,7 +2083,7 @@ fn round_opt(mode: Option<RoundInt>, x: f64) -> f64 {
 fn execute<C: Consumer + ?Sized>(
     ctx: &Ctx<'_>,
     warp: &mut Warp,
-    (shared, numbers): (&mut Shared, &mut Numbers),
+    (shared, numbers, numbering): (&mut Shared, &mut Numbers, bool),
     inst: &Inst,
     mask: u32,
     unsure: u32,
@@ -2004,7 +2098,7 @@ fn execute<C: Consumer + ?Sized>(
     {
         numbers.global_write();
     }
-    let wanted = ctx.plan.wants(here.0, here.1);
+    let wanted = numbering && ctx.plan.wants(here.0, here.1);
     let mut run = |warp: &mut Warp, numbers: &mut Numbers| {
         run_inst(
             ctx,

@@ -31,6 +31,7 @@ use super::classes::{self, Components};
 use super::exec::{self, BlockRun, Notes};
 use super::ir::Program;
 use super::number::Plan;
+use super::slice::Slice;
 use super::tape::{Tape, Tee};
 use super::RunOptions;
 
@@ -168,12 +169,31 @@ fn add_notes(into: &mut Notes, from: &Notes) {
     }
 }
 
-/// The blocks' classes: a key per block (the components that matter), and
-/// whether reuse can pay at all.
+/// The blocks' classes: a key per block, and whether reuse can pay at all.
+///
+/// The static key is the components of the block index that matter
+/// ([`classes`]). Where they would leave more than half the blocks apart
+/// and the kernel has a [`Slice`], a block's key is its value key instead
+/// ([`slice`](super::slice), computed by [`exec::block_key`]), numbered by
+/// first occurrence: class `[n, 0, 0]` is the `n`-th distinct key. A block
+/// without one (its key run stopped short, or the keys kept fill
+/// [`KEY_BYTES`]) is in no class: interpreted, never reused.
 struct Keys {
     relevant: Components,
     reuse: bool,
+    dynamic: Option<Dynamic>,
 }
+
+/// The value keys seen, each once, and the blocks' keys computed ahead.
+struct Dynamic {
+    slice: Slice,
+    classes: HashMap<Vec<u64>, u32>,
+    bytes: usize,
+    ahead: HashMap<u64, Option<[u32; 3]>>,
+}
+
+/// Bytes the value keys kept hold at most, together.
+pub(crate) const KEY_BYTES: usize = 256 << 20;
 
 impl Keys {
     fn new(launch: &Launch<'_>, blocks: &Blocks) -> Self {
@@ -182,20 +202,58 @@ impl Keys {
             .filter(|d| relevant >> d & 1 == 1)
             .map(|d| u64::from(launch.grid[d]))
             .product();
+        let dynamic = (launch.options.reuse && relevant != 0 && classes > blocks.len() / 2)
+            .then(|| Slice::new(launch.program, launch.plan))
+            .flatten()
+            .map(|slice| Dynamic {
+                slice,
+                classes: HashMap::new(),
+                bytes: 0,
+                ahead: HashMap::new(),
+            });
         Keys {
             relevant,
-            reuse: launch.options.reuse && classes < blocks.len(),
+            reuse: launch.options.reuse && (classes < blocks.len() || dynamic.is_some()),
+            dynamic,
         }
     }
 
-    fn key(&self, id: [u32; 3]) -> [u32; 3] {
-        core::array::from_fn(|d| {
-            if self.relevant >> d & 1 == 1 {
-                id[d]
-            } else {
-                0
-            }
-        })
+    /// The class of the `i`-th block, whose index is `id`, computed now
+    /// and kept for [`take`](Self::take).
+    fn peek(&mut self, launch: &Launch<'_>, i: u64, id: [u32; 3]) -> Option<[u32; 3]> {
+        let key = self.take(launch, i, id);
+        if let Some(d) = &mut self.dynamic {
+            d.ahead.insert(i, key);
+        }
+        key
+    }
+
+    /// The class of the `i`-th block, whose index is `id`.
+    fn take(&mut self, launch: &Launch<'_>, i: u64, id: [u32; 3]) -> Option<[u32; 3]> {
+        let Some(d) = &mut self.dynamic else {
+            return Some(core::array::from_fn(|c| {
+                if self.relevant >> c & 1 == 1 {
+                    id[c]
+                } else {
+                    0
+                }
+            }));
+        };
+        if let Some(key) = d.ahead.remove(&i) {
+            return key;
+        }
+        let key = exec::block_key(&launch.ctx(id), &d.slice)?;
+        if let Some(&n) = d.classes.get(&key) {
+            return Some([n, 0, 0]);
+        }
+        let bytes = key.len() * 8 + 64;
+        if d.bytes + bytes > KEY_BYTES {
+            return None;
+        }
+        let n = d.classes.len() as u32;
+        d.bytes += bytes;
+        d.classes.insert(key, n);
+        Some([n, 0, 0])
     }
 }
 
@@ -244,7 +302,7 @@ pub(crate) fn run<C: Consumer + ?Sized>(
     blocks: &Blocks,
     consumer: &mut C,
 ) -> Result<Totals, Error> {
-    let keys = Keys::new(launch, blocks);
+    let mut keys = Keys::new(launch, blocks);
     let mut budget = Budget {
         budget: launch.options.run_budget,
         blocks: blocks.len(),
@@ -254,9 +312,9 @@ pub(crate) fn run<C: Consumer + ?Sized>(
     };
     let threads = launch.options.threads.max(1);
     if threads == 1 || blocks.len() <= 1 {
-        serial(launch, blocks, &keys, &mut budget, consumer)
+        serial(launch, blocks, &mut keys, &mut budget, consumer)
     } else {
-        parallel(launch, blocks, &keys, &mut budget, threads, consumer)
+        parallel(launch, blocks, &mut keys, &mut budget, threads, consumer)
     }
 }
 
@@ -338,7 +396,7 @@ fn progress(launch: &Launch<'_>, done: u64, blocks: u64) -> Result<(), Error> {
 fn serial<C: Consumer + ?Sized>(
     launch: &Launch<'_>,
     blocks: &Blocks,
-    keys: &Keys,
+    keys: &mut Keys,
     budget: &mut Budget,
     consumer: &mut C,
 ) -> Result<Totals, Error> {
@@ -350,21 +408,25 @@ fn serial<C: Consumer + ?Sized>(
         progress(launch, i, n)?;
         let id = launch.id(blocks.get(i));
         consumer.begin_block(&BlockInfo::new(id, Some(launch.threads())))?;
-        let key = keys.key(id);
-        if let Some(class) = keys.reuse.then(|| cache.get(&key)).flatten() {
+        let key = if keys.reuse {
+            keys.take(launch, i, id)
+        } else {
+            None
+        };
+        if let Some(class) = key.and_then(|key| cache.get(&key)) {
             class.tape.replay(consumer)?;
             add_notes(&mut totals.notes, &class.notes);
             totals.steps += class.steps;
             budget.ran(class.steps);
         } else {
-            let room = if keys.reuse { cache.room(&key) } else { 0 };
+            let room = key.map_or(0, |key| cache.room(&key));
             let (run, notes, tape) = interpret(launch, id, room, consumer);
             add_notes(&mut totals.notes, &notes);
             let run = run?;
             totals.steps += run.steps;
             totals.interpreted += 1;
             budget.ran(run.steps);
-            if keys.reuse {
+            if let Some(key) = key {
                 cache.keep(key, tape, run.steps, notes);
             }
         }
@@ -385,7 +447,7 @@ type Job = (u64, [u32; 3]);
 fn parallel<C: Consumer + ?Sized>(
     launch: &Launch<'_>,
     blocks: &Blocks,
-    keys: &Keys,
+    keys: &mut Keys,
     budget: &mut Budget,
     threads: usize,
     consumer: &mut C,
@@ -444,7 +506,7 @@ fn parallel<C: Consumer + ?Sized>(
 fn feed<C: Consumer + ?Sized>(
     launch: &Launch<'_>,
     blocks: &Blocks,
-    keys: &Keys,
+    keys: &mut Keys,
     budget: &mut Budget,
     consumer: &mut C,
     (jobs, done, window): (&mpsc::Sender<Job>, &mpsc::Receiver<(u64, Back)>, usize),
@@ -462,13 +524,18 @@ fn feed<C: Consumer + ?Sized>(
         // skipped here, and a grid may hold billions of them.
         while ahead < n && out.len() < window && ahead - i < LOOKAHEAD {
             let id = launch.id(blocks.get(ahead));
-            let key = keys.key(id);
-            let reused = keys.reuse
-                && !cache.refused.contains(&key)
-                && (cache.classes.contains_key(&key)
-                    || claimed.get(&key).is_some_and(|&at| at < ahead));
+            let key = if keys.reuse {
+                keys.peek(launch, ahead, id)
+            } else {
+                None
+            };
+            let reused = key.is_some_and(|key| {
+                !cache.refused.contains(&key)
+                    && (cache.classes.contains_key(&key)
+                        || claimed.get(&key).is_some_and(|&at| at < ahead))
+            });
             if !reused {
-                if keys.reuse {
+                if let Some(key) = key {
                     claimed.insert(key, ahead);
                 }
                 if jobs.send((ahead, id)).is_err() {
@@ -481,9 +548,13 @@ fn feed<C: Consumer + ?Sized>(
         budget.check(i, totals.steps)?;
         progress(launch, i, n)?;
         let id = launch.id(blocks.get(i));
-        let key = keys.key(id);
+        let key = if keys.reuse {
+            keys.take(launch, i, id)
+        } else {
+            None
+        };
         consumer.begin_block(&BlockInfo::new(id, Some(launch.threads())))?;
-        let class = keys.reuse.then(|| cache.get(&key)).flatten();
+        let class = key.and_then(|key| cache.get(&key));
         if let (Some(class), false) = (class, out.contains_key(&i)) {
             class.tape.replay(consumer)?;
             add_notes(&mut totals.notes, &class.notes);
@@ -512,7 +583,7 @@ fn feed<C: Consumer + ?Sized>(
             // Too many calls to record, or a class whose tape was not
             // kept: on this thread, straight into the consumer.
             _ => {
-                let room = if keys.reuse { cache.room(&key) } else { 0 };
+                let room = key.map_or(0, |key| cache.room(&key));
                 interpret(launch, id, room, consumer)
             }
         };
@@ -521,7 +592,7 @@ fn feed<C: Consumer + ?Sized>(
         totals.steps += run.steps;
         totals.interpreted += 1;
         budget.ran(run.steps);
-        if keys.reuse {
+        if let Some(key) = key {
             cache.keep(key, tape, run.steps, notes);
         }
         consumer.end_block()?;

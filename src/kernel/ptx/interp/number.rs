@@ -14,7 +14,12 @@
 //!   equal; nothing else is ever taken as equal but known bits.
 //! - `ld.global` (not `.volatile`, `.relaxed`, `.acquire`, `.mmio`) in a lane
 //!   whose address is known: numbered by (address, width, signedness, the
-//!   block's global epoch). The epoch is a modelling choice: every global
+//!   block's global epoch), canonically: the number is the first occurrence
+//!   of that quadruple in the block's run (the 0th distinct load, the 1st,
+//!   ...), not the address. So a block's numbers depend only on which of its
+//!   loads are equal, not on where they read: two blocks copying different
+//!   tiles the same way number them alike, which the dynamic block keys
+//!   ([`slice`](super::slice)) rely on. The epoch is a modelling choice: every global
 //!   store, global atomic, store or atomic whose address may be global
 //!   (generic, unknown), and instruction the interpreter does not follow
 //!   (opaque, not modelled) of the block advances it, as the interpreter runs
@@ -61,8 +66,12 @@
 //! slots of 81 bytes, and the shared loads' origins beside it, about 54 MiB
 //! at most); past that, new keys get fresh numbers: never a wrong equality,
 //! only missed ones. 2^20, as first planned, would have been four times that.
-//! Global loads whose address, epoch and width fit in 63 bits (every
-//! launch's fake pointers do) are numbered without the table. Shared memory
+//! Global loads have a table of their own, at most [`MAX_LOADS`] distinct
+//! ones per block, 2^18 (32 bytes an entry, about 17 MiB with the hash
+//! table's slack; a cuda-samples WMMA GEMM block reads 2^17 distinct 16-byte
+//! chunks of its 4096-deep operands); past that, a load not seen yet gets a
+//! fresh number, so a block's load numbers still depend only on the
+//! sequence of its loads (never a wrong equality, only missed ones). Shared memory
 //! keeps 9 bytes per byte for the numbers stored (allocated at a block's
 //! first numbered store: 2 MiB for the largest window).
 
@@ -74,8 +83,13 @@ use super::ir::{FloatOp, Kind, Program, Space, Src};
 /// module's "Memory").
 pub(crate) const MAX_NUMBERS: usize = 1 << 18;
 
-/// The bit that marks a global load's number packed without the table.
-const PACKED: u64 = 1 << 63;
+/// The most distinct global loads a block numbers canonically (see the
+/// module's "Memory").
+pub(crate) const MAX_LOADS: usize = 1 << 18;
+
+/// The bit that marks a global load's canonical number (its first
+/// occurrence): never a fresh number, which stays below it.
+const LOAD: u64 = 1 << 63;
 
 /// The name of a [`Numbers::chain`] link (no opcode's: names are indices
 /// into a program's opcode texts).
@@ -88,16 +102,18 @@ pub(crate) enum Operand {
     Number(u64),
 }
 
+/// A global load: address, epoch, bytes, sign-extended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct LoadKey {
+    address: u64,
+    epoch: u64,
+    bytes: u8,
+    signed: bool,
+}
+
 /// What a number stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Key {
-    /// A global load: address, bytes, sign-extended, epoch.
-    Load {
-        address: u64,
-        bytes: u8,
-        signed: bool,
-        epoch: u64,
-    },
     /// A shared load of `bytes` bytes of the value numbered `number` stored
     /// at that width, sign-extended or not.
     SharedLoad {
@@ -119,12 +135,16 @@ enum Key {
 #[derive(Debug)]
 pub(crate) struct Numbers {
     table: FxHashMap<Key, u64>,
+    /// The global loads seen, each with its number (`LOAD` and its first
+    /// occurrence).
+    loads: FxHashMap<LoadKey, u64>,
+    load_limit: usize,
     /// A shared load's number: the number stored and the width it was
     /// stored and loaded at. Storing the load back at that width stores
     /// the same bytes: the original number.
     loaded: FxHashMap<u64, (u64, u32)>,
     limit: usize,
-    /// The next number to hand out (below [`PACKED`]).
+    /// The next number to hand out (below [`LOAD`]).
     next: u64,
     /// The block's global-memory epoch.
     epoch: u64,
@@ -141,6 +161,8 @@ impl Numbers {
     pub(crate) fn with_limit(limit: usize) -> Self {
         Numbers {
             table: FxHashMap::default(),
+            loads: FxHashMap::default(),
+            load_limit: MAX_LOADS,
             loaded: FxHashMap::default(),
             limit,
             next: 1,
@@ -152,7 +174,7 @@ impl Numbers {
     #[inline]
     pub(crate) fn fresh(&mut self) -> u64 {
         let n = self.next;
-        // Below PACKED for any run: one number per lane and step at most.
+        // Below LOAD for any run: one number per lane and step at most.
         self.next += 1;
         n
     }
@@ -203,7 +225,7 @@ impl Numbers {
     /// stores the bytes it loaded.
     #[inline]
     pub(crate) fn stored(&self, number: u64, bytes: u32) -> u64 {
-        if number & PACKED != 0 || self.loaded.is_empty() {
+        if number & LOAD != 0 || self.loaded.is_empty() {
             return number;
         }
         match self.loaded.get(&number) {
@@ -213,25 +235,26 @@ impl Numbers {
     }
 
     /// The number of a global load of `bytes` bytes (1 to 8) at `address`
-    /// now, sign-extended or not.
+    /// now, sign-extended or not: `LOAD` and the index of its first
+    /// occurrence among the block's distinct loads, or past [`MAX_LOADS`] of
+    /// them a fresh number.
     #[inline]
     pub(crate) fn load(&mut self, address: u64, bytes: u32, signed: bool) -> u64 {
-        let class = match bytes {
-            1 => 0,
-            2 => 1,
-            4 => 2,
-            _ => 3,
-        };
-        // address (48 bits), epoch (12), width class (2), sign (1), PACKED.
-        if address >> 48 == 0 && self.epoch >> 12 == 0 && bytes <= 8 {
-            return PACKED | u64::from(signed) << 62 | class << 60 | self.epoch << 48 | address;
-        }
-        self.intern(Key::Load {
+        let key = LoadKey {
             address,
+            epoch: self.epoch,
             bytes: bytes as u8,
             signed,
-            epoch: self.epoch,
-        })
+        };
+        if let Some(&n) = self.loads.get(&key) {
+            return n;
+        }
+        if self.loads.len() >= self.load_limit {
+            return self.fresh();
+        }
+        let n = LOAD | self.loads.len() as u64;
+        self.loads.insert(key, n);
+        n
     }
 
     /// The number of destination `out` of the pure instruction named `name`
@@ -660,23 +683,45 @@ mod tests {
     }
 
     #[test]
-    fn loads_past_the_packed_range_use_the_table() {
-        let mut n = Numbers::default();
-        // An address of 49 bits and more: not packed, still one number.
-        let high = n.load(1 << 50, 8, false);
-        assert_eq!(high & PACKED, 0);
-        assert_eq!(n.load(1 << 50, 8, false), high);
-        assert_eq!(n.entries(), 1);
-        // An epoch past 12 bits: likewise, and unlike the packed epoch 0.
-        let low = n.load(64, 4, false);
-        assert_ne!(low & PACKED, 0);
-        for _ in 0..4096 {
+    fn loads_are_numbered_by_first_occurrence_not_by_address() {
+        // Two blocks reading different tiles in the same pattern: the same
+        // numbers.
+        let pattern = |base: u64| {
+            let mut n = Numbers::default();
+            let mut out = Vec::new();
+            for off in [0, 16, 0, 32, 16] {
+                out.push(n.load(base + off, 4, false));
+            }
             n.global_write();
-        }
-        let late = n.load(64, 4, false);
-        assert_eq!(late & PACKED, 0);
-        assert_ne!(late, low);
-        assert_eq!(n.load(64, 4, false), late);
+            out.push(n.load(base, 4, false));
+            out
+        };
+        let a = pattern(0x7f00_0000_0000);
+        assert_eq!(pattern(1 << 60), a);
+        assert_eq!(a, [LOAD, LOAD | 1, LOAD, LOAD | 2, LOAD | 1, LOAD | 3]);
+        // Nothing goes into the table of expressions.
+        let mut n = Numbers::default();
+        n.load(64, 8, true);
+        assert_eq!(n.entries(), 0);
+    }
+
+    #[test]
+    fn past_its_bound_a_new_load_gets_a_fresh_number() {
+        let mut n = Numbers {
+            load_limit: 2,
+            ..Numbers::default()
+        };
+        let a = n.load(0, 4, false);
+        let b = n.load(8, 4, false);
+        let c = n.load(16, 4, false);
+        let d = n.load(16, 4, false);
+        // The third distinct address: a number each time, equal to no other.
+        assert_ne!(c, d);
+        assert!(c & LOAD == 0 && d & LOAD == 0);
+        assert!(![a, b].contains(&c));
+        // Those seen keep theirs.
+        assert_eq!(n.load(8, 4, false), b);
+        assert_eq!(MAX_LOADS, 1 << 18);
     }
 
     #[test]
