@@ -48,7 +48,7 @@ use super::ir::{
     Kind, MbarOp, Merge, Program, ReduxOp, Reg, RoundInt, ShflMode, Space, Special, Src, Ty,
     VoteMode, CLUSTER_RANK_SHIFT, CLUSTER_WINDOW_BASE, PARAM_WINDOW_BASE, SHARED_WINDOW_BASE,
 };
-use super::number::{Numbers, Operand, Plan};
+use super::number::{Numbers, Operand, Plan, LOAD};
 use super::slice::Slice;
 use super::wgmma;
 use super::wmma::Piece;
@@ -875,9 +875,37 @@ pub(crate) const MAX_KEY_WORDS: usize = 1 << 23;
 struct KeyRun<'s> {
     slice: &'s Slice,
     key: Vec<u64>,
+    /// The global loads numbered so far: the next new one's number is
+    /// `LOAD | loads`.
+    loads: u64,
 }
 
+/// In a key, `NEW_LOADS | n`: the next `n` numbers are new loads'. No
+/// number is written so (a load's is below `LOAD | loads`, a fresh one
+/// below `LOAD`), so the key stays exact.
+const NEW_LOADS: u64 = LOAD | 1 << 62;
+
 impl KeyRun<'_> {
+    /// A numbered load's numbers, a run of new ones as one word.
+    fn numbers(&mut self, numbers: impl Iterator<Item = u64>) {
+        let mut new = 0;
+        for n in numbers {
+            if n == LOAD | self.loads {
+                self.loads += 1;
+                new += 1;
+                continue;
+            }
+            if new > 0 {
+                self.key.push(NEW_LOADS | new);
+                new = 0;
+            }
+            self.key.push(n);
+        }
+        if new > 0 {
+            self.key.push(NEW_LOADS | new);
+        }
+    }
+
     /// The values of the lanes of `mask` that know `v`, the bits `bits` of
     /// each: the known lanes, then their values.
     fn value(&mut self, v: &Opnd<'_>, mask: u32, bits: u64) {
@@ -905,6 +933,7 @@ pub(crate) fn block_key(ctx: &Ctx<'_>, slice: &Slice) -> Option<Vec<u64>> {
     let mut key = KeyRun {
         slice,
         key: Vec::new(),
+        loads: 0,
     };
     run(ctx, &mut Discard, &mut Notes::new(), Some(&mut key)).ok()?;
     Some(key.key)
@@ -1155,8 +1184,15 @@ fn run_warp<C: Consumer + ?Sized>(
                 }
             }
             if !role.run {
+                // On to the next instruction the slice needs, in one step
+                // (no branch between), counting the steps skipped.
                 if let Some(t) = warp.stack.last_mut() {
-                    t.pc += 1;
+                    let to = role.next.min(t.rpc).max(t.pc + 1);
+                    *steps += u64::from(to - t.pc - 1);
+                    t.pc = to;
+                }
+                if *steps > ctx.budget {
+                    return Err(Error::Interrupted);
                 }
                 continue;
             }
@@ -1393,7 +1429,7 @@ fn run_warp<C: Consumer + ?Sized>(
                 let i = warp.reg_base + *d as usize;
                 let n = warp.nums[i] & mask;
                 k.key.push(u64::from(n));
-                k.key.extend(lanes_of(n).map(|lane| warp.vals[i][lane]));
+                k.numbers(lanes_of(n).map(|lane| warp.vals[i][lane]));
             }
         }
     }

@@ -187,7 +187,7 @@ struct Keys {
 /// The value keys seen, each once, and the blocks' keys computed ahead.
 struct Dynamic {
     slice: Slice,
-    classes: HashMap<Vec<u64>, u32>,
+    classes: rustc_hash::FxHashMap<Vec<u64>, u32>,
     bytes: usize,
     ahead: HashMap<u64, Option<[u32; 3]>>,
 }
@@ -207,7 +207,7 @@ impl Keys {
             .flatten()
             .map(|slice| Dynamic {
                 slice,
-                classes: HashMap::new(),
+                classes: rustc_hash::FxHashMap::default(),
                 bytes: 0,
                 ahead: HashMap::new(),
             });

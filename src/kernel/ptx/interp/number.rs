@@ -89,7 +89,7 @@ pub(crate) const MAX_LOADS: usize = 1 << 18;
 
 /// The bit that marks a global load's canonical number (its first
 /// occurrence): never a fresh number, which stays below it.
-const LOAD: u64 = 1 << 63;
+pub(crate) const LOAD: u64 = 1 << 63;
 
 /// The name of a [`Numbers::chain`] link (no opcode's: names are indices
 /// into a program's opcode texts).
@@ -150,6 +150,23 @@ pub(crate) struct Numbers {
     epoch: u64,
 }
 
+thread_local! {
+    /// The last block's table of loads on this thread, emptied: a key run
+    /// numbers its loads in a table that has grown already (the growing
+    /// was a sixth of a matrix product's run of 200 blocks). It holds what
+    /// one block's table held at most (see the module's "Memory").
+    static SPARE_LOADS: std::cell::Cell<FxHashMap<LoadKey, u64>> =
+        std::cell::Cell::new(FxHashMap::default());
+}
+
+impl Drop for Numbers {
+    fn drop(&mut self) {
+        let mut loads = std::mem::take(&mut self.loads);
+        loads.clear();
+        SPARE_LOADS.with(|spare| spare.set(loads));
+    }
+}
+
 impl Default for Numbers {
     fn default() -> Self {
         Self::with_limit(MAX_NUMBERS)
@@ -161,7 +178,7 @@ impl Numbers {
     pub(crate) fn with_limit(limit: usize) -> Self {
         Numbers {
             table: FxHashMap::default(),
-            loads: FxHashMap::default(),
+            loads: SPARE_LOADS.with(|spare| spare.take()),
             load_limit: MAX_LOADS,
             loaded: FxHashMap::default(),
             limit,

@@ -92,6 +92,10 @@ pub(crate) struct Role {
     pub record: Vec<(Src, u64)>,
     /// A numbered global load: its numbers go into the key after it runs.
     pub numbers: bool,
+    /// The next instruction that is run or recorded: a key run goes on
+    /// there from a skipped one (none between is a branch target it must
+    /// stop at but the reconvergence point, which the run checks).
+    pub next: u32,
 }
 
 /// A kernel's slice: each instruction's [`Role`].
@@ -464,6 +468,7 @@ impl Slice {
                             .copied()
                             .collect(),
                         numbers: x.numbered,
+                        next: 0,
                     })
                     .collect()
             })
@@ -511,6 +516,15 @@ impl Slice {
                 }
             }
         }
+        for f in &mut roles {
+            let mut next = f.len() as u32;
+            for (pc, role) in f.iter_mut().enumerate().rev() {
+                role.next = next;
+                if role.run || !role.record.is_empty() || role.numbers {
+                    next = pc as u32;
+                }
+            }
+        }
         Some(Slice { roles })
     }
 
@@ -521,6 +535,7 @@ impl Slice {
             run: false,
             record: Vec::new(),
             numbers: false,
+            next: u32::MAX,
         };
         self.roles
             .get(func as usize)
