@@ -48,7 +48,7 @@ use super::ir::{
     Kind, MbarOp, Merge, Program, ReduxOp, Reg, RoundInt, ShflMode, Space, Special, Src, Ty,
     VoteMode, CLUSTER_RANK_SHIFT, CLUSTER_WINDOW_BASE, PARAM_WINDOW_BASE, SHARED_WINDOW_BASE,
 };
-use super::number::{Numbers, Operand, Plan, LOAD};
+use super::number::{FirstSeen, Numbers, Operand, Plan};
 use super::slice::Slice;
 use super::wgmma;
 use super::wmma::Piece;
@@ -875,35 +875,108 @@ pub(crate) const MAX_KEY_WORDS: usize = 1 << 23;
 struct KeyRun<'s> {
     slice: &'s Slice,
     key: Vec<u64>,
-    /// The global loads numbered so far: the next new one's number is
-    /// `LOAD | loads`.
-    loads: u64,
+    /// How its global loads' equalities go into the key: `None` while every
+    /// numbered load's bytes are new in their epoch (nothing to write but
+    /// its lanes), with the byte ranges read in the epoch `distinct.0`
+    /// (start to end, adjacent ones merged); else by first occurrence.
+    distinct: Option<(u64, BTreeMap<u64, u64>)>,
+    first: FirstSeen,
+    /// Set where a load's bytes were read before: the run starts again by
+    /// first occurrence.
+    again: bool,
 }
 
-/// In a key, `NEW_LOADS | n`: the next `n` numbers are new loads'. No
-/// number is written so (a load's is below `LOAD | loads`, a fresh one
-/// below `LOAD`), so the key stays exact.
-const NEW_LOADS: u64 = LOAD | 1 << 62;
+/// In a key, `NEW_LOADS | n`: the next `n` loads are new ones. No first
+/// occurrence is written so (they are below
+/// [`MAX_FIRST_SEEN`](super::number::MAX_FIRST_SEEN)), so the key
+/// stays exact.
+const NEW_LOADS: u64 = 1 << 63;
 
 impl KeyRun<'_> {
-    /// A numbered load's numbers, a run of new ones as one word.
-    fn numbers(&mut self, numbers: impl Iterator<Item = u64>) {
+    /// A numbered global load of `pieces` pieces of `bytes` bytes (at most
+    /// 8) at the addresses `a` in the lanes `lanes`, in epoch `epoch`: in
+    /// the key, nothing (every byte new in its epoch), or its pieces' first
+    /// occurrences, piece by piece, lane by lane, as the interpreter numbers
+    /// them, a run of new ones as one word. `Err` where it cannot be keyed:
+    /// an address or epoch past what [`Numbers::packed`] packs, bytes read
+    /// before in the distinct mode (`again` set), too many loads.
+    fn loads(
+        &mut self,
+        a: &Lanes,
+        lanes: u32,
+        (bytes, pieces, signed): (u32, u32, bool),
+        epoch: u64,
+    ) -> Result<(), Error> {
+        let width = u64::from(bytes * pieces);
+        let packs = lanes_of(lanes).all(|l| {
+            a.v[l]
+                .checked_add(width)
+                .is_some_and(|end| Numbers::packed(end - 1, bytes, signed, epoch).is_some())
+        });
+        if !packs {
+            return Err(Error::Interrupted);
+        }
+        if let Some((at, ranges)) = &mut self.distinct {
+            if *at != epoch {
+                *at = epoch;
+                ranges.clear();
+            }
+            let mut runs: Vec<(u64, u64)> =
+                lanes_of(lanes).map(|l| (a.v[l], a.v[l] + width)).collect();
+            runs.sort_unstable();
+            let mut merged: Vec<(u64, u64)> = Vec::with_capacity(runs.len());
+            for (start, end) in runs {
+                match merged.last_mut() {
+                    Some(last) if last.1 > start => {
+                        self.again = true;
+                        return Err(Error::Interrupted);
+                    }
+                    Some(last) if last.1 == start => last.1 = end,
+                    _ => merged.push((start, end)),
+                }
+            }
+            for (start, end) in merged {
+                let before = ranges.range(..end).next_back().map(|(&s, &e)| (s, e));
+                if before.is_some_and(|(_, e)| e > start) {
+                    self.again = true;
+                    return Err(Error::Interrupted);
+                }
+                // Adjacent ranges as one: a tile's rows, read in order.
+                let (mut start, mut end) = (start, end);
+                if let Some((s, e)) = before.filter(|&(_, e)| e == start) {
+                    ranges.remove(&s);
+                    start = s;
+                    let _ = e;
+                }
+                if let Some(e) = ranges.remove(&end) {
+                    end = e;
+                }
+                ranges.insert(start, end);
+            }
+            return Ok(());
+        }
         let mut new = 0;
-        for n in numbers {
-            if n == LOAD | self.loads {
-                self.loads += 1;
-                new += 1;
-                continue;
+        for i in 0..pieces {
+            for l in lanes_of(lanes) {
+                let at = a.v[l] + u64::from(bytes * i);
+                let packed = Numbers::packed(at, bytes, signed, epoch).ok_or(Error::Interrupted)?;
+                let next = self.first.len();
+                let n = self.first.index(packed).ok_or(Error::Interrupted)?;
+                if n == next {
+                    new += 1;
+                    continue;
+                }
+                if new > 0 {
+                    self.key.push(NEW_LOADS | new);
+                    new = 0;
+                }
+                self.key.push(n);
             }
-            if new > 0 {
-                self.key.push(NEW_LOADS | new);
-                new = 0;
-            }
-            self.key.push(n);
         }
         if new > 0 {
             self.key.push(NEW_LOADS | new);
         }
+        Ok(())
     }
 
     /// The values of the lanes of `mask` that know `v`, the bits `bits` of
@@ -929,11 +1002,30 @@ impl Consumer for Discard {
 /// Block `ctx.block_id`'s key ([`slice`](super::slice)): what its run of
 /// `slice` gives, or `None` where that run stops short (an error, the step
 /// budget, a key of more than [`MAX_KEY_WORDS`]): then the block is run.
+///
+/// The run assumes first that no numbered load reads a byte read before
+/// in its epoch (a tile copied once: nothing but the lanes goes into the
+/// key); where one does, it runs again, writing each load's first
+/// occurrence. The key's first word says which.
 pub(crate) fn block_key(ctx: &Ctx<'_>, slice: &Slice) -> Option<Vec<u64>> {
     let mut key = KeyRun {
         slice,
-        key: Vec::new(),
-        loads: 0,
+        key: vec![0],
+        distinct: Some((0, BTreeMap::new())),
+        first: FirstSeen::default(),
+        again: false,
+    };
+    match run(ctx, &mut Discard, &mut Notes::new(), Some(&mut key)) {
+        Ok(_) => return Some(key.key),
+        Err(_) if key.again => {}
+        Err(_) => return None,
+    }
+    let mut key = KeyRun {
+        slice,
+        key: vec![1],
+        distinct: None,
+        first: FirstSeen::default(),
+        again: false,
     };
     run(ctx, &mut Discard, &mut Notes::new(), Some(&mut key)).ok()?;
     Some(key.key)
@@ -1171,6 +1263,7 @@ fn run_warp<C: Consumer + ?Sized>(
         // A key run: the slice's values before the instruction, and past it
         // unless the slice runs it.
         let mut numbering = true;
+        let mut loaded = None;
         if let Some(k) = key.as_deref_mut() {
             let role = k.slice.role(here.0, here.1);
             if !role.record.is_empty() || role.numbers {
@@ -1196,8 +1289,17 @@ fn run_warp<C: Consumer + ?Sized>(
                 }
                 continue;
             }
-            // Only the numbers of global loads go into a key.
-            numbering = role.numbers;
+            // A key run numbers nothing: it writes which of its global
+            // loads are equal itself.
+            numbering = false;
+            if role.numbers
+                && let Kind::Ld {
+                    ds, addr, piece, ..
+                } = &inst.kind
+            {
+                // The addresses before the load (it may write its base).
+                loaded = Some((addresses(warp, ctx, addr), *piece / 8, ds.len() as u32));
+            }
         }
         match &inst.kind {
             Kind::Bra { target } => {
@@ -1419,17 +1521,15 @@ fn run_warp<C: Consumer + ?Sized>(
             consumer,
             notes,
         )?;
-        if let (Some(k), Kind::Ld { ds, .. }) = (key.as_deref_mut(), &inst.kind)
-            && k.slice.role(here.0, here.1).numbers
-        {
-            // A numbered load: the lanes that ran it, each destination's
-            // numbered lanes and their numbers.
-            k.key.push(u64::from(mask));
-            for d in ds.iter().flatten() {
-                let i = warp.reg_base + *d as usize;
-                let n = warp.nums[i] & mask;
-                k.key.push(u64::from(n));
-                k.numbers(lanes_of(n).map(|lane| warp.vals[i][lane]));
+        if let (Some(k), Some((a, bytes, pieces))) = (key.as_deref_mut(), loaded) {
+            // A numbered load, as run_inst numbers it: the lanes that run
+            // it, those of them that know their address, and (up to 8
+            // bytes a piece) which of the pieces they read are equal.
+            let lanes = mask & a.known();
+            k.key.push(u64::from(mask) << 32 | u64::from(lanes));
+            if bytes <= 8 {
+                let signed = ctx.plan.load_class(inst.name).unwrap_or(false);
+                k.loads(&a, lanes, (bytes, pieces, signed), numbers.epoch())?;
             }
         }
     }

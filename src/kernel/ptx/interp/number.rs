@@ -14,19 +14,23 @@
 //!   equal; nothing else is ever taken as equal but known bits.
 //! - `ld.global` (not `.volatile`, `.relaxed`, `.acquire`, `.mmio`) in a lane
 //!   whose address is known: numbered by (address, width, signedness, the
-//!   block's global epoch), canonically: the number is the first occurrence
-//!   of that quadruple in the block's run (the 0th distinct load, the 1st,
-//!   ...), not the address. So a block's numbers depend only on which of its
-//!   loads are equal, not on where they read: two blocks copying different
-//!   tiles the same way number them alike, which the dynamic block keys
-//!   ([`slice`](super::slice)) rely on. The epoch is a modelling choice: every global
+//!   block's global epoch), packed into the number itself. Two blocks that
+//!   copy different tiles alike number them differently, but alike up to a
+//!   renaming, which is all the consumer can see (which values are equal):
+//!   a block's key ([`slice`](super::slice)) holds which of its loads are
+//!   equal, by their first occurrence ([`FirstSeen`]), not the numbers. The
+//!   epoch is a modelling choice: every global
 //!   store, global atomic, store or atomic whose address may be global
 //!   (generic, unknown), and instruction the interpreter does not follow
 //!   (opaque, not modelled) of the block advances it, as the interpreter runs
 //!   them, so a load after any such write is a new value. Writes of other
 //!   blocks are not seen (a kernel that reads what another block writes
 //!   without synchronisation races on global memory, which this model does
-//!   not check). Other spaces (local memory is per thread; generic loads may
+//!   not check). It advances lazily, at the first global load after such a
+//!   write: two loads are in one epoch exactly when no write came between
+//!   them, as if it advanced at each write, but a kernel that stores
+//!   thousands of times between its loads (a GEMM's output tile) stays in
+//!   few epochs, whose numbers pack (see "Memory"). Other spaces (local memory is per thread; generic loads may
 //!   be local) and ordered loads stay unnumbered.
 //! - Pure instructions (integer and float arithmetic, `mad`, `bfe`, `bfi`,
 //!   `prmt`, `lop3`, `setp`, `set`, `cvt`, packing) hash-consed: the result
@@ -66,12 +70,8 @@
 //! slots of 81 bytes, and the shared loads' origins beside it, about 54 MiB
 //! at most); past that, new keys get fresh numbers: never a wrong equality,
 //! only missed ones. 2^20, as first planned, would have been four times that.
-//! Global loads have a table of their own, at most [`MAX_LOADS`] distinct
-//! ones per block, 2^18 (32 bytes an entry, about 17 MiB with the hash
-//! table's slack; a cuda-samples WMMA GEMM block reads 2^17 distinct 16-byte
-//! chunks of its 4096-deep operands); past that, a load not seen yet gets a
-//! fresh number, so a block's load numbers still depend only on the
-//! sequence of its loads (never a wrong equality, only missed ones). Shared memory
+//! Global loads whose address, epoch and width fit in 63 bits (every
+//! launch's fake pointers do) are numbered without the table. Shared memory
 //! keeps 9 bytes per byte for the numbers stored (allocated at a block's
 //! first numbered store: 2 MiB for the largest window).
 
@@ -83,13 +83,8 @@ use super::ir::{FloatOp, Kind, Program, Space, Src};
 /// module's "Memory").
 pub(crate) const MAX_NUMBERS: usize = 1 << 18;
 
-/// The most distinct global loads a block numbers canonically (see the
-/// module's "Memory").
-pub(crate) const MAX_LOADS: usize = 1 << 18;
-
-/// The bit that marks a global load's canonical number (its first
-/// occurrence): never a fresh number, which stays below it.
-pub(crate) const LOAD: u64 = 1 << 63;
+/// The bit that marks a global load's number packed without the table.
+const PACKED: u64 = 1 << 63;
 
 /// The name of a [`Numbers::chain`] link (no opcode's: names are indices
 /// into a program's opcode texts).
@@ -102,18 +97,16 @@ pub(crate) enum Operand {
     Number(u64),
 }
 
-/// A global load: address, epoch, bytes, sign-extended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-struct LoadKey {
-    address: u64,
-    epoch: u64,
-    bytes: u8,
-    signed: bool,
-}
-
 /// What a number stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Key {
+    /// A global load: address, bytes, sign-extended, epoch.
+    Load {
+        address: u64,
+        bytes: u8,
+        signed: bool,
+        epoch: u64,
+    },
     /// A shared load of `bytes` bytes of the value numbered `number` stored
     /// at that width, sign-extended or not.
     SharedLoad {
@@ -135,36 +128,18 @@ enum Key {
 #[derive(Debug)]
 pub(crate) struct Numbers {
     table: FxHashMap<Key, u64>,
-    /// The global loads seen, each with its number (`LOAD` and its first
-    /// occurrence).
-    loads: FxHashMap<LoadKey, u64>,
-    load_limit: usize,
     /// A shared load's number: the number stored and the width it was
     /// stored and loaded at. Storing the load back at that width stores
     /// the same bytes: the original number.
     loaded: FxHashMap<u64, (u64, u32)>,
     limit: usize,
-    /// The next number to hand out (below [`LOAD`]).
+    /// The next number to hand out (below [`PACKED`]).
     next: u64,
     /// The block's global-memory epoch.
     epoch: u64,
-}
-
-thread_local! {
-    /// The last block's table of loads on this thread, emptied: a key run
-    /// numbers its loads in a table that has grown already (the growing
-    /// was a sixth of a matrix product's run of 200 blocks). It holds what
-    /// one block's table held at most (see the module's "Memory").
-    static SPARE_LOADS: std::cell::Cell<FxHashMap<LoadKey, u64>> =
-        std::cell::Cell::new(FxHashMap::default());
-}
-
-impl Drop for Numbers {
-    fn drop(&mut self) {
-        let mut loads = std::mem::take(&mut self.loads);
-        loads.clear();
-        SPARE_LOADS.with(|spare| spare.set(loads));
-    }
+    /// Global memory was written since the epoch began: the next load
+    /// begins another.
+    written: bool,
 }
 
 impl Default for Numbers {
@@ -178,12 +153,11 @@ impl Numbers {
     pub(crate) fn with_limit(limit: usize) -> Self {
         Numbers {
             table: FxHashMap::default(),
-            loads: SPARE_LOADS.with(|spare| spare.take()),
-            load_limit: MAX_LOADS,
             loaded: FxHashMap::default(),
             limit,
             next: 1,
             epoch: 0,
+            written: false,
         }
     }
 
@@ -191,14 +165,14 @@ impl Numbers {
     #[inline]
     pub(crate) fn fresh(&mut self) -> u64 {
         let n = self.next;
-        // Below LOAD for any run: one number per lane and step at most.
+        // Below PACKED for any run: one number per lane and step at most.
         self.next += 1;
         n
     }
 
     /// The block wrote global memory (or may have).
     pub(crate) fn global_write(&mut self) {
-        self.epoch += 1;
+        self.written = true;
     }
 
     /// The number of `key`: its entry, a new entry, or past the table's
@@ -242,7 +216,7 @@ impl Numbers {
     /// stores the bytes it loaded.
     #[inline]
     pub(crate) fn stored(&self, number: u64, bytes: u32) -> u64 {
-        if number & LOAD != 0 || self.loaded.is_empty() {
+        if number & PACKED != 0 || self.loaded.is_empty() {
             return number;
         }
         match self.loaded.get(&number) {
@@ -251,27 +225,48 @@ impl Numbers {
         }
     }
 
+    /// The block's global epoch for a load now (a write since the last
+    /// load begins another).
+    #[inline]
+    pub(crate) fn epoch(&mut self) -> u64 {
+        if self.written {
+            self.epoch += 1;
+            self.written = false;
+        }
+        self.epoch
+    }
+
     /// The number of a global load of `bytes` bytes (1 to 8) at `address`
-    /// now, sign-extended or not: `LOAD` and the index of its first
-    /// occurrence among the block's distinct loads, or past [`MAX_LOADS`] of
-    /// them a fresh number.
+    /// in epoch `epoch`, sign-extended or not, where it is packed without
+    /// the table (address below 2^48, epoch below 2^12): distinct
+    /// quadruples, distinct numbers.
+    #[inline]
+    pub(crate) fn packed(address: u64, bytes: u32, signed: bool, epoch: u64) -> Option<u64> {
+        let class = match bytes {
+            1 => 0,
+            2 => 1,
+            4 => 2,
+            _ => 3,
+        };
+        // address (48 bits), epoch (12), width class (2), sign (1), PACKED.
+        (address >> 48 == 0 && epoch >> 12 == 0 && bytes <= 8)
+            .then(|| PACKED | u64::from(signed) << 62 | class << 60 | epoch << 48 | address)
+    }
+
+    /// The number of a global load of `bytes` bytes (1 to 8) at `address`
+    /// now, sign-extended or not.
     #[inline]
     pub(crate) fn load(&mut self, address: u64, bytes: u32, signed: bool) -> u64 {
-        let key = LoadKey {
-            address,
-            epoch: self.epoch,
-            bytes: bytes as u8,
-            signed,
-        };
-        if let Some(&n) = self.loads.get(&key) {
+        let epoch = self.epoch();
+        if let Some(n) = Self::packed(address, bytes, signed, epoch) {
             return n;
         }
-        if self.loads.len() >= self.load_limit {
-            return self.fresh();
-        }
-        let n = LOAD | self.loads.len() as u64;
-        self.loads.insert(key, n);
-        n
+        self.intern(Key::Load {
+            address,
+            bytes: bytes as u8,
+            signed,
+            epoch,
+        })
     }
 
     /// The number of destination `out` of the pure instruction named `name`
@@ -325,6 +320,43 @@ impl Numbers {
     #[cfg(test)]
     pub(crate) fn entries(&self) -> usize {
         self.table.len()
+    }
+}
+
+/// The most distinct global loads a block's key numbers by first
+/// occurrence ([`FirstSeen`]): past them the block has no key (it is
+/// interpreted). 2^18 entries of 16 bytes, about 9 MiB with the hash
+/// table's slack.
+pub(crate) const MAX_FIRST_SEEN: usize = 1 << 18;
+
+/// Packed global load numbers ([`Numbers::packed`]) numbered again by their
+/// first occurrence: the 0th distinct one, the 1st, ... Two blocks whose
+/// loads give the same sequence here have the same equalities among their
+/// loads, whatever their addresses.
+#[derive(Debug, Default)]
+pub(crate) struct FirstSeen {
+    seen: FxHashMap<u64, u64>,
+}
+
+impl FirstSeen {
+    /// The first occurrence of `packed`, or `None` past
+    /// [`MAX_FIRST_SEEN`] distinct ones.
+    #[inline]
+    pub(crate) fn index(&mut self, packed: u64) -> Option<u64> {
+        let next = self.seen.len() as u64;
+        if let Some(&i) = self.seen.get(&packed) {
+            return Some(i);
+        }
+        if self.seen.len() >= MAX_FIRST_SEEN {
+            return None;
+        }
+        self.seen.insert(packed, next);
+        Some(next)
+    }
+
+    /// Distinct loads seen: the next new one's index.
+    pub(crate) fn len(&self) -> u64 {
+        self.seen.len() as u64
     }
 }
 
@@ -700,45 +732,55 @@ mod tests {
     }
 
     #[test]
-    fn loads_are_numbered_by_first_occurrence_not_by_address() {
-        // Two blocks reading different tiles in the same pattern: the same
-        // numbers.
-        let pattern = |base: u64| {
-            let mut n = Numbers::default();
-            let mut out = Vec::new();
-            for off in [0, 16, 0, 32, 16] {
-                out.push(n.load(base + off, 4, false));
-            }
-            n.global_write();
-            out.push(n.load(base, 4, false));
-            out
-        };
-        let a = pattern(0x7f00_0000_0000);
-        assert_eq!(pattern(1 << 60), a);
-        assert_eq!(a, [LOAD, LOAD | 1, LOAD, LOAD | 2, LOAD | 1, LOAD | 3]);
-        // Nothing goes into the table of expressions.
+    fn loads_past_the_packed_range_use_the_table() {
         let mut n = Numbers::default();
-        n.load(64, 8, true);
-        assert_eq!(n.entries(), 0);
+        // An address of 49 bits and more: not packed, still one number.
+        let high = n.load(1 << 50, 8, false);
+        assert_eq!(high & PACKED, 0);
+        assert_eq!(n.load(1 << 50, 8, false), high);
+        assert_eq!(n.entries(), 1);
+        // An epoch past 12 bits: likewise, and unlike the packed epoch 0.
+        let low = n.load(64, 4, false);
+        assert_ne!(low & PACKED, 0);
+        // Writes with no load between are one epoch.
+        for _ in 0..10 {
+            n.global_write();
+        }
+        assert_ne!(n.load(64, 4, false), low);
+        assert_eq!(n.epoch(), 1);
+        for _ in 0..4095 {
+            n.global_write();
+            n.load(0, 1, false);
+        }
+        let late = n.load(64, 4, false);
+        assert_eq!(late & PACKED, 0);
+        assert_ne!(late, low);
+        assert_eq!(n.load(64, 4, false), late);
     }
 
     #[test]
-    fn past_its_bound_a_new_load_gets_a_fresh_number() {
-        let mut n = Numbers {
-            load_limit: 2,
-            ..Numbers::default()
+    fn first_occurrences_are_alike_for_loads_alike_at_other_addresses() {
+        let pattern = |base: u64| {
+            let mut seen = FirstSeen::default();
+            [0, 16, 0, 32, 16]
+                .map(|off| seen.index(Numbers::packed(base + off, 4, false, 0).unwrap()))
         };
-        let a = n.load(0, 4, false);
-        let b = n.load(8, 4, false);
-        let c = n.load(16, 4, false);
-        let d = n.load(16, 4, false);
-        // The third distinct address: a number each time, equal to no other.
-        assert_ne!(c, d);
-        assert!(c & LOAD == 0 && d & LOAD == 0);
-        assert!(![a, b].contains(&c));
-        // Those seen keep theirs.
-        assert_eq!(n.load(8, 4, false), b);
-        assert_eq!(MAX_LOADS, 1 << 18);
+        let a = pattern(0x7f00_0000_0000);
+        assert_eq!(a, [0, 1, 0, 2, 1].map(Some));
+        assert_eq!(pattern(0x1000), a);
+        // Another width, sign or epoch: another load.
+        let mut seen = FirstSeen::default();
+        let n = |seen: &mut FirstSeen, bytes, signed, epoch| {
+            seen.index(Numbers::packed(64, bytes, signed, epoch).unwrap())
+        };
+        assert_eq!(n(&mut seen, 4, false, 0), Some(0));
+        assert_eq!(n(&mut seen, 2, false, 0), Some(1));
+        assert_eq!(n(&mut seen, 4, true, 0), Some(2));
+        assert_eq!(n(&mut seen, 4, false, 1), Some(3));
+        assert_eq!(seen.len(), 4);
+        // Not packed: an address of 49 bits, an epoch of 13.
+        assert_eq!(Numbers::packed(1 << 48, 4, false, 0), None);
+        assert_eq!(Numbers::packed(64, 4, false, 1 << 12), None);
     }
 
     #[test]

@@ -18,9 +18,10 @@
 //! `%ctaid` (`%clusterid`, `%cluster_ctaid`, `%cluster_ctarank`), through
 //! an instruction's operands and its guard, through the `.param` and shared
 //! state spaces (flow-insensitive, as [`classes`](super::classes) does),
-//! except a numbered global load's result: its value number is the load's
-//! first occurrence in the block ([`number`](super::number)), which the key
-//! holds. The *sinks* are [`classes`](super::classes)' (shared addresses,
+//! except a numbered global load's result: its value number is packed from
+//! its address ([`number`](super::number)), but the consumer sees only which
+//! numbers are equal, and the key holds which of the block's loads are
+//! equal. The *sinks* are [`classes`](super::classes)' (shared addresses,
 //! stored values, guards of events and branches, barrier operands,
 //! `bar.warp.sync`'s mask, the counter that picks an unrolled loop's merge,
 //! every operand of an instruction that numbers its result, the global
@@ -34,10 +35,19 @@
 //!   values (a `cp.async`'s source address: its low 32 bits, what
 //!   [`Event::CpAsyncSource`] carries);
 //! - at every executed numbered global load: the place, the lanes that run
-//!   it, and each destination's numbered lanes and numbers.
+//!   it and those of them that know their address, and which of its pieces
+//!   equal which loads before: nothing, where every numbered load of the
+//!   block reads bytes that no load read before in its epoch (checked on
+//!   byte ranges, adjacent ones merged: a tile copy's rows are one range),
+//!   else each piece's first occurrence among the block's loads
+//!   ([`FirstSeen`](super::number::FirstSeen)). The key's first word says
+//!   which.
 //!
 //! The key is exact (a `Vec<u64>`, compared whole): a hash collision can
-//! never merge two blocks.
+//! never merge two blocks. A block whose key run stops short (an address or
+//! epoch that does not pack, more than 2^18 distinct loads, a key of more
+//! than 2^23 words, an error, the step budget) has no key and is
+//! interpreted.
 //!
 //! # Why equal keys give equal runs
 //!
@@ -49,11 +59,14 @@
 //! induction), so the schedule (warps run until they wait, barriers release
 //! in order) is the same. A value number is made of known bits and numbers
 //! (both equal: the operands of an instruction that numbers are sinks), or
-//! is a global load's canonical number: equal, because every numbered load
-//! is in the key, and the load numbering's table and its bound see the same
-//! sequence of loads in both. The table of expressions sees the same keys
+//! is a global load's: packed from its address and epoch, so different in
+//! the two blocks, but equal exactly where the other block's are (the key
+//! holds which loads are equal, and a key run stops where an address or
+//! epoch would not pack, so no load of either block reaches the table of
+//! expressions). Renaming the one block's load numbers to the other's makes
+//! every value correspond: the table of expressions sees corresponding keys
 //! in the same order, so it hands out the same numbers and overflows at the
-//! same entry. Every event's contents is a sink, or computed from equal
+//! same entry, and the consumer sees only which numbers are equal. Every event's contents is a sink, or computed from equal
 //! values; so are the notes, the steps and the errors (a shared access out
 //! of bounds names the block: the first block of a class is run, and its
 //! error ends the launch before any other block of it). So the consumer is

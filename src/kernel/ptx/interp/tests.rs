@@ -710,3 +710,77 @@ fn integer_compares_and_conversions_known_in_every_lane_follow_their_rules() {
         .collect();
     assert_eq!(log.addresses, vec![expected]);
 }
+
+/// A grid-stride loop over tiles copied from global to shared memory: the
+/// block index reaches a branch and the loads' addresses, so the static
+/// classes keep every block apart, but the blocks' value keys
+/// ([`slice`](super::slice)) tell the two kinds apart: 3 tiles (blocks 0 to
+/// 19 of 40, over 100 tiles) or 2. With `second`, each tile is also read
+/// again at a neighbour's index (equal loads: keys by first occurrence);
+/// with `shared`, at `g[tid]` too, which block 0's first tile reads as well:
+/// block 0 alone is a kind of its own.
+fn grid_stride(second: &str) -> (Vec<(u32, Op, u32, u32)>, Vec<String>, u64, u64) {
+    let body = format!(
+        ".visible .entry k(.param .u64 g, .param .u32 n)\n{{\n\
+         .reg .b32 %r<20>;\n.reg .b64 %rd<20>;\n.reg .pred %p<4>;\n\
+         .shared .align 4 .b8 s[1024];\n\
+         ld.param.u64 %rd1, [g];\nld.param.u32 %r9, [n];\n\
+         mov.u32 %r1, %ctaid.x;\nmov.u32 %r2, %tid.x;\nmov.u32 %r10, %nctaid.x;\n\
+         shl.b32 %r6, %r2, 2;\nmov.u32 %r5, s;\nadd.s32 %r7, %r5, %r6;\n\
+         LOOP:\nsetp.ge.u32 %p1, %r1, %r9;\n@%p1 bra DONE;\n\
+         shl.b32 %r3, %r1, 5;\nadd.s32 %r4, %r3, %r2;\nmul.wide.u32 %rd2, %r4, 4;\n\
+         add.s64 %rd3, %rd1, %rd2;\nld.global.u32 %r8, [%rd3];\nst.shared.u32 [%r7], %r8;\n\
+         {second}\
+         bar.sync 0;\nst.global.u32 [%rd3], %r8;\nadd.s32 %r1, %r1, %r10;\nbra LOOP;\n\
+         DONE:\nret;\n}}\n"
+    );
+    let text = format!("{HEAD}{body}");
+    let module = ptx::parse(&text).unwrap();
+    let kernel = Kernel::new(&module, None).unwrap();
+    let launch = KernelLaunch::new([40, 1, 1], [32, 1, 1])
+        .unwrap()
+        .with_arg("1=100".parse().unwrap());
+    let go = |reuse: bool| {
+        let mut log = Log::default();
+        let summary = kernel
+            .run(
+                &launch,
+                &RunOptions::new().with_reuse(reuse).with_threads(1),
+                &mut log,
+            )
+            .unwrap();
+        (log, summary)
+    };
+    let (log, summary) = go(true);
+    let (plain, all) = go(false);
+    assert_eq!(log.accesses, plain.accesses);
+    assert_eq!(log.addresses, plain.addresses);
+    assert_eq!(log.others, plain.others);
+    assert_eq!(summary.warp_instructions, all.warp_instructions);
+    assert_eq!(all.blocks_interpreted, 40);
+    (
+        log.accesses,
+        log.others,
+        summary.blocks_interpreted,
+        summary.blocks_run,
+    )
+}
+
+#[test]
+fn a_grid_stride_loop_is_interpreted_once_per_trip_count() {
+    let (accesses, _, interpreted, run) = grid_stride("");
+    assert_eq!((interpreted, run), (2, 40));
+    // 20 blocks of 3 tiles and 20 of 2: a store per tile.
+    assert_eq!(accesses.len(), 20 * 3 + 20 * 2);
+    // Loads of equal addresses in a tile: keyed by first occurrence.
+    let again = "xor.b32 %r12, %r4, 1;\nmul.wide.u32 %rd4, %r12, 4;\nadd.s64 %rd5, %rd1, %rd4;\n\
+                 ld.global.u32 %r13, [%rd5];\nst.shared.u32 [%r7+128], %r13;\n";
+    let (accesses, _, interpreted, _) = grid_stride(again);
+    assert_eq!(interpreted, 2);
+    assert_eq!(accesses.len(), 2 * (20 * 3 + 20 * 2));
+    // g[tid], which only block 0's first tile reads as well.
+    let shared = "mul.wide.u32 %rd4, %r2, 4;\nadd.s64 %rd5, %rd1, %rd4;\n\
+                  ld.global.u32 %r13, [%rd5];\nst.shared.u32 [%r7+128], %r13;\n";
+    let (_, _, interpreted, _) = grid_stride(shared);
+    assert_eq!(interpreted, 3);
+}
