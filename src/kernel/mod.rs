@@ -73,6 +73,27 @@ pub mod tally;
 
 use crate::{AccessWidth, ComputeCapability, ConstantLoad, Error, LaneSet, Op, WarpRequest};
 
+/// The bits of a `cp.async.ca`'s global address that
+/// [`Event::CpAsyncSource`] carries: the low 7, all a lane's bank
+/// (`(address / 4) % 32`) depends on, and all
+/// [`ldgsts_wavefronts`](tally::ldgsts_wavefronts) reads. A source that
+/// sends no more lets blocks whose copies differ only above them share one
+/// interpretation, and loses nothing: the wavefronts were measured to
+/// depend on the banks alone (`tests/ptx_cp_async.rs`).
+///
+/// # Example
+///
+/// ```
+/// use smem_model::kernel::CP_ASYNC_SOURCE_MASK;
+///
+/// // 0x1000_00c4 is in bank 17, and so are its low 7 bits, 0x44.
+/// let address: u32 = 0x1000_00c4;
+/// assert_eq!(address & CP_ASYNC_SOURCE_MASK, 0x44);
+/// assert_eq!(address / 4 % 32, 17);
+/// assert_eq!((address & CP_ASYNC_SOURCE_MASK) / 4 % 32, 17);
+/// ```
+pub const CP_ASYNC_SOURCE_MASK: u32 = 127;
+
 /// Where an event comes from in the kernel: the instruction's address and,
 /// where the source knows it, its source line.
 ///
@@ -224,20 +245,25 @@ pub enum Event<'a> {
         lanes: LaneSet,
     },
     /// The global side of the `cp.async` whose [`Event::Access`] follows:
-    /// the low 32 bits of each reading lane's global address (a lane with a
-    /// src-size of 0 reads none). `.ca`'s wavefronts depend on it
-    /// (measured: the data passes through the L1's banks, see
-    /// [`ldgsts_wavefronts`](crate::kernel::tally::ldgsts_wavefronts)), and
-    /// `.cg`'s (measured: a 128-byte global line into a 128-byte shared line
-    /// at a time, see
-    /// [`ldgsts_bypass_wavefronts`](crate::kernel::tally::ldgsts_bypass_wavefronts)).
+    /// what its wavefronts read of each reading lane's global address (a
+    /// lane with a src-size of 0 reads none). `.ca`'s depend on the low 7
+    /// bits alone, [`CP_ASYNC_SOURCE_MASK`] of it (measured: the data passes
+    /// through the L1's banks, a lane's bank being `(address / 4) % 32`, see
+    /// [`ldgsts_wavefronts`](crate::kernel::tally::ldgsts_wavefronts));
+    /// `.cg`'s on the low 32 bits (measured: a 128-byte global line into a
+    /// 128-byte shared line at a time, see
+    /// [`ldgsts_bypass_wavefronts`](crate::kernel::tally::ldgsts_bypass_wavefronts)),
+    /// and on none of them with a src-size register (then the offsets are
+    /// 0). Sending no more lets blocks whose copies differ only in bits no
+    /// figure reads share one interpretation.
     /// A source that does not know the addresses does not send it.
     CpAsyncSource {
         /// Where it comes from.
         site: Site,
         /// The lanes that read global memory.
         lanes: LaneSet,
-        /// Each lane's global address, low 32 bits (only the bank matters).
+        /// Each lane's global address: `& CP_ASYNC_SOURCE_MASK` for `.ca`,
+        /// its low 32 bits for `.cg`, 0 for `.cg` with a src-size register.
         offsets: [u32; 32],
         /// Whether the src-size operand is a register (SASS gives the
         /// LDGSTS a source-ignore predicate operand): measured, `.cg`'s

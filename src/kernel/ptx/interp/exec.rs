@@ -3253,11 +3253,23 @@ fn run_inst<C: Consumer + ?Sized>(
                         }
                     };
                     if let Some(reads) = reads.filter(|&r| g.known() & r == r) {
+                        let zero_fill = matches!(src_size, Some(Src::Reg(_)));
                         let event = Event::CpAsyncSource {
                             site,
                             lanes: LaneSet::from_bits(reads),
-                            offsets: core::array::from_fn(|l| g.val(l) as u32),
-                            zero_fill: matches!(src_size, Some(Src::Reg(_))),
+                            // What the wavefronts read (see the event's
+                            // docs): more would keep apart blocks whose
+                            // sources differ only in bits no figure uses
+                            // (classes.rs).
+                            offsets: core::array::from_fn(|l| match (kind, zero_fill) {
+                                (crate::CpAsync::Ca, _) => {
+                                    (g.val(l) & u64::from(crate::kernel::CP_ASYNC_SOURCE_MASK))
+                                        as u32
+                                }
+                                (crate::CpAsync::Cg, false) => g.val(l) as u32,
+                                (crate::CpAsync::Cg, true) => 0,
+                            }),
+                            zero_fill,
                             guarded: inst.guard.is_some(),
                         };
                         consumer.event(wid, &event)?;
