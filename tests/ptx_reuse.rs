@@ -232,7 +232,7 @@ fn statement(out: &mut String, i: usize, (kind, a, b, k): (u8, u8, u8, u8)) {
     let a = SOURCES[usize::from(a) % SOURCES.len()];
     let b = SOURCES[usize::from(b) % SOURCES.len()];
     let r = |j: usize| format!("%r{}", 20 + 10 * i + j);
-    let (r0, r1, r2, r3) = (r(0), r(1), r(2), r(3));
+    let (r0, r1, r2, r3, r4, r5) = (r(0), r(1), r(2), r(3), r(4), r(5));
     // A word of s chosen by `x`: s + 4 (x & 255).
     let at = |out: &mut String, x: &str| {
         writeln!(
@@ -242,7 +242,19 @@ fn statement(out: &mut String, i: usize, (kind, a, b, k): (u8, u8, u8, u8)) {
         .unwrap();
     };
     writeln!(out, "mov.u32 {r0}, {a};\nmov.u32 {r1}, {b};").unwrap();
-    match kind % 10 {
+    // A cp.async to the thread's word from g + {r4} + 4 tid, reading where
+    // `size` is not 0 (the bytes given where `size` is none).
+    let copy = |out: &mut String, size: &str| {
+        at(out, "%r3");
+        writeln!(
+            out,
+            "shl.b32 {r5}, %r3, 2;\nadd.s32 {r4}, {r4}, {r5};\ncvt.u64.u32 %rd5, {r4};\n\
+             add.s64 %rd6, %rd1, %rd5;\ncp.async.ca.shared.global [{r2}], [%rd6], 4, {size};\n\
+             cp.async.wait_all;"
+        )
+        .unwrap();
+    };
+    match kind % 12 {
         // A shared store: address from a, value from b.
         0 => {
             at(out, &r0);
@@ -308,11 +320,29 @@ fn statement(out: &mut String, i: usize, (kind, a, b, k): (u8, u8, u8, u8)) {
             writeln!(out, "st.param.b32 [tmp], {r0};\nld.param.b32 {r3}, [tmp];").unwrap();
             writeln!(out, "st.shared.u32 [{r2}], {r3};").unwrap();
         }
+        // A cp.async from a shifted left by k: the event carries the low 7
+        // bits of the source, so only a's bits below 7 - k matter.
+        10 => {
+            writeln!(out, "shl.b32 {r4}, {r0}, {k};").unwrap();
+            copy(out, "4");
+        }
+        // A cp.async from (a n >> (k % 4)) % 12 << 5, reading where b & 4.
+        11 => {
+            writeln!(
+                out,
+                "mul.lo.s32 {r4}, {r0}, %r1;\nshr.u32 {r4}, {r4}, {};\nrem.u32 {r4}, {r4}, 12;\n\
+                 shl.b32 {r4}, {r4}, 5;\nand.b32 {r3}, {r1}, 4;",
+                k % 4
+            )
+            .unwrap();
+            copy(out, &r3);
+        }
         // A shared atomic at a.
-        _ => {
+        9 => {
             at(out, &r0);
             writeln!(out, "atom.shared.add.u32 {r3}, [{r2}], {r1};").unwrap();
         }
+        _ => unreachable!("kind % 12"),
     }
 }
 
@@ -341,20 +371,22 @@ proptest! {
 
     /// Generated kernels that use the block index in shared addresses,
     /// stored values, guards, branches, loop bounds, global addresses,
-    /// param memory and atomics: the same calls every way.
+    /// param memory, atomics and cp.async sources: the same calls every
+    /// way.
     #[test]
     fn generated_kernels_give_the_same_calls_every_way(
         statements in prop::collection::vec((any::<u8>(), any::<u8>(), any::<u8>(), 0u8..8), 1..8),
         grid in (1u32..5, 1u32..4, 1u32..3),
         threads in prop::sample::select(vec![32u32, 64, 96]),
         sample in prop::option::of(1u64..6),
+        n in prop::sample::select(vec![5u32, 8, 64, 96]),
     ) {
         let text = generated(&statements);
         let module = ptx::parse(&text).unwrap();
         let kernel = Kernel::new(&module, None).unwrap();
         let launch = KernelLaunch::new([grid.0, grid.1, grid.2], [threads, 1, 1])
             .unwrap()
-            .with_arg("n=5".parse().unwrap());
+            .with_arg(format!("n={n}").parse().unwrap());
         let mut options = RunOptions::new();
         if let Some(n) = sample {
             options = options.with_sample(n);
@@ -374,7 +406,7 @@ fn each_generated_statement_runs_and_reuse_follows_the_block_index() {
     let launch = KernelLaunch::new([4, 3, 2], [64, 1, 1])
         .unwrap()
         .with_arg("n=5".parse().unwrap());
-    for kind in 0..10u8 {
+    for kind in 0..12u8 {
         // Values from the thread index only: every block alike.
         let kernel =
             Kernel::new(&ptx::parse(&generated(&[(kind, 0, 0, 3)])).unwrap(), None).unwrap();
@@ -389,5 +421,12 @@ fn each_generated_statement_runs_and_reuse_follows_the_block_index() {
         let (interpreted, run) = same_every_way(&kernel, &launch, RunOptions::new());
         let expected = if matches!(kind, 5 | 6) { 1 } else { 3 };
         assert_eq!((interpreted, run), (expected, 24), "statement {kind}");
+    }
+    // A cp.async from g + (ctaid.y << k): the low 7 bits keep ctaid.y mod
+    // 2^(7 - k), so 3, 2 and 1 kinds of block for k = 5, 6 and 7.
+    for (k, expected) in [(5, 3), (6, 2), (7, 1)] {
+        let kernel = Kernel::new(&ptx::parse(&generated(&[(10, 2, 0, k)])).unwrap(), None).unwrap();
+        let (interpreted, run) = same_every_way(&kernel, &launch, RunOptions::new());
+        assert_eq!((interpreted, run), (expected, 24), "shift {k}");
     }
 }

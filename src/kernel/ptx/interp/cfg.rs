@@ -26,7 +26,7 @@ pub(crate) enum Flow {
     MaybeLeave,
 }
 
-fn successors(flow: &[Flow], i: usize) -> [Option<u32>; 2] {
+pub(crate) fn successors(flow: &[Flow], i: usize) -> [Option<u32>; 2] {
     let n = flow.len() as u32;
     let next = (i as u32 + 1).min(n);
     match flow[i] {

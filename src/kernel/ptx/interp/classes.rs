@@ -1,71 +1,843 @@
-//! Which blocks of a launch do the same thing: the components of the block
-//! index (`%ctaid.x`, `.y`, `.z`) whose value can change what a block tells
-//! its consumer.
+//! Which blocks of a launch do the same thing: how much of each component of
+//! the block index (`%ctaid.x`, `.y`, `.z`) can change what a block tells its
+//! consumer.
 //!
 //! A block's run is a function of its index alone: the launch's arguments,
 //! grid, block and dynamic shared size are the same for every block, global
 //! memory is never read back as values (a global load is unknown, or a value
 //! number of its address, [`number`](super::number)), and nothing one block
-//! does is seen by another. So two blocks whose indices agree on every
-//! component that can reach what the consumer sees run alike: the same
-//! events in the same order, the same notes, the same steps, the same
-//! errors. [`relevant`] finds those components by a taint analysis over
-//! the lowered program, flow-insensitive over each function's registers
-//! and over the `.param` and shared state spaces:
+//! does is seen by another. So two blocks whose indices agree on what can
+//! reach what the consumer sees run alike: the same events in the same
+//! order, the same notes, the same steps, the same errors. [`relevant`]
+//! finds, for each component, how many of its low bits that is (none, some,
+//! or all of it), by an analysis of the lowered program, flow-insensitive
+//! over each function's registers and over the `.param` and shared state
+//! spaces; it runs per launch, with the launch's arguments, grid and block
+//! known.
 //!
-//! - A value is tainted by the components of `%ctaid` (and `%clusterid`,
-//!   the block index of a launch without clusters) it is computed from:
-//!   through every instruction's operands, a guard's predicate into what the
-//!   instruction writes, stores into the `.param` and shared spaces and
-//!   loads from them, and a numbered global load's address into the number
-//!   (two loads are equal exactly when their addresses are).
-//! - What the consumer sees, the *sinks*: the address of every access that
-//!   may touch shared memory (`.shared`, generic, `.const` whose addresses
-//!   are events), the value of a store there (a store of what memory holds
-//!   is an event of its own, [`Consumer::event_unchanged`]), the global
-//!   address and source size of a `cp.async` (its global side is an event,
-//!   [`Event::CpAsyncSource`]), the guard of
-//!   every instruction that is an event, a branch, a call or a barrier, a
-//!   barrier's id and count, `bar.warp.sync`'s mask, the counter that picks
-//!   an unrolled loop's merge, and every operand of an instruction that
-//!   numbers its result (the numbers a block hands out must not depend on a
-//!   component left out). Where the kernel numbers global loads at all, the
-//!   guard of whatever may write global memory is a sink too (it advances
-//!   the numbering's epoch).
+//! # What the consumer sees
 //!
-//! A component that reaches no sink can only change values that reach none:
-//! blocks that agree on the others run alike. A modelling choice on the safe
-//! side: a component is kept whenever a path exists in the program, whether
-//! or not it is ever taken (a grid-stride loop's bound keeps the component
-//! that starts it, though most blocks run as many trips).
+//! The *sinks*: the address of every access that may touch shared memory
+//! (`.shared`, generic, `.const` whose addresses are events), the value of a
+//! store there (a store of what memory holds is an event of its own,
+//! [`Consumer::event_unchanged`]), the guard of every instruction that is an
+//! event, a branch, a call or a barrier, a barrier's id and count,
+//! `bar.warp.sync`'s mask, the counter that picks an unrolled loop's merge,
+//! and every operand of an instruction that numbers its result (the numbers a
+//! block hands out must not depend on a component left out). Where the
+//! kernel numbers global loads at all, the guard of whatever may write global
+//! memory is a sink too (it advances the numbering's epoch). Each of those
+//! needs every bit of its value. One sink needs fewer: the global address of
+//! a `cp.async`, whose global side is an event ([`Event::CpAsyncSource`]),
+//! carries only its low 7 bits ([`CP_ASYNC_SOURCE_MASK`]), all the `.ca`
+//! wavefronts depend on; its source size needs every bit.
+//!
+//! # What a value keeps of the block index
+//!
+//! For two blocks whose component `x` differs by `Δ` (`Δ ≠ 0`) and whose
+//! other components agree, a value's [`Dep`] on `x`, a pair `(shift, cap)`,
+//! says that the two blocks' values agree on their low `min(v2(Δ) + shift,
+//! cap)` bits, `v2(Δ)` being the trailing zero bits of `Δ` (of `Δ mod 2^k`,
+//! in the `k`-bit arithmetic of a register): "the value mod 2^m depends on
+//! `x` only through `x mod 2^(m - shift)`, and its low `cap` bits not at
+//! all". Where several components differ, the values agree on the least of
+//! their bounds (change one component at a time). `%ctaid.x` itself is
+//! `(0, 64)`; a value independent of `x` is `(64, 64)`; one that may depend
+//! on `x` in any way is `(64, 0)`, and that times 256 `(64, 8)`: its low 8
+//! bits are zeros in every block. The rules, all of them identities of
+//! arithmetic modulo a power of two:
+//!
+//! - `add`, `sub`, `neg`, `and`, `or`, `xor`, `not`, `lop3`, `mov`,
+//!   truncation and extension (`cvt` between integers, `mov.b64 {a, b}` and
+//!   its inverse): the low `m` bits of the result depend only on the low `m`
+//!   bits of the operands (bits above a register's width are its sign or
+//!   zeros, a function of the bits below), so the result keeps the least of
+//!   the operands' bounds. `selp` on a predicate that is the same in every
+//!   block picks the same operand in both blocks: the least too.
+//! - `mul.lo` and `mul.wide` (and `mad`, `mul24.lo`, `mad24.lo`):
+//!   `a b - a' b' = (a - a') b + a' (b - b')`, so the product keeps at least
+//!   `min(bound(a) + tz(b), bound(b) + tz(a))`, `tz` a lower bound on the
+//!   trailing zero bits of a value in every block: both parts of the pair
+//!   grow by the other operand's trailing zeros.
+//! - `shl` by a constant `c`: both parts grow by `c`; `shr` by `c`: both
+//!   shrink by `c` (a `shift` may be negative: `x >> 1` depends on `x mod
+//!   2^(m + 1)`); by an amount the same in every block, unknown: `shl` keeps
+//!   the operand's bounds, `shr` none.
+//! - `rem` by a constant `r` with `t` trailing zeros: `a - q r` agrees on
+//!   `min(bound(a), t)` bits whatever the quotients, so the cap drops to
+//!   `t`.
+//! - Anything else (`div`, `min`/`max`, comparisons, `selp` on a predicate
+//!   that depends on `x`, a guard that does, saturation, `.hi` halves, float
+//!   operations, loads, shuffles, ...): `(64, 0)` wherever an operand depends
+//!   on `x`.
+//!
+//! Trailing zeros come from values: constants, the launch's arguments (an
+//! `ld.param` of a kernel parameter at a constant address, in a kernel that
+//! never writes its parameters), `%ntid`, `%nctaid` and the shared sizes are
+//! known, and a constant propagation folds what is computed from them (with
+//! the interpreter's own operations, so exactly as a block computes them);
+//! `shl`, `mul`, `and` and the rest carry a lower bound for the other
+//! values.
+//!
+//! The rules hold for the values the interpreter computes only where they
+//! are known: an unknown operand (a global load, a register read before it
+//! is written) can make an operation's result known or not by the value of
+//! another (`mul` by a known 0 is a known 0), so a rule other than "may
+//! depend in any way" applies only to values known in every lane of every
+//! block (a [`Fact`]'s `known`: all operands known, an operation that always
+//! computes, registers written before they are read on every path, found by
+//! a liveness analysis).
+//!
+//! A sink that needs the low `n` bits of a value with bound `(shift, cap)`
+//! on `x` needs none of `x` where `min(shift, cap) >= n`, the low `n -
+//! shift` bits of `x` where `cap >= n`, and all of `x` otherwise; blocks
+//! whose components agree on what the sinks need run alike ([`Relevant`]).
+//! The argument: along the same path, by induction over the steps of two
+//! such blocks, every register holds values the bounds relate (a guard or a
+//! branch that could differ is a sink needing every bit, so the path and the
+//! lanes are the same), and every sink sees equal bits. So the cuda-samples
+//! `cp.async` matmul, whose sources are `base + 64 bx + ...`, needs `bx mod
+//! 2`: its 80 columns of blocks are 2 classes.
+//!
+//! A modelling choice on the safe side: a component is kept whenever a path
+//! exists in the program, whether or not it is ever taken (a grid-stride
+//! loop's bound keeps the component that starts it, though most blocks run
+//! as many trips).
 
 #[cfg(doc)]
-use crate::kernel::{Consumer, Event};
+use crate::kernel::{Consumer, Event, CP_ASYNC_SOURCE_MASK};
 
-use super::ir::{Addr, BarKind, Kind, Program, Space, Special, Src};
+use super::super::ops::{self, Half, IntType, Value};
+use super::cfg::{self, Flow};
+use super::exec;
+use super::ir::{
+    Addr, BarKind, BulkKind, Function, Inst, IntBin, IntUn, Kind, Merge, Program, Reg, Space,
+    Special, Src, Ty,
+};
 use super::number::Plan;
 
 /// The components `x`, `y`, `z` of the block index, as bits 0, 1, 2 of a
 /// mask.
-pub(crate) type Components = u8;
+type Components = u8;
 
-/// The taint of a source operand, given the taints of its function's
-/// registers.
-fn of(regs: &[Components], s: &Src) -> Components {
-    match *s {
-        Src::Reg(r) => regs.get(r as usize).copied().unwrap_or(0),
-        Src::Special(Special::Ctaid(d) | Special::ClusterId(d) | Special::ClusterCtaid(d)) => {
-            1 << d.min(2)
+/// Bits of a value: a register holds at most 64.
+const WIDTH: i16 = 64;
+
+/// At this `shift` or below a bound says nothing: a component is below
+/// 2^32, so two that differ have `v2(Δ) <= 31`.
+const MIN_SHIFT: i16 = -32;
+
+/// The bits a cp.async's global address carries into its event.
+const CP_ASYNC_SOURCE_BITS: i16 = 7;
+
+/// How a value's low bits follow one component of the block index (see the
+/// module docs): two blocks whose component differs by `Δ` agree on the low
+/// `min(v2(Δ) + shift, cap)` bits of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Dep {
+    shift: i16,
+    cap: i16,
+}
+
+impl Dep {
+    /// The same in every block.
+    const NONE: Dep = Dep {
+        shift: WIDTH,
+        cap: WIDTH,
+    };
+    /// May depend on the component in any way (times `2^n`, it still
+    /// agrees on its low `n` bits: `(64, n)`).
+    const ANY: Dep = Dep {
+        shift: WIDTH,
+        cap: 0,
+    };
+    /// The component itself.
+    const ITSELF: Dep = Dep {
+        shift: 0,
+        cap: WIDTH,
+    };
+
+    /// The bound, normalized: capped at the width, and [`Dep::ANY`] where it
+    /// says nothing.
+    fn new(shift: i16, cap: i16) -> Dep {
+        let (shift, cap) = (shift.min(WIDTH), cap.min(WIDTH));
+        if cap <= 0 || shift <= MIN_SHIFT {
+            Dep::ANY
+        } else {
+            Dep { shift, cap }
         }
-        // The rank in the cluster mixes every component.
-        Src::Special(Special::ClusterCtarank) => 0b111,
-        _ => 0,
+    }
+
+    /// What holds of both.
+    fn join(self, other: Dep) -> Dep {
+        Dep::new(self.shift.min(other.shift), self.cap.min(other.cap))
+    }
+
+    /// Of the value times `2^n` (or times a value with `n` trailing zeros).
+    fn up(self, n: u8) -> Dep {
+        if self == Dep::NONE {
+            return self;
+        }
+        Dep::new(self.shift + i16::from(n), self.cap + i16::from(n))
+    }
+
+    /// Of the value shifted right by `n`.
+    fn down(self, n: u32) -> Dep {
+        if self == Dep::NONE {
+            return self;
+        }
+        let n = n.min(64) as i16;
+        Dep::new(self.shift - n, self.cap - n)
+    }
+
+    /// Of the value less a multiple of a value with `t` trailing zeros.
+    fn capped(self, t: u8) -> Dep {
+        if self == Dep::NONE {
+            return self;
+        }
+        Dep::new(self.shift, self.cap.min(i16::from(t)))
+    }
+
+    /// The low bits of the component two blocks must agree on for their
+    /// values to agree on the low `n`: 0 (none), up to 31, or
+    /// [`Relevant::ALL`].
+    fn bits_for(self, n: i16) -> u8 {
+        if self.shift.min(self.cap) >= n {
+            0
+        } else if self.cap < n {
+            Relevant::ALL
+        } else {
+            (n - self.shift).min(i16::from(Relevant::ALL)) as u8
+        }
     }
 }
 
-/// The components of the block index that can change what a block of
-/// `program`'s entry tells its consumer (see the module docs).
-pub(crate) fn relevant(program: &Program, plan: &Plan) -> Components {
+/// What the analysis knows of a value, the same in every block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Fact {
+    /// On each component.
+    dep: [Dep; 3],
+    /// Known in every lane of every block (never unknown nor numbered).
+    known: bool,
+    /// Trailing zero bits it has at least, where known (64: zero).
+    tz: u8,
+    /// Its value, the same in every lane of every block.
+    value: Option<u64>,
+}
+
+impl Fact {
+    /// A value the same in every block, not always known.
+    const UNKNOWN: Fact = Fact {
+        dep: [Dep::NONE; 3],
+        known: false,
+        tz: 0,
+        value: None,
+    };
+
+    /// A value known in every lane, the same in every block, not a constant.
+    const UNIFORM: Fact = Fact {
+        dep: [Dep::NONE; 3],
+        known: true,
+        tz: 0,
+        value: None,
+    };
+
+    fn constant(v: u64) -> Fact {
+        Fact {
+            dep: [Dep::NONE; 3],
+            known: true,
+            tz: v.trailing_zeros() as u8,
+            value: Some(v),
+        }
+    }
+
+    /// An interpreter result of constants.
+    fn folded(v: Value) -> Fact {
+        v.bits().map_or(Fact::UNKNOWN, Fact::constant)
+    }
+
+    /// A value that may depend on `comps` in any way, known in every lane
+    /// where `known`.
+    fn any(comps: Components, known: bool) -> Fact {
+        Fact {
+            dep: core::array::from_fn(|d| {
+                if comps >> d & 1 == 1 {
+                    Dep::ANY
+                } else {
+                    Dep::NONE
+                }
+            }),
+            known,
+            tz: 0,
+            value: None,
+        }
+    }
+
+    /// The components it may depend on.
+    fn comps(&self) -> Components {
+        (0..3).fold(0, |m, d| m | u8::from(self.dep[d] != Dep::NONE) << d)
+    }
+
+    /// What holds of it and of `other` (a register written in two places).
+    fn join(self, other: Fact) -> Fact {
+        Fact {
+            dep: core::array::from_fn(|d| self.dep[d].join(other.dep[d])),
+            known: self.known && other.known,
+            tz: self.tz.min(other.tz),
+            value: self.value.filter(|_| self.value == other.value),
+        }
+    }
+
+    /// The same, depending in any way on `comps` too (a guard's).
+    fn tainted(mut self, comps: Components) -> Fact {
+        for d in 0..3 {
+            if comps >> d & 1 == 1 {
+                self.dep[d] = Dep::ANY;
+                self.value = None;
+            }
+        }
+        self
+    }
+
+    /// Its low `bits` bits.
+    fn trunc(mut self, bits: u32) -> Fact {
+        if bits >= 64 {
+            return self;
+        }
+        let mask = (1u64 << bits) - 1;
+        if u32::from(self.tz) >= bits {
+            return if self.known {
+                Fact::constant(0)
+            } else {
+                Fact::UNKNOWN.tainted(self.comps())
+            };
+        }
+        self.value = self.value.map(|v| v & mask);
+        self
+    }
+
+    /// A result with no constant: `dep`, known, at least `tz` trailing
+    /// zeros.
+    fn computed(dep: [Dep; 3], tz: u32) -> Fact {
+        Fact {
+            dep,
+            known: true,
+            tz: tz.min(64) as u8,
+            value: None,
+        }
+    }
+
+    /// Of a bitwise or ring operation on `self` and `other`: the least of
+    /// their bounds.
+    fn pointwise(&self, other: &Fact) -> [Dep; 3] {
+        core::array::from_fn(|d| self.dep[d].join(other.dep[d]))
+    }
+
+    /// Of `self * other` (known, in wrapping arithmetic).
+    fn times(&self, other: &Fact) -> Fact {
+        Fact::computed(
+            core::array::from_fn(|d| {
+                self.dep[d]
+                    .up(other.tz)
+                    .join(other.dep[d].up(self.tz))
+            }),
+            u32::from(self.tz) + u32::from(other.tz),
+        )
+    }
+
+    /// Of `self + other` (known, in wrapping arithmetic), or `-`.
+    fn plus(&self, other: &Fact) -> Fact {
+        Fact::computed(self.pointwise(other), u32::from(self.tz.min(other.tz)))
+    }
+
+    /// Of `self << n` in 64 bits.
+    fn shl(&self, n: u32) -> Fact {
+        if n >= 64 {
+            return Fact::constant(0);
+        }
+        Fact {
+            dep: self.dep.map(|d| d.up(n as u8)),
+            known: self.known,
+            tz: (u32::from(self.tz) + n).min(64) as u8,
+            value: self.value.map(|v| v << n),
+        }
+    }
+
+    /// Of a logical `self >> n` in 64 bits.
+    fn shr(&self, n: u32) -> Fact {
+        if n >= 64 {
+            return Fact::constant(0);
+        }
+        Fact {
+            dep: self.dep.map(|d| d.down(n)),
+            known: self.known,
+            tz: if self.tz >= 64 {
+                64
+            } else {
+                self.tz.saturating_sub(n as u8)
+            },
+            value: self.value.map(|v| v >> n),
+        }
+    }
+}
+
+/// How much of each component of the block index blocks must agree on to
+/// run alike: its low `bits[d]` bits ([`Relevant::ALL`]: all of it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Relevant {
+    bits: [u8; 3],
+}
+
+impl Relevant {
+    /// The whole component.
+    pub(crate) const ALL: u8 = 32;
+
+    /// Every block runs alike.
+    pub(crate) fn none(&self) -> bool {
+        self.bits == [0; 3]
+    }
+
+    /// The class of the block `id`: what it keeps of each component.
+    pub(crate) fn key(&self, id: [u32; 3]) -> [u32; 3] {
+        core::array::from_fn(|d| match self.bits[d] {
+            0 => 0,
+            b if b >= Relevant::ALL => id[d],
+            b => id[d] & ((1u32 << b) - 1),
+        })
+    }
+
+    /// How many classes a grid of `grid` blocks has at most.
+    pub(crate) fn classes(&self, grid: [u32; 3]) -> u64 {
+        (0..3)
+            .map(|d| match self.bits[d] {
+                b if b >= Relevant::ALL => u64::from(grid[d]),
+                b => u64::from(grid[d]).min(1 << b),
+            })
+            .product()
+    }
+
+    /// Needs the low `n` bits of a value of `fact` (none where it is not
+    /// known: the instruction never runs).
+    fn need(&mut self, fact: Option<Fact>, n: i16) {
+        if let Some(f) = fact {
+            // Bits known to be zero agree in every block, whatever the
+            // bounds say (`(x >> 1) << 7`).
+            if f.known && i16::from(f.tz) >= n {
+                return;
+            }
+            for d in 0..3 {
+                self.bits[d] = self.bits[d].max(f.dep[d].bits_for(n));
+            }
+        }
+    }
+}
+
+/// What the analysis knows of a launch beyond its program.
+pub(crate) struct Given<'a> {
+    /// The arguments' bytes, by parameter.
+    pub args: &'a [Vec<u8>],
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub dynamic_shared: u32,
+}
+
+/// The fact of a special register.
+fn special(s: Special, given: &Given<'_>, program: &Program) -> Fact {
+    let comp = |d: u8| usize::from(d.min(2));
+    match s {
+        Special::Ctaid(d) => {
+            let mut f = Fact::UNIFORM;
+            f.dep[comp(d)] = Dep::ITSELF;
+            f
+        }
+        // The quotient or the remainder by the cluster's size: the ctaid of
+        // a launch without clusters, any function of it in general.
+        Special::ClusterId(d) | Special::ClusterCtaid(d) => Fact::any(1 << comp(d), true),
+        // The rank in the cluster mixes every component.
+        Special::ClusterCtarank => Fact::any(0b111, true),
+        Special::Ntid(d) => Fact::constant(u64::from(given.block[comp(d)])),
+        Special::Nctaid(d) => Fact::constant(u64::from(given.grid[comp(d)])),
+        Special::WarpSize => Fact::constant(32),
+        Special::DynamicSmemSize => Fact::constant(u64::from(given.dynamic_shared)),
+        Special::TotalSmemSize => {
+            Fact::constant(u64::from(program.static_shared) + u64::from(given.dynamic_shared))
+        }
+        Special::Unknown => Fact::UNKNOWN,
+        Special::Tid(_)
+        | Special::Laneid
+        | Special::Warpid
+        | Special::Nwarpid
+        | Special::LanemaskEq
+        | Special::LanemaskLt
+        | Special::LanemaskLe
+        | Special::LanemaskGt
+        | Special::LanemaskGe
+        | Special::NclusterId(_)
+        | Special::ClusterNctaid(_)
+        | Special::ClusterNctarank
+        | Special::ExplicitCluster => Fact::UNIFORM,
+    }
+}
+
+/// The operands an instruction reads, its guard first.
+fn reads(inst: &Inst, func: &Function) -> Vec<Src> {
+    let mut r: Vec<Src> = inst.guard.map(|(p, _)| Src::Reg(p)).into_iter().collect();
+    let addr = |a: &Addr| a.base;
+    let counter = |m: &Merge| match m {
+        Merge::Loop { table } => func.loops.get(*table as usize).map(|l| Src::Reg(l.counter)),
+        _ => None,
+    };
+    match &inst.kind {
+        Kind::Mov { a, .. }
+        | Kind::IntUn { a, .. }
+        | Kind::PredNot { a, .. }
+        | Kind::Cvt { a, .. }
+        | Kind::CvtaWindow { a, .. }
+        | Kind::Redux { a, .. }
+        | Kind::Vote { a, .. }
+        | Kind::Unpack { a, .. }
+        | Kind::MatchAny { a, .. } => r.push(*a),
+        Kind::Pack { parts, .. } => r.extend(parts),
+        Kind::IntBin { a, b, .. }
+        | Kind::PredBin { a, b, .. }
+        | Kind::Set { a, b, .. }
+        | Kind::Mapa { a, rank: b, .. } => r.extend([*a, *b]),
+        Kind::Mad { a, b, c, .. }
+        | Kind::Mad24 { a, b, c, .. }
+        | Kind::Bfe { a, b, c, .. }
+        | Kind::Prmt { a, b, c, .. }
+        | Kind::Lop3 { a, b, c, .. }
+        | Kind::Float { a, b, c, .. }
+        | Kind::Selp { a, b, c, .. }
+        | Kind::Shfl { a, b, c, .. } => r.extend([*a, *b, *c]),
+        Kind::Bfi { a, b, c, e, .. } => r.extend([*a, *b, *c, *e]),
+        Kind::Setp { a, b, combine, .. } => {
+            r.extend([*a, *b]);
+            r.extend(combine.map(|(_, c, _)| c));
+        }
+        Kind::Opaque { srcs, .. } => r.extend(srcs.iter().flatten()),
+        Kind::Ld { addr: a, merge, .. } => {
+            r.push(addr(a));
+            r.extend(counter(merge));
+        }
+        Kind::St {
+            srcs,
+            addr: a,
+            merge,
+            ..
+        } => {
+            r.extend(srcs);
+            r.push(addr(a));
+            r.extend(counter(merge));
+        }
+        Kind::Atom { addr: a, val, .. } => r.extend([addr(a), *val]),
+        Kind::LdMatrix { addr: a, .. } | Kind::StMatrix { addr: a, .. } => r.push(addr(a)),
+        Kind::Wmma {
+            addr: a, stride, ..
+        } => r.extend([addr(a), *stride]),
+        Kind::Wgmma { a, b, .. } => {
+            r.extend(*a);
+            r.push(*b);
+        }
+        Kind::CpAsync {
+            dst, src, src_size, ..
+        } => {
+            r.extend([addr(dst), addr(src)]);
+            r.extend(*src_size);
+        }
+        Kind::CpAsyncArrive { bar, .. } => r.extend(bar.as_ref().map(addr)),
+        Kind::Mbar { bar, a, b, .. } => r.extend([addr(bar), *a, *b]),
+        Kind::Bulk(kind) => match kind {
+            BulkKind::Load { dst, size, bar } => r.extend([addr(dst), *size, addr(bar)]),
+            BulkKind::Store { src, size } => r.extend([addr(src), *size]),
+            BulkKind::TensorLoad {
+                dst,
+                map,
+                coords,
+                bar,
+            } => {
+                r.extend([addr(dst), *map, addr(bar)]);
+                r.extend(coords);
+            }
+            BulkKind::TensorStore { src, map, coords } => {
+                r.extend([addr(src), *map]);
+                r.extend(coords);
+            }
+        },
+        Kind::Bar { kind, id, count } => {
+            r.push(*id);
+            r.extend(*count);
+            if let BarKind::Red { pred, .. } = kind {
+                r.push(*pred);
+            }
+        }
+        Kind::BarWarp { mask } => r.push(*mask),
+        Kind::Activemask { .. }
+        | Kind::Elect { .. }
+        | Kind::Unmodelled { .. }
+        | Kind::CpAsyncCommit
+        | Kind::CpAsyncWait { .. }
+        | Kind::WgmmaCommit
+        | Kind::WgmmaWait { .. }
+        | Kind::Fence
+        | Kind::Bra { .. }
+        | Kind::Call { .. }
+        | Kind::Ret
+        | Kind::Exit
+        | Kind::Nop => {}
+    }
+    r
+}
+
+/// The registers an instruction writes.
+fn writes(kind: &Kind) -> Vec<Reg> {
+    match kind {
+        Kind::Mov { d, .. }
+        | Kind::IntUn { d, .. }
+        | Kind::PredNot { d, .. }
+        | Kind::Cvt { d, .. }
+        | Kind::CvtaWindow { d, .. }
+        | Kind::Redux { d, .. }
+        | Kind::Vote { d, .. }
+        | Kind::Pack { d, .. }
+        | Kind::IntBin { d, .. }
+        | Kind::PredBin { d, .. }
+        | Kind::Set { d, .. }
+        | Kind::Mad { d, .. }
+        | Kind::Mad24 { d, .. }
+        | Kind::Bfe { d, .. }
+        | Kind::Prmt { d, .. }
+        | Kind::Lop3 { d, .. }
+        | Kind::Float { d, .. }
+        | Kind::Selp { d, .. }
+        | Kind::Bfi { d, .. }
+        | Kind::Activemask { d }
+        | Kind::Mapa { d, .. }
+        | Kind::MatchAny { d, .. } => vec![*d],
+        Kind::Unpack { ds, .. } | Kind::Ld { ds, .. } => ds.iter().flatten().copied().collect(),
+        Kind::Setp { p, q, .. } => p.iter().chain(q).copied().collect(),
+        Kind::Shfl { d, p, .. } => core::iter::once(*d).chain(*p).collect(),
+        Kind::Elect { d, p } => d.iter().chain(p).copied().collect(),
+        Kind::Opaque { ds, .. }
+        | Kind::Unmodelled { ds }
+        | Kind::LdMatrix { ds, .. }
+        | Kind::Wmma { ds, .. }
+        | Kind::Wgmma { ds, .. } => ds.clone(),
+        Kind::Atom { d, .. } | Kind::Mbar { d, .. } => d.iter().copied().collect(),
+        Kind::Bar { kind, .. } => match kind {
+            BarKind::Red { dst, .. } => dst.iter().copied().collect(),
+            _ => Vec::new(),
+        },
+        Kind::StMatrix { .. }
+        | Kind::St { .. }
+        | Kind::CpAsync { .. }
+        | Kind::CpAsyncCommit
+        | Kind::CpAsyncWait { .. }
+        | Kind::CpAsyncArrive { .. }
+        | Kind::WgmmaCommit
+        | Kind::WgmmaWait { .. }
+        | Kind::Bulk(_)
+        | Kind::BarWarp { .. }
+        | Kind::Fence
+        | Kind::Bra { .. }
+        | Kind::Call { .. }
+        | Kind::Ret
+        | Kind::Exit
+        | Kind::Nop => Vec::new(),
+    }
+}
+
+/// Whether an instruction, executed unguarded, writes each of its
+/// destinations in every lane it runs in (the liveness below counts only
+/// these as writes; any other may leave a register as it was).
+fn always_writes(kind: &Kind) -> bool {
+    matches!(
+        kind,
+        Kind::Mov { .. }
+            | Kind::Pack { .. }
+            | Kind::Unpack { .. }
+            | Kind::IntBin { .. }
+            | Kind::IntUn { .. }
+            | Kind::Mad { .. }
+            | Kind::Mad24 { .. }
+            | Kind::Bfe { .. }
+            | Kind::Bfi { .. }
+            | Kind::Prmt { .. }
+            | Kind::Lop3 { .. }
+            | Kind::PredBin { .. }
+            | Kind::PredNot { .. }
+            | Kind::Float { .. }
+            | Kind::Setp { .. }
+            | Kind::Set { .. }
+            | Kind::Selp { .. }
+            | Kind::Cvt { .. }
+            | Kind::CvtaWindow { .. }
+            // What it loads, or unknown (or an error that ends the block).
+            | Kind::Ld { .. }
+    )
+}
+
+/// The registers of `func` that may be read before they are written on
+/// some path from its start: they hold what a frame starts with, unknown.
+fn read_unwritten(func: &Function, uses: &[Vec<Src>]) -> Vec<bool> {
+    let n = func.insts.len();
+    let regs = func.regs as usize;
+    let words = regs.div_ceil(64);
+    let flow: Vec<Flow> = func
+        .insts
+        .iter()
+        .map(|i| match (&i.kind, i.guard.is_some()) {
+            (Kind::Bra { target }, false) => Flow::Jump(*target),
+            (Kind::Bra { target }, true) => Flow::Branch(*target),
+            (Kind::Ret | Kind::Exit, false) => Flow::Leave,
+            (Kind::Ret | Kind::Exit, true) => Flow::MaybeLeave,
+            _ => Flow::Next,
+        })
+        .collect();
+    // Live registers before each instruction (the exit's: none), a bit each.
+    let mut live = vec![0u64; (n + 1) * words];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for i in (0..n).rev() {
+            let mut set = vec![0u64; words];
+            for s in cfg::successors(&flow, i).into_iter().flatten() {
+                let s = s as usize;
+                for (w, x) in set.iter_mut().zip(&live[s * words..(s + 1) * words]) {
+                    *w |= x;
+                }
+            }
+            let inst = &func.insts[i];
+            if inst.guard.is_none() && always_writes(&inst.kind) {
+                for d in writes(&inst.kind) {
+                    if let Some(w) = set.get_mut(d as usize / 64) {
+                        *w &= !(1 << (d % 64));
+                    }
+                }
+            }
+            for s in &uses[i] {
+                if let Src::Reg(r) = *s {
+                    if let Some(w) = set.get_mut(r as usize / 64) {
+                        *w |= 1 << (r % 64);
+                    }
+                }
+            }
+            if set[..] != live[i * words..(i + 1) * words] {
+                live[i * words..(i + 1) * words].copy_from_slice(&set);
+                changed = true;
+            }
+        }
+    }
+    (0..regs)
+        .map(|r| live[r / 64] >> (r % 64) & 1 == 1)
+        .collect()
+}
+
+/// The bytes of a kernel parameter's argument at `offset..offset + bytes`
+/// of the entry's param memory, little-endian, where an argument gives all
+/// of them.
+fn argument(func: &Function, given: &Given<'_>, offset: u64, bytes: u32) -> Option<u64> {
+    if bytes > 8 {
+        return None;
+    }
+    let end = offset.checked_add(u64::from(bytes))?;
+    let (param, arg) = func.params.iter().zip(given.args).find(|(p, _)| {
+        let start = u64::from(p.offset);
+        start <= offset && end <= start + u64::from(p.bytes)
+    })?;
+    let at = (offset - u64::from(param.offset)) as usize;
+    let b = arg.get(at..at + bytes as usize)?;
+    Some(b.iter().rev().fold(0, |v, &x| v << 8 | u64::from(x)))
+}
+
+/// Whether function `func` may write its own parameters (they are then not
+/// the arguments).
+fn writes_params(func: &Function) -> bool {
+    let end = func
+        .params
+        .iter()
+        .map(|p| p.offset + p.bytes)
+        .max()
+        .unwrap_or(0);
+    func.insts.iter().any(|i| match &i.kind {
+        Kind::St {
+            space: Space::Param,
+            ..
+        }
+        | Kind::Atom {
+            space: Space::Param,
+            ..
+        } => true,
+        Kind::Call { rets, .. } => rets.iter().any(|r| r.offset < end),
+        _ => false,
+    })
+}
+
+/// Of an integer operation whose operands are known in every block, with
+/// no constant to fold.
+fn int_bin(op: IntBin, t: IntType, a: &Fact, b: &Fact) -> Fact {
+    let bits = t.bits();
+    let comps = a.comps() | b.comps();
+    let amount = |b: &Fact| b.value.map(|n| (n as u32).min(bits));
+    match op {
+        IntBin::Add { sat: false } | IntBin::Sub { sat: false } => a.plus(b).trunc(bits),
+        IntBin::Mul(Half::Lo) => a.times(b).trunc(bits),
+        IntBin::Mul(Half::Wide) => a.times(b).trunc(t.wide().bits()),
+        IntBin::Mul24(Half::Lo) => a.trunc(24).times(&b.trunc(24)).trunc(32),
+        IntBin::And => Fact::computed(a.pointwise(b), u32::from(a.tz.max(b.tz))).trunc(bits),
+        IntBin::Or | IntBin::Xor => a.plus(b).trunc(bits),
+        IntBin::Shl => match amount(b) {
+            Some(n) => a.trunc(bits).shl(n).trunc(bits),
+            None if b.comps() == 0 => Fact::computed(a.dep, u32::from(a.tz)).trunc(bits),
+            None => Fact::any(comps, true),
+        },
+        // The bits above the width are zeros or the sign: they agree where
+        // the width's do.
+        IntBin::Shr => match amount(b) {
+            Some(n) => {
+                let mut f = a.trunc(bits).shr(n);
+                f.value = None;
+                f
+            }
+            None => Fact::any(comps, true),
+        },
+        IntBin::Rem => match b.value.map(|v| t.trunc(v)) {
+            Some(r) if r != 0 => {
+                let tr = r.trailing_zeros() as u8;
+                Fact::computed(a.dep.map(|d| d.capped(tr)), u32::from(a.tz.min(tr)))
+            }
+            _ => Fact::any(comps, false),
+        },
+        IntBin::Div => Fact::any(comps, b.value.is_some_and(|v| t.trunc(v) != 0)),
+        IntBin::Add { sat: true }
+        | IntBin::Sub { sat: true }
+        | IntBin::Mul(Half::Hi)
+        | IntBin::Mul24(_)
+        | IntBin::Min
+        | IntBin::Max => Fact::any(comps, true),
+    }
+}
+
+/// The fact of `src`, `None` where it is a register no write reaches (yet).
+fn fact_of(
+    regs: &[Option<Fact>],
+    s: &Src,
+    given: &Given<'_>,
+    program: &Program,
+) -> Option<Fact> {
+    Some(match *s {
+        Src::Reg(r) => return regs.get(r as usize).copied().flatten(),
+        Src::Imm(v) => Fact::constant(v),
+        Src::Shared(o) | Src::Param(o) => Fact::constant(u64::from(o)),
+        Src::Special(sp) => special(sp, given, program),
+        Src::Unknown => Fact::UNKNOWN,
+    })
+}
+
+/// How much of each component of the block index can change what a block
+/// of `program`'s entry tells its consumer, in the launch `given` (see the
+/// module docs).
+pub(crate) fn relevant(program: &Program, plan: &Plan, given: &Given<'_>) -> Relevant {
     // Whether any global load is numbered: then whatever may write global
     // memory changes later numbers (the epoch).
     let numbered_loads = program.functions.iter().enumerate().any(|(f, func)| {
@@ -80,123 +852,300 @@ pub(crate) fn relevant(program: &Program, plan: &Plan) -> Components {
                 && plan.load_class(inst.name).is_some()
         })
     });
-    let mut regs: Vec<Vec<Components>> = program
+    let uses: Vec<Vec<Vec<Src>>> = program
         .functions
         .iter()
-        .map(|f| vec![0; f.regs as usize])
+        .map(|func| func.insts.iter().map(|i| reads(i, func)).collect())
         .collect();
-    let (mut param, mut shared, mut sinks): (Components, Components, Components) = (0, 0, 0);
+    let args_known = program
+        .functions
+        .first()
+        .is_some_and(|f| f.is_entry && !writes_params(f));
+    let mut regs: Vec<Vec<Option<Fact>>> = program
+        .functions
+        .iter()
+        .zip(&uses)
+        .map(|(func, uses)| {
+            read_unwritten(func, uses)
+                .into_iter()
+                .map(|unwritten| unwritten.then_some(Fact::UNKNOWN))
+                .collect()
+        })
+        .collect();
+    // What the `.param` and shared spaces may hold depends on.
+    let (mut param, mut shared): (Components, Components) = (0, 0);
+    let mut sinks = Relevant::default();
     loop {
         let before = (param, shared, sinks, regs.clone());
         for (f, func) in program.functions.iter().enumerate() {
             let r = &mut regs[f];
             for (pc, inst) in func.insts.iter().enumerate() {
-                let guard = inst.guard.map_or(0, |(p, _)| of(r, &Src::Reg(p)));
-                let addr = |a: &Addr| of(r, &a.base);
-                let mut srcs: Components = 0;
-                let mut writes: Vec<u32> = Vec::new();
-                // What the destinations get beyond the operands.
-                let mut extra: Components = 0;
-                match &inst.kind {
-                    Kind::Mov { d, a, .. }
-                    | Kind::IntUn { d, a, .. }
-                    | Kind::PredNot { d, a }
-                    | Kind::Cvt { d, a, .. }
-                    | Kind::CvtaWindow { d, a, .. }
-                    | Kind::Redux { d, a, .. }
-                    | Kind::Vote { d, a, .. } => {
-                        srcs = of(r, a);
-                        writes.push(*d);
-                    }
-                    Kind::Pack { d, parts, .. } => {
-                        srcs = parts.iter().fold(0, |t, s| t | of(r, s));
-                        writes.push(*d);
-                    }
-                    Kind::Unpack { ds, a, .. } => {
-                        srcs = of(r, a);
-                        writes.extend(ds.iter().flatten());
-                    }
-                    Kind::IntBin { d, a, b, .. }
-                    | Kind::PredBin { d, a, b, .. }
-                    | Kind::Set { d, a, b, .. } => {
-                        srcs = of(r, a) | of(r, b);
-                        writes.push(*d);
-                    }
-                    Kind::Mad { d, a, b, c, .. }
-                    | Kind::Mad24 { d, a, b, c, .. }
-                    | Kind::Bfe { d, a, b, c, .. }
-                    | Kind::Prmt { d, a, b, c, .. }
-                    | Kind::Lop3 { d, a, b, c, .. }
-                    | Kind::Float { d, a, b, c, .. }
-                    | Kind::Selp { d, a, b, c, .. } => {
-                        srcs = of(r, a) | of(r, b) | of(r, c);
-                        writes.push(*d);
-                    }
-                    Kind::Bfi { d, a, b, c, e, .. } => {
-                        srcs = of(r, a) | of(r, b) | of(r, c) | of(r, e);
-                        writes.push(*d);
-                    }
-                    Kind::Setp {
-                        p,
-                        q,
-                        a,
-                        b,
-                        combine,
-                        ..
-                    } => {
-                        srcs = of(r, a) | of(r, b) | combine.map_or(0, |(_, c, _)| of(r, &c));
-                        writes.extend(p.iter().chain(q));
-                    }
-                    Kind::Shfl { d, p, a, b, c, .. } => {
-                        srcs = of(r, a) | of(r, b) | of(r, c);
-                        writes.push(*d);
-                        writes.extend(p);
-                    }
-                    Kind::Activemask { d } => writes.push(*d),
-                    Kind::Elect { d, p } => writes.extend(d.iter().chain(p)),
-                    Kind::Opaque { ds, srcs: s, .. } => {
-                        srcs = s.iter().flatten().fold(0, |t, s| t | of(r, s));
-                        writes.extend(ds);
-                        if numbered_loads {
-                            sinks |= guard;
+                let operands: Option<Vec<Fact>> = uses[f][pc]
+                    .iter()
+                    .map(|s| fact_of(r, s, given, program))
+                    .collect();
+                // An operand no write reaches: on no path yet.
+                let Some(operands) = operands else { continue };
+                let fact = |s: &Src| fact_of(r, s, given, program);
+                let comps_of = |s: &Src| fact(s).map_or(0, |f| f.comps());
+                let addr = |a: &Addr| comps_of(&a.base);
+                let guard = inst.guard.map_or(0, |(p, _)| comps_of(&Src::Reg(p)));
+                // The guard's own part is added to what is written below.
+                let body = &operands[usize::from(inst.guard.is_some())..];
+                let all_known = body.iter().all(|o| o.known);
+                let comps = body.iter().fold(0, |m, o| m | o.comps());
+                // Where the guard is itself a sink.
+                let g = Some(Fact::any(guard, true));
+                let full = |sinks: &mut Relevant, s: &Src| sinks.need(fact(s), WIDTH);
+                let counter = |sinks: &mut Relevant, m: &Merge| {
+                    if let Merge::Loop { table } = m {
+                        if let Some(l) = func.loops.get(*table as usize) {
+                            sinks.need(fact(&Src::Reg(l.counter)), WIDTH);
                         }
                     }
-                    Kind::Unmodelled { ds } => {
-                        sinks |= guard;
-                        writes.extend(ds);
+                };
+                // What each destination gets (Unpack: per piece).
+                let mut out: Vec<Fact> = Vec::new();
+                let mut each: Option<Fact> = None;
+                match &inst.kind {
+                    Kind::Mov { bits, a, .. } => {
+                        each = fact(a).map(|f| f.trunc(*bits));
+                    }
+                    Kind::Pack { piece, parts, .. } => {
+                        each = Some(if all_known {
+                            parts
+                                .iter()
+                                .enumerate()
+                                .filter_map(|(i, p)| {
+                                    fact(p).map(|f| f.trunc(*piece).shl(piece * i as u32))
+                                })
+                                .fold(Fact::constant(0), |acc, f| Fact {
+                                    value: acc.value.zip(f.value).map(|(x, y)| x | y),
+                                    ..acc.plus(&f)
+                                })
+                        } else {
+                            Fact::any(comps, false)
+                        });
+                    }
+                    Kind::Unpack { piece, ds, a } => {
+                        let a = fact(a).unwrap_or(Fact::UNKNOWN);
+                        out = (0..ds.len())
+                            .map(|i| {
+                                if a.known {
+                                    a.shr(piece * i as u32).trunc(*piece)
+                                } else {
+                                    Fact::any(comps, false)
+                                }
+                            })
+                            .collect();
+                    }
+                    Kind::IntBin { op, t, a, b, .. } => {
+                        let [a, b] = [a, b].map(|s| fact(s).unwrap_or(Fact::UNKNOWN));
+                        each = Some(match (a.value, b.value) {
+                            (Some(x), Some(y)) => Fact::folded(exec::int_bin(
+                                *op,
+                                *t,
+                                Value::known(x),
+                                Value::known(y),
+                            )),
+                            _ if a.known && b.known => int_bin(*op, *t, &a, &b),
+                            _ => Fact::any(comps, false),
+                        });
+                    }
+                    Kind::IntUn { op, t, a, .. } => {
+                        let a = fact(a).unwrap_or(Fact::UNKNOWN);
+                        each = Some(match (a.value, op) {
+                            (Some(x), _) => Fact::folded(exec::int_un(*op, *t, Value::known(x))),
+                            (None, IntUn::Neg) if a.known => {
+                                Fact::computed(a.dep, u32::from(a.tz)).trunc(t.bits())
+                            }
+                            (None, IntUn::Not) if a.known => {
+                                Fact::computed(a.dep, 0).trunc(t.bits())
+                            }
+                            _ => Fact::any(comps, a.known),
+                        });
+                    }
+                    Kind::Mad {
+                        t, half, sat, a, b, c, ..
+                    } => {
+                        let [a, b, c] = [a, b, c].map(|s| fact(s).unwrap_or(Fact::UNKNOWN));
+                        let bits = if *half == Half::Wide {
+                            t.wide().bits()
+                        } else {
+                            t.bits()
+                        };
+                        each = Some(match (a.value, b.value, c.value) {
+                            (Some(x), Some(y), Some(z)) => Fact::folded(ops::mad(
+                                *t,
+                                *half,
+                                Value::known(x),
+                                Value::known(y),
+                                Value::known(z),
+                                *sat,
+                            )),
+                            _ if all_known && !sat && *half != Half::Hi => {
+                                a.times(&b).trunc(bits).plus(&c).trunc(bits)
+                            }
+                            _ => Fact::any(comps, all_known),
+                        });
+                    }
+                    Kind::Mad24 { half, a, b, c, .. } => {
+                        let [a, b, c] = [a, b, c].map(|s| fact(s).unwrap_or(Fact::UNKNOWN));
+                        each = Some(if all_known && *half == Half::Lo {
+                            let p = a.trunc(24).times(&b.trunc(24)).trunc(32);
+                            let mut f = p.plus(&c).trunc(32);
+                            f.value = None;
+                            f
+                        } else {
+                            Fact::any(comps, all_known)
+                        });
+                    }
+                    Kind::Lop3 { a, b, c, lut, .. } => {
+                        let [a, b, c] = [a, b, c].map(|s| fact(s).unwrap_or(Fact::UNKNOWN));
+                        each = Some(match (a.value, b.value, c.value) {
+                            (Some(x), Some(y), Some(z)) => Fact::folded(ops::lop3(
+                                Value::known(x),
+                                Value::known(y),
+                                Value::known(z),
+                                *lut,
+                            )),
+                            _ if all_known => {
+                                // Zero bits in all three give the table's
+                                // entry 0.
+                                let tz = if lut & 1 == 0 {
+                                    a.tz.min(b.tz).min(c.tz)
+                                } else {
+                                    0
+                                };
+                                Fact::computed(
+                                    core::array::from_fn(|d| {
+                                        a.dep[d].join(b.dep[d]).join(c.dep[d])
+                                    }),
+                                    u32::from(tz),
+                                )
+                                .trunc(32)
+                            }
+                            _ => Fact::any(comps, false),
+                        });
+                    }
+                    Kind::Selp { bits, a, b, c, .. } => {
+                        let [a, b, c] = [a, b, c].map(|s| fact(s).unwrap_or(Fact::UNKNOWN));
+                        each = Some(if all_known && c.comps() == 0 {
+                            Fact {
+                                dep: a.pointwise(&b),
+                                known: true,
+                                tz: a.tz.min(b.tz),
+                                value: a.value.filter(|_| a.value == b.value),
+                            }
+                            .trunc(*bits)
+                        } else {
+                            Fact::any(comps, all_known)
+                        });
+                    }
+                    Kind::Cvt { dst, src, sat, a, .. } => {
+                        let a = fact(a).unwrap_or(Fact::UNKNOWN);
+                        each = Some(match (dst, src) {
+                            (Ty::Int(to), Ty::Int(from)) if !sat && a.known => Fact {
+                                value: a.value.map(|v| to.wrap(from.extend(v))),
+                                ..a.trunc(from.bits())
+                            }
+                            .trunc(to.bits()),
+                            (Ty::Int(to), Ty::Int(from)) if a.known => {
+                                match a.value {
+                                    Some(v) => Fact::folded(ops::cvt(
+                                        *to,
+                                        *from,
+                                        Value::known(v),
+                                        true,
+                                    )),
+                                    None => Fact::any(comps, true),
+                                }
+                            }
+                            _ => Fact::any(comps, false),
+                        });
+                    }
+                    Kind::CvtaWindow {
+                        base,
+                        to_generic: true,
+                        bits,
+                        a,
+                        ..
+                    } => {
+                        let a = fact(a).unwrap_or(Fact::UNKNOWN);
+                        each = Some(if a.known {
+                            let b = Fact::constant(*base);
+                            Fact {
+                                value: a.value.map(|v| base.wrapping_add(v & 0xffff_ffff)),
+                                ..a.trunc(32).plus(&b)
+                            }
+                            .trunc(*bits)
+                        } else {
+                            Fact::any(comps, false)
+                        });
+                    }
+                    Kind::CvtaWindow { .. }
+                    | Kind::Redux { .. }
+                    | Kind::Vote { .. }
+                    | Kind::MatchAny { .. }
+                    | Kind::Mapa { .. }
+                    | Kind::Shfl { .. }
+                    | Kind::Float { .. } => each = Some(Fact::any(comps, false)),
+                    Kind::PredNot { .. }
+                    | Kind::PredBin { .. }
+                    | Kind::Set { .. }
+                    | Kind::Setp { .. }
+                    | Kind::Bfe { .. }
+                    | Kind::Bfi { .. }
+                    | Kind::Prmt { .. } => each = Some(Fact::any(comps, all_known)),
+                    Kind::Activemask { .. } | Kind::Elect { .. } => each = Some(Fact::UNKNOWN),
+                    Kind::Opaque { .. } => {
+                        each = Some(Fact::any(comps, false));
+                        if numbered_loads {
+                            sinks.need(g, WIDTH);
+                        }
+                    }
+                    Kind::Unmodelled { .. } => {
+                        each = Some(Fact::UNKNOWN);
+                        sinks.need(g, WIDTH);
                     }
                     Kind::Ld {
                         space,
+                        piece,
                         ds,
                         addr: a,
                         merge,
-                        ..
                     } => {
-                        writes.extend(ds.iter().flatten());
+                        counter(&mut sinks, merge);
+                        let at = fact(&a.base).unwrap_or(Fact::UNKNOWN);
                         match space {
-                            Space::Shared
-                            | Space::SharedCluster
-                            | Space::Generic
-                            | Space::Const => {
-                                sinks |= addr(a) | guard;
-                                srcs = addr(a);
-                                extra = shared;
+                            Space::Shared | Space::SharedCluster | Space::Generic | Space::Const => {
+                                full(&mut sinks, &a.base);
+                                sinks.need(g, WIDTH);
+                                each = Some(Fact::any(at.comps() | shared, false));
                             }
                             Space::Param => {
-                                srcs = addr(a);
-                                extra = param;
+                                let start = at.value.map(|v| v.wrapping_add(a.offset as u64));
+                                out = (0..ds.len() as u64)
+                                    .map(|i| {
+                                        let v = start.filter(|_| args_known && f == 0).and_then(
+                                            |s| {
+                                                let at = s.checked_add(i * u64::from(piece / 8))?;
+                                                argument(func, given, at, piece / 8)
+                                            },
+                                        );
+                                        v.map_or(Fact::any(at.comps() | param, false), Fact::constant)
+                                    })
+                                    .collect();
                             }
                             // Unknown values, or numbers of their addresses
-                            // (only where wanted: see below).
-                            Space::Global | Space::Local => {}
-                        }
-                        if let super::ir::Merge::Loop { table } = merge {
-                            if let Some(l) = func.loops.get(*table as usize) {
-                                sinks |= of(r, &Src::Reg(l.counter));
+                            // (only where wanted).
+                            Space::Global | Space::Local => {
+                                each = Some(if plan.wants(f as u32, pc as u32) {
+                                    Fact::any(at.comps(), false)
+                                } else {
+                                    Fact::UNKNOWN
+                                });
                             }
-                        }
-                        if *space == Space::Global && plan.wants(f as u32, pc as u32) {
-                            srcs = addr(a);
                         }
                     }
                     Kind::St {
@@ -206,139 +1155,124 @@ pub(crate) fn relevant(program: &Program, plan: &Plan) -> Components {
                         merge,
                         ..
                     } => {
-                        let v = values.iter().fold(0, |t, s| t | of(r, s));
+                        counter(&mut sinks, merge);
+                        let v = values.iter().fold(0, |t, s| t | comps_of(s));
                         match space {
                             Space::Shared | Space::SharedCluster | Space::Generic => {
-                                sinks |= addr(a) | v | guard;
+                                full(&mut sinks, &a.base);
+                                sinks.need(g, WIDTH);
+                                for s in values {
+                                    full(&mut sinks, s);
+                                }
                                 shared |= v;
                             }
                             Space::Param => param |= addr(a) | v | guard,
                             Space::Global | Space::Local | Space::Const => {
                                 if numbered_loads {
-                                    sinks |= guard;
+                                    sinks.need(g, WIDTH);
                                 }
-                            }
-                        }
-                        if let super::ir::Merge::Loop { table } = merge {
-                            if let Some(l) = func.loops.get(*table as usize) {
-                                sinks |= of(r, &Src::Reg(l.counter));
                             }
                         }
                     }
                     Kind::Atom {
                         space,
-                        d,
                         addr: a,
                         val,
                         ..
-                    } => {
-                        writes.extend(d);
-                        match space {
-                            Space::Global | Space::Local | Space::Const | Space::Param => {
-                                if numbered_loads {
-                                    sinks |= guard;
-                                }
-                            }
-                            // A shared atomic's new value and old value are
-                            // computed where known: its operand flows into
-                            // shared memory and its result.
-                            _ => {
-                                sinks |= addr(a) | guard;
-                                shared |= of(r, val) | addr(a) | guard;
-                                srcs = of(r, val) | addr(a);
-                                extra = shared;
+                    } => match space {
+                        Space::Global | Space::Local | Space::Const | Space::Param => {
+                            each = Some(Fact::UNKNOWN);
+                            if numbered_loads {
+                                sinks.need(g, WIDTH);
                             }
                         }
-                    }
-                    Kind::LdMatrix { ds, addr: a, .. } => {
-                        sinks |= addr(a) | guard;
-                        srcs = addr(a);
-                        extra = shared;
-                        writes.extend(ds);
+                        // A shared atomic's new value and old value are
+                        // computed where known: its operand flows into
+                        // shared memory and its result.
+                        _ => {
+                            full(&mut sinks, &a.base);
+                            sinks.need(g, WIDTH);
+                            shared |= comps_of(val) | addr(a) | guard;
+                            each = Some(Fact::any(comps_of(val) | addr(a) | shared, false));
+                        }
+                    },
+                    Kind::LdMatrix { addr: a, .. } => {
+                        full(&mut sinks, &a.base);
+                        sinks.need(g, WIDTH);
+                        each = Some(Fact::any(addr(a) | shared, false));
                     }
                     Kind::Wmma {
                         space,
-                        ds,
                         addr: a,
                         stride,
                         ..
                     } => {
                         // Fragments are unknown after it, wherever it reads.
-                        writes.extend(ds);
+                        each = Some(Fact::UNKNOWN);
                         if matches!(
                             space,
                             Space::Shared | Space::SharedCluster | Space::Generic | Space::Const
                         ) {
-                            sinks |= addr(a) | of(r, stride) | guard;
+                            full(&mut sinks, &a.base);
+                            full(&mut sinks, stride);
+                            sinks.need(g, WIDTH);
                         }
                     }
-                    Kind::Wgmma { a, b, ds, .. } => {
+                    Kind::Wgmma { a, b, .. } => {
                         // The descriptors are shared addresses.
-                        sinks |= a.map_or(0, |a| of(r, &a)) | of(r, b) | guard;
-                        writes.extend(ds);
+                        if let Some(a) = a {
+                            full(&mut sinks, a);
+                        }
+                        full(&mut sinks, b);
+                        sinks.need(g, WIDTH);
+                        each = Some(Fact::UNKNOWN);
                     }
-                    Kind::StMatrix { addr: a, .. } => sinks |= addr(a) | guard,
-                    // The global side is an event too (its addresses' banks,
-                    // Event::CpAsyncSource), and how much it reads.
+                    Kind::StMatrix { addr: a, .. } => {
+                        full(&mut sinks, &a.base);
+                        sinks.need(g, WIDTH);
+                    }
+                    // The global side is an event too (the low bits of its
+                    // addresses, Event::CpAsyncSource), and how much it
+                    // reads.
                     Kind::CpAsync {
                         dst, src, src_size, ..
                     } => {
-                        sinks |= addr(dst) | addr(src) | src_size.map_or(0, |s| of(r, &s)) | guard;
-                    }
-                    Kind::Bar { kind, id, count } => {
-                        let t = of(r, id) | count.map_or(0, |c| of(r, &c)) | guard;
-                        sinks |= t;
-                        if let BarKind::Red { dst, pred, .. } = kind {
-                            srcs = t | of(r, pred);
-                            writes.extend(dst);
+                        full(&mut sinks, &dst.base);
+                        sinks.need(g, WIDTH);
+                        sinks.need(fact(&src.base), CP_ASYNC_SOURCE_BITS);
+                        if let Some(s) = src_size {
+                            full(&mut sinks, s);
                         }
                     }
-                    Kind::BarWarp { mask } => sinks |= of(r, mask) | guard,
+                    Kind::Bar { kind, id, count } => {
+                        full(&mut sinks, id);
+                        sinks.need(g, WIDTH);
+                        if let Some(c) = count {
+                            full(&mut sinks, c);
+                        }
+                        if let BarKind::Red { .. } = kind {
+                            each = Some(Fact::any(comps, false));
+                        }
+                    }
+                    Kind::BarWarp { mask } => {
+                        full(&mut sinks, mask);
+                        sinks.need(g, WIDTH);
+                    }
                     Kind::CpAsyncArrive { bar, .. } => {
-                        sinks |= bar.as_ref().map_or(0, addr) | guard;
+                        sinks.need(g, WIDTH);
+                        if let Some(b) = bar {
+                            full(&mut sinks, &b.base);
+                        }
                     }
                     // What an mbarrier or a bulk copy does depends on its
                     // operands (the mbarrier, counts, parities, bytes, the
                     // map's parameter and coordinates, the destination), and
                     // its results can reach what the consumer sees.
-                    Kind::Mbar { bar, d, a, b, .. } => {
-                        let t = addr(bar) | of(r, a) | of(r, b) | guard;
-                        sinks |= t;
-                        srcs = t;
-                        writes.extend(d);
-                    }
-                    Kind::Bulk(kind) => {
-                        sinks |= guard
-                            | match kind {
-                                super::ir::BulkKind::Load { dst, size, bar } => {
-                                    addr(dst) | of(r, size) | addr(bar)
-                                }
-                                super::ir::BulkKind::Store { src, size } => addr(src) | of(r, size),
-                                super::ir::BulkKind::TensorLoad {
-                                    dst,
-                                    map,
-                                    coords,
-                                    bar,
-                                } => {
-                                    addr(dst)
-                                        | of(r, map)
-                                        | coords.iter().fold(0, |t, c| t | of(r, c))
-                                        | addr(bar)
-                                }
-                                super::ir::BulkKind::TensorStore { src, map, coords } => {
-                                    addr(src)
-                                        | of(r, map)
-                                        | coords.iter().fold(0, |t, c| t | of(r, c))
-                                }
-                            };
-                    }
-                    Kind::Mapa { d, a, rank, .. } => {
-                        srcs = of(r, a) | of(r, rank);
-                        writes.push(*d);
-                    }
-                    Kind::MatchAny { d, a, .. } => {
-                        srcs = of(r, a);
-                        writes.push(*d);
+                    Kind::Mbar { .. } | Kind::Bulk(_) => {
+                        for s in &uses[f][pc] {
+                            full(&mut sinks, s);
+                        }
+                        each = Some(Fact::any(comps, false));
                     }
                     Kind::CpAsyncCommit
                     | Kind::CpAsyncWait { .. }
@@ -348,17 +1282,23 @@ pub(crate) fn relevant(program: &Program, plan: &Plan) -> Components {
                     | Kind::Bra { .. }
                     | Kind::Call { .. }
                     | Kind::Ret
-                    | Kind::Exit => sinks |= guard,
+                    | Kind::Exit => sinks.need(g, WIDTH),
                     Kind::Nop => {}
                 }
                 // An instruction that numbers its result: every operand.
                 if plan.wants(f as u32, pc as u32) {
-                    sinks |= srcs | guard;
+                    for s in &uses[f][pc] {
+                        full(&mut sinks, s);
+                    }
                 }
-                let t = srcs | guard | extra;
-                for d in writes {
+                let dests = writes(&inst.kind);
+                if let Some(e) = each {
+                    out = vec![e; dests.len()];
+                }
+                for (d, o) in dests.into_iter().zip(out) {
                     if let Some(slot) = r.get_mut(d as usize) {
-                        *slot |= t;
+                        let o = o.tainted(guard);
+                        *slot = Some(slot.map_or(o, |s| s.join(o)));
                     }
                 }
             }
@@ -373,17 +1313,45 @@ pub(crate) fn relevant(program: &Program, plan: &Plan) -> Components {
 mod tests {
     use super::*;
 
-    fn relevant_of(body: &str) -> Components {
+    const ALL: u8 = Relevant::ALL;
+
+    /// What the sinks of `body` need of each component, in a launch of 80 x
+    /// 50 blocks of 128 threads with `g` at 0x1000 and `n` given.
+    fn relevant_with(body: &str, n: u32) -> [u8; 3] {
         let text = format!(
             ".version 8.0\n.target sm_90\n.address_size 64\n\
              .visible .entry k(.param .u64 g, .param .u32 n)\n{{\n\
-             .reg .b32 %r<20>;\n.reg .b64 %rd<20>;\n.reg .pred %p<8>;\n\
-             .shared .align 4 .b8 s[4096];\n{body}\nret;\n}}\n"
+             .reg .b16 %rs<8>;\n.reg .b32 %r<20>;\n.reg .b64 %rd<20>;\n.reg .pred %p<8>;\n\
+             .shared .align 16 .b8 s[4096];\n{body}\nret;\n}}\n"
         );
         let module = crate::kernel::ptx::parse(&text).unwrap();
         let program = super::super::lower::lower(&module, Some("k")).unwrap();
         let plan = Plan::new(&program);
-        relevant(&program, &plan)
+        let args = [0x1000u64.to_le_bytes().to_vec(), n.to_le_bytes().to_vec()];
+        let given = Given {
+            args: &args,
+            grid: [80, 50, 1],
+            block: [128, 1, 1],
+            dynamic_shared: 0,
+        };
+        relevant(&program, &plan, &given).bits
+    }
+
+    fn relevant_of(body: &str) -> [u8; 3] {
+        relevant_with(body, 64)
+    }
+
+    /// `body` computing `%rd5` (64 bits), then a 4-byte `cp.async` from
+    /// `%rd5` to `s + 4 tid`.
+    fn copy_from(body: &str, n: u32) -> [u8; 3] {
+        relevant_with(
+            &format!(
+                "mov.u32 %r10, %tid.x;\nshl.b32 %r11, %r10, 2;\nmov.u32 %r12, s;\n\
+                 add.s32 %r13, %r12, %r11;\n{body}\n\
+                 cp.async.ca.shared.global [%r13], [%rd5], 4;"
+            ),
+            n,
+        )
     }
 
     #[test]
@@ -396,7 +1364,7 @@ mod tests {
              mov.u32 %r5, s;\nshl.b32 %r6, %r2, 2;\nadd.s32 %r7, %r5, %r6;\n\
              st.shared.u32 [%r7], %r2;",
         );
-        assert_eq!(r, 0);
+        assert_eq!(r, [0, 0, 0]);
     }
 
     #[test]
@@ -406,22 +1374,33 @@ mod tests {
             "mov.u32 %r1, %ctaid.y;\nmov.u32 %r5, s;\nshl.b32 %r6, %r1, 2;\n\
              add.s32 %r7, %r5, %r6;\nst.shared.u32 [%r7], 1;",
         );
-        assert_eq!(r, 0b010);
+        assert_eq!(r, [0, ALL, 0]);
         // A branch on ctaid.z.
         let r = relevant_of(
             "mov.u32 %r1, %ctaid.z;\nsetp.eq.u32 %p1, %r1, 0;\n@%p1 bra DONE;\n\
              st.shared.u32 [s], 1;\nDONE:",
         );
-        assert_eq!(r, 0b100);
+        assert_eq!(r, [0, 0, ALL]);
         // The value stored: ctaid.x.
         let r = relevant_of("mov.u32 %r1, %ctaid.x;\nst.shared.u32 [s], %r1;");
-        assert_eq!(r, 0b001);
+        assert_eq!(r, [ALL, 0, 0]);
         // Through a guard into a value stored.
         let r = relevant_of(
             "mov.u32 %r1, %ctaid.x;\nsetp.eq.u32 %p1, %r1, 0;\nmov.u32 %r2, 0;\n\
              @%p1 mov.u32 %r2, 1;\nst.shared.u32 [s], %r2;",
         );
-        assert_eq!(r, 0b001);
+        assert_eq!(r, [ALL, 0, 0]);
+    }
+
+    #[test]
+    fn a_shared_address_needs_every_bit_though_its_low_bits_agree() {
+        // s[128 ctaid.x]: the low 7 bits are the same in every block, the
+        // address is not.
+        let r = relevant_of(
+            "mov.u32 %r1, %ctaid.x;\nshl.b32 %r2, %r1, 7;\nmov.u32 %r5, s;\n\
+             add.s32 %r7, %r5, %r2;\nst.shared.u32 [%r7], 1;",
+        );
+        assert_eq!(r, [ALL, 0, 0]);
     }
 
     #[test]
@@ -435,7 +1414,7 @@ mod tests {
              mov.u32 %r5, s;\nshl.b32 %r6, %r2, 2;\nadd.s32 %r7, %r5, %r6;\n\
              st.shared.u32 [%r7], %r8;",
         );
-        assert_eq!(r, 0b001);
+        assert_eq!(r, [ALL, 0, 0]);
         // A global load of a block-dependent address that reaches only a
         // global store: unnumbered, irrelevant.
         let r = relevant_of(
@@ -443,7 +1422,7 @@ mod tests {
              add.s64 %rd3, %rd1, %rd2;\nld.global.u32 %r8, [%rd3];\n\
              st.global.u32 [%rd1], %r8;",
         );
-        assert_eq!(r, 0);
+        assert_eq!(r, [0, 0, 0]);
     }
 
     #[test]
@@ -452,6 +1431,131 @@ mod tests {
             ".param .b32 t;\nmov.u32 %r1, %ctaid.y;\nst.param.b32 [t], %r1;\n\
              ld.param.b32 %r2, [t];\nst.shared.u32 [s], %r2;",
         );
-        assert_eq!(r, 0b010);
+        assert_eq!(r, [0, ALL, 0]);
+    }
+
+    #[test]
+    fn a_copy_source_needs_the_component_bits_below_bit_7() {
+        // g + 64 ctaid.x + 4 tid: bit 6 is ctaid.x's bit 0, the six below
+        // are the same in every block.
+        let src = "ld.param.u64 %rd1, [g];\nmov.u32 %r1, %ctaid.x;\nshl.b32 %r2, %r1, 6;\n\
+                   add.s32 %r3, %r2, %r11;\ncvt.u64.u32 %rd2, %r3;\nadd.s64 %rd5, %rd1, %rd2;";
+        assert_eq!(copy_from(src, 64), [1, 0, 0]);
+        // 128 ctaid.y: none of it; 16 ctaid.y: ctaid.y mod 8.
+        let src = "ld.param.u64 %rd1, [g];\nmov.u32 %r1, %ctaid.y;\n\
+                   mul.wide.u32 %rd2, %r1, 128;\nadd.s64 %rd5, %rd1, %rd2;";
+        assert_eq!(copy_from(src, 64), [0, 0, 0]);
+        let src = "ld.param.u64 %rd1, [g];\nmov.u32 %r1, %ctaid.y;\n\
+                   mul.wide.u32 %rd2, %r1, 16;\nadd.s64 %rd5, %rd1, %rd2;";
+        assert_eq!(copy_from(src, 64), [0, 3, 0]);
+    }
+
+    #[test]
+    fn a_product_with_a_parameter_gains_its_trailing_zeros() {
+        // g + n ctaid.x: n = 64 has 6 trailing zeros, 96 has 5, 128 has 7,
+        // and an odd n none.
+        let src = "ld.param.u64 %rd1, [g];\nld.param.u32 %r4, [n];\nmov.u32 %r1, %ctaid.x;\n\
+                   mul.lo.s32 %r2, %r1, %r4;\nmul.wide.u32 %rd2, %r2, 1;\nadd.s64 %rd5, %rd1, %rd2;";
+        assert_eq!(copy_from(src, 64), [1, 0, 0]);
+        assert_eq!(copy_from(src, 96), [2, 0, 0]);
+        assert_eq!(copy_from(src, 128), [0, 0, 0]);
+        assert_eq!(copy_from(src, 3), [7, 0, 0]);
+        // Through %ntid (128) too, and a mad.
+        let src = "ld.param.u64 %rd1, [g];\nmov.u32 %r4, %ntid.x;\nmov.u32 %r1, %ctaid.x;\n\
+                   mad.lo.s32 %r2, %r1, %r4, %r11;\ncvt.u64.u32 %rd2, %r2;\nadd.s64 %rd5, %rd1, %rd2;";
+        assert_eq!(copy_from(src, 3), [0, 0, 0]);
+    }
+
+    #[test]
+    fn a_remainder_keeps_the_divisors_trailing_zeros() {
+        // (ctaid.x % 4) << 7: the low 9 bits agree only where ctaid.x mod 4
+        // does, the low 7 always.
+        let src = "ld.param.u64 %rd1, [g];\nmov.u32 %r1, %ctaid.x;\nrem.u32 %r2, %r1, 4;\n\
+                   shl.b32 %r3, %r2, 7;\ncvt.u64.u32 %rd2, %r3;\nadd.s64 %rd5, %rd1, %rd2;";
+        assert_eq!(copy_from(src, 64), [0, 0, 0]);
+        // (ctaid.x % 6) << 6: 6 has one trailing zero, so bit 6 is ctaid.x's
+        // bit 0.
+        let src = "ld.param.u64 %rd1, [g];\nmov.u32 %r1, %ctaid.x;\nrem.u32 %r2, %r1, 6;\n\
+                   shl.b32 %r3, %r2, 6;\ncvt.u64.u32 %rd2, %r3;\nadd.s64 %rd5, %rd1, %rd2;";
+        assert_eq!(copy_from(src, 64), [1, 0, 0]);
+        // (ctaid.x % 3) << 6: the remainder's bit 0 is any function of it.
+        let src = "ld.param.u64 %rd1, [g];\nmov.u32 %r1, %ctaid.x;\nrem.u32 %r2, %r1, 3;\n\
+                   shl.b32 %r3, %r2, 6;\ncvt.u64.u32 %rd2, %r3;\nadd.s64 %rd5, %rd1, %rd2;";
+        assert_eq!(copy_from(src, 64), [ALL, 0, 0]);
+        // By the parameter n = 8: a constant of the launch.
+        let src = "ld.param.u64 %rd1, [g];\nld.param.u32 %r4, [n];\nmov.u32 %r1, %ctaid.x;\n\
+                   rem.u32 %r2, %r1, %r4;\nshl.b32 %r3, %r2, 4;\ncvt.u64.u32 %rd2, %r3;\n\
+                   add.s64 %rd5, %rd1, %rd2;";
+        assert_eq!(copy_from(src, 8), [3, 0, 0]);
+    }
+
+    #[test]
+    fn a_right_shift_needs_higher_bits_of_the_component() {
+        // (ctaid.x >> 1) << 6: bit 6 is ctaid.x's bit 1.
+        let src = "ld.param.u64 %rd1, [g];\nmov.u32 %r1, %ctaid.x;\nshr.u32 %r2, %r1, 1;\n\
+                   shl.b32 %r3, %r2, 6;\ncvt.u64.u32 %rd2, %r3;\nadd.s64 %rd5, %rd1, %rd2;";
+        assert_eq!(copy_from(src, 64), [2, 0, 0]);
+        // (ctaid.x >> 1) << 7: the low 7 bits are zeros.
+        let src = "ld.param.u64 %rd1, [g];\nmov.u32 %r1, %ctaid.x;\nshr.u32 %r2, %r1, 1;\n\
+                   shl.b32 %r3, %r2, 7;\ncvt.u64.u32 %rd2, %r3;\nadd.s64 %rd5, %rd1, %rd2;";
+        assert_eq!(copy_from(src, 64), [0, 0, 0]);
+        // A division keeps nothing.
+        let src = "ld.param.u64 %rd1, [g];\nmov.u32 %r1, %ctaid.x;\ndiv.u32 %r2, %r1, 2;\n\
+                   shl.b32 %r3, %r2, 6;\ncvt.u64.u32 %rd2, %r3;\nadd.s64 %rd5, %rd1, %rd2;";
+        assert_eq!(copy_from(src, 64), [ALL, 0, 0]);
+    }
+
+    #[test]
+    fn truncation_and_extension_are_bits() {
+        // The low 16 bits of 65536 ctaid.x are zero: a shared address of
+        // them is the same in every block.
+        let r = relevant_of(
+            "mov.u32 %r1, %ctaid.x;\nmul.lo.u32 %r2, %r1, 65536;\ncvt.u16.u32 %rs1, %r2;\n\
+             cvt.u32.u16 %r3, %rs1;\nmov.u32 %r5, s;\nadd.s32 %r7, %r5, %r3;\n\
+             st.shared.u32 [%r7], 1;",
+        );
+        assert_eq!(r, [0, 0, 0]);
+        // Sign extension of 64 ctaid.x keeps bit 6 its bit 0.
+        let src = "ld.param.u64 %rd1, [g];\nmov.u32 %r1, %ctaid.x;\nshl.b32 %r2, %r1, 6;\n\
+                   cvt.s64.s32 %rd2, %r2;\nadd.s64 %rd5, %rd1, %rd2;";
+        assert_eq!(copy_from(src, 64), [1, 0, 0]);
+        // Packed halves: the high half's bits are 32 up.
+        let src = "ld.param.u64 %rd1, [g];\nmov.u32 %r1, %ctaid.x;\n\
+                   mov.b64 %rd2, {%r11, %r1};\nadd.s64 %rd5, %rd1, %rd2;";
+        assert_eq!(copy_from(src, 64), [0, 0, 0]);
+    }
+
+    #[test]
+    fn an_unknown_operand_keeps_the_whole_component() {
+        // A global value times 128 ctaid.x is a known 0 in block 0 only:
+        // whether the source is known depends on the block.
+        let src = "ld.param.u64 %rd1, [g];\nld.global.u32 %r4, [%rd1];\nmov.u32 %r1, %ctaid.x;\n\
+                   shl.b32 %r2, %r1, 7;\nmul.lo.s32 %r3, %r2, %r4;\ncvt.u64.u32 %rd2, %r3;\n\
+                   add.s64 %rd5, %rd1, %rd2;";
+        assert_eq!(copy_from(src, 64), [ALL, 0, 0]);
+        // So does a register read before it is written.
+        let src = "ld.param.u64 %rd1, [g];\nmov.u32 %r1, %ctaid.x;\n\
+                   shl.b32 %r2, %r1, 7;\nmul.lo.s32 %r3, %r2, %r9;\ncvt.u64.u32 %rd2, %r3;\n\
+                   add.s64 %rd5, %rd1, %rd2;";
+        assert_eq!(copy_from(src, 64), [ALL, 0, 0]);
+        // And a guard on the block index, on a copy source it reaches:
+        // 0 or 64 apart, the bank differs.
+        let src = "ld.param.u64 %rd1, [g];\nmov.u32 %r1, %ctaid.x;\nsetp.lt.u32 %p1, %r1, 4;\n\
+                   mov.u64 %rd2, 0;\n@%p1 mov.u64 %rd2, 64;\nadd.s64 %rd5, %rd1, %rd2;";
+        assert_eq!(copy_from(src, 64), [ALL, 0, 0]);
+        // 0 or 128 apart, it does not: both have 7 trailing zeros.
+        let src = "ld.param.u64 %rd1, [g];\nmov.u32 %r1, %ctaid.x;\nsetp.lt.u32 %p1, %r1, 4;\n\
+                   mov.u64 %rd2, 0;\n@%p1 mov.u64 %rd2, 128;\nadd.s64 %rd5, %rd1, %rd2;";
+        assert_eq!(copy_from(src, 64), [0, 0, 0]);
+    }
+
+    #[test]
+    fn a_class_is_the_low_bits_each_component_keeps() {
+        let r = Relevant { bits: [1, 0, ALL] };
+        assert_eq!(r.key([79, 49, 3]), [1, 0, 3]);
+        assert_eq!(r.key([78, 0, 0]), [0, 0, 0]);
+        assert_eq!(r.classes([80, 50, 4]), 2 * 4);
+        assert_eq!(Relevant { bits: [7, 0, 0] }.classes([80, 50, 1]), 80);
+        assert!(Relevant::default().none());
     }
 }

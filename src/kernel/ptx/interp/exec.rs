@@ -2013,7 +2013,7 @@ fn map3(
     out
 }
 
-fn int_bin(op: IntBin, t: IntType, a: Value, b: Value) -> Value {
+pub(super) fn int_bin(op: IntBin, t: IntType, a: Value, b: Value) -> Value {
     match op {
         IntBin::Add { sat } => ops::add(t, a, b, sat),
         IntBin::Sub { sat } => ops::sub(t, a, b, sat),
@@ -2031,7 +2031,7 @@ fn int_bin(op: IntBin, t: IntType, a: Value, b: Value) -> Value {
     }
 }
 
-fn int_un(op: IntUn, t: IntType, a: Value) -> Value {
+pub(super) fn int_un(op: IntUn, t: IntType, a: Value) -> Value {
     match op {
         IntUn::Neg => ops::neg(t, a),
         IntUn::Abs => ops::abs(t, a),

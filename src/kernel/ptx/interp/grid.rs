@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex};
 use crate::kernel::{BlockInfo, Consumer};
 use crate::{ComputeCapability, Error};
 
-use super::classes::{self, Components};
+use super::classes::{self, Relevant};
 use super::exec::{self, BlockRun, Notes};
 use super::ir::Program;
 use super::number::Plan;
@@ -171,15 +171,15 @@ fn add_notes(into: &mut Notes, from: &Notes) {
 
 /// The blocks' classes: a key per block, and whether reuse can pay at all.
 ///
-/// The static key is the components of the block index that matter
-/// ([`classes`]). Where they would leave more than half the blocks apart
-/// and the kernel has a [`Slice`], a block's key is its value key instead
-/// ([`slice`](super::slice), computed by [`exec::block_key`]), numbered by
-/// first occurrence: class `[n, 0, 0]` is the `n`-th distinct key. A block
-/// without one (its key run stopped short, or the keys kept fill
-/// [`KEY_BYTES`]) is in no class: interpreted, never reused.
+/// The static key is the low bits of each component of the block index
+/// that matter ([`classes`]). Where they would leave more than half the
+/// blocks apart and the kernel has a [`Slice`], a block's key is its value
+/// key instead ([`slice`](super::slice), computed by [`exec::block_key`]),
+/// numbered by first occurrence: class `[n, 0, 0]` is the `n`-th distinct
+/// key. A block without one (its key run stopped short, or the keys kept
+/// fill [`KEY_BYTES`]) is in no class: interpreted, never reused.
 struct Keys {
-    relevant: Components,
+    relevant: Relevant,
     reuse: bool,
     dynamic: Option<Dynamic>,
 }
@@ -197,12 +197,15 @@ pub(crate) const KEY_BYTES: usize = 256 << 20;
 
 impl Keys {
     fn new(launch: &Launch<'_>, blocks: &Blocks) -> Self {
-        let relevant = classes::relevant(launch.program, launch.plan);
-        let classes: u64 = (0..3)
-            .filter(|d| relevant >> d & 1 == 1)
-            .map(|d| u64::from(launch.grid[d]))
-            .product();
-        let dynamic = (launch.options.reuse && relevant != 0 && classes > blocks.len() / 2)
+        let given = classes::Given {
+            args: launch.args,
+            grid: launch.grid,
+            block: launch.block,
+            dynamic_shared: launch.dynamic_shared,
+        };
+        let relevant = classes::relevant(launch.program, launch.plan, &given);
+        let classes = relevant.classes(launch.grid);
+        let dynamic = (launch.options.reuse && !relevant.none() && classes > blocks.len() / 2)
             .then(|| Slice::new(launch.program, launch.plan))
             .flatten()
             .map(|slice| Dynamic {
@@ -231,13 +234,7 @@ impl Keys {
     /// The class of the `i`-th block, whose index is `id`.
     fn take(&mut self, launch: &Launch<'_>, i: u64, id: [u32; 3]) -> Option<[u32; 3]> {
         let Some(d) = &mut self.dynamic else {
-            return Some(core::array::from_fn(|c| {
-                if self.relevant >> c & 1 == 1 {
-                    id[c]
-                } else {
-                    0
-                }
-            }));
+            return Some(self.relevant.key(id));
         };
         if let Some(key) = d.ahead.remove(&i) {
             return key;
@@ -308,7 +305,7 @@ pub(crate) fn run<C: Consumer + ?Sized>(
         blocks: blocks.len(),
         warps: u64::from(launch.threads().div_ceil(32)),
         each: None,
-        alike: keys.relevant == 0,
+        alike: keys.relevant.none(),
     };
     let threads = launch.options.threads.max(1);
     if threads == 1 || blocks.len() <= 1 {
