@@ -79,6 +79,15 @@
 //! `shl`, `mul`, `and` and the rest carry a lower bound for the other
 //! values.
 //!
+//! Ranges come the same way: `%ctaid`, `%tid` and `%laneid` lie below the
+//! grid's, the block's and the warp's sizes, and `add`, `sub`, `mul`,
+//! shifts, `div`, `rem`, `min`, `max` and the bitwise operations of 32 or 64
+//! bits carry ranges below 2^31 (no wrap there; a register whose writes give
+//! different ranges keeps none). A divisor whose range excludes 0 gives a
+//! known quotient, and a range of one value is a constant: Triton's grouped
+//! ordering divides by `min(num_pid_m - first_pid_m, GROUP_M)`, which is
+//! `GROUP_M` in every block of a launch whose grid the groups fill.
+//!
 //! The rules hold for the values the interpreter computes only where they
 //! are known: an unknown operand (a global load, a register read before it
 //! is written) can make an operation's result known or not by the value of
@@ -89,20 +98,24 @@
 //! a liveness analysis).
 //!
 //! A sink that needs the low `n` bits of a value with bound `(shift, cap)`
-//! on `x` needs none of `x` where `min(shift, cap) >= n`, the low `n -
-//! shift` bits of `x` where `cap >= n`, and all of `x` otherwise; blocks
-//! whose components agree on what the sinks need run alike ([`Relevant`]).
-//! The argument: along the same path, by induction over the steps of two
-//! such blocks, every register holds values the bounds relate (a guard or a
-//! branch that could differ is a sink needing every bit, so the path and the
-//! lanes are the same), and every sink sees equal bits. So the cuda-samples
-//! `cp.async` matmul, whose sources are `base + 64 bx + ...`, needs `bx mod
-//! 2`: its 80 columns of blocks are 2 classes.
+//! on `x` needs none of `x` where `min(shift, cap) >= n` (or where the
+//! value is known with `n` trailing zeros), the low `n - shift` bits of `x`
+//! where `cap >= n`, and all of `x` otherwise; blocks whose components agree
+//! on what the sinks need run alike ([`Relevant`]). The argument: along the
+//! same path, by induction over the steps of two such blocks, every register
+//! holds values the bounds relate (a guard or a branch that could differ is
+//! a sink needing every bit, so the path and the lanes are the same), and
+//! every sink sees equal bits. So a copy from `base + 64 ctaid.x + 4 tid`
+//! needs `ctaid.x mod 2`, one from `base + 128 ctaid.x + 4 tid` none of it:
+//! every block of a Triton grouped matmul at 4096^3 runs alike.
 //!
 //! A modelling choice on the safe side: a component is kept whenever a path
 //! exists in the program, whether or not it is ever taken (a grid-stride
 //! loop's bound keeps the component that starts it, though most blocks run
-//! as many trips).
+//! as many trips), and a comparison keeps every component its operands
+//! depend on, though both may carry the same block-dependent offset (the
+//! cuda-samples `cp.async` matmuls' `a <= aEnd`, `aBegin` a multiple of
+//! `ctaid.y`: their blocks are one class per row).
 
 #[cfg(doc)]
 use crate::kernel::{Consumer, Event, CP_ASYNC_SOURCE_MASK};
@@ -223,6 +236,19 @@ struct Fact {
     tz: u8,
     /// Its value, the same in every lane of every block.
     value: Option<u64>,
+    /// Its range, `lo..=hi` in every lane of every block where known, kept
+    /// only below [`RANGE_END`].
+    range: Option<(u64, u64)>,
+}
+
+/// Ranges are kept below 2^31: there a value is the same integer read as
+/// any type of 32 or 64 bits, signed or not, and sums and products of two
+/// stay exact in 64 bits.
+const RANGE_END: u64 = 1 << 31;
+
+/// `lo..=hi` where it is a range kept.
+fn range(lo: u64, hi: u64) -> Option<(u64, u64)> {
+    (lo <= hi && hi < RANGE_END).then_some((lo, hi))
 }
 
 impl Fact {
@@ -232,6 +258,7 @@ impl Fact {
         known: false,
         tz: 0,
         value: None,
+        range: None,
     };
 
     /// A value known in every lane, the same in every block, not a constant.
@@ -240,7 +267,16 @@ impl Fact {
         known: true,
         tz: 0,
         value: None,
+        range: None,
     };
+
+    /// Known everywhere, the same in every block, within `lo..=hi`.
+    fn within(lo: u64, hi: u64) -> Fact {
+        Fact {
+            range: range(lo, hi),
+            ..Fact::UNIFORM
+        }
+    }
 
     fn constant(v: u64) -> Fact {
         Fact {
@@ -248,6 +284,7 @@ impl Fact {
             known: true,
             tz: v.trailing_zeros() as u8,
             value: Some(v),
+            range: range(v, v),
         }
     }
 
@@ -270,6 +307,19 @@ impl Fact {
             known,
             tz: 0,
             value: None,
+            range: None,
+        }
+    }
+
+    /// The same with range `r` (where known in every lane), a constant
+    /// where it holds one value.
+    fn bounded(self, r: Option<(u64, u64)>) -> Fact {
+        match r {
+            Some((lo, hi)) if lo == hi && self.known => Fact::constant(lo),
+            _ => Fact {
+                range: r.filter(|_| self.known),
+                ..self
+            },
         }
     }
 
@@ -285,6 +335,13 @@ impl Fact {
             known: self.known && other.known,
             tz: self.tz.min(other.tz),
             value: self.value.filter(|_| self.value == other.value),
+            // A range that grows is dropped at once: a loop's counter would
+            // otherwise take a pass per step.
+            range: self
+                .range
+                .zip(other.range)
+                .filter(|&((a, b), (c, d))| a <= c && d <= b)
+                .map(|(r, _)| r),
         }
     }
 
@@ -313,6 +370,7 @@ impl Fact {
             };
         }
         self.value = self.value.map(|v| v & mask);
+        self.range = self.range.filter(|&(_, hi)| hi <= mask);
         self
     }
 
@@ -324,6 +382,7 @@ impl Fact {
             known: true,
             tz: tz.min(64) as u8,
             value: None,
+            range: None,
         }
     }
 
@@ -336,11 +395,7 @@ impl Fact {
     /// Of `self * other` (known, in wrapping arithmetic).
     fn times(&self, other: &Fact) -> Fact {
         Fact::computed(
-            core::array::from_fn(|d| {
-                self.dep[d]
-                    .up(other.tz)
-                    .join(other.dep[d].up(self.tz))
-            }),
+            core::array::from_fn(|d| self.dep[d].up(other.tz).join(other.dep[d].up(self.tz))),
             u32::from(self.tz) + u32::from(other.tz),
         )
     }
@@ -360,6 +415,9 @@ impl Fact {
             known: self.known,
             tz: (u32::from(self.tz) + n).min(64) as u8,
             value: self.value.map(|v| v << n),
+            range: self
+                .range
+                .and_then(|(lo, hi)| range(lo << n.min(31), hi << n.min(31))),
         }
     }
 
@@ -377,6 +435,7 @@ impl Fact {
                 self.tz.saturating_sub(n as u8)
             },
             value: self.value.map(|v| v >> n),
+            range: self.range.map(|(lo, hi)| (lo >> n, hi >> n)),
         }
     }
 }
@@ -444,12 +503,16 @@ pub(crate) struct Given<'a> {
 /// The fact of a special register.
 fn special(s: Special, given: &Given<'_>, program: &Program) -> Fact {
     let comp = |d: u8| usize::from(d.min(2));
+    let below = |n: u32| Fact::within(0, u64::from(n.max(1)) - 1);
     match s {
         Special::Ctaid(d) => {
-            let mut f = Fact::UNIFORM;
+            let mut f = below(given.grid[comp(d)]);
             f.dep[comp(d)] = Dep::ITSELF;
             f
         }
+        Special::Tid(d) => below(given.block[comp(d)]),
+        Special::Laneid => below(32),
+        Special::Warpid => below(given.block.iter().product::<u32>().div_ceil(32)),
         // The quotient or the remainder by the cluster's size: the ctaid of
         // a launch without clusters, any function of it in general.
         Special::ClusterId(d) | Special::ClusterCtaid(d) => Fact::any(1 << comp(d), true),
@@ -463,10 +526,7 @@ fn special(s: Special, given: &Given<'_>, program: &Program) -> Fact {
             Fact::constant(u64::from(program.static_shared) + u64::from(given.dynamic_shared))
         }
         Special::Unknown => Fact::UNKNOWN,
-        Special::Tid(_)
-        | Special::Laneid
-        | Special::Warpid
-        | Special::Nwarpid
+        Special::Nwarpid
         | Special::LanemaskEq
         | Special::LanemaskLt
         | Special::LanemaskLe
@@ -773,12 +833,46 @@ fn writes_params(func: &Function) -> bool {
     })
 }
 
+/// The range of the result of `op` on operands within `a` and `b`, of a
+/// type of 32 or 64 bits (see [`RANGE_END`]).
+fn bin_range(op: IntBin, a: Option<(u64, u64)>, b: Option<(u64, u64)>) -> Option<(u64, u64)> {
+    let ((l1, h1), (l2, h2)) = (a?, b?);
+    match op {
+        IntBin::Add { .. } => range(l1 + l2, h1 + h2),
+        IntBin::Sub { .. } => (l1 >= h2).then(|| range(l1 - h2, h1 - l2)).flatten(),
+        IntBin::Mul(Half::Lo | Half::Wide) => range(l1 * l2, h1 * h2),
+        IntBin::Div => (l2 >= 1).then(|| (l1 / h2, h1 / l2)),
+        IntBin::Rem => (l2 >= 1).then(|| (0, h1.min(h2 - 1))),
+        IntBin::Min => range(l1.min(l2), h1.min(h2)),
+        IntBin::Max => range(l1.max(l2), h1.max(h2)),
+        IntBin::And => range(0, h1.min(h2)),
+        IntBin::Or | IntBin::Xor => range(0, (h1.max(h2) + 1).next_power_of_two() - 1),
+        IntBin::Shl => (h2 < 31).then(|| range(l1 << l2, h1 << h2)).flatten(),
+        IntBin::Shr => range(l1 >> h2.min(63), h1 >> l2.min(63)),
+        IntBin::Mul(Half::Hi) | IntBin::Mul24(_) => None,
+    }
+}
+
 /// Of an integer operation whose operands are known in every block, with
 /// no constant to fold.
 fn int_bin(op: IntBin, t: IntType, a: &Fact, b: &Fact) -> Fact {
     let bits = t.bits();
+    let f = int_bin_bounds(op, t, a, b);
+    f.bounded(
+        (bits >= 32)
+            .then(|| bin_range(op, a.range, b.range))
+            .flatten(),
+    )
+}
+
+/// [`int_bin`] but the range.
+fn int_bin_bounds(op: IntBin, t: IntType, a: &Fact, b: &Fact) -> Fact {
+    let bits = t.bits();
     let comps = a.comps() | b.comps();
     let amount = |b: &Fact| b.value.map(|n| (n as u32).min(bits));
+    // A divisor that is never 0: the quotient and remainder are known.
+    let nonzero = b.value.is_some_and(|v| t.trunc(v) != 0)
+        || (bits >= 32 && b.range.is_some_and(|(lo, _)| lo >= 1));
     match op {
         IntBin::Add { sat: false } | IntBin::Sub { sat: false } => a.plus(b).trunc(bits),
         IntBin::Mul(Half::Lo) => a.times(b).trunc(bits),
@@ -806,9 +900,9 @@ fn int_bin(op: IntBin, t: IntType, a: &Fact, b: &Fact) -> Fact {
                 let tr = r.trailing_zeros() as u8;
                 Fact::computed(a.dep.map(|d| d.capped(tr)), u32::from(a.tz.min(tr)))
             }
-            _ => Fact::any(comps, false),
+            _ => Fact::any(comps, nonzero),
         },
-        IntBin::Div => Fact::any(comps, b.value.is_some_and(|v| t.trunc(v) != 0)),
+        IntBin::Div => Fact::any(comps, nonzero),
         IntBin::Add { sat: true }
         | IntBin::Sub { sat: true }
         | IntBin::Mul(Half::Hi)
@@ -819,12 +913,7 @@ fn int_bin(op: IntBin, t: IntType, a: &Fact, b: &Fact) -> Fact {
 }
 
 /// The fact of `src`, `None` where it is a register no write reaches (yet).
-fn fact_of(
-    regs: &[Option<Fact>],
-    s: &Src,
-    given: &Given<'_>,
-    program: &Program,
-) -> Option<Fact> {
+fn fact_of(regs: &[Option<Fact>], s: &Src, given: &Given<'_>, program: &Program) -> Option<Fact> {
     Some(match *s {
         Src::Reg(r) => return regs.get(r as usize).copied().flatten(),
         Src::Imm(v) => Fact::constant(v),
@@ -966,7 +1055,13 @@ pub(crate) fn relevant(program: &Program, plan: &Plan, given: &Given<'_>) -> Rel
                         });
                     }
                     Kind::Mad {
-                        t, half, sat, a, b, c, ..
+                        t,
+                        half,
+                        sat,
+                        a,
+                        b,
+                        c,
+                        ..
                     } => {
                         let [a, b, c] = [a, b, c].map(|s| fact(s).unwrap_or(Fact::UNKNOWN));
                         let bits = if *half == Half::Wide {
@@ -984,7 +1079,13 @@ pub(crate) fn relevant(program: &Program, plan: &Plan, given: &Given<'_>) -> Rel
                                 *sat,
                             )),
                             _ if all_known && !sat && *half != Half::Hi => {
-                                a.times(&b).trunc(bits).plus(&c).trunc(bits)
+                                let r = (t.bits() >= 32)
+                                    .then(|| {
+                                        let p = bin_range(IntBin::Mul(Half::Lo), a.range, b.range);
+                                        bin_range(IntBin::Add { sat: false }, p, c.range)
+                                    })
+                                    .flatten();
+                                a.times(&b).trunc(bits).plus(&c).trunc(bits).bounded(r)
                             }
                             _ => Fact::any(comps, all_known),
                         });
@@ -1036,31 +1137,42 @@ pub(crate) fn relevant(program: &Program, plan: &Plan, given: &Given<'_>) -> Rel
                                 known: true,
                                 tz: a.tz.min(b.tz),
                                 value: a.value.filter(|_| a.value == b.value),
+                                range: a
+                                    .range
+                                    .zip(b.range)
+                                    .map(|((l1, h1), (l2, h2))| (l1.min(l2), h1.max(h2))),
                             }
                             .trunc(*bits)
                         } else {
                             Fact::any(comps, all_known)
                         });
                     }
-                    Kind::Cvt { dst, src, sat, a, .. } => {
+                    Kind::Cvt {
+                        dst, src, sat, a, ..
+                    } => {
                         let a = fact(a).unwrap_or(Fact::UNKNOWN);
                         each = Some(match (dst, src) {
-                            (Ty::Int(to), Ty::Int(from)) if !sat && a.known => Fact {
-                                value: a.value.map(|v| to.wrap(from.extend(v))),
-                                ..a.trunc(from.bits())
-                            }
-                            .trunc(to.bits()),
-                            (Ty::Int(to), Ty::Int(from)) if a.known => {
-                                match a.value {
-                                    Some(v) => Fact::folded(ops::cvt(
-                                        *to,
-                                        *from,
-                                        Value::known(v),
-                                        true,
-                                    )),
-                                    None => Fact::any(comps, true),
+                            (Ty::Int(to), Ty::Int(from)) if !sat && a.known => {
+                                let value = a.value.map(|v| to.wrap(from.extend(v)));
+                                // Below the sign bit, extension changes
+                                // nothing.
+                                let half = 1u64 << (from.bits() - 1);
+                                Fact {
+                                    value,
+                                    range: match value {
+                                        Some(v) => range(v, v),
+                                        None => a.range.filter(|&(_, hi)| hi < half),
+                                    },
+                                    ..a.trunc(from.bits())
                                 }
+                                .trunc(to.bits())
                             }
+                            (Ty::Int(to), Ty::Int(from)) if a.known => match a.value {
+                                Some(v) => {
+                                    Fact::folded(ops::cvt(*to, *from, Value::known(v), true))
+                                }
+                                None => Fact::any(comps, true),
+                            },
                             _ => Fact::any(comps, false),
                         });
                     }
@@ -1118,7 +1230,10 @@ pub(crate) fn relevant(program: &Program, plan: &Plan, given: &Given<'_>) -> Rel
                         counter(&mut sinks, merge);
                         let at = fact(&a.base).unwrap_or(Fact::UNKNOWN);
                         match space {
-                            Space::Shared | Space::SharedCluster | Space::Generic | Space::Const => {
+                            Space::Shared
+                            | Space::SharedCluster
+                            | Space::Generic
+                            | Space::Const => {
                                 full(&mut sinks, &a.base);
                                 sinks.need(g, WIDTH);
                                 each = Some(Fact::any(at.comps() | shared, false));
@@ -1127,13 +1242,15 @@ pub(crate) fn relevant(program: &Program, plan: &Plan, given: &Given<'_>) -> Rel
                                 let start = at.value.map(|v| v.wrapping_add(a.offset as u64));
                                 out = (0..ds.len() as u64)
                                     .map(|i| {
-                                        let v = start.filter(|_| args_known && f == 0).and_then(
-                                            |s| {
+                                        let v =
+                                            start.filter(|_| args_known && f == 0).and_then(|s| {
                                                 let at = s.checked_add(i * u64::from(piece / 8))?;
                                                 argument(func, given, at, piece / 8)
-                                            },
-                                        );
-                                        v.map_or(Fact::any(at.comps() | param, false), Fact::constant)
+                                            });
+                                        v.map_or(
+                                            Fact::any(at.comps() | param, false),
+                                            Fact::constant,
+                                        )
                                     })
                                     .collect();
                             }
@@ -1547,6 +1664,25 @@ mod tests {
         let src = "ld.param.u64 %rd1, [g];\nmov.u32 %r1, %ctaid.x;\nsetp.lt.u32 %p1, %r1, 4;\n\
                    mov.u64 %rd2, 0;\n@%p1 mov.u64 %rd2, 128;\nadd.s64 %rd5, %rd1, %rd2;";
         assert_eq!(copy_from(src, 64), [0, 0, 0]);
+    }
+
+    #[test]
+    fn bounds_prove_a_divisor_nonzero_or_constant() {
+        // Triton's grouped order: a quotient by min(40 - 8 (ctaid.x / 16),
+        // 8), which is 8 for ctaid.x below 80; 128 times it keeps 7 zero
+        // bits.
+        let src = "ld.param.u64 %rd1, [g];\nmov.u32 %r1, %ctaid.x;\ndiv.u32 %r2, %r1, 16;\n\
+                   shl.b32 %r3, %r2, 3;\nsub.s32 %r4, 40, %r3;\nmin.s32 %r5, %r4, 8;\n\
+                   div.s32 %r6, %r1, %r5;\nshl.b32 %r7, %r6, 7;\ncvt.u64.u32 %rd2, %r7;\n\
+                   add.s64 %rd5, %rd1, %rd2;";
+        assert_eq!(copy_from(src, 64), [0, 0, 0]);
+        // min(32 - 8 (ctaid.x / 16), 8) is 0 for the last 16 blocks: the
+        // quotient is unknown there, known elsewhere.
+        let src = "ld.param.u64 %rd1, [g];\nmov.u32 %r1, %ctaid.x;\ndiv.u32 %r2, %r1, 16;\n\
+                   shl.b32 %r3, %r2, 3;\nsub.s32 %r4, 32, %r3;\nmin.s32 %r5, %r4, 8;\n\
+                   div.s32 %r6, %r1, %r5;\nshl.b32 %r7, %r6, 7;\ncvt.u64.u32 %rd2, %r7;\n\
+                   add.s64 %rd5, %rd1, %rd2;";
+        assert_eq!(copy_from(src, 64), [ALL, 0, 0]);
     }
 
     #[test]
