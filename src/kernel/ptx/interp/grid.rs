@@ -15,10 +15,12 @@
 //! Memory: the blocks are never listed (the `n`-th is computed); tapes of
 //! blocks in flight hold at most [`IN_FLIGHT_BYTES`] together (a block with
 //! more calls is run again on this thread, straight into the consumer), and
-//! the tapes kept for reuse at most [`CACHE_BYTES`] (a class whose tape does
-//! not fit is interpreted for each of its blocks).
+//! the tapes kept for reuse at most [`CACHE_BYTES`] (the oldest give way to
+//! a new one, so classes met in order, a row of the grid after another, are
+//! each kept while their blocks come; a class whose tape alone does not fit
+//! is interpreted for each of its blocks).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -337,23 +339,36 @@ fn interpret<C: Consumer + ?Sized>(
     }
 }
 
-/// The reuse cache: a class's tape, while they fit in [`CACHE_BYTES`].
-#[derive(Default)]
+/// The reuse cache: the classes' tapes, the oldest dropped where a new one
+/// needs room in `capacity` bytes ([`CACHE_BYTES`]).
 struct Cache {
+    capacity: usize,
     classes: HashMap<[u32; 3], Class>,
+    /// The classes kept, oldest first.
+    order: VecDeque<[u32; 3]>,
     bytes: usize,
-    /// Classes whose tape was not kept (too long, or no room left): each of
+    /// Classes whose tape was not kept (longer than the cache): each of
     /// their blocks is interpreted.
     refused: HashSet<[u32; 3]>,
 }
 
 impl Cache {
+    fn new(capacity: usize) -> Cache {
+        Cache {
+            capacity,
+            classes: HashMap::new(),
+            order: VecDeque::new(),
+            bytes: 0,
+            refused: HashSet::new(),
+        }
+    }
+
     /// How many calls a tape of class `key` may record and still be kept.
     fn room(&self, key: &[u32; 3]) -> usize {
         if self.refused.contains(key) || self.classes.contains_key(key) {
             return 0;
         }
-        (CACHE_BYTES - self.bytes) / Tape::CALL_BYTES
+        self.capacity / Tape::CALL_BYTES
     }
 
     fn get(&self, key: &[u32; 3]) -> Option<&Class> {
@@ -365,8 +380,17 @@ impl Cache {
             return;
         }
         match tape {
-            Some(tape) if !tape.is_full() && self.bytes + tape.bytes() <= CACHE_BYTES => {
+            Some(tape) if !tape.is_full() && tape.bytes() <= self.capacity => {
+                while self.bytes + tape.bytes() > self.capacity {
+                    let Some(old) = self.order.pop_front() else {
+                        break;
+                    };
+                    if let Some(class) = self.classes.remove(&old) {
+                        self.bytes -= class.tape.bytes();
+                    }
+                }
                 self.bytes += tape.bytes();
+                self.order.push_back(key);
                 self.classes.insert(
                     key,
                     Class {
@@ -398,7 +422,7 @@ fn serial<C: Consumer + ?Sized>(
     consumer: &mut C,
 ) -> Result<Totals, Error> {
     let mut totals = Totals::default();
-    let mut cache = Cache::default();
+    let mut cache = Cache::new(CACHE_BYTES);
     let n = blocks.len();
     for i in 0..n {
         budget.check(i, totals.steps)?;
@@ -509,7 +533,7 @@ fn feed<C: Consumer + ?Sized>(
     (jobs, done, window): (&mpsc::Sender<Job>, &mpsc::Receiver<(u64, Back)>, usize),
 ) -> Result<Totals, Error> {
     let mut totals = Totals::default();
-    let mut cache = Cache::default();
+    let mut cache = Cache::new(CACHE_BYTES);
     let n = blocks.len();
     // Blocks handed out and not yet given to the consumer, and those back.
     let mut out: BTreeMap<u64, Option<Outcome>> = BTreeMap::new();
@@ -597,4 +621,47 @@ fn feed<C: Consumer + ?Sized>(
     budget.check(n, totals.steps)?;
     progress(launch, n, n)?;
     Ok(totals)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::{Consumer, Event, Site};
+    use crate::LaneSet;
+
+    /// A tape of `n` fences.
+    fn tape(n: usize) -> Tape {
+        let mut t = Tape::with_limit(1 << 10);
+        for pc in 0..n {
+            let fence = Event::Fence {
+                site: Site::pc(pc as u64),
+                lanes: LaneSet::FULL,
+            };
+            t.event(0, &fence).unwrap();
+        }
+        t
+    }
+
+    #[test]
+    fn the_oldest_tapes_give_way_to_a_new_one() {
+        let each = tape(4).bytes();
+        let mut cache = Cache::new(2 * each);
+        for x in 0..3 {
+            assert!(cache.room(&[x, 0, 0]) >= 4);
+            cache.keep([x, 0, 0], Some(tape(4)), 4, Notes::new());
+        }
+        // Rows met in order: the first went when the third came.
+        assert!(cache.get(&[0, 0, 0]).is_none());
+        assert!(cache.get(&[1, 0, 0]).is_some() && cache.get(&[2, 0, 0]).is_some());
+        assert_eq!(cache.bytes, 2 * each);
+        // A class kept has no room to record again; one dropped has.
+        assert_eq!(cache.room(&[2, 0, 0]), 0);
+        assert!(cache.room(&[0, 0, 0]) > 0);
+        // A tape longer than the whole cache is refused, and its class
+        // interpreted for every block; the others stay.
+        cache.keep([5, 0, 0], Some(tape(12)), 12, Notes::new());
+        assert!(cache.get(&[5, 0, 0]).is_none() && cache.refused.contains(&[5, 0, 0]));
+        assert_eq!(cache.room(&[5, 0, 0]), 0);
+        assert!(cache.get(&[2, 0, 0]).is_some());
+    }
 }
