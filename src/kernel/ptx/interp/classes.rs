@@ -19,8 +19,9 @@
 //!
 //! The *sinks*: the address of every access that may touch shared memory
 //! (`.shared`, generic, `.const` whose addresses are events), the value of a
-//! store there (a store of what memory holds is an event of its own,
-//! [`Consumer::event_unchanged`]), the guard of every instruction that is an
+//! store there and whatever shared memory may hold (a store of what memory
+//! holds is an event of its own, [`Consumer::event_unchanged`]: an atomic's
+//! operand can decide it), the guard of every instruction that is an
 //! event, a branch, a call or a barrier, a barrier's id and count,
 //! `bar.warp.sync`'s mask, the counter that picks an unrolled loop's merge,
 //! and every operand of an instruction that numbers its result (the numbers a
@@ -1282,6 +1283,8 @@ pub(crate) fn relevant(program: &Program, plan: &Plan, given: &Given<'_>) -> Rel
                                     full(&mut sinks, s);
                                 }
                                 shared |= v;
+                                // Whether it writes what memory holds.
+                                sinks.need(Some(Fact::any(shared, true)), WIDTH);
                             }
                             Space::Param => param |= addr(a) | v | guard,
                             Space::Global | Space::Local | Space::Const => {
@@ -1505,6 +1508,17 @@ mod tests {
         let r = relevant_of(
             "mov.u32 %r1, %ctaid.x;\nsetp.eq.u32 %p1, %r1, 0;\nmov.u32 %r2, 0;\n\
              @%p1 mov.u32 %r2, 1;\nst.shared.u32 [s], %r2;",
+        );
+        assert_eq!(r, [ALL, 0, 0]);
+    }
+
+    #[test]
+    fn what_memory_holds_decides_whether_a_store_changes_it() {
+        // An atomic adds ctaid.x to s[0]; a later store of 0 there writes
+        // what memory holds in block 0 only.
+        let r = relevant_of(
+            "mov.u32 %r1, %ctaid.x;\nst.shared.u32 [s], 0;\nbar.sync 0;\n\
+             atom.shared.add.u32 %r2, [s], %r1;\nbar.sync 0;\nst.shared.u32 [s], 0;",
         );
         assert_eq!(r, [ALL, 0, 0]);
     }
