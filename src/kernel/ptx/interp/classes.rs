@@ -29,9 +29,11 @@
 //! kernel numbers global loads at all, the guard of whatever may write global
 //! memory is a sink too (it advances the numbering's epoch). Each of those
 //! needs every bit of its value. One sink needs fewer: the global address of
-//! a `cp.async`, whose global side is an event ([`Event::CpAsyncSource`]),
-//! carries only its low 7 bits ([`CP_ASYNC_SOURCE_MASK`]), all the `.ca`
-//! wavefronts depend on; its source size needs every bit.
+//! a `cp.async`, whose global side is an event ([`Event::CpAsyncSource`]):
+//! `.ca` carries only its low 7 bits ([`CP_ASYNC_SOURCE_MASK`]), all its
+//! wavefronts depend on, `.cg` with a src-size register none (whether it is
+//! known decides whether the event is sent), plain `.cg` every bit; the
+//! source size needs every bit.
 //!
 //! # What a value keeps of the block index
 //!
@@ -129,6 +131,7 @@ use super::ir::{
     Special, Src, Ty,
 };
 use super::number::Plan;
+use crate::CpAsync;
 
 /// The components `x`, `y`, `z` of the block index, as bits 0, 1, 2 of a
 /// mask.
@@ -141,7 +144,7 @@ const WIDTH: i16 = 64;
 /// 2^32, so two that differ have `v2(Δ) <= 31`.
 const MIN_SHIFT: i16 = -32;
 
-/// The bits a cp.async's global address carries into its event.
+/// The bits a `cp.async.ca`'s global address carries into its event.
 const CP_ASYNC_SOURCE_BITS: i16 = 7;
 
 /// How a value's low bits follow one component of the block index (see the
@@ -477,9 +480,13 @@ impl Relevant {
     }
 
     /// Needs the low `n` bits of a value of `fact` (none where it is not
-    /// known: the instruction never runs).
+    /// known: the instruction never runs), and whether it is known.
     fn need(&mut self, fact: Option<Fact>, n: i16) {
         if let Some(f) = fact {
+            // A value not always known that may depend on a component in
+            // any way may be known in some blocks only (bounds other than
+            // that come from known values).
+            let n = if f.known { n } else { n.max(1) };
             // Bits known to be zero agree in every block, whatever the
             // bounds say (`(x >> 1) << 7`).
             if f.known && i16::from(f.tz) >= n {
@@ -1355,11 +1362,23 @@ pub(crate) fn relevant(program: &Program, plan: &Plan, given: &Given<'_>) -> Rel
                     // addresses, Event::CpAsyncSource), and how much it
                     // reads.
                     Kind::CpAsync {
-                        dst, src, src_size, ..
+                        kind,
+                        dst,
+                        src,
+                        src_size,
+                        ..
                     } => {
                         full(&mut sinks, &dst.base);
                         sinks.need(g, WIDTH);
-                        sinks.need(fact(&src.base), CP_ASYNC_SOURCE_BITS);
+                        // What the event carries of the source, and whether
+                        // it is sent at all (every reading lane's source
+                        // known).
+                        let bits = match (kind, src_size) {
+                            (CpAsync::Ca, _) => CP_ASYNC_SOURCE_BITS,
+                            (CpAsync::Cg, Some(Src::Reg(_))) => 0,
+                            (CpAsync::Cg, _) => WIDTH,
+                        };
+                        sinks.need(fact(&src.base), bits);
                         if let Some(s) = src_size {
                             full(&mut sinks, s);
                         }
@@ -1579,6 +1598,29 @@ mod tests {
         let src = "ld.param.u64 %rd1, [g];\nmov.u32 %r1, %ctaid.y;\n\
                    mul.wide.u32 %rd2, %r1, 16;\nadd.s64 %rd5, %rd1, %rd2;";
         assert_eq!(copy_from(src, 64), [0, 3, 0]);
+    }
+
+    #[test]
+    fn a_bypassing_copy_needs_its_whole_source_or_none_of_it() {
+        // g + 128 ctaid.x: .cg reads the lines (all bits); with a src-size
+        // register its wavefronts are the shared side's (no bit), but
+        // whether the source is known still counts.
+        let body = |copy: &str, value: &str| {
+            format!(
+                "ld.param.u64 %rd1, [g];\nmov.u32 %r1, %ctaid.x;\n{value}\n\
+                 mul.wide.u32 %rd2, %r2, 128;\nadd.s64 %rd5, %rd1, %rd2;\nmov.u32 %r3, 16;\n\
+                 mov.u32 %r4, %tid.x;\nshl.b32 %r5, %r4, 4;\nmov.u32 %r6, s;\n\
+                 add.s32 %r7, %r6, %r5;\n{copy}"
+            )
+        };
+        let plain = "cp.async.cg.shared.global [%r7], [%rd5], 16, 16;";
+        let register = "cp.async.cg.shared.global [%r7], [%rd5], 16, %r3;";
+        let ctaid = "mov.u32 %r2, %ctaid.x;";
+        assert_eq!(relevant_of(&body(plain, ctaid)), [ALL, 0, 0]);
+        assert_eq!(relevant_of(&body(register, ctaid)), [0, 0, 0]);
+        // A global value times ctaid.x: known in block 0 only.
+        let unknown = "ld.global.u32 %r8, [%rd1];\nmul.lo.s32 %r2, %r8, %r1;";
+        assert_eq!(relevant_of(&body(register, unknown)), [ALL, 0, 0]);
     }
 
     #[test]
