@@ -430,3 +430,18 @@ fn each_generated_statement_runs_and_reuse_follows_the_block_index() {
         assert_eq!((interpreted, run), (expected, 24), "shift {k}");
     }
 }
+
+/// The lead's case (04:45 UTC, found on main by the generator before its
+/// cp.async statements): an atomic adds ctaid.y to s[0] and a later store
+/// of 0 there writes what memory holds in one block only, so ctaid.y
+/// separates the blocks though it reaches no address or stored value.
+#[test]
+fn an_atomic_operand_decides_whether_a_later_store_changes_memory() {
+    let text = generated(&[(0, 55, 57, 0), (9, 127, 80, 0)]);
+    let kernel = Kernel::new(&ptx::parse(&text).unwrap(), None).unwrap();
+    let launch = KernelLaunch::new([1, 2, 1], [64, 1, 1])
+        .unwrap()
+        .with_arg("n=5".parse().unwrap());
+    let (interpreted, run) = same_every_way(&kernel, &launch, RunOptions::new());
+    assert_eq!((interpreted, run), (2, 2));
+}
