@@ -338,6 +338,9 @@ fn facts(program: &Program, plan: &Plan, f: usize, pc: usize, inst: &Inst) -> Op
                 _ => {
                     x.sinks.push((addr(a), u64::MAX));
                     x.sinks.extend(all(&guard));
+                    // What it leaves in memory decides whether a later store
+                    // writes what memory holds (an event of its own).
+                    x.sinks.push((*val, u64::MAX));
                     x.taints_shared.extend([*val, addr(a)]);
                     x.taints_shared.extend(&guard);
                     x.data.extend([*val, addr(a)]);
