@@ -1628,13 +1628,11 @@ impl Block {
             &batches[..]
         };
         for batch in batches_to_check {
-            if shadow
-                .kinds
-                .get(batch.word as usize)
-                .is_some_and(|k| k & look != 0)
+            if let Some(&kinds) = shadow.kinds.get(batch.word as usize)
+                && kinds & look != 0
             {
                 check(
-                    shadow.records(batch.word),
+                    shadow.records_any(batch.word, kinds),
                     batch,
                     me,
                     &now,
@@ -1738,7 +1736,8 @@ impl Block {
                         lanes: 1 << lane,
                     };
                     found.clear();
-                    check(shadow.records(first), &batch, me, now, addresses, found);
+                    let records = shadow.records_any(first, shadow.kinds[first as usize]);
+                    check(records, &batch, me, now, addresses, found);
                     for i in 0..4 {
                         for f in found.iter() {
                             hazards.put(Found {
@@ -1752,10 +1751,8 @@ impl Block {
                 continue;
             }
             for word in first..first + words {
-                if shadow
-                    .kinds
-                    .get(word as usize)
-                    .is_some_and(|k| k & look != 0)
+                if let Some(&kinds) = shadow.kinds.get(word as usize)
+                    && kinds & look != 0
                 {
                     let batch = Batch {
                         word,
@@ -1764,7 +1761,8 @@ impl Block {
                     };
                     // Lane by lane and word by word is the order of the
                     // conflicts' ranks: each is noted as it is found.
-                    check(shadow.records(word), &batch, me, now, addresses, hazards);
+                    let records = shadow.records_any(word, kinds);
+                    check(records, &batch, me, now, addresses, hazards);
                 }
             }
         }
@@ -2039,11 +2037,14 @@ impl Block {
         words.dedup();
         let mut completed = Vec::new();
         words.retain(|&word| {
-            if shadow.kinds[word as usize] == 0 {
+            let kinds = shadow.kinds[word as usize];
+            if kinds == 0 {
                 // A barrier of the whole block took its records: none of
                 // them was pending.
                 return false;
             }
+            // A barrier took them and 16-byte lanes wrote the word since.
+            shadow.split(word, kinds);
             let before = shadow.len(word);
             let mut left = false;
             completed.clear();
@@ -2870,34 +2871,13 @@ fn record_words(
             pending: false,
         };
         // A lane of 16 bytes covers a quad (requests are aligned to their
-        // width): the commonest steps below, once for its four words when
-        // the quad is new or coarse and stays so. Near the bound on records
-        // the words go one by one, to be refused at the same one.
-        if words == 4 && shadow.records + 4 <= MAX_RECORDS && shadow.quads() {
-            if shadow.quad_empty(first) {
-                shadow.push_quad(first, new);
-                continue;
-            }
-            if shadow.coarse(first) {
-                if let [only] = shadow.quad_records_mut(first) {
-                    if only.warps & bit == 0 && only.alike(&new) {
-                        only.warps |= bit;
-                        continue;
-                    }
-                    let mergeable = only.warps & bit != 0
-                        && only.kind == kind
-                        && !only.pending
-                        && only.site == site
-                        && only.bytes == 0xf;
-                    if !mergeable {
-                        shadow.push_more_quad(first, new);
-                        continue;
-                    }
-                }
-            }
+        // width): its commonest steps, once for its four words.
+        if words == 4 && record_quad(shadow, first, new) {
+            continue;
         }
         for word in first..first + words {
-            if shadow.kinds[word as usize] == 0 {
+            let kinds = shadow.kinds[word as usize];
+            if kinds == 0 {
                 if shadow.records >= MAX_RECORDS {
                     *error = Some(Error::ShadowFull { limit: MAX_RECORDS });
                     return;
@@ -2905,6 +2885,7 @@ fn record_words(
                 shadow.push_first(word, new);
                 continue;
             }
+            shadow.split(word, kinds);
             // No other lane of the access is on this word: its records
             // are older.
             if let [only] = shadow.records_mut(word) {
@@ -2936,17 +2917,58 @@ fn record_words(
     }
 }
 
+/// The commonest steps of [`record_words`] for a lane of 16 bytes, on the
+/// quad from word `first`, once for its four words when the quad is new or
+/// coarse and stays so; whether they were taken (else the words go one by
+/// one, as they do near the bound on records, to be refused at the same
+/// one). Out of line, so that the loop of narrower lanes stays as it was.
+#[inline(never)]
+fn record_quad(shadow: &mut Shadow, first: u32, new: Record) -> bool {
+    if shadow.records + 4 > MAX_RECORDS || !shadow.quads() {
+        return false;
+    }
+    if shadow.quad_empty(first) {
+        shadow.push_quad(first, new);
+        return true;
+    }
+    if !shadow.coarse(first) {
+        return false;
+    }
+    let bit = new.warps;
+    let [only] = shadow.quad_records_mut(first) else {
+        return false;
+    };
+    if only.warps & bit == 0 && only.alike(&new) {
+        only.warps |= bit;
+        return true;
+    }
+    let mergeable = only.warps & bit != 0
+        && only.kind == new.kind
+        && !only.pending
+        && only.site == new.site
+        && only.bytes == 0xf;
+    if mergeable {
+        return false;
+    }
+    shadow.push_more_quad(first, new);
+    true
+}
+
 /// Notes the access of one warp in the word's shadow; false when the shadow
 /// is full.
 fn record(shadow: &mut Shadow, word: u32, new: Record, order: Order<'_>) -> bool {
-    if shadow.kinds.get(word as usize).is_none_or(|&k| k == 0) {
-        // A word without records (or past the table so far).
-        if shadow.records >= MAX_RECORDS {
-            return false;
+    let kinds = match shadow.kinds.get(word as usize) {
+        Some(&kinds) if kinds != 0 => kinds,
+        _ => {
+            // A word without records (or past the table so far).
+            if shadow.records >= MAX_RECORDS {
+                return false;
+            }
+            shadow.push(word, new);
+            return true;
         }
-        shadow.push(word, new);
-        return true;
-    }
+    };
+    shadow.split(word, kinds);
     let share = !shadow.plain();
     let bit = new.warps;
     let cell = shadow.records_mut(word);

@@ -34,11 +34,12 @@
 //! tensor-core kernels. While its four cells would hold the same records
 //! (one or two, in place), the quad is coarse ([`COARSE_BIT`]): its first
 //! word's cell holds them for all four, and an access of 16-byte lanes
-//! checks and writes them once, not four times. Anything else that reads a
-//! coarse word's records reads its quad's first cell
-//! ([`records`](Shadow::records)); anything that changes them splits the
-//! quad first, copying that cell to the other three
-//! ([`split`](Shadow::split)). So a coarse quad behaves exactly as its four
+//! checks and writes them once, not four times. Any other check of a
+//! coarse word reads its quad's first cell
+//! ([`records_any`](Shadow::records_any)); anything else that changes a
+//! word's records splits its quad first, copying that cell to the other
+//! three ([`split`](Shadow::split)), where it has just read the word's
+//! kinds, so that nothing else pays for quads. So a coarse quad behaves exactly as its four
 //! cells would: a modelling device, not a rule (the property tests of
 //! `src/block/tests.rs` run the same programs without it).
 //!
@@ -417,7 +418,11 @@ impl Shadow {
     /// a barrier emptied (every caller looks at the kinds first).
     #[inline]
     pub fn records(&self, word: u32) -> &[Record] {
-        let cell = &self.cells[self.cell_of(word)];
+        debug_assert!(self
+            .kinds
+            .get(word as usize)
+            .is_none_or(|k| k & COARSE_BIT == 0));
+        let cell = &self.cells[word as usize];
         let (at, len) = (cell.at as usize, cell.len as usize);
         if len <= 2 {
             &cell.inline[..len]
@@ -426,25 +431,23 @@ impl Shadow {
         }
     }
 
-    /// The index of the cell that holds `word`'s records: its quad's first
-    /// while the quad is coarse.
+    /// The records of `word`, whose kinds are `kinds`, its quad coarse or
+    /// not: [`records`](Self::records) for a check, which reads them.
     #[inline]
-    fn cell_of(&self, word: u32) -> usize {
-        match self.kinds.get(word as usize) {
-            Some(&kinds) if kinds & COARSE_BIT != 0 => (word & !3) as usize,
-            _ => word as usize,
+    pub fn records_any(&self, word: u32, kinds: u8) -> &[Record] {
+        if kinds & COARSE_BIT != 0 {
+            let cell = &self.cells[(word & !3) as usize];
+            return &cell.inline[..cell.len as usize];
         }
+        self.records(word)
     }
 
-    /// Makes `word`'s quad, if coarse, four cells again: each holds the
-    /// records the first holds. Before anything changes one word's records.
+    /// Makes `word`'s quad, if coarse (its kinds `kinds`), four cells
+    /// again: each holds the records the first holds. Before anything but
+    /// the steps of 16-byte lanes changes one word's records.
     #[inline]
-    pub fn split(&mut self, word: u32) {
-        if self
-            .kinds
-            .get(word as usize)
-            .is_some_and(|&kinds| kinds & COARSE_BIT != 0)
-        {
+    pub fn split(&mut self, word: u32, kinds: u8) {
+        if kinds & COARSE_BIT != 0 {
             self.split_quad(word & !3);
         }
     }
@@ -523,7 +526,10 @@ impl Shadow {
     /// [`records`](Self::records), to change them in place.
     #[inline]
     pub fn records_mut(&mut self, word: u32) -> &mut [Record] {
-        self.split(word);
+        debug_assert!(self
+            .kinds
+            .get(word as usize)
+            .is_none_or(|k| k & COARSE_BIT == 0));
         let cell = &mut self.cells[word as usize];
         let (at, len) = (cell.at as usize, cell.len as usize);
         if len <= 2 {
@@ -539,7 +545,10 @@ impl Shadow {
     /// caller's.
     #[inline]
     pub fn restart(&mut self, word: u32, record: Record) {
-        self.split(word);
+        debug_assert!(self
+            .kinds
+            .get(word as usize)
+            .is_none_or(|k| k & COARSE_BIT == 0));
         let cell = &mut self.cells[word as usize];
         cell.len = 1;
         cell.inline[0] = record;
@@ -549,7 +558,10 @@ impl Shadow {
     /// the arena when they outgrow the cell, or their span.
     #[inline]
     fn append(&mut self, word: u32, record: Record) {
-        self.split(word);
+        debug_assert!(self
+            .kinds
+            .get(word as usize)
+            .is_none_or(|k| k & COARSE_BIT == 0));
         let cell = &mut self.cells[word as usize];
         let len = cell.len;
         if len < 2 {
@@ -639,7 +651,11 @@ impl Shadow {
     /// The number of records of `word`'s cell (stale ones when its kinds
     /// are 0).
     pub fn len(&self, word: u32) -> usize {
-        self.cells[self.cell_of(word)].len as usize
+        debug_assert!(self
+            .kinds
+            .get(word as usize)
+            .is_none_or(|k| k & COARSE_BIT == 0));
+        self.cells[word as usize].len as usize
     }
 
     /// The records of a word: none when its kinds are 0 (its cell may hold
@@ -647,7 +663,7 @@ impl Shadow {
     #[cfg(test)]
     pub fn cell(&self, word: u32) -> &[Record] {
         match self.kinds.get(word as usize) {
-            Some(&kinds) if kinds != 0 => self.records(word),
+            Some(&kinds) if kinds != 0 => self.records_any(word, kinds),
             _ => &[],
         }
     }
