@@ -56,29 +56,44 @@ fn wait_then_barrier_makes_the_copy_visible_to_other_warps() {
     assert!(pipeline(&[SyncOp::CpAsyncArrive, SyncOp::Threads]).is_clean());
 }
 
-/// Copies completed through `cp.async.mbarrier.arrive` are not checked, as
-/// compute-sanitizer's racecheck checks none (measured on an H200:
-/// tests/data/ptx/mbarrier_sanitizer, `cpasync_mbar_nowait`): read by the
-/// other warp with nothing ordering them, no hazard, though the reads while
-/// they were in flight were found first (and held). With the wait instead,
-/// the same reads race.
+/// Copies completed through `cp.async.mbarrier.arrive` leave the check at the
+/// arrive, as compute-sanitizer's racecheck forgets them there (measured on an
+/// H200: tests/data/ptx/mbarrier_sanitizer, `cpasync_mbar_nowait`): read by
+/// the other warp after it with nothing else ordering them, no hazard. With
+/// the wait instead, the same reads race. Within the copy's warp a read while
+/// it is in flight stands (racecheck's warning, measured:
+/// tests/data/ptx/async_sanitizer, `noinc_bar_before_arrive`); another warp's
+/// read then is dropped with the copy (a modelling choice: racecheck's verdict
+/// between warps follows the GPU's timing), and races if the copy never
+/// completes.
 #[test]
-fn copies_completed_through_an_mbarrier_are_not_checked() {
+fn copies_completed_through_an_mbarrier_leave_the_check_at_the_arrive() {
     let report = pipeline(&[SyncOp::CpAsyncArrive]);
     assert!(report.is_clean(), "{report}");
     let report = pipeline(&[SyncOp::CpAsyncCommit, SyncOp::CpAsyncWait { pending: 0 }]);
     assert!(!report.is_clean());
-    // A read while the copy is in flight: dropped with the copy when it
-    // completes through the mbarrier; a race when it never completes.
-    let mut block = Block::new(SM80, 64).unwrap();
+    for arrive in [true, false] {
+        let mut block = Block::new(SM80, 64).unwrap();
+        block.access(0, 0x10, &copy(0)).unwrap();
+        block.access(1, 0x80, &read(0)).unwrap();
+        if arrive {
+            sync(&mut block, 0, 0x20, SyncOp::CpAsyncArrive);
+        }
+        assert_eq!(block.finish().hazards().len(), usize::from(!arrive));
+    }
+    // Lane l reads what lane l ^ 1 copies, before the warp's arrive.
+    let mut block = Block::new(SM80, 32).unwrap();
     block.access(0, 0x10, &copy(0)).unwrap();
-    block.access(1, 0x80, &read(0)).unwrap();
+    let partner = WarpRequest::from_fn(Op::Load, 16, |l| Some(16 * (l.get() ^ 1))).unwrap();
+    block.access(0, 0x80, &partner).unwrap();
     sync(&mut block, 0, 0x20, SyncOp::CpAsyncArrive);
-    assert!(block.finish().is_clean());
-    let mut block = Block::new(SM80, 64).unwrap();
-    block.access(0, 0x10, &copy(0)).unwrap();
-    block.access(1, 0x80, &read(0)).unwrap();
-    assert_eq!(block.finish().hazards().len(), 1);
+    let report = block.finish();
+    assert_eq!(report.hazards().len(), 1, "{report}");
+    assert_eq!(
+        report.hazards()[0].to_string(),
+        "warning read-write: cp.async write at site 0x10 by warp 0 lane 1 and read at site 0x80 \
+         by warp 0 lane 0 on 512 byte(s), e.g. 0x10"
+    );
 }
 
 #[test]
@@ -129,9 +144,12 @@ fn the_issuing_thread_reads_its_copy_only_after_its_wait() {
         let report = block.finish();
         assert_eq!(!report.is_clean(), races, "wait {wait}: {report}");
         if races {
-            // Its own thread: still an error, no __syncwarp fixes it.
+            // Its own warp: a warning, as racecheck's for the other lanes of
+            // the warp ("(Warp Level Programming) ... (invalid memcpy_async
+            // synchronization)", measured: tests/data/ptx/async_sanitizer,
+            // waitgroup_nowait); for the thread itself a modelling choice.
             let h = &report.hazards()[0];
-            assert_eq!(h.severity(), Severity::Error);
+            assert_eq!(h.severity(), Severity::Warning);
             assert_eq!(h.first().thread(), h.second().thread());
         }
     }

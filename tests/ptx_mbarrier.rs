@@ -6,8 +6,8 @@
 //! verdicts are real races it does not see, and the model follows it there:
 //! the unwaited reads after a tensor copy (`tensor_nowait`: racecheck checks
 //! no tensor copy's bytes) and after `cp.async` writes completed through
-//! `cp.async.mbarrier.arrive.noinc` (`cpasync_mbar_nowait`: it checks none of
-//! those either).
+//! `cp.async.mbarrier.arrive.noinc` (`cpasync_mbar_nowait`: it forgets those
+//! at the arrive; tests/ptx_async_sanitizer.rs has the rest of that rule).
 #![cfg(feature = "cli")]
 
 use std::collections::BTreeSet;

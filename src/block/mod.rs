@@ -26,10 +26,11 @@
 //! ISA, cp.async.wait_group / cp.async.wait_all: their writes "are made
 //! visible to the executing thread only after" the wait; completion
 //! mechanisms for asynchronous copy operations). Those a thread completes
-//! through `cp.async.mbarrier.arrive` ([`SyncOp::CpAsyncArrive`]) are not
-//! checked, as compute-sanitizer's racecheck checks none of them (measured):
-//! the hazards found with a write in flight are held until its thread
-//! completes it, and noted in the order found.
+//! through `cp.async.mbarrier.arrive` ([`SyncOp::CpAsyncArrive`]) leave the
+//! check there, as compute-sanitizer's racecheck forgets them (measured),
+//! and only their conflicts within their warp stand: the hazards found with
+//! a write in flight are held until its thread completes it, and noted in
+//! the order found.
 //!
 //! # Memory
 //!
@@ -195,16 +196,27 @@ pub enum SyncOp {
     },
     /// `cp.async.mbarrier.arrive` (`.noinc` or not): the lanes' `cp.async`
     /// writes complete through the mbarrier. compute-sanitizer's racecheck
-    /// does not check such writes: the unwaited reads of other threads'
-    /// bytes after `cp.async` and `cp.async.mbarrier.arrive.noinc` are no
-    /// hazard to it, nor warning within a warp, where the same reads after a
-    /// plain store and `mbarrier.arrive` are (measured on an H200, racecheck
-    /// 2025.3.1: tests/data/ptx/mbarrier_sanitizer, `cpasync_mbar_nowait`
-    /// and `pc_nowait`). The model follows it: the writes are dropped, with
-    /// the hazards found with them while they were in flight (held until
-    /// then); hazards of a copy some of whose lanes complete otherwise are
-    /// kept. Without `.noinc` the same is a modelling choice (racecheck
-    /// was not measured on a race there).
+    /// forgets such writes at the arrive: reads of other threads' bytes
+    /// after it, unwaited, are no hazard to it, nor warning within a warp,
+    /// with `.noinc` or without, and with a `bar.sync` between the arrive
+    /// and the reads, where the same reads after a plain store and
+    /// `mbarrier.arrive` are (measured on an H200, racecheck 2025.3.1:
+    /// tests/data/ptx/mbarrier_sanitizer, `cpasync_mbar_nowait` and
+    /// `pc_nowait`; tests/data/ptx/async_sanitizer, `inc_nowait`,
+    /// `noinc_bar_nowait`, `inc_bar_nowait`). Before the arrive it checks
+    /// them: reads while the copy is in flight (across a `bar.sync` too),
+    /// stores to its bytes then, and reads of them before it are hazards
+    /// (measured: `*_bar_before_arrive`, `*_waw`, `*_war`, `.noinc` or not).
+    ///
+    /// The model follows it within the copy's warp, where the warp's order
+    /// decides: the lanes' writes leave the shadow at the arrive, and the
+    /// conflicts found with them before it between lanes of the warp stand.
+    /// Those with other warps are dropped with the writes, a modelling
+    /// choice: between warps racecheck's verdict follows the GPU's timing
+    /// (another warp's store before its own arrive was reported, its read
+    /// after its own arrive was not, neither ordered with the copy's
+    /// arrive), and the model answers for every order, so gives none.
+    /// Hazards of a copy some of whose lanes complete otherwise are kept.
     CpAsyncArrive,
     /// An arrival on phase `phase` of the mbarrier at shared offset
     /// `barrier` (`mbarrier.arrive`, `cp.async.mbarrier.arrive`,
@@ -551,13 +563,15 @@ impl HeldFound {
         self.open == [0, 0]
     }
 
-    /// Whether racecheck sees it: no copy of it is one whose every lane
-    /// completed through an mbarrier.
+    /// Whether the model reports it: a conflict within one warp, or one no
+    /// copy of which is one whose every lane completed through an mbarrier
+    /// (see [`SyncOp::CpAsyncArrive`]).
     fn seen(&self) -> bool {
-        (0..2).all(|i| {
-            let lanes = self.found.copies[i].lanes;
-            lanes == 0 || self.unseen[i] != lanes
-        })
+        self.found.now.warp == self.found.earlier.warp
+            || (0..2).all(|i| {
+                let lanes = self.found.copies[i].lanes;
+                lanes == 0 || self.unseen[i] != lanes
+            })
     }
 }
 
@@ -2012,7 +2026,7 @@ impl Block {
     /// (through [`record`]): a loop that copies to one word again and again
     /// keeps one completed record of it, not one per iteration. After an
     /// mbarrier arrival they are dropped, with the conflicts held for them
-    /// (racecheck does not see them: [`SyncOp::CpAsyncArrive`]).
+    /// with other warps ([`SyncOp::CpAsyncArrive`]).
     fn complete(&mut self, warp: u32, lanes: LaneSet, pending: Option<u32>) {
         self.settle();
         let Block {
@@ -2202,17 +2216,18 @@ impl HazardTable {
         }
     }
 
-    /// Takes a conflict: noted at once, unless it is one with a `cp.async`
-    /// write in flight, or one found after such a conflict that is still
-    /// held. Whether compute-sanitizer's racecheck sees a `cp.async` write
-    /// is only known when its thread completes it: never, when that is
-    /// through `cp.async.mbarrier.arrive` (see [`SyncOp::CpAsyncArrive`]).
+    /// Takes a conflict: noted at once, unless it is one between warps with
+    /// a `cp.async` write in flight, or one found after such a conflict that
+    /// is still held. Whether the model reports it is only known when the
+    /// write's thread completes it: not when that is through
+    /// `cp.async.mbarrier.arrive` (see [`SyncOp::CpAsyncArrive`]).
     /// Held conflicts are noted in the order they were found, so that the
     /// hazards, their examples and the list's cap are what noting them at
     /// once gives; past [`MAX_HELD_FOUND`] the oldest is noted as if its
     /// writes were seen.
     fn put(&mut self, found: Found) {
-        if found.copies[0].lanes | found.copies[1].lanes == 0 && self.held.is_empty() {
+        let copies = found.copies[0].lanes | found.copies[1].lanes;
+        if (copies == 0 || found.now.warp == found.earlier.warp) && self.held.is_empty() {
             self.note(found);
             return;
         }
@@ -2260,7 +2275,7 @@ impl HazardTable {
     }
 
     /// Notes the held conflicts up to the first whose writes are not all
-    /// complete, dropping those racecheck does not see.
+    /// complete, dropping those the model does not report.
     fn release(&mut self) {
         while let Some(front) = self.held.front() {
             if !front.settled() {
@@ -2638,9 +2653,31 @@ fn check(
         let other = Lane::from_index(record.lanes.trailing_zeros() as usize);
         if record.pending && !(record.warps == bit && record.step == now.step) {
             // Not yet waited for: nothing orders it (PTX ISA,
-            // cp.async.wait_group).
-            let warp = record.warps.trailing_zeros();
-            push(Severity::Error, warp, other, first, mine, found);
+            // cp.async.wait_group). compute-sanitizer's racecheck calls a
+            // conflict with a copy of the warp's own lanes a warning ("(Warp
+            // Level Programming) Potential RAW hazard detected (invalid
+            // memcpy_async synchronization)"; WAW alike) and a store of
+            // another warp an error (measured on an H200, racecheck
+            // 2025.3.1: tests/data/ptx/async_sanitizer, waitgroup_nowait,
+            // noinc_waw). Another warp's read is an error too, a modelling
+            // choice: racecheck reports each byte's first conflict only,
+            // and there the warp's own read came first.
+            let others = record.warps & !bit;
+            if others != 0 {
+                push(
+                    Severity::Error,
+                    others.trailing_zeros(),
+                    other,
+                    first,
+                    mine,
+                    found,
+                );
+            }
+            // The warp's own: not the lanes of this very instruction (a
+            // write collision).
+            if record.warps & bit != 0 && record.step != now.step {
+                push(Severity::Warning, now.warp, other, first, mine, found);
+            }
             continue;
         }
         if !conflicts(now.kind, record.kind) {

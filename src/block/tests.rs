@@ -526,7 +526,9 @@ fn a_copy_loop_keeps_a_few_records_a_word() {
         );
     }
     // A lane's copy of the next iteration races with its copy still in
-    // flight; a partial completion (half the lanes) joins the same way.
+    // flight (within its warp: a warning, as racecheck's WAW with a copy
+    // of the warp in flight); a partial completion (half the lanes) joins
+    // the same way.
     for warp in 0..2 {
         block
             .sync(
@@ -552,7 +554,7 @@ fn a_copy_loop_keeps_a_few_records_a_word() {
     let h = &report.hazards()[0];
     assert_eq!(
         (h.kind(), h.severity()),
-        (HazardKind::WriteWrite, Severity::Error)
+        (HazardKind::WriteWrite, Severity::Warning)
     );
     assert_eq!(
         (h.first().site(), h.second().site(), h.bytes()),

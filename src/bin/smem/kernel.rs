@@ -926,20 +926,31 @@ fn text_report(args: &Args, o: &Outcome) -> String {
             );
         }
     }
-    // Tensor copies' shared bytes are not race-checked, as racecheck checks
-    // none (the block model's `Racecheck`): said, not dropped silently.
-    let tensor: u64 = r
-        .not_checked()
-        .filter(|(name, _)| name.starts_with("cp.async.bulk.tensor") && name.ends_with(')'))
-        .map(|(_, n)| n)
-        .sum();
-    if tensor > 0 {
-        let _ = writeln!(
-            out,
-            "  not race-checked: the shared bytes of {tensor} tensor {} (compute-sanitizer's \
-             racecheck checks none)",
-            if tensor == 1 { "copy" } else { "copies" }
-        );
+    // Tensor copies' and bulk stores' shared bytes are not race-checked, as
+    // racecheck checks none (the block model's `Racecheck`): said, not
+    // dropped silently.
+    let count = |prefix: &str| -> u64 {
+        r.not_checked()
+            .filter(|(name, _)| name.starts_with(prefix) && name.ends_with(')'))
+            .map(|(_, n)| n)
+            .sum()
+    };
+    for (n, one, many) in [
+        (
+            count("cp.async.bulk.tensor"),
+            "tensor copy",
+            "tensor copies",
+        ),
+        (count("cp.async.bulk.global"), "bulk store", "bulk stores"),
+    ] {
+        if n > 0 {
+            let _ = writeln!(
+                out,
+                "  not race-checked: the shared bytes of {n} {} (compute-sanitizer's racecheck \
+                 checks none)",
+                if n == 1 { one } else { many }
+            );
+        }
     }
     out
 }
