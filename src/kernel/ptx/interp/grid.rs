@@ -178,8 +178,9 @@ fn add_notes(into: &mut Notes, from: &Notes) {
 /// blocks apart and the kernel has a [`Slice`], a block's key is its value
 /// key instead ([`slice`](super::slice), computed by [`exec::block_key`]),
 /// numbered by first occurrence: class `[n, 0, 0]` is the `n`-th distinct
-/// key. A block without one (its key run stopped short, or the keys kept
-/// fill [`KEY_BYTES`]) is in no class: interpreted, never reused.
+/// key. A block without one (its key run stopped short, the keys kept fill
+/// [`KEY_BYTES`], or the first [`KEYED_WITHOUT_HIT`] blocks keyed all
+/// differed) is in no class: interpreted, never reused.
 struct Keys {
     relevant: Relevant,
     reuse: bool,
@@ -192,7 +193,16 @@ struct Dynamic {
     classes: rustc_hash::FxHashMap<Vec<u64>, u32>,
     bytes: usize,
     ahead: HashMap<u64, Option<[u32; 3]>>,
+    /// Blocks keyed, and those of them whose class had a block before.
+    keyed: u64,
+    hits: u64,
 }
+
+/// Blocks keyed with no two alike, after which the rest are not keyed
+/// (interpreted, each on its own): a key run costs a part of a block's run,
+/// and a launch whose first blocks all differ (a `cp.async` source's
+/// addresses in every key) would pay it for nothing.
+const KEYED_WITHOUT_HIT: u64 = 64;
 
 /// Bytes the value keys kept hold at most, together.
 pub(crate) const KEY_BYTES: usize = 256 << 20;
@@ -215,6 +225,8 @@ impl Keys {
                 classes: rustc_hash::FxHashMap::default(),
                 bytes: 0,
                 ahead: HashMap::new(),
+                keyed: 0,
+                hits: 0,
             });
         Keys {
             relevant,
@@ -241,8 +253,13 @@ impl Keys {
         if let Some(key) = d.ahead.remove(&i) {
             return key;
         }
+        if d.hits == 0 && d.keyed >= KEYED_WITHOUT_HIT {
+            return None;
+        }
+        d.keyed += 1;
         let key = exec::block_key(&launch.ctx(id), &d.slice)?;
         if let Some(&n) = d.classes.get(&key) {
+            d.hits += 1;
             return Some([n, 0, 0]);
         }
         let bytes = key.len() * 8 + 64;
