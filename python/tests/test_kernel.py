@@ -81,7 +81,7 @@ def test_a_compiled_triton_kernel():
     for entry in (folder, folder / "kernel.json", str(folder / "kernel.ptx")):
         assert smem_model.triton_kernel(entry, tuple(launch["grid"]), args).summary == direct.summary
     # The fixtures' folder as a cache root: an entry picked by its directory.
-    with pytest.raises(ValueError, match=r"holds 51 kernels: kernel \(bitonic_sort\), .* and 43 more"):
+    with pytest.raises(ValueError, match=r"holds 52 kernels: probe \(async_sanitizer\), kernel \(bitonic_sort\), .* and 44 more"):
         smem_model.triton_kernel(FIXTURES, 1)
     assert smem_model.triton_kernel(FIXTURES, tuple(launch["grid"]), args, kernel="triton_cols").summary == direct.summary
     sampled = smem_model.triton_kernel(compiled, tuple(launch["grid"]), args, sample=2)
