@@ -15,9 +15,11 @@ const INST: &str = "smsp__sass_inst_executed_op_ldgsts.sum";
 const WAVES: &str = "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum";
 const CONFLICTS: &str = "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum";
 
-fn measured() -> Vec<serde_json::Value> {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/ncu/cp_async/measured.json");
+/// The launches of `tests/data/ncu/cp_async/<file>`.
+fn data(file: &str) -> Vec<serde_json::Value> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/ncu/cp_async")
+        .join(file);
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
@@ -40,6 +42,13 @@ fn request(op: Op, width: u32, shared: &[i64]) -> WarpRequest {
     .unwrap()
 }
 
+/// How many times a warp ran the launch's instruction: repeats times warps
+/// times blocks.
+fn warp_launches(m: &serde_json::Value) -> u32 {
+    let field = |f: &str| m[f].as_u64().unwrap();
+    (field("reps") * field("threads") / 32 * field("blocks")) as u32
+}
+
 fn ncu(m: &serde_json::Value, counter: &str) -> u32 {
     m["ncu"][counter].as_u64().unwrap() as u32
 }
@@ -50,7 +59,7 @@ fn ncu(m: &serde_json::Value, counter: &str) -> u32 {
 fn ca_wavefronts_are_the_larger_side_phase_by_phase() {
     let sm90 = BankConfig::new(ComputeCapability::Sm90);
     let mut checked = 0;
-    for m in measured() {
+    for m in data("measured.json") {
         let probe = m["probe"].as_str().unwrap();
         let Some(width) = probe
             .strip_prefix("ca")
@@ -99,7 +108,7 @@ fn ca_wavefronts_are_the_larger_side_phase_by_phase() {
 fn cg_wavefronts_lie_between_none_and_twice_the_shared_side() {
     let sm90 = BankConfig::new(ComputeCapability::Sm90);
     let mut plain = 0;
-    for m in measured() {
+    for m in data("measured.json") {
         let probe = m["probe"].as_str().unwrap();
         if !probe.starts_with("cg16") {
             continue;
@@ -127,7 +136,7 @@ fn cg_wavefronts_lie_between_none_and_twice_the_shared_side() {
 fn stmatrix_costs_what_the_model_says() {
     let sm90 = BankConfig::new(ComputeCapability::Sm90);
     let mut checked = 0;
-    for m in measured() {
+    for m in data("measured.json") {
         let probe = m["probe"].as_str().unwrap();
         let Some(form) = probe.strip_prefix("stm_") else {
             continue;
@@ -208,12 +217,6 @@ fn stmatrix_trans_from_ptx() {
     assert_eq!((by_op[0].1.requests, by_op[0].1.wavefronts), (1, 16));
 }
 
-fn round2() -> Vec<serde_json::Value> {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/ncu/cp_async/round2.json");
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
 /// Round 2: `.ca`'s rule holds whatever the warps, blocks and repeats (each
 /// instruction on its own), and a plain `.cg` stays invisible to the
 /// counter with 8 warps and 8 blocks too.
@@ -221,10 +224,9 @@ fn round2() -> Vec<serde_json::Value> {
 fn round2_ca_scales_and_plain_cg_stays_uncounted() {
     let sm90 = BankConfig::new(ComputeCapability::Sm90);
     let (mut ca, mut cg) = (0, 0);
-    for m in round2() {
+    for m in data("round2.json") {
         let probe = m["probe"].as_str().unwrap();
-        let copies = (m["reps"].as_u64().unwrap() * m["threads"].as_u64().unwrap() / 32
-            * m["blocks"].as_u64().unwrap()) as u32;
+        let copies = warp_launches(&m);
         assert_eq!(ncu(&m, INST), copies, "launch {}", m["launch"]);
         let what = format!("launch {} {probe} {}", m["launch"], m["what"]);
         if probe == "cg16" {
@@ -254,12 +256,6 @@ fn round2_ca_scales_and_plain_cg_stays_uncounted() {
     assert_eq!((ca, cg), (34, 17));
 }
 
-fn bypass() -> Vec<serde_json::Value> {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/ncu/cp_async/bypass.json");
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
 /// Rounds 3 and 4 (`tools/device/s5/cg_probe.cu`): unguarded `.cg`
 /// (LDGSTS.BYPASS) follows `ldgsts_bypass_wavefronts` in every launch where
 /// the rule claims exactness (187: rows of 64 and 128 bytes, shared rows 128
@@ -273,11 +269,9 @@ fn bypass() -> Vec<serde_json::Value> {
 fn bypass_wavefronts_follow_the_line_pairs() {
     let sm90 = BankConfig::new(ComputeCapability::Sm90);
     let (mut exact, mut estimated, mut off, mut ca, mut zero_fill) = (0, 0, 0, 0, 0);
-    for m in bypass() {
+    for m in data("bypass.json") {
         let probe = m["probe"].as_str().unwrap();
-        let copies = (m["reps"].as_u64().unwrap() * m["threads"].as_u64().unwrap() / 32
-            * m["blocks"].as_u64().unwrap()) as u32
-            * if probe.ends_with("16") { 16 } else { 1 };
+        let copies = warp_launches(&m) * if probe.ends_with("16") { 16 } else { 1 };
         assert_eq!(ncu(&m, INST), copies, "launch {}", m["launch"]);
         let what = format!(
             "round {} launch {} {probe} {}",
