@@ -83,7 +83,8 @@ pub use report::{
 
 use report::bits;
 use shadow::{
-    conflicts, relevant, words, AccessAt, Deferred, Record, Shadow, MAX_RECORDS, SITES_PER_WARP,
+    conflicts, relevant, words, AccessAt, Deferred, Record, Shadow, AFFINE_BIT, MAX_RECORDS,
+    SITES_PER_WARP,
 };
 
 use crate::lane::WARP_SIZE;
@@ -1641,12 +1642,13 @@ impl Block {
         } else {
             &batches[..]
         };
+        let mut buf = [Record::EMPTY; 2];
         for batch in batches_to_check {
             if let Some(&kinds) = shadow.kinds.get(batch.word as usize)
                 && kinds & look != 0
             {
                 check(
-                    shadow.records_any(batch.word, kinds),
+                    shadow.records_at(batch.word, kinds, &mut buf),
                     batch,
                     me,
                     &now,
@@ -1735,11 +1737,15 @@ impl Block {
         let look = relevant(kind);
         // As in `run_access`: nothing to conflict with, nothing to check.
         let mut bits = if shadow.any & look == 0 { 0 } else { active };
+        let mut buf = [Record::EMPTY; 2];
         while bits != 0 {
             let lane = bits.trailing_zeros();
             bits &= bits - 1;
             let first = addresses[lane as usize] / 4;
-            if words == 4 && shadow.coarse(first) {
+            // A quad whose words' records differ in their lanes is checked
+            // word by word.
+            if words == 4 && shadow.coarse(first) && shadow.kinds[first as usize] & AFFINE_BIT == 0
+            {
                 // The lane's 16 bytes are a coarse quad: its four words'
                 // records are one cell's, and so are their conflicts, put
                 // word by word as a check of each would put them.
@@ -1775,7 +1781,7 @@ impl Block {
                     };
                     // Lane by lane and word by word is the order of the
                     // conflicts' ranks: each is noted as it is found.
-                    let records = shadow.records_any(word, kinds);
+                    let records = shadow.records_at(word, kinds, &mut buf);
                     check(records, &batch, me, now, addresses, hazards);
                 }
             }
@@ -2846,6 +2852,7 @@ fn record_batches(
             kind: access.kind,
             bytes: batch.mask,
             pending: access.kind == AccessKind::AsyncCopy,
+            lane_stride: 0,
         };
         let order = Order {
             row: seen.map(|seen| &seen[batch.lanes.trailing_zeros() as usize]),
@@ -2906,11 +2913,33 @@ fn record_words(
             kind,
             bytes: 0xf,
             pending: false,
+            lane_stride: 0,
         };
         // A lane of 16 bytes covers a quad (requests are aligned to their
         // width): its commonest steps, once for its four words.
         if words == 4 && record_quad(shadow, first, new) {
             continue;
+        }
+        // So do four lanes of 4 bytes one after the other from a quad's
+        // first word (a row stored a word a lane): once for the four lanes.
+        if words == 1
+            && first.is_multiple_of(4)
+            // A quad that may be empty or is coarse.
+            && (shadow.kinds[first as usize] == 0 || shadow.coarse(first))
+            && lane <= 28
+            && bits >> (lane + 1) & 7 == 7
+            && addresses[lane as usize + 1] == 4 * first + 4
+            && addresses[lane as usize + 2] == 4 * first + 8
+            && addresses[lane as usize + 3] == 4 * first + 12
+        {
+            let affine = Record {
+                lane_stride: 1,
+                ..new
+            };
+            if record_quad(shadow, first, affine) {
+                bits &= !(7 << (lane + 1));
+                continue;
+            }
         }
         for word in first..first + words {
             let kinds = shadow.kinds[word as usize];
@@ -2954,11 +2983,13 @@ fn record_words(
     }
 }
 
-/// The commonest steps of [`record_words`] for a lane of 16 bytes, on the
-/// quad from word `first`, once for its four words when the quad is new or
-/// coarse and stays so; whether they were taken (else the words go one by
-/// one, as they do near the bound on records, to be refused at the same
-/// one). Out of line, so that the loop of narrower lanes stays as it was.
+/// The commonest steps of [`record_words`] for a lane of 16 bytes, or four
+/// lanes of 4 bytes one after the other (`new`'s
+/// [`lane_stride`](Record::lane_stride) 1), on the quad from word `first`,
+/// once for its four words when the quad is new or coarse and stays so;
+/// whether they were taken (else the words go one by one, as they do near
+/// the bound on records, to be refused at the same one). Out of line, so
+/// that the loop of narrower lanes stays as it was.
 #[inline(never)]
 fn record_quad(shadow: &mut Shadow, first: u32, new: Record) -> bool {
     if shadow.records + 4 > MAX_RECORDS || !shadow.quads() {
@@ -2978,6 +3009,10 @@ fn record_quad(shadow: &mut Shadow, first: u32, new: Record) -> bool {
     if only.warps & bit == 0 && only.alike(&new) {
         only.warps |= bit;
         return true;
+    }
+    // The warp would join the record on some words only.
+    if only.warps & bit == 0 && only.lane_stride != new.lane_stride && only.alike_on_a_word(&new) {
+        return false;
     }
     let mergeable = only.warps & bit != 0
         && only.kind == new.kind

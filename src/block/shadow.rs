@@ -43,6 +43,15 @@
 //! cells would: a modelling device, not a rule (the property tests of
 //! `src/block/tests.rs` run the same programs without it).
 //!
+//! Four lanes of 4 bytes one after the other on a quad (a row stored a
+//! word a lane: FlashInfer prefill's `STS`, whose quads its `LDSM` rows
+//! then read) make it coarse too: their records differ only in their lanes,
+//! lane `l + i` on word `i`, so the quad's cell holds one record whose
+//! [`lane_stride`](Record::lane_stride) says so, and a check reads each
+//! word's record with its own lanes ([`Shadow::records_at`], [`AFFINE_BIT`]).
+//! An affine lane-to-word record, on a quad: the common case of a row costs
+//! a record per four lanes, not one per lane.
+//!
 //! Accesses that cannot race with anything deferred so far wait unwritten
 //! while the shadow is empty ([`Shadow::deferred`]): most of a clean
 //! kernel's accesses between two barriers are never written at all.
@@ -91,11 +100,17 @@ pub(super) struct Record {
     /// every access to its bytes, and `clock` holds its group (the number of
     /// groups its warp had committed when it was issued) until it completes.
     pub pending: bool,
+    /// In a coarse quad's cell, how the lanes go from word to word: word
+    /// `i` of the quad (0 to 3) has the record with lanes `lanes << (i *
+    /// lane_stride)`. 0 (the same lanes on every word: a 16-byte lane) or 1
+    /// (four lanes of 4 bytes, one after the other, on the quad's four
+    /// words); always 0 outside a coarse quad's cell.
+    pub lane_stride: u8,
 }
 
 impl Record {
     /// A record standing for nothing: what an unused place of a cell holds.
-    const EMPTY: Record = Record {
+    pub(super) const EMPTY: Record = Record {
         site: 0,
         lanes: 0,
         step: 0,
@@ -104,6 +119,7 @@ impl Record {
         kind: AccessKind::Read,
         bytes: 0,
         pending: false,
+        lane_stride: 0,
     };
 
     /// Whether `self` and `other` are the same record but for their warps:
@@ -115,8 +131,36 @@ impl Record {
             && self.clock == other.clock
             && self.kind == other.kind
             && self.bytes == other.bytes
+            && self.lane_stride == other.lane_stride
             && !self.pending
             && !other.pending
+    }
+
+    /// Whether, `self` and `other` being records of a coarse quad (with
+    /// their [`lane_stride`](Self::lane_stride)), on some word of the quad
+    /// they are the same record but for their warps.
+    pub fn alike_on_a_word(&self, other: &Record) -> bool {
+        let lanes = |r: &Record, i: u32| r.lanes << (i * u32::from(r.lane_stride));
+        Record {
+            lanes: 0,
+            lane_stride: 0,
+            ..*self
+        }
+        .alike(&Record {
+            lanes: 0,
+            lane_stride: 0,
+            ..*other
+        }) && (0..4).any(|i| lanes(self, i) == lanes(other, i))
+    }
+
+    /// The record of word `i` (0 to 3) of a coarse quad that holds `self`.
+    #[inline]
+    pub fn on_word(&self, i: u32) -> Record {
+        Record {
+            lanes: self.lanes << (i * u32::from(self.lane_stride)),
+            lane_stride: 0,
+            ..*self
+        }
     }
 }
 
@@ -233,6 +277,12 @@ pub(super) const PENDING_BIT: u8 = 16;
 /// word's cell, which holds at most two, in place, none pending. Never in
 /// [`Shadow::any`], nor in [`relevant`]'s bits.
 pub(super) const COARSE_BIT: u8 = 32;
+
+/// The bit of [`Shadow::kinds`] that marks each word of a coarse quad one
+/// of whose records has a [`lane_stride`](Record::lane_stride) of 1: its
+/// words' records differ in their lanes, and a check reads each word's
+/// ([`records_at`](Shadow::records_at)). Only with [`COARSE_BIT`].
+pub(super) const AFFINE_BIT: u8 = 64;
 
 /// The bits of [`Shadow::kinds`] an access of `kind` must look at: the kinds
 /// it conflicts with, and pending `cp.async` writes.
@@ -442,6 +492,36 @@ impl Shadow {
         self.records(word)
     }
 
+    /// The records of `word`, whose kinds are `kinds`, as a check reads
+    /// them: [`records_any`](Self::records_any), but those of a word of a
+    /// coarse quad with lanes that go from word to word
+    /// ([`AFFINE_BIT`]) are written into `buf` with the word's lanes.
+    #[inline(always)]
+    pub fn records_at<'a>(
+        &'a self,
+        word: u32,
+        kinds: u8,
+        buf: &'a mut [Record; 2],
+    ) -> &'a [Record] {
+        if kinds & AFFINE_BIT != 0 {
+            return self.records_on_word(word, buf);
+        }
+        self.records_any(word, kinds)
+    }
+
+    /// [`records_at`](Self::records_at) of a word of a coarse quad with
+    /// [`AFFINE_BIT`]: out of line, so that the checks of other words pay
+    /// one test for it.
+    #[inline(never)]
+    fn records_on_word<'a>(&self, word: u32, buf: &'a mut [Record; 2]) -> &'a [Record] {
+        let cell = &self.cells[(word & !3) as usize];
+        let records = &cell.inline[..cell.len as usize];
+        for (to, from) in buf.iter_mut().zip(records) {
+            *to = from.on_word(word & 3);
+        }
+        &buf[..records.len()]
+    }
+
     /// Makes `word`'s quad, if coarse (its kinds `kinds`), four cells
     /// again: each holds the records the first holds. Before anything but
     /// the steps of 16-byte lanes changes one word's records.
@@ -458,9 +538,14 @@ impl Shadow {
         let first = first as usize;
         let cell = self.cells[first];
         debug_assert!(cell.len <= 2);
-        self.cells[first + 1..first + 4].fill(cell);
+        for (i, to) in self.cells[first..first + 4].iter_mut().enumerate() {
+            *to = cell;
+            for record in &mut to.inline {
+                *record = record.on_word(i as u32);
+            }
+        }
         for kinds in &mut self.kinds[first..first + 4] {
-            *kinds &= !COARSE_BIT;
+            *kinds &= !(COARSE_BIT | AFFINE_BIT);
         }
     }
 
@@ -500,7 +585,12 @@ impl Shadow {
             .extend_from_slice(&[first, first + 1, first + 2, first + 3]);
         let bits = kind_bit(record.kind);
         let at = first as usize;
-        self.kinds[at..at + 4].fill(bits | COARSE_BIT);
+        let affine = if record.lane_stride == 0 {
+            0
+        } else {
+            AFFINE_BIT
+        };
+        self.kinds[at..at + 4].fill(bits | COARSE_BIT | affine);
         self.any |= bits;
         self.records += 4;
     }
@@ -514,10 +604,15 @@ impl Shadow {
         debug_assert!(cell.len == 1 && !record.pending);
         cell.inline[1] = record;
         cell.len = 2;
+        let affine = if record.lane_stride == 0 {
+            0
+        } else {
+            AFFINE_BIT
+        };
         let bits = kind_bit(record.kind);
         let at = first as usize;
         for kinds in &mut self.kinds[at..at + 4] {
-            *kinds |= bits;
+            *kinds |= bits | affine;
         }
         self.any |= bits;
         self.records += 4;
@@ -661,10 +756,12 @@ impl Shadow {
     /// The records of a word: none when its kinds are 0 (its cell may hold
     /// stale ones) or it is past the table.
     #[cfg(test)]
-    pub fn cell(&self, word: u32) -> &[Record] {
+    pub fn cell(&self, word: u32) -> Vec<Record> {
         match self.kinds.get(word as usize) {
-            Some(&kinds) if kinds != 0 => self.records_any(word, kinds),
-            _ => &[],
+            Some(&kinds) if kinds != 0 => self
+                .records_at(word, kinds, &mut [Record::EMPTY; 2])
+                .to_vec(),
+            _ => Vec::new(),
         }
     }
 
@@ -867,7 +964,7 @@ mod tests {
             for (word, list) in model.iter().enumerate() {
                 assert_eq!(
                     shadow.cell(word as u32),
-                    &list[..],
+                    list[..],
                     "seed {seed}, word {word}"
                 );
             }

@@ -89,8 +89,9 @@ fn program() -> impl Strategy<Value = (u32, Program, bool)> {
 
 /// A step of a program of wide accesses: 16-byte lanes each on a quad of
 /// its own (coarse quads, [`super::shadow::COARSE_BIT`]), or on quads some
-/// lanes share, and 4- and 8-byte lanes over the same words (which split
-/// them), in a window of 64 quads; and the syncs of [`step`].
+/// lanes share, and 4- and 8-byte lanes over the same words (four 4-byte
+/// lanes one after the other make a quad coarse, others split them), in a
+/// window of 64 quads; and the syncs of [`step`].
 fn wide_step() -> impl Strategy<Value = Step> {
     let op = prop_oneof![
         4 => Just(Op::Load),
@@ -100,7 +101,7 @@ fn wide_step() -> impl Strategy<Value = Step> {
     ];
     let access = (
         op,
-        prop_oneof![4 => Just(16u32), 1 => Just(8u32), 1 => Just(4u32)],
+        prop_oneof![4 => Just(16u32), 1 => Just(8u32), 2 => Just(4u32)],
         prop_oneof![3 => Just(u32::MAX), 1 => Just(0xffffu32), 1 => any::<u32>()],
         // Lane `l` on slot `(stride * l + offset) % slots` of the width.
         (
@@ -461,6 +462,52 @@ fn steps_start_again_from_zero_past_half_their_range() {
     assert_eq!([block.warps[0].step, block.warps[1].step], [0, 0]);
     assert!(block.warps[0].seen.is_none(), "zeroed");
     assert_eq!(block.warps[0].floor, 0);
+}
+
+/// FlashInfer prefill's shape: a warp stores a row a word a lane (`STS`:
+/// lanes 0-3 on one quad, 4-7 on the next, ...), then reads it back 16
+/// bytes a lane (`LDSM` rows) with no `__syncwarp`. Four lanes of a quad
+/// take one record ([`super::shadow::AFFINE_BIT`]), a 16-byte lane's read
+/// joins it, and the report is the one of four cells of their own, examples
+/// too.
+#[test]
+fn a_row_stored_a_word_a_lane_is_one_record_a_quad() {
+    let store = WarpRequest::from_fn(Op::Store, 4, |l| Some(4 * l.get())).unwrap();
+    // Lanes 0-7: lane l reads quad (l + 1) % 8, stored by lanes 4 ((l + 1)
+    // % 8) to 4 ((l + 1) % 8) + 3, none of them l.
+    let read = WarpRequest::from_fn(Op::Load, 16, |l| {
+        (l.get() < 8).then_some(16 * ((l.get() + 1) % 8))
+    })
+    .unwrap();
+    let run = |fine: bool| {
+        let mut block = Block::new(ComputeCapability::Sm90, 32).unwrap();
+        block.shadow.fine = fine;
+        block.access(0, 1, &store).unwrap();
+        block.access(0, 2, &read).unwrap();
+        let state = (
+            block.shadow.records,
+            block.shadow.cell(5),
+            block.shadow.coarse(4),
+        );
+        (state, block.finish())
+    };
+    let ((records, cell, coarse), report) = run(false);
+    // The store waited unwritten until the read; a record a lane and word.
+    assert_eq!(records, 64);
+    let lanes: Vec<(u32, u8)> = cell.iter().map(|r| (r.lanes, r.lane_stride)).collect();
+    assert_eq!(lanes, [(1 << 5, 0), (1 << 0, 0)], "as word 5's cell");
+    assert!(coarse, "one record for the four lanes, one for the read");
+    let ((_, fine_cell, fine_coarse), fine_report) = run(true);
+    assert_eq!((cell, false), (fine_cell, fine_coarse));
+    assert_eq!(report, fine_report);
+    // A warning within the warp, on every byte read.
+    assert_eq!(report.hazards().len(), 1);
+    let h = &report.hazards()[0];
+    assert_eq!(
+        (h.kind(), h.severity(), h.bytes()),
+        (HazardKind::ReadWrite, Severity::Warning, 128)
+    );
+    assert_eq!((h.first().lane().get(), h.second().lane().get()), (4, 0));
 }
 
 /// Warps in step on one word share one record; a warp that goes on alone
