@@ -729,7 +729,9 @@ fn ncu_arbitration_is_told_from_the_layout() {
 }
 
 /// A Triton kernel against the Source page of the SASS view (no CUDA
-/// lines): the LDGSTS excess is measured, not predicted, and said so.
+/// lines): LDGSTS's wavefronts beyond the shared side's ideal are the
+/// bypass rule's (its copies' src-size predicates are not `P0`), and every
+/// named counter holds.
 #[test]
 fn ncu_triton_source_page_by_kind() {
     let dir = format!("{DATA}/triton_matmul_w2");
@@ -744,15 +746,12 @@ fn ncu_triton_source_page_by_kind() {
     let kinds = c["source_by_kind"].as_array().unwrap();
     let ldgsts = kinds.iter().find(|k| k["kind"] == "LDGSTS").unwrap();
     assert_eq!(
-        ldgsts["measured"]["ideal"],
-        ldgsts["predicted"]["wavefronts"]
-    );
-    assert_eq!(
         (
+            ldgsts["measured"]["ideal"].as_u64(),
             ldgsts["measured"]["wavefronts"].as_u64(),
             ldgsts["predicted"]["wavefronts"].as_u64()
         ),
-        (Some(14_336), Some(10_240))
+        (Some(10_240), Some(14_336), Some(14_336))
     );
     assert!(
         c["counters"]

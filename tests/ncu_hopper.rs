@@ -61,11 +61,12 @@ const COUNTERS: &[(&str, f64)] = &[
 
 /// `launch id: check` pairs the model gets wrong today (issue 34's work).
 const KNOWN_GAPS: &[&str] = &[
-    // cp.async.cg (LDGSTS.BYPASS) that ptxas predicates (`@!P0 LDGSTS.E.BYPASS.128`, 6.4
-    // lanes of 32 on average): the counter is erratic there (tests/data/ncu/cp_async/README.md:
-    // 0 under a guard every lane passed, the whole warp under one half passed, and 213,222
-    // then 213,452 for two launches of this kernel with the same addresses), so the model's
-    // figure is an estimate.
+    // cp.async.cg (LDGSTS.BYPASS) that ptxas predicates on P0 (`@!P0 LDGSTS.E.BYPASS.128`,
+    // 6.4 lanes of 32 on average): Nsight Compute's instrumentation reads P0 as false in every
+    // lane and so counts all 32, each at the address its registers hold, and those registers
+    // are written only under the guard: the lanes it fails hold what the program never wrote
+    // (tests/data/ncu/cp_async/README.md, round 6; 213,222 in a process's first launch, 213,452
+    // in the next ones). The model gives the guarded lanes' figure, 131,072, as an estimate.
     "g2s0: smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
 ];
 

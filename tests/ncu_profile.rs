@@ -276,13 +276,17 @@ fn lines_responsible_are_named() {
     }
 }
 
-/// LDGSTS: the instruction count is named equal and is; the wavefronts of
-/// Triton's `cp.async.cg` (a src-size register: SASS's source-ignore
-/// predicate form) are an estimate, the shared side (which 99 probes of that
-/// form gave exactly, tests/data/ncu/cp_async): 10,240 against 14,336
-/// measured here.
+/// LDGSTS: the instruction count is named equal and is. Triton's
+/// `cp.async.cg` copies carry a src-size register (SASS's source predicate
+/// operand, here `P1` to `P6`): the bypass rule where they read (8 for the A
+/// tile's 64-byte rows, 4 for B's 128-byte ones), the shared side where they
+/// zero-fill (the last two trips), which is the 14,336 measured. Named an
+/// estimate all the same: had ptxas put the operand in `P0`, Nsight Compute
+/// would have counted the shared side alone (10,240; tests/data/ncu/cp_async,
+/// round 6), and PTX does not say which register it gets: the prediction
+/// says the counter lies between the two.
 #[test]
-fn ldgsts_cg_wavefronts_are_an_estimate() {
+fn ldgsts_cg_with_a_src_size_register_follows_the_rule() {
     let (name, grid, block, tally) = run("triton_matmul_w2");
     let all = launches(&data("ncu/triton/raw.csv"));
     let c = compare(
@@ -306,8 +310,12 @@ fn ldgsts_cg_wavefronts_are_an_estimate() {
     assert_eq!(wave.prediction.relation, Relation::Estimate);
     assert_eq!(
         (wave.prediction.predicted, wave.measured),
-        (10_240, Some(14_336))
+        (14_336, Some(14_336))
     );
+    // The two values the counter can take: the shared side (a `P0`
+    // operand) and the rule; the comparison holds within them.
+    assert_eq!(wave.prediction.range, Some((10_240, 14_336)));
+    assert_eq!(wave.holds(), Some(true));
     // op_ld holds LDS and LDSM: 1,024 + 12,288, no arbitration.
     let u = c.units.iter().find(|u| u.unit == Unit::Ld).unwrap();
     assert_eq!(

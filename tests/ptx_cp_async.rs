@@ -102,8 +102,10 @@ fn ca_wavefronts_are_the_larger_side_phase_by_phase() {
 /// whatever its addresses; with a src-size and both sides contiguous, twice
 /// the shared side when it reads, the shared side when it zero-fills. Not
 /// the rule of unguarded copies (`bypass_wavefronts_follow_the_line_pairs`):
-/// the counter is erratic for predicated copies, and the model's figure for
-/// them is an estimate.
+/// the guard is `P0` here (`@P0 LDGSTS.E.BYPASS.128`, and `.ZFILL` with a
+/// src-size), which Nsight Compute misreads
+/// (`predicated_bypass_copies_follow_the_register`), and the model's figure
+/// for guarded copies is an estimate.
 #[test]
 fn cg_wavefronts_lie_between_none_and_twice_the_shared_side() {
     let sm90 = BankConfig::new(ComputeCapability::Sm90);
@@ -263,8 +265,9 @@ fn round2_ca_scales_and_plain_cg_stays_uncounted() {
 /// 8 KiB apart, aligned or 16 bytes off; one to eight warps, one or 132
 /// blocks, one or sixteen instructions in a row), and stays within four of
 /// it where it does not (17 launches, 7 of them off). `.ca` keeps its rule
-/// on the same patterns; round 5's src-size register form follows the shared
-/// side alone (99 launches).
+/// on the same patterns; round 5's src-size register form, whose source
+/// predicate ptxas put in `P0` there, follows the shared side alone (99
+/// launches: Nsight Compute reads `P0` as false, round 6).
 #[test]
 fn bypass_wavefronts_follow_the_line_pairs() {
     let sm90 = BankConfig::new(ComputeCapability::Sm90);
@@ -302,18 +305,18 @@ fn bypass_wavefronts_follow_the_line_pairs() {
                 assert_eq!(ncu(&m, WAVES), copies * waves, "{what}");
                 ca += 1;
             }
-            // Guarded (SASS-predicated) `.cg`: under a guard every lane
-            // passed, read from memory, the counter saw nothing; under one
-            // that half the lanes passed it counted the whole warp. Pinned
-            // here because the docs say so.
+            // Guarded `.cg`, on `P0` both (SASS `@P0` and `@!P0`): Nsight
+            // Compute reads `P0` as false in every lane (round 6), so `@P0`
+            // counted nothing and `@!P0` (a guard lanes 0-15 passed) the
+            // whole warp. `cgP16`'s guard is `P1`: counted as unguarded.
             "cgP" => assert_eq!(ncu(&m, WAVES), 0, "{what}"),
             "cgHalf" => {
                 let rule = ldgsts_bypass_wavefronts(&shared, &global);
                 assert_eq!(ncu(&m, WAVES), copies * rule.wavefronts, "{what}");
             }
-            // Round 5: a src-size register (SASS's source-ignore predicate
-            // operand, Triton's form): the shared side alone, every lane's
-            // (zero-filling ones too), whatever the global side.
+            // Round 5: a src-size register (SASS's source predicate
+            // operand, Triton's form), in `P0`: the shared side alone, every
+            // lane's (zero-filling ones too), whatever the global side.
             "cgZ" | "cgZhalf" => {
                 let req = request(Op::CpAsync(CpAsync::Cg), 16, &lanes(&m, "shared"));
                 let shared_side = sm90.cost(&req).unwrap().wavefronts();
@@ -324,4 +327,111 @@ fn bypass_wavefronts_follow_the_line_pairs() {
         }
     }
     assert_eq!((exact, estimated, off, ca, zero_fill), (187, 17, 7, 66, 99));
+}
+
+/// How Nsight Compute's instrumentation counts a *predicated* LDGSTS, from
+/// round 6 (`tools/device/s6/pred_probe.cu`, 40 launches, each SASS
+/// instruction's count from the Source page): what it shows for one
+/// instruction whose guard passes the lanes of `passes`, given the SASS.
+/// Lane `l` copies 16 bytes from global `128 l` to shared `16 l` (copy `c`
+/// adds `8 KiB c` and `1 KiB c`), so that the bypass rule counts a
+/// wavefront a lane; `other` gives the address registers of the lanes the
+/// guard fails, where the probe set them apart.
+fn instrumented(sass: &str, passes: u32, copy: u32, other: Option<(u32, u32)>) -> u32 {
+    let sm90 = BankConfig::new(ComputeCapability::Sm90);
+    let at = |l: u32, on: bool| match (on, other) {
+        (false, Some(o)) => o,
+        _ => (16 * l + 1024 * copy, 128 * l + 8192 * copy),
+    };
+    // The bypass rule (or `.ca`'s) over the lanes of `lanes`, each at the
+    // address its registers hold.
+    let rule = |lanes: u32| {
+        let on = |l: u32| lanes >> l & 1 == 1;
+        let shared: [u32; 32] = core::array::from_fn(|l| {
+            let l = l as u32;
+            if on(l) {
+                at(l, passes >> l & 1 == 1).0
+            } else {
+                u32::MAX
+            }
+        });
+        let global: [u32; 32] = core::array::from_fn(|l| at(l as u32, passes >> l & 1 == 1).1);
+        if sass.contains("BYPASS") {
+            ldgsts_bypass_wavefronts(&shared, &global).wavefronts
+        } else {
+            ldgsts_wavefronts(16, &shared, &global, LaneSet::from_bits(lanes))
+        }
+    };
+    let shared_side = |lanes: u32| {
+        let req = WarpRequest::from_fn(Op::CpAsync(CpAsync::Cg), 16, |lane| {
+            let l = lane.get();
+            (lanes >> l & 1 == 1).then_some(at(l, true).0)
+        })
+        .unwrap();
+        sm90.cost(&req).map_or(0, |c| c.wavefronts())
+    };
+    let bypass = sass.contains("BYPASS");
+    // A source predicate operand (`..., Pn, [R]` on the Source page): the
+    // src-size register form, every lane writing.
+    let source = sass
+        .split(", ")
+        .find(|t| t.len() == 2 && t.starts_with('P'))
+        .map(|t| t.as_bytes()[1] - b'0');
+    if let Some(p) = source {
+        let quiet = (0..4)
+            .filter(|q| passes >> (8 * q) & 0xff == 0)
+            .fold(0u32, |m, q| m | 0xff << (8 * q));
+        return match (p, passes) {
+            // Read as false: every lane zero-fills.
+            (0, _) => shared_side(u32::MAX),
+            (_, u32::MAX) => rule(u32::MAX),
+            (_, 0) => shared_side(u32::MAX),
+            _ => 2 * rule(passes) + shared_side(!passes & quiet),
+        };
+    }
+    match (sass.starts_with("@P0 "), sass.starts_with("@!P0 ")) {
+        // `P0` read as false in every lane: `@P0` passes none...
+        (true, _) if bypass => 0,
+        // ...and `@!P0` every lane, with whatever its registers hold.
+        (_, true) if bypass => rule(u32::MAX),
+        _ => rule(passes),
+    }
+}
+
+/// Round 6: Nsight Compute's instrumentation reads predicate `P0` as false
+/// in every lane of an LDGSTS.BYPASS, whether `P0` guards it (`@P0`: no lane
+/// counted, `@!P0`: every lane, with the addresses its registers hold) or is
+/// its src-size register's source predicate (the shared side alone). With
+/// `P1` to `P3`, and for `.ca` under `P0`, the counters follow the rules the
+/// model applies to the lanes that copy.
+#[test]
+fn predicated_bypass_copies_follow_the_register() {
+    let mut checked = 0;
+    for m in data("predicated.json") {
+        let kernel = m["kernel"].as_str().unwrap();
+        let on = lanes(&m, "on");
+        assert_eq!(m["ncu"], m["ncu_again"], "launch {}", m["launch"]);
+        for inst in m["instructions"].as_array().unwrap() {
+            let sass = inst["sass"].as_str().unwrap();
+            // `[R11+0x400]`: the second of four copies.
+            let copy = sass.split("+0x").nth(1).map_or(0, |h| {
+                u32::from_str_radix(&h[..h.find(']').unwrap()], 16).unwrap() / 1024
+            });
+            let bit = [15, 2, 4, 8][copy as usize];
+            let passes = (0..32)
+                .filter(|&l| on[l] & bit != 0)
+                .fold(0u32, |m, l| m | 1 << l);
+            let other = kernel.ends_with("_sel").then_some((8192, 1 << 20));
+            let want = instrumented(sass, passes, copy, other);
+            assert_eq!(
+                inst["wavefronts"].as_u64().unwrap() as u32,
+                want,
+                "launch {} {kernel} {} `{sass}`",
+                m["launch"],
+                m["guard"]
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 64);
 }

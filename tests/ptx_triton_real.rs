@@ -148,6 +148,10 @@ fn the_device_runs_equal_the_library_on_the_committed_ptx() {
         let fixture = r["fixture"].as_str().unwrap();
         let (summary, blocks, warp_instructions) = library_summary(fixture, r);
         let device = &r["run"]["summary"];
+        let (summary, device) = (
+            without_bypass_cost(&summary, fixture),
+            without_bypass_cost(device, fixture),
+        );
         assert_eq!(summary["totals"], device["totals"], "{fixture}");
         assert_eq!(fold_trans(&summary["by_op"]), device["by_op"], "{fixture}");
         assert_eq!(
@@ -184,6 +188,27 @@ fn a_kernel_compiled_without_the_jit_specialization_is_another_kernel() {
     assert_eq!(other[0]["ptx_equals_committed_but_file_lines"], false);
     assert_eq!(other[0]["metadata"]["shared"], 512);
     assert_eq!(other[0]["instructions_exact"], false);
+}
+
+/// A summary without what `cp.async.cg` costs beyond its requests: the
+/// device runs were recorded by a library that costed a copy with a src-size
+/// register at its shared side; since session 6 (issue 34) the copies that
+/// read follow the bypass rule (`tests/ncu_profile.rs`, exact on
+/// `triton_matmul_w2`), so only their requests and the other ops' figures
+/// can still agree. The totals keep their requests and ideal wavefronts.
+fn without_bypass_cost(summary: &Value, fixture: &str) -> Value {
+    let mut s = summary.clone();
+    if let Some(entry) = s["by_op"].get_mut("LDGSTS.BYPASS.128") {
+        let requests = entry["requests"].clone();
+        assert!(requests.as_u64().unwrap() > 0, "{fixture}");
+        *entry = serde_json::json!({ "requests": requests });
+        let totals = &mut s["totals"];
+        *totals = serde_json::json!({
+            "requests": totals["requests"],
+            "ideal_wavefronts": totals["ideal_wavefronts"],
+        });
+    }
+    s
 }
 
 /// `by_op` with each `.trans` form added into its plain one: the device runs

@@ -62,13 +62,14 @@ pub struct PyKernelRun {
     /// Each Nsight Compute counter predicted, as `smem kernel --json` gives
     /// them in `ncu_metrics`: one dict each, with `metric`, `total`,
     /// `relation` (`equal`: the counter's value; `at_least`: a lower bound;
-    /// `estimate`), `predicted`, and `reason` and `not_costed` where they
-    /// apply; empty before compute capability 7.0.
+    /// `estimate`), `predicted`, and `reason`, `not_costed` and `range` (an
+    /// estimate's least and most, `[low, high]`) where they apply; empty
+    /// before compute capability 7.0.
     counters: Py<PyAny>,
     /// The comparison with the profile given as `ncu=` (None without), as
     /// `smem kernel --ncu --json` gives it in `ncu_comparison`: `launch_id`,
     /// `launch_kernel`, `counters` (each `metric`, `total`, `relation`,
-    /// `predicted`, `measured`, `holds`), `units` (each `unit`,
+    /// `predicted`, `range`, `measured`, `holds`), `units` (each `unit`,
     /// `unit_conflicts`, `layout`, `arbitration`, `unexplained`, ...),
     /// `source_by_kind` and `source_lines` (with a Source page), and
     /// `absent`: the counters the export lacks (not compared, `measured`

@@ -263,15 +263,16 @@ pub enum Event<'a> {
         /// The lanes that read global memory.
         lanes: LaneSet,
         /// Each lane's global address: `& CP_ASYNC_SOURCE_MASK` for `.ca`,
-        /// its low 32 bits for `.cg`, 0 for `.cg` with a src-size register.
+        /// its low 32 bits for `.cg`.
         offsets: [u32; 32],
         /// Whether the src-size operand is a register (SASS gives the
-        /// LDGSTS a source-ignore predicate operand): measured, `.cg`'s
-        /// wavefronts are then the shared side's alone.
+        /// LDGSTS a source predicate operand, which Nsight Compute's
+        /// instrumentation misreads when it is `P0`:
+        /// `tests/data/ncu/cp_async/README.md`, round 6).
         zero_fill: bool,
         /// Whether the PTX instruction has a guard predicate (SASS predicates
-        /// it; Nsight Compute's counter is erratic for a predicated
-        /// LDGSTS.BYPASS, `tests/data/ncu/cp_async/README.md`).
+        /// it; Nsight Compute's instrumentation misreads a `P0` guard of an
+        /// LDGSTS.BYPASS, `tests/data/ncu/cp_async/README.md`, round 6).
         guarded: bool,
     },
     /// `cp.async.commit_group` (SASS `LDGDEPBAR`): the lanes' outstanding

@@ -52,8 +52,10 @@
 //! ([`ldgsts_bypass_wavefronts`](super::tally::ldgsts_bypass_wavefronts),
 //! measured exact in 187 probes on an H200), given as equal for whole,
 //! unguarded warps whose global lines each feed one quarter-warp, and as an
-//! estimate otherwise (the counter is erratic for predicated copies). The
-//! instruction count is equal either way.
+//! estimate otherwise: Nsight Compute's instrumentation reads predicate `P0`
+//! as false in every lane of an LDGSTS.BYPASS (a guard or a src-size
+//! register's source predicate), and PTX does not say which predicate
+//! register ptxas picks. The instruction count is equal either way.
 //!
 //! # Example
 //!
@@ -103,13 +105,14 @@ pub const LDGSTS_REASON: &str = "cp.async.ca copies whose global addresses are u
 
 /// Why `cp.async.cg`'s (LDGSTS.BYPASS) wavefronts are an estimate.
 pub const LDGSTS_CG_REASON: &str = "cp.async.cg (LDGSTS.BYPASS): its wavefronts follow the \
-     measured rule of both sides only for a whole warp that reads, unguarded, without a src-size \
-     register, with each global line read by one quarter-warp; here some copies are predicated \
-     or partial (measured: the counter saw 0 under a guard every lane passed, the whole warp \
-     under one half passed, 213,222 then 213,452 for two launches of one kernel), of unknown \
-     global address, or read a global line from two quarter-warps (the rule off by up to 4 in \
-     7 of 17 probes), or take a src-size register (the shared side alone in 99 probes, 1.4x it \
-     in a Triton matmul): tests/data/ncu/cp_async";
+     measured rule of both sides for a whole warp that reads, with each global line read by one \
+     quarter-warp; here some copies are guarded or take a src-size register that reads (Nsight \
+     Compute's instrumentation reads predicate P0 as false in every lane: a copy guarded by @P0 \
+     counts nothing, by @!P0 every lane with whatever its registers hold, and a src-size \
+     register whose predicate is P0 the shared side alone; ptxas's choice of register is not in \
+     the PTX), mix reading and zero-filling lanes, have unknown global addresses, or read a \
+     global line from two quarter-warps (the rule off by up to 4 in 7 of 17 probes): \
+     tests/data/ncu/cp_async";
 
 /// Why a count that leaves out requests of unknown address is a lower bound.
 pub const UNKNOWN_REASON: &str = "requests of unknown (data-dependent) address are counted as \
@@ -424,6 +427,11 @@ pub struct Prediction {
     /// Requests of unknown address: counted in an instruction count, left
     /// out of a wavefront or conflict count (which is then a lower bound).
     pub not_costed: u64,
+    /// For an [`Relation::Estimate`] whose bounds are known: the least and
+    /// the most the counter can be (`cp.async.cg` copies with a src-size
+    /// register, whose count depends on the predicate register ptxas
+    /// picks: [`Tally::ldgsts_bypass_bounds`]).
+    pub range: Option<(u64, u64)>,
 }
 
 /// A family's sums in a tally.
@@ -548,6 +556,7 @@ pub fn predictions(tally: &Tally) -> Vec<Prediction> {
             families: families.clone(),
             reason: exact_reason,
             not_costed: 0,
+            range: None,
         });
         let (relation, reason) = if cas && bounds {
             (Relation::AtLeast, Some(CAS_ROUNDS_REASON))
@@ -562,6 +571,13 @@ pub fn predictions(tally: &Tally) -> Vec<Prediction> {
         } else {
             (Relation::Equal, None)
         };
+        let range = match (family, relation) {
+            (Family::Ldgsts, Relation::Estimate) if !cas => tally
+                .ldgsts_bypass_bounds()
+                .filter(|_| s.not_costed == 0)
+                .map(|(below, above)| (s.wavefronts - below, s.wavefronts + above)),
+            _ => None,
+        };
         out.push(Prediction {
             counter: family.wavefronts_counter(),
             quantity: Quantity::Wavefronts,
@@ -570,6 +586,7 @@ pub fn predictions(tally: &Tally) -> Vec<Prediction> {
             families: families.clone(),
             reason,
             not_costed: s.not_costed,
+            range,
         });
         // LDGSTS's conflict counter is wavefronts less ideal for `.ca`
         // (tests/data/ncu/cp_async); for `.cg` it reads 0 however many
@@ -586,6 +603,7 @@ pub fn predictions(tally: &Tally) -> Vec<Prediction> {
                 families,
                 reason,
                 not_costed: s.not_costed,
+                range: None,
             });
         }
     }
@@ -619,6 +637,7 @@ pub fn predictions(tally: &Tally) -> Vec<Prediction> {
             families: present,
             reason,
             not_costed,
+            range: None,
         });
     }
     for unit in Unit::ALL {
@@ -654,6 +673,7 @@ pub fn predictions(tally: &Tally) -> Vec<Prediction> {
             families: families.clone(),
             reason: wavefronts_reason,
             not_costed,
+            range: None,
         });
         out.push(Prediction {
             counter: unit.conflicts_counter(),
@@ -663,6 +683,7 @@ pub fn predictions(tally: &Tally) -> Vec<Prediction> {
             families,
             reason,
             not_costed,
+            range: None,
         });
     }
     gmma_predictions(tally, &mut out);
@@ -686,6 +707,7 @@ fn gmma_predictions(tally: &Tally, out: &mut Vec<Prediction>) {
         families: families.clone(),
         reason: None,
         not_costed: 0,
+        range: None,
     });
     out.push(Prediction {
         counter: Family::Gmma.wavefronts_counter(),
@@ -695,6 +717,7 @@ fn gmma_predictions(tally: &Tally, out: &mut Vec<Prediction>) {
         families: families.clone(),
         reason: None,
         not_costed: 0,
+        range: None,
     });
     out.push(Prediction {
         counter: "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum",
@@ -704,6 +727,7 @@ fn gmma_predictions(tally: &Tally, out: &mut Vec<Prediction>) {
         families: families.clone(),
         reason: Some(UNIT_REASON),
         not_costed: 0,
+        range: None,
     });
     out.push(Prediction {
         counter: "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_gmma.sum",
@@ -713,6 +737,7 @@ fn gmma_predictions(tally: &Tally, out: &mut Vec<Prediction>) {
         families,
         reason: Some(UNIT_REASON),
         not_costed: 0,
+        range: None,
     });
 }
 

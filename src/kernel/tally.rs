@@ -132,10 +132,12 @@ pub fn ldgsts_wavefronts(
 /// Only lanes that write (a shared offset other than `u32::MAX`) count;
 /// `global` holds each lane's global address, or its low 32 bits, or its
 /// offset from any multiple of 128 (only lines and offsets in lines matter).
-/// What the counter shows for a *predicated* LDGSTS.BYPASS is not this rule
-/// (measured: 0 under a guard every lane passed, every lane counted under
-/// a guard half the lanes passed): callers give the figure as an estimate
-/// there.
+/// Nsight Compute's instrumentation reads predicate `P0` as false in every
+/// lane of an LDGSTS.BYPASS (measured, `tests/data/ncu/cp_async` round 6): a
+/// copy guarded by `@P0` shows nothing, by `@!P0` this rule over every lane
+/// at the addresses its registers hold; with `P1` to `P6` the rule over the
+/// lanes the guard passes. PTX does not say which register ptxas picks:
+/// callers give the figure for a guarded copy as an estimate.
 ///
 /// # Example
 ///
@@ -197,8 +199,21 @@ enum Form {
     Plain,
     /// Under a guard predicate (SASS-predicated).
     Guarded,
-    /// With a src-size register (SASS's source-ignore predicate operand).
+    /// With a src-size register (SASS's source predicate operand).
     ZeroFill,
+    /// Both (SASS `@P LDGSTS.E.BYPASS.128.ZFILL [..], [..], Q`).
+    GuardedZeroFill,
+}
+
+/// How a `cp.async.cg`'s figure relates to Nsight Compute's counter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Claim {
+    /// The counter's value.
+    Exact,
+    /// The counter is one of two measured values, the least and the most.
+    Between(u32, u32),
+    /// No bound is known.
+    Unbounded,
 }
 
 /// What [`ldgsts_bypass_wavefronts`] gives.
@@ -588,6 +603,10 @@ pub struct Tally {
     ldgsts_unsourced: u64,
     /// `.cg` requests whose wavefronts are an estimate.
     ldgsts_bypass_estimated: u64,
+    /// Of those, how far below and above their figures the counter can be,
+    /// summed over those whose bounds are known, and how many have none.
+    ldgsts_bypass_spread: (u64, u64),
+    ldgsts_bypass_unbounded: u64,
     errors: Vec<TallyError>,
     error_count: u64,
 }
@@ -631,6 +650,8 @@ impl Tally {
             source: None,
             ldgsts_unsourced: 0,
             ldgsts_bypass_estimated: 0,
+            ldgsts_bypass_spread: (0, 0),
+            ldgsts_bypass_unbounded: 0,
             errors: Vec::new(),
             error_count: 0,
         }
@@ -803,6 +824,28 @@ impl Tally {
     /// others' wavefronts are the counter's.
     pub fn ldgsts_bypass_estimated(&self) -> u64 {
         self.ldgsts_bypass_estimated
+    }
+
+    /// How far below and above the tally's LDGSTS wavefronts Nsight
+    /// Compute's counter can be, where every estimated `cp.async.cg`
+    /// ([`ldgsts_bypass_estimated`](Tally::ldgsts_bypass_estimated)) has
+    /// known bounds: a copy with a src-size register that every lane reads
+    /// shows the bypass rule, or its shared side alone when ptxas gives the
+    /// operand predicate `P0` (measured, `tests/data/ncu/cp_async` round 6),
+    /// and the PTX does not say which. `None` when some estimated copy has
+    /// no known bound (a guard, lanes that zero-fill beside lanes that
+    /// read, an unknown source).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use smem_model::kernel::tally::Tally;
+    ///
+    /// // Nothing estimated: the counter is the figure.
+    /// assert_eq!(Tally::new().ldgsts_bypass_bounds(), Some((0, 0)));
+    /// ```
+    pub fn ldgsts_bypass_bounds(&self) -> Option<(u64, u64)> {
+        (self.ldgsts_bypass_unbounded == 0).then_some(self.ldgsts_bypass_spread)
     }
 
     /// The first [`KEPT_ERRORS`] requests the model refused since the last
@@ -1016,6 +1059,9 @@ impl Tally {
         self.gmma.conflicts += other.gmma.conflicts;
         self.ldgsts_unsourced += other.ldgsts_unsourced;
         self.ldgsts_bypass_estimated += other.ldgsts_bypass_estimated;
+        self.ldgsts_bypass_spread.0 += other.ldgsts_bypass_spread.0;
+        self.ldgsts_bypass_spread.1 += other.ldgsts_bypass_spread.1;
+        self.ldgsts_bypass_unbounded += other.ldgsts_bypass_unbounded;
         self.error_count += other.error_count;
         for error in other.errors {
             if self.errors.len() < KEPT_ERRORS {
@@ -1140,6 +1186,86 @@ impl Tally {
             None => self.unknown_addresses.push((op, count)),
         }
     }
+
+    /// A `cp.async.cg` (LDGSTS.BYPASS) instruction's wavefronts, and how the
+    /// figure relates to what Nsight Compute's counter was measured to show
+    /// (`tests/data/ncu/cp_async/README.md`, rounds 1 to 6):
+    ///
+    /// - unguarded, without a src-size register: the rule of
+    ///   [`ldgsts_bypass_wavefronts`], exact where it was measured exact, for
+    ///   a whole warp;
+    /// - a src-size register (SASS's source predicate operand, Triton's
+    ///   form) and every lane reading: the same rule; every lane
+    ///   zero-filling: the shared side. Both measured, but Nsight Compute's
+    ///   instrumentation reads the operand as false when ptxas puts it in
+    ///   `P0` (the shared side alone then), which PTX does not say: where
+    ///   the rule and the shared side differ the figure is an estimate
+    ///   between the two;
+    /// - some lanes reading and some zero-filling, or a guard and a src-size
+    ///   register (SASS `.ZFILL`): twice the rule over the readers plus the
+    ///   shared side of the quarter-warps with no reader, which the four
+    ///   such probes took (rounds 1 and 6), as an estimate;
+    /// - a guard: the rule over the lanes the guard passes, which the
+    ///   counter shows when ptxas guards with `P1` to `P6`; with `P0` it
+    ///   shows no lane (`@P0`) or every lane with whatever its registers
+    ///   hold (`@!P0`): an estimate.
+    fn bypass(
+        &self,
+        request: &WarpRequest,
+        reads: u32,
+        global: &[u32; 32],
+        form: Form,
+    ) -> (u32, Claim) {
+        let active = request.active().bits();
+        let whole = active == u32::MAX;
+        let readers = request.with_mask(LaneSet::from_bits(reads));
+        let shared = readers.to_array().map(|a| a.unwrap_or(u32::MAX));
+        let rule = ldgsts_bypass_wavefronts(&shared, global);
+        let shared_side = |r: &WarpRequest| self.config.cost(r).map_or(0, |c| c.wavefronts());
+        let (reads, fillers) = (reads & active, active & !reads);
+        let exact_if = |measured: bool| {
+            if measured {
+                Claim::Exact
+            } else {
+                Claim::Unbounded
+            }
+        };
+        match form {
+            Form::Plain => (
+                rule.wavefronts,
+                exact_if(rule.exact && whole && fillers == 0),
+            ),
+            Form::Guarded => (rule.wavefronts, Claim::Unbounded),
+            Form::ZeroFill if fillers == 0 => {
+                let side = shared_side(request);
+                let claim = match (rule.exact && whole, rule.wavefronts == side) {
+                    (false, _) => Claim::Unbounded,
+                    (true, true) => Claim::Exact,
+                    (true, false) => {
+                        Claim::Between(rule.wavefronts.min(side), rule.wavefronts.max(side))
+                    }
+                };
+                (rule.wavefronts, claim)
+            }
+            Form::ZeroFill | Form::GuardedZeroFill if reads == 0 => (
+                shared_side(request),
+                exact_if(whole && form == Form::ZeroFill),
+            ),
+            Form::ZeroFill | Form::GuardedZeroFill => {
+                // The quarter-warps (8 lanes) with no reader.
+                let quiet = (0..4)
+                    .filter(|q| reads >> (8 * q) & 0xff == 0)
+                    .fold(0u32, |m, q| m | 0xff << (8 * q));
+                let zeros = request.with_mask(LaneSet::from_bits(fillers & quiet));
+                let zeros = if zeros.active().is_empty() {
+                    0
+                } else {
+                    shared_side(&zeros)
+                };
+                (2 * rule.wavefronts + zeros, Claim::Unbounded)
+            }
+        }
+    }
 }
 
 /// Inserts `entry` into `best`, keeping the `top` best ranked.
@@ -1211,28 +1337,26 @@ impl Consumer for Tally {
                         None => self.ldgsts_unsourced += 1,
                     }
                 } else if request.op() == Op::CpAsync(CpAsync::Cg) {
-                    // Measured exact only for a whole, unguarded warp that
-                    // reads, without a src-size register (a predicated
-                    // LDGSTS.BYPASS is counted erratically: see
-                    // ldgsts_bypass_wavefronts).
-                    let whole = request.active() == LaneSet::FULL;
                     match source {
-                        // A src-size register (SASS `LDGSTS.E.BYPASS.128
-                        // [..], [..], P`, Triton's form): the shared side
-                        // alone in 99 probes, whatever the global side, but
-                        // 1.4x it in a Triton matmul: the shared side, as
-                        // an estimate.
-                        Some((_, _, _, Form::ZeroFill)) | None => {
-                            self.ldgsts_bypass_estimated += 1;
-                        }
                         Some((_, reads, global, form)) => {
-                            let shared = request.to_array().map(|a| a.unwrap_or(u32::MAX));
-                            let rule = ldgsts_bypass_wavefronts(&shared, &global);
-                            cost = cost.map(|c| c.replacing_wavefronts(rule.wavefronts));
-                            let measured = form == Form::Plain && whole && reads == u32::MAX;
-                            if !(rule.exact && measured) {
-                                self.ldgsts_bypass_estimated += 1;
+                            let (wavefronts, claim) = self.bypass(request, reads, &global, form);
+                            cost = cost.map(|c| c.replacing_wavefronts(wavefronts));
+                            match claim {
+                                Claim::Exact => {}
+                                Claim::Between(low, high) => {
+                                    self.ldgsts_bypass_estimated += 1;
+                                    self.ldgsts_bypass_spread.0 += u64::from(wavefronts - low);
+                                    self.ldgsts_bypass_spread.1 += u64::from(high - wavefronts);
+                                }
+                                Claim::Unbounded => {
+                                    self.ldgsts_bypass_estimated += 1;
+                                    self.ldgsts_bypass_unbounded += 1;
+                                }
                             }
+                        }
+                        None => {
+                            self.ldgsts_bypass_estimated += 1;
+                            self.ldgsts_bypass_unbounded += 1;
                         }
                     }
                 }
@@ -1278,7 +1402,8 @@ impl Consumer for Tally {
                 guarded,
             } => {
                 let form = match (zero_fill, guarded) {
-                    (true, _) => Form::ZeroFill,
+                    (true, true) => Form::GuardedZeroFill,
+                    (true, false) => Form::ZeroFill,
                     (false, true) => Form::Guarded,
                     (false, false) => Form::Plain,
                 };

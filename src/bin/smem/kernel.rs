@@ -88,11 +88,14 @@ Terms (compute capability 7.0 and later, where Nsight Compute runs; before, nvpr
                   (Memory Workload Analysis) add arbitration, and op_ld holds LDSM wavefronts, op_st
                   STSM ones. LDGSTS wavefronts of cp.async.ca whose global addresses are unknown:
                   the shared side alone (the global side can add).
-  about N         an estimate no counter is known to equal: nvcc's compare-and-swap loops
+  about N         an estimate no counter is known to equal ("about N, L to H" where the counter
+                  is known to lie between L and H): nvcc's compare-and-swap loops
                   (float atomicAdd), whose rounds depend on how warps interleave; cp.async.cg's
                   LDGSTS wavefronts where the measured rule is not known to hold: a guarded or
-                  partial warp (the counter is erratic for predicated copies), a src-size
-                  register, or a global line read by two quarter-warps
+                  partial warp, a src-size register that reads (Nsight Compute's instrumentation
+                  reads predicate P0 as false: nothing under @P0, every lane under @!P0, the
+                  shared side alone for a src-size predicate in P0; the PTX does not say which
+                  register ptxas picks), or a global line read by two quarter-warps
   gmma            wgmma.mma_async reading shared memory through matrix descriptors:
                   smsp__sass_inst_executed_op_shared_gmma.sum (one a warp of the warpgroup) and
                   sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum (one a core matrix
@@ -658,7 +661,7 @@ fn text_report(args: &Args, o: &Outcome) -> String {
                 metrics.row([
                     m.metric.to_owned(),
                     m.kind.unwrap_or_default().to_owned(),
-                    crate::ncu::value(None, m.predicted, None, &[], m.not_costed),
+                    crate::ncu::value(None, m.predicted, None, None, &[], m.not_costed),
                 ]);
             }
             out.push_str(&metrics.render(0));
@@ -966,7 +969,14 @@ fn ncu_table(values: &[MetricJson], sampled: bool) -> String {
     for m in values {
         table.row([
             crate::ncu::shown(m.metric),
-            crate::ncu::value(m.relation, m.predicted, m.reason, &marks, m.not_costed),
+            crate::ncu::value(
+                m.relation,
+                m.predicted,
+                m.range,
+                m.reason,
+                &marks,
+                m.not_costed,
+            ),
         ]);
     }
     let mut out = table.render(0);
@@ -997,6 +1007,10 @@ struct MetricJson {
     /// (which is then at least `predicted`).
     #[serde(skip_serializing_if = "is_zero")]
     not_costed: u64,
+    /// Nsight Compute's only, for an estimate whose bounds are known: the
+    /// least and the most the counter can be.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    range: Option<(u64, u64)>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -1019,6 +1033,7 @@ fn metric_values(tally: &Tally, capability: ComputeCapability) -> Vec<MetricJson
                 predicted: p.predicted,
                 reason: p.reason,
                 not_costed: p.not_costed,
+                range: p.range,
             })
             .collect();
     }
@@ -1057,6 +1072,7 @@ fn metric_values(tally: &Tally, capability: ComputeCapability) -> Vec<MetricJson
                     predicted: value,
                     reason: None,
                     not_costed: left_out,
+                    range: None,
                 }),
             }
         }

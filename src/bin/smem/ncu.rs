@@ -31,10 +31,12 @@ pub(crate) fn marks<'a>(reasons: impl IntoIterator<Item = Option<&'a str>>) -> V
 
 /// A prediction as the tables show it: `= N` where the counter equals it,
 /// `at least N [k]` where it is a lower bound, `about N [k]` for an
-/// estimate, with the requests of unknown address it leaves out.
+/// estimate (`about N, L to H [k]` with the counter's range where known),
+/// with the requests of unknown address it leaves out.
 pub(crate) fn value(
     relation: Option<&str>,
     predicted: u64,
+    range: Option<(u64, u64)>,
     reason: Option<&str>,
     marks: &[&str],
     not_costed: u64,
@@ -51,7 +53,10 @@ pub(crate) fn value(
     match relation {
         Some("equal") => format!("= {predicted}{unknown}"),
         Some("at_least") => format!("at least {predicted}{mark}{unknown}"),
-        Some(_) => format!("about {predicted}{mark}{unknown}"),
+        Some(_) => match range {
+            Some((low, high)) => format!("about {predicted}, {low} to {high}{mark}{unknown}"),
+            None => format!("about {predicted}{mark}{unknown}"),
+        },
         None if not_costed > 0 => format!(">= {predicted}{unknown}"),
         None => predicted.to_string(),
     }
@@ -171,6 +176,7 @@ pub(crate) fn comparison_text(c: &Comparison, files: &str, top: usize) -> String
             value(
                 Some(p.relation.name()),
                 p.predicted,
+                p.range,
                 p.reason,
                 &marks,
                 p.not_costed,

@@ -979,7 +979,7 @@ fn text_report(args: &Args, reader: &Reader, tally: &Report<'_>) -> String {
         for m in &metrics {
             table.row([
                 crate::ncu::shown(m.metric),
-                crate::ncu::value(m.relation, m.predicted, m.reason, &marks, 0),
+                crate::ncu::value(m.relation, m.predicted, None, m.reason, &marks, 0),
                 m.ops.join(", "),
             ]);
         }

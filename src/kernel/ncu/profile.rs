@@ -750,13 +750,15 @@ pub struct CounterRow {
 
 impl CounterRow {
     /// Whether the measurement is what the relation says: equal, at least
-    /// the prediction, or anything for an estimate (`None` when not
-    /// measured).
+    /// the prediction, or for an estimate within its
+    /// [`range`](Prediction::range) where it has one, anything where not
+    /// (`None` when not measured).
     pub fn holds(&self) -> Option<bool> {
         let m = self.measured?;
-        Some(match self.prediction.relation {
-            Relation::Equal => m == self.prediction.predicted,
-            Relation::AtLeast => m >= self.prediction.predicted,
+        Some(match (self.prediction.relation, self.prediction.range) {
+            (Relation::Equal, _) => m == self.prediction.predicted,
+            (Relation::AtLeast, _) => m >= self.prediction.predicted,
+            (_, Some((low, high))) => (low..=high).contains(&m),
             _ => true,
         })
     }
@@ -1239,7 +1241,8 @@ pub fn compare_files<P: AsRef<Path>>(
 
 /// Every counter the tally predicts ([`predictions`]) as `smem kernel
 /// --json` gives them in `ncu_metrics`: `{metric, total, relation,
-/// predicted, reason, not_costed}` (the last two only where they apply).
+/// predicted, reason, not_costed, range}` (the last three only where they
+/// apply; `range` is `[least, most]`).
 pub fn predictions_json(tally: &Tally) -> serde_json::Value {
     predictions(tally)
         .into_iter()
@@ -1255,6 +1258,9 @@ pub fn predictions_json(tally: &Tally) -> serde_json::Value {
             if p.not_costed > 0 {
                 m.insert("not_costed".into(), p.not_costed.into());
             }
+            if let Some((low, high)) = p.range {
+                m.insert("range".into(), serde_json::json!([low, high]));
+            }
             serde_json::Value::Object(m)
         })
         .collect()
@@ -1263,7 +1269,8 @@ pub fn predictions_json(tally: &Tally) -> serde_json::Value {
 impl Comparison {
     /// The comparison as `smem kernel --json` gives it in `ncu_comparison`
     /// (and Python's `KernelRun.ncu`): `launch_id`, `launch_kernel`,
-    /// `counters` (`{metric, total, relation, predicted, measured, holds}`),
+    /// `counters` (`{metric, total, relation, predicted, range, measured,
+    /// holds}`, `range` `[least, most]` or null),
     /// `units` (`{unit, unit_conflicts, layout, arbitration, unexplained,
     /// unit_wavefronts, instruction_wavefronts}`), `source_by_kind` and
     /// `source_lines` (`measured` and `predicted` as `{wavefronts, ideal,
@@ -1279,6 +1286,7 @@ impl Comparison {
                 "total": r.prediction.quantity.total(),
                 "relation": r.prediction.relation.name(),
                 "predicted": r.prediction.predicted,
+                "range": r.prediction.range.map(|(low, high)| [low, high]),
                 "measured": r.measured,
                 "holds": r.holds(),
             })).collect::<Vec<_>>(),

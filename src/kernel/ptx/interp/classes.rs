@@ -1373,10 +1373,9 @@ pub(crate) fn relevant(program: &Program, plan: &Plan, given: &Given<'_>) -> Rel
                         // What the event carries of the source, and whether
                         // it is sent at all (every reading lane's source
                         // known).
-                        let bits = match (kind, src_size) {
-                            (CpAsync::Ca, _) => CP_ASYNC_SOURCE_BITS,
-                            (CpAsync::Cg, Some(Src::Reg(_))) => 0,
-                            (CpAsync::Cg, _) => WIDTH,
+                        let bits = match kind {
+                            CpAsync::Ca => CP_ASYNC_SOURCE_BITS,
+                            CpAsync::Cg => WIDTH,
                         };
                         sinks.need(fact(&src.base), bits);
                         if let Some(s) = src_size {
@@ -1601,10 +1600,10 @@ mod tests {
     }
 
     #[test]
-    fn a_bypassing_copy_needs_its_whole_source_or_none_of_it() {
-        // g + 128 ctaid.x: .cg reads the lines (all bits); with a src-size
-        // register its wavefronts are the shared side's (no bit), but
-        // whether the source is known still counts.
+    fn a_bypassing_copy_needs_its_whole_source() {
+        // g + 128 ctaid.x: .cg reads the lines (all bits), with a src-size
+        // register too (its reading lanes follow the same rule), and
+        // whether the source is known counts.
         let body = |copy: &str, value: &str| {
             format!(
                 "ld.param.u64 %rd1, [g];\nmov.u32 %r1, %ctaid.x;\n{value}\n\
@@ -1617,7 +1616,7 @@ mod tests {
         let register = "cp.async.cg.shared.global [%r7], [%rd5], 16, %r3;";
         let ctaid = "mov.u32 %r2, %ctaid.x;";
         assert_eq!(relevant_of(&body(plain, ctaid)), [ALL, 0, 0]);
-        assert_eq!(relevant_of(&body(register, ctaid)), [0, 0, 0]);
+        assert_eq!(relevant_of(&body(register, ctaid)), [ALL, 0, 0]);
         // A global value times ctaid.x: known in block 0 only.
         let unknown = "ld.global.u32 %r8, [%rd1];\nmul.lo.s32 %r2, %r8, %r1;";
         assert_eq!(relevant_of(&body(register, unknown)), [ALL, 0, 0]);

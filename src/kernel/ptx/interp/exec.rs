@@ -3261,13 +3261,12 @@ fn run_inst<C: Consumer + ?Sized>(
                             // docs): more would keep apart blocks whose
                             // sources differ only in bits no figure uses
                             // (classes.rs).
-                            offsets: core::array::from_fn(|l| match (kind, zero_fill) {
-                                (crate::CpAsync::Ca, _) => {
+                            offsets: core::array::from_fn(|l| match kind {
+                                crate::CpAsync::Ca => {
                                     (g.val(l) & u64::from(crate::kernel::CP_ASYNC_SOURCE_MASK))
                                         as u32
                                 }
-                                (crate::CpAsync::Cg, false) => g.val(l) as u32,
-                                (crate::CpAsync::Cg, true) => 0,
+                                crate::CpAsync::Cg => g.val(l) as u32,
                             }),
                             zero_fill,
                             guarded: inst.guard.is_some(),
