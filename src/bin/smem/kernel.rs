@@ -88,7 +88,7 @@ Terms (compute capability 7.0 and later, where Nsight Compute runs; before, nvpr
                   (Memory Workload Analysis) add arbitration, and op_ld holds LDSM wavefronts, op_st
                   STSM ones. LDGSTS wavefronts of cp.async.ca whose global addresses are unknown:
                   the shared side alone (the global side can add).
-  about N         an estimate no counter is known to equal ("about N, L to H" where the counter
+  about N         an estimate no counter is known to equal (about N, L to H where the counter
                   is known to lie between L and H): nvcc's compare-and-swap loops
                   (float atomicAdd), whose rounds depend on how warps interleave; cp.async.cg's
                   LDGSTS wavefronts where the measured rule is not known to hold: a guarded or
