@@ -1742,32 +1742,10 @@ impl Block {
             let lane = bits.trailing_zeros();
             bits &= bits - 1;
             let first = addresses[lane as usize] / 4;
-            // A quad whose words' records differ in their lanes is checked
-            // word by word.
-            if words == 4 && shadow.coarse(first) && shadow.kinds[first as usize] & AFFINE_BIT == 0
+            if words == 4
+                && shadow.coarse(first)
+                && check_quad(shadow, first, lane, me, now, addresses, found, hazards)
             {
-                // The lane's 16 bytes are a coarse quad: its four words'
-                // records are one cell's, and so are their conflicts, put
-                // word by word as a check of each would put them.
-                if shadow.kinds[first as usize] & look != 0 {
-                    let batch = Batch {
-                        word: first,
-                        mask: 0xf,
-                        lanes: 1 << lane,
-                    };
-                    found.clear();
-                    let records = shadow.records_any(first, shadow.kinds[first as usize]);
-                    check(records, &batch, me, now, addresses, found);
-                    for i in 0..4 {
-                        for f in found.iter() {
-                            hazards.put(Found {
-                                word: first + i,
-                                rank: (f.rank >> 40) << 40 | u64::from(i) << 32,
-                                ..*f
-                            });
-                        }
-                    }
-                }
                 continue;
             }
             for word in first..first + words {
@@ -2741,6 +2719,97 @@ fn check(
     }
 }
 
+/// Checks the 16-byte lane `lane` of the access being run (of whole words,
+/// through [`Block::run_words`]) against the coarse quad from word `first`,
+/// noting its conflicts as a check of each of the four words would, in
+/// that order; whether it did (else the words are checked one by one).
+///
+/// A record with the same lanes on every word has the same conflicts on
+/// each: they are found once and put for each word. One whose lanes go
+/// from word to word ([`Record::lane_stride`]) has too, but for the lane
+/// of the record each names, which goes with them, as long as `lane` is
+/// none of them and its warp has no lane order of its own (the first lane
+/// it is not ordered after is then the record's first on each word):
+/// otherwise the words are checked one by one.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn check_quad(
+    shadow: &Shadow,
+    first: u32,
+    lane: u32,
+    me: &Warp,
+    now: &Now,
+    addresses: &[u32; WARP_SIZE],
+    found: &mut Vec<Found>,
+    hazards: &mut HazardTable,
+) -> bool {
+    let kinds = shadow.kinds[first as usize];
+    if kinds & relevant(now.kind) == 0 {
+        return true;
+    }
+    let records = shadow.records_any(first, kinds);
+    let batch = Batch {
+        word: first,
+        mask: 0xf,
+        lanes: 1 << lane,
+    };
+    found.clear();
+    if kinds & AFFINE_BIT == 0 {
+        check(records, &batch, me, now, addresses, found);
+        for i in 0..4 {
+            for f in found.iter() {
+                hazards.put(Found {
+                    word: first + i,
+                    rank: (f.rank >> 40) << 40 | u64::from(i) << 32,
+                    ..*f
+                });
+            }
+        }
+        return true;
+    }
+    let spread = |r: &Record| (0..4).fold(0, |all, i| all | r.on_word(i).lanes);
+    if me.seen.is_some()
+        || records
+            .iter()
+            .any(|r| r.lane_stride != 0 && spread(r) & batch.lanes != 0)
+    {
+        return false;
+    }
+    // Each record's conflicts on the first word, in the order of the
+    // records, then put for each word with the record's lanes there.
+    let mut ends = [0; 2];
+    for (end, record) in ends.iter_mut().zip(records) {
+        check(
+            core::slice::from_ref(&record.on_word(0)),
+            &batch,
+            me,
+            now,
+            addresses,
+            found,
+        );
+        *end = found.len();
+    }
+    for i in 0..4 {
+        let mut start = 0;
+        for (&end, record) in ends.iter().zip(records) {
+            let step = (i * u32::from(record.lane_stride)) as usize;
+            for f in &found[start..end] {
+                hazards.put(Found {
+                    earlier: HazardAccess {
+                        lane: Lane::from_index(f.earlier.lane.index() + step),
+                        ..f.earlier
+                    },
+                    word: first + i,
+                    rank: (f.rank >> 40) << 40 | u64::from(i) << 32,
+                    ..*f
+                });
+            }
+            start = end;
+        }
+    }
+    true
+}
+
 /// A lane of the warp's own `record`, other than `lane`, that `lane` is not
 /// ordered after.
 fn unordered_lane(record: &Record, me: &Warp, lane: Lane) -> Option<Lane> {
@@ -2898,6 +2967,17 @@ fn record_words(
     // The table takes every word of the access at once, so that a word
     // no record covers is one test of its kinds.
     shadow.grow((highest / 4 + words) as usize);
+    // Whether the lowest lane and the three after it store a quad's words
+    // in order: only then are the quads of four lanes looked for, so that
+    // other accesses of 4-byte lanes pay one test for them.
+    let low = active.trailing_zeros() as usize;
+    let rows = words == 1
+        && low <= 28
+        && active >> low & 0xf == 0xf
+        && addresses[low].is_multiple_of(16)
+        && addresses[low + 1] == addresses[low] + 4
+        && addresses[low + 2] == addresses[low] + 8
+        && addresses[low + 3] == addresses[low] + 12;
     let mut bits = active;
     while bits != 0 {
         let lane = bits.trailing_zeros();
@@ -2922,7 +3002,7 @@ fn record_words(
         }
         // So do four lanes of 4 bytes one after the other from a quad's
         // first word (a row stored a word a lane): once for the four lanes.
-        if words == 1
+        if rows
             && first.is_multiple_of(4)
             // A quad that may be empty or is coarse.
             && (shadow.kinds[first as usize] == 0 || shadow.coarse(first))
