@@ -2756,6 +2756,9 @@ fn check_quad(
     found.clear();
     if kinds & AFFINE_BIT == 0 {
         check(records, &batch, me, now, addresses, found);
+        if put_once(found, first, hazards) {
+            return true;
+        }
         for i in 0..4 {
             for f in found.iter() {
                 hazards.put(Found {
@@ -2789,6 +2792,9 @@ fn check_quad(
         );
         *end = found.len();
     }
+    if put_once(found, first, hazards) {
+        return true;
+    }
     for i in 0..4 {
         let mut start = 0;
         for (&end, record) in ends.iter().zip(records) {
@@ -2805,6 +2811,35 @@ fn check_quad(
                 });
             }
             start = end;
+        }
+    }
+    true
+}
+
+/// [`check_quad`]'s puts of its one conflict, when it found one and none is
+/// held: the conflict on the quad's first word, noted at once, then the
+/// same bytes of the other three words added to its hazard, all that
+/// putting each would do (the conflicts of a coarse quad's records are
+/// never with a `cp.async` write in flight); whether it did.
+#[inline]
+fn put_once(found: &[Found], first: u32, hazards: &mut HazardTable) -> bool {
+    let [f] = found else {
+        return found.is_empty();
+    };
+    if !hazards.held.is_empty() {
+        return false;
+    }
+    debug_assert!(f.copies[0].lanes | f.copies[1].lanes == 0);
+    hazards.put(Found {
+        word: first,
+        rank: (f.rank >> 40) << 40,
+        ..*f
+    });
+    if let Some((_, index)) = hazards.last
+        && index != NOT_LISTED
+    {
+        for word in first + 1..first + 4 {
+            hazards.add(index, word, f.mask);
         }
     }
     true
