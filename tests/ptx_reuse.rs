@@ -3,14 +3,19 @@
 //! exactly what it gets when every block is interpreted in order on one
 //! thread, call for call, on every fixture of tests/data/ptx and on
 //! generated kernels that use the block index everywhere it can matter.
+//! The library's own consumers, the tally and the race checker, which add
+//! a class's part for each block that repeats it
+//! (`Consumer::repeat_block`) instead of taking its calls, end with what
+//! they hold when they take every call.
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
 
 use smem_model::kernel::ptx::{self, Kernel, KernelLaunch, RunOptions};
-use smem_model::kernel::{BlockInfo, Consumer, Event, KernelInfo, Place};
-use smem_model::{Error, LaneSet};
+use smem_model::kernel::tally::Tally;
+use smem_model::kernel::{BlockInfo, Consumer, Event, KernelInfo, Place, Repeat};
+use smem_model::{Error, KernelRaces, LaneSet, Racecheck};
 
 #[path = "support/fixture.rs"]
 mod fixture;
@@ -80,18 +85,111 @@ impl Consumer for Calls {
     }
 }
 
+/// The calls, hashed, with the tally and the race checker beside them: a
+/// block that repeats its class is given to each as `smem kernel` gives it
+/// (the calls hashed by `Consumer::repeat_block`'s default, which gives
+/// them).
+#[derive(Default)]
+struct Every {
+    calls: Calls,
+    tally: Tally,
+    races: Racecheck,
+}
+
+impl Consumer for Every {
+    fn begin_kernel(&mut self, kernel: &KernelInfo<'_>) -> Result<(), Error> {
+        self.calls.begin_kernel(kernel)?;
+        self.tally.begin_kernel(kernel)?;
+        self.races.begin_kernel(kernel)
+    }
+
+    fn begin_block(&mut self, block: &BlockInfo) -> Result<(), Error> {
+        self.calls.begin_block(block)?;
+        self.tally.begin_block(block)?;
+        self.races.begin_block(block)
+    }
+
+    fn place(&mut self, place: &Place<'_>) {
+        self.calls.place(place);
+        self.tally.place(place);
+        self.races.place(place);
+    }
+
+    fn event(&mut self, warp: u32, event: &Event<'_>) -> Result<(), Error> {
+        self.calls.event(warp, event)?;
+        self.tally.event(warp, event)?;
+        self.races.event(warp, event)
+    }
+
+    fn event_unchanged(
+        &mut self,
+        warp: u32,
+        event: &Event<'_>,
+        unchanged: LaneSet,
+    ) -> Result<(), Error> {
+        self.calls.event_unchanged(warp, event, unchanged)?;
+        self.tally.event_unchanged(warp, event, unchanged)?;
+        self.races.event_unchanged(warp, event, unchanged)
+    }
+
+    fn end_block(&mut self) -> Result<(), Error> {
+        self.calls.end_block()?;
+        self.tally.end_block()?;
+        self.races.end_block()
+    }
+
+    fn repeat_block(&mut self, block: &BlockInfo, repeat: &Repeat<'_>) -> Result<(), Error> {
+        self.calls.repeat_block(block, repeat)?;
+        self.tally.repeat_block(block, repeat)?;
+        self.races.repeat_block(block, repeat)
+    }
+
+    fn end_kernel(&mut self) -> Result<(), Error> {
+        self.calls.end_kernel()?;
+        self.tally.end_kernel()?;
+        self.races.end_kernel()
+    }
+}
+
+/// Everything a tally tells, in order.
+fn told(tally: &Tally) -> String {
+    let entries: Vec<String> = tally.entries().map(|e| format!("{e:?}")).collect();
+    format!(
+        "{:?}\n{:?}\n{}\n{:?}\n{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}\n{:?}",
+        tally.totals(),
+        tally.by_op(),
+        entries.join("\n"),
+        tally.ranking(10).iter().map(|e| &e.key).collect::<Vec<_>>(),
+        tally.capabilities(),
+        tally.other_instructions(),
+        tally.unmodelled(),
+        tally.unknown_addresses(),
+        tally.cas_loops(),
+        tally.predicated_off(),
+        tally.constant(),
+        tally.gmma(),
+        tally.ldgsts_without_source(),
+        tally.ldgsts_bypass_estimated(),
+        tally.ldgsts_bypass_bounds(),
+        tally.error_count(),
+        tally.errors(),
+    )
+}
+
 /// What a run came to: the summary (less the blocks interpreted, the one
-/// figure reuse changes) or the error, and the consumer's calls.
+/// figure reuse changes) or the error, the consumer's calls, and where the
+/// run ended without error, what the tally and the race checker hold.
 #[derive(Debug, PartialEq)]
 struct Outcome {
     summary: Result<String, String>,
     calls: (u64, u64),
+    results: Option<(String, Vec<KernelRaces>)>,
 }
 
 /// The outcome, and the blocks interpreted and run.
 fn outcome(kernel: &Kernel, launch: &KernelLaunch, options: &RunOptions) -> (Outcome, u64, u64) {
-    let mut calls = Calls::default();
-    let (summary, interpreted, run) = match kernel.run(launch, options, &mut calls) {
+    let mut every = Every::default();
+    let (summary, interpreted, run) = match kernel.run(launch, options, &mut every) {
         Ok(mut s) => {
             let counts = (s.blocks_interpreted, s.blocks_run);
             s.blocks_interpreted = 0;
@@ -99,9 +197,15 @@ fn outcome(kernel: &Kernel, launch: &KernelLaunch, options: &RunOptions) -> (Out
         }
         Err(e) => (Err(e.to_string()), 0, 0),
     };
+    // After an error, a consumer's state is unspecified (the tally may
+    // have taken the whole block where the race checker stopped).
+    let results = summary
+        .is_ok()
+        .then(|| (told(&every.tally), every.races.into_kernels()));
     let outcome = Outcome {
         summary,
-        calls: calls.digest(),
+        calls: every.calls.digest(),
+        results,
     };
     (outcome, interpreted, run)
 }
@@ -444,4 +548,37 @@ fn an_atomic_operand_decides_whether_a_later_store_changes_memory() {
         .with_arg("n=5".parse().unwrap());
     let (interpreted, run) = same_every_way(&kernel, &launch, RunOptions::new());
     assert_eq!((interpreted, run), (2, 2));
+}
+
+/// Blocks that repeat their class, given to the tally and the race checker
+/// as `smem kernel` gives them: two classes (an even or odd `%ctaid.x`
+/// stores from two instructions, every thread to one word, a race between
+/// the warps), four blocks each on a grid of 2x4. Each race names its
+/// class's lowest block and counts its four; each instruction counts its
+/// class's requests; all as with every block interpreted, on any number of
+/// threads.
+#[test]
+fn repeated_blocks_are_counted_and_named_as_interpreted_ones() {
+    let text = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\
+                .reg .b32 %r<8>;\n.reg .pred %p<2>;\n.shared .align 4 .b8 s[64];\n\
+                mov.u32 %r1, %ctaid.x;\nand.b32 %r2, %r1, 1;\nmov.u32 %r3, %tid.x;\n\
+                mov.u32 %r4, s;\nsetp.eq.u32 %p1, %r2, 0;\n@%p1 bra EVEN;\n\
+                st.shared.u32 [%r4+4], %r3;\nbra DONE;\nEVEN:\nst.shared.u32 [%r4], %r3;\n\
+                DONE:\nret;\n}\n";
+    let kernel = Kernel::new(&ptx::parse(text).unwrap(), None).unwrap();
+    let launch = KernelLaunch::new([2, 4, 1], [64, 1, 1]).unwrap();
+    let (interpreted, run) = same_every_way(&kernel, &launch, RunOptions::new());
+    assert_eq!((interpreted, run), (2, 8));
+    let mut every = Every::default();
+    kernel.run(&launch, &RunOptions::new(), &mut every).unwrap();
+    let races = every.races.into_kernels();
+    let found: Vec<([u32; 3], u64, u64)> = races[0]
+        .hazards()
+        .map(|h| (h.block(), h.blocks(), h.bytes()))
+        .collect();
+    // The odd blocks' store comes first in the PTX: its site sorts first.
+    assert_eq!(found, [([1, 0, 0], 4, 16), ([0, 0, 0], 4, 16)]);
+    assert_eq!((races[0].blocks(), races[0].requests()), (8, 16));
+    let requests: Vec<u64> = every.tally.entries().map(|e| e.totals.requests).collect();
+    assert_eq!(requests, [8, 8]);
 }

@@ -9,7 +9,7 @@ use rustc_hash::FxHashSet;
 use super::{
     BarrierError, Block, BlockReport, Hazard, HazardKind, MbarrierMisuse, Severity, SyncOp,
 };
-use crate::kernel::{BlockInfo, Consumer, Event, KernelInfo, MbarrierOp, Site};
+use crate::kernel::{BlockInfo, Consumer, Event, KernelInfo, MbarrierOp, PerClass, Repeat, Site};
 use crate::{ComputeCapability, Error, LaneSet, WarpRequest};
 
 /// The PTX instruction of a tensor (TMA) copy, as [`Event::BulkCopy`] names
@@ -489,12 +489,28 @@ impl KernelRaces {
 /// block, and the kernel's findings take their example from the lowest block
 /// id and count blocks whichever way a report was made.
 ///
+/// # Repeated blocks
+///
+/// A source that knows that a block makes the calls an earlier block of its
+/// class made ([`Consumer::repeat_block`]: the PTX interpreter's blocks that
+/// run alike) gives it as a repeat. A class's first repeat is checked as any
+/// block is, and its report is kept with the requests and the instructions
+/// not checked it counted (at most [`CLASSES_BYTES`](Self::CLASSES_BYTES)
+/// together, the oldest giving way). Each further repeat adds them under its
+/// own block index without running anything: exact for the reason above
+/// (the report is a function of the calls, the thread count and the
+/// capability, and the last two are checked to be the class's), and so is
+/// what the kernel counts by name and request. A checker
+/// [`without_memo`](Self::without_memo) checks every repeat.
+///
 /// # Memory
 ///
 /// One block at a time: the block model's state (see [`Block`]) and, for a
 /// block of unknown size, at most [`MAX_HELD`](Self::MAX_HELD) held events;
 /// per kernel, the reference block's events (at most
-/// [`MAX_REFERENCE`](Self::MAX_REFERENCE), 176 bytes each) and report;
+/// [`MAX_REFERENCE`](Self::MAX_REFERENCE), 176 bytes each) and report,
+/// and the reports of classes of repeated blocks (at most
+/// [`CLASSES_BYTES`](Self::CLASSES_BYTES));
 /// one entry per distinct pair of racing instructions up to the list's cap
 /// ([`with_max_hazards`](Self::with_max_hazards), [`Block::MAX_HAZARDS`] by
 /// default: about 90 bytes each) and a 24-byte key per pair past it (at most
@@ -549,10 +565,27 @@ pub struct Racecheck {
     loads: Vec<Option<(Site, WarpRequest)>>,
     /// The open kernel's reference block, for blocks that repeat it.
     reference: Reference,
-    /// Whether identical blocks reuse the reference's report.
+    /// Whether identical blocks reuse the reference's report, and repeated
+    /// blocks their class's ([`Consumer::repeat_block`]).
     memo: bool,
     /// The most hazards listed a block and a kernel.
     max_hazards: usize,
+    /// The open kernel's classes of blocks: each one's part of the kernel.
+    classes: PerClass<ClassPart>,
+    /// Whether the block being closed is a class's first repeat, and its
+    /// report once it is closed.
+    capture: Option<Option<BlockReport>>,
+}
+
+/// A block's part of its kernel's findings, for the further blocks of its
+/// class (see [`Racecheck`], "Repeated blocks").
+#[derive(Debug)]
+struct ClassPart {
+    threads: u32,
+    capability: ComputeCapability,
+    report: BlockReport,
+    requests: u64,
+    not_checked: Vec<(String, u64)>,
 }
 
 impl Default for Racecheck {
@@ -576,6 +609,14 @@ impl Racecheck {
     /// ```
     pub const MAX_REFERENCE: usize = 1 << 16;
 
+    /// Bytes the reports kept for classes of repeated blocks take at most,
+    /// together (see "Repeated blocks" above).
+    ///
+    /// ```
+    /// assert_eq!(smem_model::Racecheck::CLASSES_BYTES, 64 << 20);
+    /// ```
+    pub const CLASSES_BYTES: usize = 64 << 20;
+
     /// A checker that takes each kernel's capability from its source
     /// ([`KernelInfo::capability`]), sm_90 where the source has none.
     pub const fn new() -> Self {
@@ -590,12 +631,14 @@ impl Racecheck {
             reference: Reference::Empty,
             memo: true,
             max_hazards: Block::MAX_HAZARDS,
+            classes: PerClass::new(Self::CLASSES_BYTES),
+            capture: None,
         }
     }
 
     /// The same checker without the reuse of identical blocks' reports (see
-    /// "Identical blocks" above): every block runs. For tests and benchmarks
-    /// of that reuse, which changes no result.
+    /// "Identical blocks" and "Repeated blocks" above): every block runs.
+    /// For tests and benchmarks of that reuse, which changes no result.
     #[doc(hidden)]
     #[must_use]
     pub fn without_memo(mut self) -> Self {
@@ -723,6 +766,9 @@ impl Racecheck {
             self.current = Current::None;
             let reference = core::mem::replace(&mut self.reference, Reference::Off);
             if let Reference::Done { report, .. } = &reference {
+                if let Some(capture) = &mut self.capture {
+                    *capture = Some(report.clone());
+                }
                 let kernel = self.kernel();
                 kernel.blocks += 1;
                 kernel.merge(id, report);
@@ -762,6 +808,9 @@ impl Racecheck {
         let kernel = self.kernel();
         kernel.blocks += 1;
         kernel.merge(id, &report);
+        if let Some(capture) = &mut self.capture {
+            *capture = Some(report);
+        }
         Ok(())
     }
 }
@@ -862,6 +911,7 @@ impl Consumer for Racecheck {
             .or(kernel.capability)
             .unwrap_or(DEFAULT_CAPABILITY);
         self.block_dim = kernel.block_dim;
+        self.classes.clear();
         // A grid of one block has no later block to reuse a report for.
         let one_block = kernel
             .grid_dim
@@ -1065,6 +1115,21 @@ impl Consumer for Racecheck {
         self.close()
     }
 
+    /// Adds the block's part as its class's first repeat found it (see
+    /// "Repeated blocks" above).
+    fn repeat_block(&mut self, block: &BlockInfo, repeat: &Repeat<'_>) -> Result<(), Error> {
+        self.close()?;
+        let threads = match block.threads {
+            Some(threads) => Some(threads),
+            None => self.kernel_threads()?,
+        };
+        // Out of the checker while it checks (put back below).
+        let mut classes = core::mem::replace(&mut self.classes, PerClass::new(0));
+        let result = self.repeat(block, repeat, threads, &mut classes);
+        self.classes = classes;
+        result
+    }
+
     fn end_kernel(&mut self) -> Result<(), Error> {
         self.close()
     }
@@ -1197,6 +1262,71 @@ impl Racecheck {
         Ok(())
     }
 
+    /// [`Consumer::repeat_block`] of a block of `threads` threads (none:
+    /// unknown), the open block closed.
+    fn repeat(
+        &mut self,
+        block: &BlockInfo,
+        repeat: &Repeat<'_>,
+        threads: Option<u32>,
+        classes: &mut PerClass<ClassPart>,
+    ) -> Result<(), Error> {
+        let capability = self.capability;
+        let known = classes.get(repeat.class()).filter(|part| {
+            self.memo && Some(part.threads) == threads && part.capability == capability
+        });
+        if let Some(part) = known {
+            let kernel = self.kernel();
+            kernel.requests += part.requests;
+            for (name, n) in &part.not_checked {
+                match kernel.not_checked.get_mut(name) {
+                    Some(count) => *count += n,
+                    None => {
+                        kernel.not_checked.insert(name.clone(), *n);
+                    }
+                }
+            }
+            kernel.blocks += 1;
+            kernel.merge(block.id, &part.report);
+            return Ok(());
+        }
+        let (requests, not_checked) = {
+            let kernel = self.kernel();
+            (kernel.requests, kernel.not_checked.clone())
+        };
+        self.begin_block(block)?;
+        self.capture = Some(None);
+        let run = repeat.replay(self).and_then(|()| self.end_block());
+        let report = self.capture.take().flatten();
+        run?;
+        let (Some(threads), Some(report), true) = (threads, report, self.memo) else {
+            return Ok(());
+        };
+        let kernel = self.kernel();
+        let not_checked: Vec<(String, u64)> = kernel
+            .not_checked
+            .iter()
+            .filter_map(|(name, &n)| {
+                let before = not_checked.get(name).copied().unwrap_or(0);
+                (n > before).then(|| (name.clone(), n - before))
+            })
+            .collect();
+        let bytes = core::mem::size_of::<ClassPart>()
+            + core::mem::size_of_val(report.hazards())
+            + core::mem::size_of_val(report.not_listed().0)
+            + core::mem::size_of_val(report.barrier_errors())
+            + not_checked.iter().map(|(n, _)| n.len() + 32).sum::<usize>();
+        let part = ClassPart {
+            threads,
+            capability,
+            report,
+            requests: kernel.requests - requests,
+            not_checked,
+        };
+        classes.keep(repeat.class(), part, bytes);
+        Ok(())
+    }
+
     /// Gives the loads held back to the block model.
     fn flush_loads(&mut self) -> Result<(), Error> {
         for warp in 0..self.loads.len() {
@@ -1323,6 +1453,86 @@ impl Racecheck {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernel::{BarrierKind, BlockClass, Recall, Recorded};
+
+    /// A block's calls, warp and event.
+    struct Calls(Vec<(u32, Event<'static>)>);
+
+    impl Recorded for Calls {
+        fn each(&self, f: &mut dyn FnMut(Recall<'_>) -> Result<(), Error>) -> Result<(), Error> {
+            for (warp, event) in &self.0 {
+                let (warp, unchanged) = (*warp, None);
+                f(Recall::Event {
+                    warp,
+                    event,
+                    unchanged,
+                })?;
+            }
+            Ok(())
+        }
+    }
+
+    /// Two classes of blocks, one racing (warps 0 and 1 store to one word)
+    /// and one with a barrier warp 1 never reaches and an instruction not
+    /// checked, met out of index order: the repeated blocks' parts give
+    /// the kernel what their calls give, each finding's example the lowest
+    /// block and its count of blocks.
+    #[test]
+    fn repeated_blocks_add_what_their_calls_add() {
+        let store = |pc| {
+            let request =
+                WarpRequest::from_fn(crate::Op::Store, 4, |l| (l.get() == 0).then_some(0));
+            Event::Access {
+                site: Site::pc(pc),
+                request: request.unwrap(),
+            }
+        };
+        let bar = Event::Barrier {
+            site: Site::pc(3),
+            lanes: LaneSet::FULL,
+            id: 0,
+            threads: None,
+            kind: BarrierKind::Sync,
+        };
+        let other = Event::Unmodelled {
+            site: Site::pc(4),
+            lanes: LaneSet::FULL,
+            name: "x",
+        };
+        let racing = Calls(vec![(0, store(1)), (1, store(2))]);
+        let stuck = Calls(vec![(0, bar), (0, other), (1, store(5))]);
+        let classes = [BlockClass::new(), BlockClass::new()];
+        let mut by_calls = Racecheck::new();
+        let mut by_parts = Racecheck::new();
+        let kernel = KernelInfo::named("k").with_block_dim([64, 1, 1]);
+        by_calls.begin_kernel(&kernel).unwrap();
+        by_parts.begin_kernel(&kernel).unwrap();
+        let mut met = [false; 2];
+        for (x, c) in [(5, 0), (4, 1), (3, 0), (1, 1), (0, 0), (2, 1)] {
+            let calls = [&racing, &stuck][c];
+            let block = BlockInfo::new([x, 0, 0], None);
+            let repeat = Repeat::new(classes[c], calls);
+            by_calls.begin_block(&block).unwrap();
+            repeat.replay(&mut by_calls).unwrap();
+            by_calls.end_block().unwrap();
+            if met[c] {
+                by_parts.repeat_block(&block, &repeat).unwrap();
+            } else {
+                by_parts.begin_block(&block).unwrap();
+                repeat.replay(&mut by_parts).unwrap();
+                by_parts.end_block().unwrap();
+                met[c] = true;
+            }
+            assert_eq!(by_parts.kernels(), by_calls.kernels(), "block {x}");
+        }
+        let kernel = &by_parts.kernels()[0];
+        let hazard = kernel.hazards().next().unwrap();
+        assert_eq!((hazard.block(), hazard.blocks()), ([0, 0, 0], 3));
+        let barrier = kernel.barrier_errors().next().unwrap();
+        assert_eq!((barrier.block(), barrier.blocks()), ([1, 0, 0], 3));
+        assert_eq!(kernel.not_checked().collect::<Vec<_>>(), [("x", 3)]);
+        assert_eq!((kernel.blocks(), kernel.requests()), (6, 9));
+    }
 
     #[test]
     fn a_reference_event_is_176_bytes() {

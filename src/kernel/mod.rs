@@ -69,7 +69,11 @@ pub mod accelsim;
 pub mod ncu;
 #[cfg(feature = "ptx")]
 pub mod ptx;
+mod repeat;
 pub mod tally;
+
+pub use repeat::{BlockClass, Repeat};
+pub(crate) use repeat::{PerClass, Recall, Recorded};
 
 use crate::{AccessWidth, ComputeCapability, ConstantLoad, Error, LaneSet, Op, WarpRequest};
 
@@ -738,6 +742,88 @@ pub trait Consumer {
     /// The consumer's own.
     fn end_block(&mut self) -> Result<(), Error> {
         Ok(())
+    }
+
+    /// Block `block` makes exactly the calls an earlier block of its class
+    /// made between its `begin_block` and its `end_block` (see [`Repeat`]):
+    /// a source that knows this (the PTX interpreter, for blocks that run
+    /// alike) calls this instead of those three.
+    ///
+    /// The default gives the calls: `begin_block(block)`, every call of
+    /// [`Repeat::replay`], `end_block()`. A consumer whose part of a block
+    /// is a function of the block's calls and of its [`BlockInfo`] (sums,
+    /// reports that name the block) may instead work that part out once a
+    /// class ([`Repeat::class`]) and add it for each further block. Its
+    /// state afterwards must be what the default leaves; only an error may
+    /// come at another call (the source stops at the first error either
+    /// way). [`Tally`](tally::Tally) and [`Racecheck`](crate::Racecheck) do
+    /// so, and a consumer that passes calls on to others passes this on.
+    ///
+    /// # Errors
+    ///
+    /// The consumer's own.
+    ///
+    /// # Example
+    ///
+    /// A consumer that counts requests per block: each class's count is
+    /// taken once and added for its further blocks.
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    ///
+    /// use smem_model::kernel::{BlockClass, BlockInfo, Consumer, Event, Repeat};
+    /// use smem_model::Error;
+    ///
+    /// #[derive(Default)]
+    /// struct Requests {
+    ///     total: u64,
+    ///     per_class: HashMap<BlockClass, u64>,
+    /// }
+    ///
+    /// impl Consumer for Requests {
+    ///     fn event(&mut self, _warp: u32, event: &Event<'_>) -> Result<(), Error> {
+    ///         self.total += u64::from(matches!(event, Event::Access { .. }));
+    ///         Ok(())
+    ///     }
+    ///
+    ///     fn repeat_block(&mut self, block: &BlockInfo, repeat: &Repeat<'_>) -> Result<(), Error> {
+    ///         if let Some(&n) = self.per_class.get(&repeat.class()) {
+    ///             self.total += n;
+    ///             return Ok(());
+    ///         }
+    ///         let before = self.total;
+    ///         self.begin_block(block)?;
+    ///         repeat.replay(self)?;
+    ///         self.end_block()?;
+    ///         self.per_class.insert(repeat.class(), self.total - before);
+    ///         Ok(())
+    ///     }
+    /// }
+    ///
+    /// # #[cfg(feature = "ptx")]
+    /// # {
+    /// use smem_model::kernel::ptx::{self, Kernel, KernelLaunch, RunOptions};
+    ///
+    /// // Four blocks alike, of two warps each storing once: one interpreted,
+    /// // the second given as the class's first repeat, two more added.
+    /// let module = ptx::parse(
+    ///     ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\
+    ///      .reg .b32 %r<4>;\n.shared .align 4 .b8 s[256];\nmov.u32 %r1, %tid.x;\n\
+    ///      shl.b32 %r2, %r1, 2;\nmov.u32 %r3, s;\nadd.s32 %r3, %r3, %r2;\n\
+    ///      st.shared.u32 [%r3], %r1;\nret;\n}\n",
+    /// )?;
+    /// let mut requests = Requests::default();
+    /// let launch = KernelLaunch::new([4, 1, 1], [64, 1, 1])?;
+    /// let summary = Kernel::new(&module, None)?.run(&launch, &RunOptions::new(), &mut requests)?;
+    /// assert_eq!((summary.blocks_interpreted, requests.total), (1, 8));
+    /// assert_eq!(requests.per_class.len(), 1);
+    /// # }
+    /// # Ok::<(), Error>(())
+    /// ```
+    fn repeat_block(&mut self, block: &BlockInfo, repeat: &Repeat<'_>) -> Result<(), Error> {
+        self.begin_block(block)?;
+        repeat.replay(self)?;
+        self.end_block()
     }
 
     /// The current kernel ends.

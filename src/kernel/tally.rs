@@ -7,7 +7,10 @@
 //! parts of an input, [merged](Tally::merge), equal the tally of the whole,
 //! whatever the parts: `smem trace` tallies chunks of lines on several
 //! threads and merges them, and `smem trace --merge` merges the totals of
-//! runs over different files.
+//! runs over different files. For the same reason a block that repeats its
+//! class ([`Consumer::repeat_block`]) is counted by adding what the class's
+//! first repeat counted, worked out once, not by counting its events again
+//! (`tally/repeat.rs` says why that is exact).
 //!
 //! # Example
 //!
@@ -29,10 +32,12 @@
 //! # Ok::<(), smem_model::Error>(())
 //! ```
 
+mod repeat;
+
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap};
 
-use super::{Consumer, Event, KernelInfo, Place};
+use super::{BlockInfo, Consumer, Event, KernelInfo, PerClass, Place, Repeat};
 use crate::{
     AccessWidth, BankConfig, ComputeCapability, Cost, CpAsync, Error, LaneSet, Op, WarpRequest,
 };
@@ -609,6 +614,9 @@ pub struct Tally {
     ldgsts_bypass_unbounded: u64,
     errors: Vec<TallyError>,
     error_count: u64,
+    /// The parts of the classes of blocks met
+    /// ([`Consumer::repeat_block`]).
+    parts: PerClass<repeat::BlockPart>,
 }
 
 impl Default for Tally {
@@ -654,6 +662,7 @@ impl Tally {
             ldgsts_bypass_unbounded: 0,
             errors: Vec::new(),
             error_count: 0,
+            parts: PerClass::new(repeat::PARTS_BYTES),
         }
     }
 
@@ -1282,6 +1291,7 @@ fn keep_best(best: &mut Vec<Entry>, entry: Entry, top: usize) {
 
 impl Consumer for Tally {
     fn begin_kernel(&mut self, kernel: &KernelInfo<'_>) -> Result<(), Error> {
+        self.parts.clear();
         self.kernel = self.intern(kernel.name);
         let capability = self
             .capability
@@ -1437,5 +1447,13 @@ impl Consumer for Tally {
             _ => self.other_instructions += 1,
         }
         Ok(())
+    }
+
+    /// Adds the block's counts as the class's first repeat gave them (see
+    /// [`Consumer::repeat_block`]): the same as counting its events, at the
+    /// cost of a few sums (why it is the same: the `repeat` module's docs,
+    /// in the source).
+    fn repeat_block(&mut self, block: &BlockInfo, repeat: &Repeat<'_>) -> Result<(), Error> {
+        self.repeat(block, repeat)
     }
 }

@@ -29,7 +29,7 @@ use smem_model::kernel::ptx::{
     RunSummary,
 };
 use smem_model::kernel::tally::{nvprof_counters, Entry, Profiler, Tally, Totals};
-use smem_model::kernel::{BlockInfo, Consumer, Event, KernelInfo, Place};
+use smem_model::kernel::{BlockInfo, Consumer, Event, KernelInfo, Place, Repeat};
 use smem_model::{ComputeCapability, Error, KernelRaces, LaneSet, Racecheck};
 
 use crate::output::{emit, fail, plural, styled, HEADING, NOTE, WARN};
@@ -268,6 +268,11 @@ impl Consumer for Both<'_> {
     fn end_block(&mut self) -> Result<(), Error> {
         self.tally.end_block()?;
         self.races.end_block()
+    }
+
+    fn repeat_block(&mut self, block: &BlockInfo, repeat: &Repeat<'_>) -> Result<(), Error> {
+        self.tally.repeat_block(block, repeat)?;
+        self.races.repeat_block(block, repeat)
     }
 
     fn end_kernel(&mut self) -> Result<(), Error> {

@@ -8,9 +8,12 @@
 //! index, the block's calls in their order, `end_block`. A block interpreted
 //! on another thread records its calls on a [`Tape`], which this thread
 //! gives to the consumer when the block's turn comes; a block whose class
-//! has a tape is given that tape. Notes and steps are added per block, the
-//! same way. So neither the reuse nor the number of threads changes
-//! anything the consumer or the summary holds, errors included.
+//! has a tape is given as a repeat of it ([`Consumer::repeat_block`]: by
+//! default the tape's calls between `begin_block` and `end_block`; the
+//! library's consumers add what they worked out for the class instead).
+//! Notes and steps are added per block, the same way. So neither the reuse
+//! nor the number of threads changes anything the consumer or the summary
+//! holds, errors included.
 //!
 //! Memory: the blocks are never listed (the `n`-th is computed); tapes of
 //! blocks in flight hold at most [`IN_FLIGHT_BYTES`] together (a block with
@@ -26,7 +29,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
-use crate::kernel::{BlockInfo, Consumer};
+use crate::kernel::{BlockClass, BlockInfo, Consumer, Repeat};
 use crate::{ComputeCapability, Error};
 
 use super::classes::{self, Relevant};
@@ -147,6 +150,8 @@ pub(crate) struct Totals {
 
 /// A class's recorded run.
 struct Class {
+    /// What the consumer is told the class is.
+    id: BlockClass,
     tape: Arc<Tape>,
     steps: u64,
     notes: Notes,
@@ -411,6 +416,7 @@ impl Cache {
                 self.classes.insert(
                     key,
                     Class {
+                        id: BlockClass::new(),
                         tape: Arc::new(tape),
                         steps,
                         notes,
@@ -445,28 +451,29 @@ fn serial<C: Consumer + ?Sized>(
         budget.check(i, totals.steps)?;
         progress(launch, i, n)?;
         let id = launch.id(blocks.get(i));
-        consumer.begin_block(&BlockInfo::new(id, Some(launch.threads())))?;
+        let info = BlockInfo::new(id, Some(launch.threads()));
         let key = if keys.reuse {
             keys.take(launch, i, id)
         } else {
             None
         };
         if let Some(class) = key.and_then(|key| cache.get(&key)) {
-            class.tape.replay(consumer)?;
+            consumer.repeat_block(&info, &Repeat::new(class.id, &*class.tape))?;
             add_notes(&mut totals.notes, &class.notes);
             totals.steps += class.steps;
             budget.ran(class.steps);
-        } else {
-            let room = key.map_or(0, |key| cache.room(&key));
-            let (run, notes, tape) = interpret(launch, id, room, consumer);
-            add_notes(&mut totals.notes, &notes);
-            let run = run?;
-            totals.steps += run.steps;
-            totals.interpreted += 1;
-            budget.ran(run.steps);
-            if let Some(key) = key {
-                cache.keep(key, tape, run.steps, notes);
-            }
+            continue;
+        }
+        consumer.begin_block(&info)?;
+        let room = key.map_or(0, |key| cache.room(&key));
+        let (run, notes, tape) = interpret(launch, id, room, consumer);
+        add_notes(&mut totals.notes, &notes);
+        let run = run?;
+        totals.steps += run.steps;
+        totals.interpreted += 1;
+        budget.ran(run.steps);
+        if let Some(key) = key {
+            cache.keep(key, tape, run.steps, notes);
         }
         consumer.end_block()?;
     }
@@ -591,16 +598,16 @@ fn feed<C: Consumer + ?Sized>(
         } else {
             None
         };
-        consumer.begin_block(&BlockInfo::new(id, Some(launch.threads())))?;
+        let info = BlockInfo::new(id, Some(launch.threads()));
         let class = key.and_then(|key| cache.get(&key));
         if let (Some(class), false) = (class, out.contains_key(&i)) {
-            class.tape.replay(consumer)?;
+            consumer.repeat_block(&info, &Repeat::new(class.id, &*class.tape))?;
             add_notes(&mut totals.notes, &class.notes);
             totals.steps += class.steps;
             budget.ran(class.steps);
-            consumer.end_block()?;
             continue;
         }
+        consumer.begin_block(&info)?;
         let outcome = if out.contains_key(&i) {
             while out.get(&i).is_some_and(Option::is_none) {
                 let (j, back) = done.recv().map_err(|_| Error::Interrupted)?;

@@ -1,12 +1,14 @@
 //! A block's events, kept to be given to a consumer later: once in block
-//! order when the block ran on another thread, once per block of its class
-//! when blocks run alike ([`classes`](super::classes)).
+//! order when the block ran on another thread, and as the calls of each
+//! further block of its class when blocks run alike
+//! ([`classes`](super::classes)), which a consumer may take or not
+//! ([`Repeat`](crate::kernel::Repeat)).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use crate::kernel::{Consumer, Event, Place};
+use crate::kernel::{Consumer, Event, Place, Recall, Recorded};
 use crate::{Error, LaneSet};
 
 /// One call a block's run made on its consumer.
@@ -274,6 +276,11 @@ impl Tape {
     ///
     /// The consumer's, at the call that returned it.
     pub(super) fn replay<C: Consumer + ?Sized>(&self, consumer: &mut C) -> Result<(), Error> {
+        self.each(|call| call.give(consumer))
+    }
+
+    /// Calls `f` with each recorded call, in order, up to the first error.
+    fn each<F: FnMut(Recall<'_>) -> Result<(), Error>>(&self, mut f: F) -> Result<(), Error> {
         for call in &self.calls {
             match *call {
                 Call::Event {
@@ -323,10 +330,11 @@ impl Tape {
                         },
                         other => other,
                     };
-                    match unchanged {
-                        None => consumer.event(warp, &event)?,
-                        Some(lanes) => consumer.event_unchanged(warp, &event, lanes)?,
-                    }
+                    f(Recall::Event {
+                        warp,
+                        event: &event,
+                        unchanged,
+                    })?;
                 }
                 Call::Place {
                     input,
@@ -335,14 +343,20 @@ impl Tape {
                     source_file,
                 } => {
                     let mut place = Place::new(input, line, &self.names[instruction as usize]);
-                    if let Some(f) = source_file {
-                        place = place.with_source_file(&self.names[f as usize]);
+                    if let Some(file) = source_file {
+                        place = place.with_source_file(&self.names[file as usize]);
                     }
-                    consumer.place(&place);
+                    f(Recall::Place(&place))?;
                 }
             }
         }
         Ok(())
+    }
+}
+
+impl Recorded for Tape {
+    fn each(&self, f: &mut dyn FnMut(Recall<'_>) -> Result<(), Error>) -> Result<(), Error> {
+        Tape::each(self, f)
     }
 }
 
