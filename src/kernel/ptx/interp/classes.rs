@@ -529,6 +529,7 @@ fn special(s: Special, given: &Given<'_>, program: &Program) -> Fact {
         Special::Ntid(d) => Fact::constant(u64::from(given.block[comp(d)])),
         Special::Nctaid(d) => Fact::constant(u64::from(given.grid[comp(d)])),
         Special::WarpSize => Fact::constant(32),
+        Special::GridWorkspace => Fact::constant(super::ir::GRID_WORKSPACE_HALF),
         Special::DynamicSmemSize => Fact::constant(u64::from(given.dynamic_shared)),
         Special::TotalSmemSize => {
             Fact::constant(u64::from(program.static_shared) + u64::from(given.dynamic_shared))

@@ -823,6 +823,7 @@ impl Ctx<'_> {
             Special::DynamicSmemSize => u64::from(self.dynamic_shared),
             Special::TotalSmemSize => u64::from(self.program.static_shared + self.dynamic_shared),
             Special::WarpSize => 32,
+            Special::GridWorkspace => super::ir::GRID_WORKSPACE_HALF,
             Special::Unknown => return Err(None),
         }))
     }

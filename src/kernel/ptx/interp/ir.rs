@@ -130,9 +130,19 @@ pub(crate) enum Special {
     ClusterNctarank,
     /// `%is_explicit_cluster`: 1 in a launch with clusters.
     ExplicitCluster,
-    /// `%clock`, `%smid`, `%globaltimer`, ...: unknown.
+    /// `%envreg1` and `%envreg2`, which hold the grid workspace the driver
+    /// gives a cooperative launch (cooperative groups' `grid.sync()` reads
+    /// them and traps where they are null): modelled as a launch that is
+    /// cooperative, each [`GRID_WORKSPACE_HALF`]. A modelling choice: a
+    /// kernel that syncs its grid runs only so.
+    GridWorkspace,
+    /// `%clock`, `%smid`, `%globaltimer`, the other `%envreg`s, ...: unknown.
     Unknown,
 }
+
+/// Each half of the grid workspace address ([`Special::GridWorkspace`]): a
+/// nonzero fake global address, 256-byte aligned in either half's place.
+pub(crate) const GRID_WORKSPACE_HALF: u64 = 0x7e00_0000;
 
 /// An instruction operand that is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1780,6 +1780,7 @@ fn special(s: ast::Special, c: u8) -> Special {
         S::Clusterid => Special::ClusterId(c),
         S::Nclusterid => Special::NclusterId(c),
         S::WarpSz => Special::WarpSize,
+        S::Envreg(1 | 2) => Special::GridWorkspace,
         _ => Special::Unknown,
     }
 }

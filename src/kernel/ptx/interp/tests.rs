@@ -783,3 +783,32 @@ fn a_grid_stride_loop_is_interpreted_once_per_trip_count() {
     let (_, interpreted, _) = grid_stride(shared);
     assert_eq!(interpreted, 3);
 }
+
+#[test]
+fn a_cooperative_launch_has_its_grid_workspace() {
+    // Cooperative groups' grid.sync(): the workspace pointer from
+    // %envreg1:%envreg2, a trap where it is null, then the block goes on.
+    let body = r#"
+.visible .entry k()
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    .shared .align 4 .b8 s[128];
+    mov.u32 %r1, %envreg2;
+    mov.u32 %r2, %envreg1;
+    mov.b64 %rd1, {%r1, %r2};
+    setp.ne.s64 %p1, %rd1, 0;
+    @%p1 bra $L_ok;
+    trap;
+$L_ok:
+    mov.u32 %r3, %tid.x;
+    shl.b32 %r4, %r3, 2;
+    st.shared.u32 [%r4], %r3;
+    ret;
+}
+"#;
+    let (log, summary) = run(body, 32, &[]).unwrap();
+    assert_eq!(log.accesses.len(), 1);
+    assert!(summary.notes.is_empty(), "{:?}", summary.notes);
+}
