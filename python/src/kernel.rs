@@ -15,8 +15,8 @@ use smem_model::kernel::ncu::profile;
 use smem_model::kernel::ptx::resolve::{self, TritonMeta};
 use smem_model::kernel::ptx::{self, Arg, ArgKey, Kernel, KernelLaunch, NoteKind, RunOptions};
 use smem_model::kernel::tally::{Profiler, Tally};
-use smem_model::kernel::{BlockInfo, Consumer, Event, KernelInfo, Place};
-use smem_model::{ComputeCapability, Error, Racecheck};
+use smem_model::kernel::{BlockInfo, Consumer, Event, KernelInfo, Place, Repeat};
+use smem_model::{ComputeCapability, Error, LaneSet, Racecheck};
 
 use crate::args::{self, bounded, describe, value_error};
 use crate::trace::{summary_of, PySummary};
@@ -223,9 +223,29 @@ impl Consumer for Both<'_> {
         self.races.event(warp, event)
     }
 
+    // The race checker needs the lanes that store what memory holds (no
+    // write-after-write hazard), as `smem kernel` gives them.
+    fn event_unchanged(
+        &mut self,
+        warp: u32,
+        event: &Event<'_>,
+        unchanged: LaneSet,
+    ) -> Result<(), Error> {
+        self.signals.check()?;
+        self.tally.event_unchanged(warp, event, unchanged)?;
+        self.races.event_unchanged(warp, event, unchanged)
+    }
+
     fn end_block(&mut self) -> Result<(), Error> {
         self.tally.end_block()?;
         self.races.end_block()
+    }
+
+    fn repeat_block(&mut self, block: &BlockInfo, repeat: &Repeat<'_>) -> Result<(), Error> {
+        self.signals.calls |= 255;
+        self.signals.check()?;
+        self.tally.repeat_block(block, repeat)?;
+        self.races.repeat_block(block, repeat)
     }
 
     fn end_kernel(&mut self) -> Result<(), Error> {

@@ -251,7 +251,9 @@ def cli(path, *args):
 
 
 @pytest.mark.skipif(SMEM is None, reason="no smem binary (cargo build --release --features cli)")
-@pytest.mark.parametrize("name", ["transpose_naive_smem", "ldmatrix_stmatrix", "triton_softmax", "histogram_atomics"])
+@pytest.mark.parametrize(
+    "name", ["transpose_naive_smem", "ldmatrix_stmatrix", "triton_softmax", "histogram_atomics", "triton_colsum"]
+)
 def test_the_cli_and_python_give_one_answer(name):
     # The same PTX through `smem kernel --json` and `smem_model.kernel`, each
     # left to its defaults (the arch from the PTX or Triton's metadata).
