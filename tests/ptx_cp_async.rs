@@ -285,6 +285,10 @@ fn bypass_wavefronts_follow_the_line_pairs() {
         match probe {
             "cgU" | "cgImm" | "cgU16" => {
                 let rule = ldgsts_bypass_wavefronts(&shared, &global);
+                // What the interpreter's event carries: each address less
+                // the first lane's 128-byte line.
+                let relative = global.map(|g| g.wrapping_sub(global[0] & !127));
+                assert_eq!(ldgsts_bypass_wavefronts(&shared, &relative), rule);
                 let measured = ncu(&m, WAVES);
                 if rule.exact {
                     assert_eq!(measured, copies * rule.wavefronts, "{what}");

@@ -337,6 +337,9 @@ fn statement(out: &mut String, i: usize, (kind, a, b, k): (u8, u8, u8, u8)) {
     let b = SOURCES[usize::from(b) % SOURCES.len()];
     let r = |j: usize| format!("%r{}", 20 + 10 * i + j);
     let (r0, r1, r2, r3, r4, r5) = (r(0), r(1), r(2), r(3), r(4), r(5));
+    // Written once each (the analyses are flow-insensitive: a register
+    // written twice holds what either write may leave).
+    let (r6, r7, r8, r9) = (r(6), r(7), r(8), r(9));
     // A word of s chosen by `x`: s + 4 (x & 255).
     let at = |out: &mut String, x: &str| {
         writeln!(
@@ -358,7 +361,21 @@ fn statement(out: &mut String, i: usize, (kind, a, b, k): (u8, u8, u8, u8)) {
         )
         .unwrap();
     };
-    match kind % 12 {
+    // A 16-byte cp.async.cg to the thread's 16 bytes from
+    // g + ({r4} << 4) + 16 (tid & 7), reading where `size` is not 0: its
+    // event carries the lanes' sources relative to the first one's
+    // 128-byte line.
+    let bypass = |out: &mut String, size: &str| {
+        writeln!(
+            out,
+            "and.b32 {r2}, %r3, 63;\nshl.b32 {r2}, {r2}, 4;\nadd.s32 {r2}, {r2}, %r2;\n\
+             and.b32 {r5}, %r3, 7;\nshl.b32 {r6}, {r4}, 4;\nshl.b32 {r7}, {r5}, 4;\n\
+             add.s32 {r8}, {r6}, {r7};\ncvt.u64.u32 %rd2, {r8};\nadd.s64 %rd3, %rd1, %rd2;\n\
+             cp.async.cg.shared.global [{r2}], [%rd3], 16, {size};\ncp.async.wait_all;"
+        )
+        .unwrap();
+    };
+    match kind % 14 {
         // A shared store: address from a, value from b.
         0 => {
             at(out, &r0);
@@ -446,7 +463,26 @@ fn statement(out: &mut String, i: usize, (kind, a, b, k): (u8, u8, u8, u8)) {
             at(out, &r0);
             writeln!(out, "atom.shared.add.u32 {r3}, [{r2}], {r1};").unwrap();
         }
-        _ => unreachable!("kind % 12"),
+        // A bypassing copy from a << (k + 4): 128-byte aligned where
+        // k >= 3, the same in every lane where a is the block index or a
+        // constant.
+        12 => {
+            writeln!(out, "shl.b32 {r4}, {r0}, {k};").unwrap();
+            bypass(out, "16");
+        }
+        // The same from a b << k (varying by lane where one is the thread
+        // index and the other the block index), with a src-size register:
+        // 16 where tid.x & 4 (lanes 0 to 3 of each 8 read nothing).
+        13 => {
+            writeln!(
+                out,
+                "mul.lo.s32 {r9}, {r0}, {r1};\nshl.b32 {r4}, {r9}, {k};\nand.b32 {r3}, %r3, 4;\n\
+                 shl.b32 {r3}, {r3}, 2;"
+            )
+            .unwrap();
+            bypass(out, &r3);
+        }
+        _ => unreachable!("kind % 14"),
     }
 }
 
@@ -475,8 +511,9 @@ proptest! {
 
     /// Generated kernels that use the block index in shared addresses,
     /// stored values, guards, branches, loop bounds, global addresses,
-    /// param memory, atomics and cp.async sources: the same calls every
-    /// way.
+    /// param memory, atomics and cp.async sources (`.ca`, and `.cg` at
+    /// block-dependent offsets the same in every lane, 128-byte aligned or
+    /// not, or varying by lane): the same calls every way.
     #[test]
     fn generated_kernels_give_the_same_calls_every_way(
         statements in prop::collection::vec((any::<u8>(), any::<u8>(), any::<u8>(), 0u8..8), 1..8),
@@ -510,7 +547,7 @@ fn each_generated_statement_runs_and_reuse_follows_the_block_index() {
     let launch = KernelLaunch::new([4, 3, 2], [64, 1, 1])
         .unwrap()
         .with_arg("n=5".parse().unwrap());
-    for kind in 0..12u8 {
+    for kind in 0..14u8 {
         // Values from the thread index only: every block alike.
         let kernel =
             Kernel::new(&ptx::parse(&generated(&[(kind, 0, 0, 3)])).unwrap(), None).unwrap();
@@ -519,11 +556,16 @@ fn each_generated_statement_runs_and_reuse_follows_the_block_index() {
         let (interpreted, run) = same_every_way(&kernel, &launch, RunOptions::new());
         assert_eq!((interpreted, run), (1, 24), "statement {kind}");
         // From %ctaid.y: 3 kinds of block, but where it reaches only a
-        // global store's address and value.
+        // global store's address and value, or a bypassing copy's source
+        // in 128-byte steps the same in every lane.
         let kernel =
             Kernel::new(&ptx::parse(&generated(&[(kind, 2, 2, 3)])).unwrap(), None).unwrap();
         let (interpreted, run) = same_every_way(&kernel, &launch, RunOptions::new());
-        let expected = if matches!(kind, 5 | 6) { 1 } else { 3 };
+        let expected = if matches!(kind, 5 | 6 | 12 | 13) {
+            1
+        } else {
+            3
+        };
         assert_eq!((interpreted, run), (expected, 24), "statement {kind}");
     }
     // A cp.async from g + (ctaid.y << k): the low 7 bits keep ctaid.y mod
@@ -533,6 +575,21 @@ fn each_generated_statement_runs_and_reuse_follows_the_block_index() {
         let (interpreted, run) = same_every_way(&kernel, &launch, RunOptions::new());
         assert_eq!((interpreted, run), (expected, 24), "shift {k}");
     }
+    // A .cg from g + (ctaid.y << (k + 4)) + 16 (tid & 7), or 5 ctaid.y
+    // with a src-size register: the lanes' lines move together, the low 7
+    // bits keep ctaid.y mod 2^(3 - k). From g + 16 ctaid.y tid.x << k, the
+    // lanes move apart: every block on its own.
+    for (kind, b) in [(12, 0), (13, 4)] {
+        for (k, expected) in [(1, 3), (2, 2), (3, 1)] {
+            let text = generated(&[(kind, 2, b, k)]);
+            let kernel = Kernel::new(&ptx::parse(&text).unwrap(), None).unwrap();
+            let (interpreted, run) = same_every_way(&kernel, &launch, RunOptions::new());
+            assert_eq!((interpreted, run), (expected, 24), "{kind} shift {k}");
+        }
+    }
+    let kernel = Kernel::new(&ptx::parse(&generated(&[(13, 2, 0, 3)])).unwrap(), None).unwrap();
+    let (interpreted, run) = same_every_way(&kernel, &launch, RunOptions::new());
+    assert_eq!((interpreted, run), (3, 24));
 }
 
 /// The lead's case (04:45 UTC, found on main by the generator before its

@@ -254,20 +254,27 @@ pub enum Event<'a> {
     /// bits alone, [`CP_ASYNC_SOURCE_MASK`] of it (measured: the data passes
     /// through the L1's banks, a lane's bank being `(address / 4) % 32`, see
     /// [`ldgsts_wavefronts`](crate::kernel::tally::ldgsts_wavefronts));
-    /// `.cg`'s on the low 32 bits (measured: a 128-byte global line into a
-    /// 128-byte shared line at a time, see
+    /// `.cg`'s on which lanes read one 128-byte global line and where in
+    /// it (measured: a 128-byte global line into a 128-byte shared line at
+    /// a time, see
     /// [`ldgsts_bypass_wavefronts`](crate::kernel::tally::ldgsts_bypass_wavefronts)),
-    /// and on none of them with a src-size register (then the offsets are
-    /// 0). Sending no more lets blocks whose copies differ only in bits no
-    /// figure reads share one interpretation.
+    /// which each lane's address less the first reading lane's line tells
+    /// (its low 7 bits are the address's own, the rest say which lanes
+    /// share a line), with a src-size register or not. Sending no more
+    /// lets blocks whose copies differ only in what no figure reads share
+    /// one interpretation: a persistent GEMM's blocks copy tiles at
+    /// different addresses in the same pattern.
     /// A source that does not know the addresses does not send it.
     CpAsyncSource {
         /// Where it comes from.
         site: Site,
         /// The lanes that read global memory.
         lanes: LaneSet,
-        /// Each lane's global address: `& CP_ASYNC_SOURCE_MASK` for `.ca`,
-        /// its low 32 bits for `.cg`.
+        /// Each reading lane's global address: `& CP_ASYNC_SOURCE_MASK` for
+        /// `.ca`; for `.cg`, less the first reading lane's 128-byte line
+        /// (`address & !127`), in 32 bits (two lanes' lines are equal where
+        /// their addresses' low 32 bits say so, as before). 0 for a lane
+        /// that does not read.
         offsets: [u32; 32],
         /// Whether the src-size operand is a register (SASS gives the
         /// LDGSTS a source predicate operand, which Nsight Compute's

@@ -8,7 +8,7 @@
 //! number of its address, [`number`](super::number)), and nothing one block
 //! does is seen by another. So two blocks whose indices agree on what can
 //! reach what the consumer sees run alike: the same events in the same
-//! order, the same notes, the same steps, the same errors. [`relevant`]
+//! order, the same notes, the same steps, the same errors. [`classes`]
 //! finds, for each component, how many of its low bits that is (none, some,
 //! or all of it), by an analysis of the lowered program, flow-insensitive
 //! over each function's registers and over the `.param` and shared state
@@ -31,9 +31,12 @@
 //! needs every bit of its value. One sink needs fewer: the global address of
 //! a `cp.async`, whose global side is an event ([`Event::CpAsyncSource`]):
 //! `.ca` carries only its low 7 bits ([`CP_ASYNC_SOURCE_MASK`]), all its
-//! wavefronts depend on, `.cg` with a src-size register none (whether it is
-//! known decides whether the event is sent), plain `.cg` every bit; the
-//! source size needs every bit.
+//! wavefronts depend on; `.cg` carries each reading lane's low 7 bits and
+//! its line relative to the first reading lane's, which needs the low 7
+//! bits where the lanes' addresses move together from block to block (see
+//! "What a value keeps of the lane"), and every bit elsewhere; whether the
+//! addresses are known decides whether the event is sent. The source size
+//! needs every bit.
 //!
 //! # What a value keeps of the block index
 //!
@@ -112,6 +115,58 @@
 //! needs `ctaid.x mod 2`, one from `base + 128 ctaid.x + 4 tid` none of it:
 //! every block of a Triton grouped matmul at 4096^3 runs alike.
 //!
+//! # What a value keeps of the lane
+//!
+//! A `.cg` copy's event holds, for each reading lane `l`, its source `a_l`
+//! less the first reading lane's 128-byte line, `a_f & !127`, in 32 bits.
+//! Two blocks on one path (the same instructions under the same masks)
+//! whose sources differ by `d_l = a'_l - a_l` give the same event where
+//! every `d_l` is the same `d` (mod 2^32) and `d` is a multiple of 128:
+//! `(a_f + d) & !127 = (a_f & !127) + d`, so `a'_l - (a'_f & !127) = a_l -
+//! (a_f & !127)`. A persistent GEMM's tile copy is `base + tile(block,
+//! trip) + lane(tid)`: the tile's part moves every lane of a warp alike.
+//! Two facts of each value, where it is known, say when:
+//!
+//! - [`Fact::lanes`]: its bits from `lanes` up are the same in every lane
+//!   of a warp. `%ctaid`, `%ntid`, `%nctaid`, `%warpid`, constants and
+//!   arguments are the same in every lane (0); `%tid.x` from bit 5 up
+//!   where a row of `x` holds whole warps (a warp's threads are 32
+//!   consecutive linear indices), `.y` and `.z` then wholly; a value below
+//!   `2^n` from bit `n` up. Any operation whose operands are the same in
+//!   every lane gives a result that is; `&`, `|`, `^`, `lop3` keep the
+//!   largest of their operands' (a constant mask clears more), shifts by a
+//!   constant move it, and a sum keeps the varying term's where the other
+//!   is the same in every lane with as many zero low bits (no carry leaves
+//!   them). So `tid.x < 128` is the same in every lane: `x < c`, `c` a
+//!   multiple of `2^t` the same in every lane and `x`'s bits from `t` up
+//!   the same, is `x >> t < c >> t`.
+//! - [`Fact::rel`]: two blocks on one path differ in its low `rel` bits by
+//!   the same amount in every lane of a warp. A value the same in every lane
+//!   (any function of the block index) or in every block has 64; a sum or a
+//!   difference the least of its terms' (the difference of a sum is the
+//!   sum of the differences), `|` and `^` too where no bit can be set in
+//!   both ([`Fact::ones`], the bits that may be 1, from constants, masks,
+//!   shifts, ranges and trailing zeros), a product by a value the same in
+//!   every lane and every block its operand's plus that value's trailing
+//!   zeros, a shift left by a constant its operand's plus the shift,
+//!   truncation and extension no more than the width; anything else none.
+//!
+//! Both hold only where a warp's lanes share one history of writes: a
+//! register joined over its writes holds in every lane what the same write
+//! left. That is so where no branch, call or callee's `ret` sends some lanes
+//! of a warp one way and others another (lanes that leave for good take no
+//! path), checked on the facts found assuming it, by induction over a
+//! warp's steps ([`converged`]); where it is not so, no `.cg` source is
+//! taken as moving together. A write under a guard that may differ between
+//! the lanes of a warp leaves some lanes the old value: its register keeps
+//! no lane facts but those of a value the same in every block. One under a
+//! guard that depends on the block index leaves the one block the old value
+//! and the other the new: `rel` none. The `.cg` source needs its low 7 bits
+//! (the `Dep` bounds above) where it is known and its `rel` is at least 32;
+//! where those need no component at all, the event is the same in every
+//! two blocks on one path, and a value key ([`slice`](super::slice)) need
+//! not hold it ([`Classes::same_sources`]).
+//!
 //! A modelling choice on the safe side: a component is kept whenever a path
 //! exists in the program, whether or not it is ever taken (a grid-stride
 //! loop's bound keeps the component that starts it, though most blocks run
@@ -123,12 +178,12 @@
 #[cfg(doc)]
 use crate::kernel::{Consumer, Event, CP_ASYNC_SOURCE_MASK};
 
-use super::super::ops::{self, Half, IntType, Value};
+use super::super::ops::{self, Cmp, Half, IntType, Value};
 use super::cfg::{self, Flow};
 use super::exec;
 use super::ir::{
-    Addr, BarKind, BulkKind, Function, Inst, IntBin, IntUn, Kind, Merge, Program, Reg, Space,
-    Special, Src, Ty,
+    Addr, BarKind, BulkKind, Compare, Function, Inst, IntBin, IntUn, Kind, Merge, Program, Reg,
+    Space, Special, Src, Ty,
 };
 use super::number::Plan;
 use crate::CpAsync;
@@ -144,8 +199,20 @@ const WIDTH: i16 = 64;
 /// 2^32, so two that differ have `v2(Δ) <= 31`.
 const MIN_SHIFT: i16 = -32;
 
-/// The bits a `cp.async.ca`'s global address carries into its event.
+/// The bits a `cp.async.ca`'s global address carries into its event, and
+/// the bits of a plain `.cg`'s that its event carries as they are (the rest
+/// relative to the first reading lane's 128-byte line).
 const CP_ASYNC_SOURCE_BITS: i16 = 7;
+
+/// The bits of a plain `cp.async.cg`'s global address the event's offsets
+/// are taken from: the low 32.
+const CP_ASYNC_OFFSET_BITS: u8 = 32;
+
+/// [`Fact::lanes`] where nothing is said of the lanes.
+const LANES_NONE: u8 = 64;
+
+/// [`Fact::rel`] where the difference is the same in every lane.
+const REL_ALL: u8 = 64;
 
 /// How a value's low bits follow one component of the block index (see the
 /// module docs): two blocks whose component differs by `Δ` agree on the low
@@ -243,6 +310,17 @@ struct Fact {
     /// Its range, `lo..=hi` in every lane of every block where known, kept
     /// only below [`RANGE_END`].
     range: Option<(u64, u64)>,
+    /// Where known, in a kernel whose warps never diverge: its bits from
+    /// `lanes` up are the same in every lane of a warp (0: the whole value;
+    /// 64: none said). See the module docs, "What a value keeps of the lane".
+    lanes: u8,
+    /// Where known: the bits that may be 1, in any lane of any block.
+    ones: u64,
+    /// Where known, in a kernel whose warps never diverge: two blocks on one
+    /// path differ in its low `rel` bits by the same amount (mod `2^rel`) in
+    /// every lane of a warp (64: in every bit, as a value the same in every
+    /// block or in every lane does).
+    rel: u8,
 }
 
 /// Ranges are kept below 2^31: there a value is the same integer read as
@@ -263,6 +341,9 @@ impl Fact {
         tz: 0,
         value: None,
         range: None,
+        lanes: LANES_NONE,
+        ones: u64::MAX,
+        rel: 0,
     };
 
     /// A value known in every lane, the same in every block, not a constant.
@@ -272,6 +353,9 @@ impl Fact {
         tz: 0,
         value: None,
         range: None,
+        lanes: LANES_NONE,
+        ones: u64::MAX,
+        rel: REL_ALL,
     };
 
     /// Known everywhere, the same in every block, within `lo..=hi`.
@@ -289,6 +373,9 @@ impl Fact {
             tz: v.trailing_zeros() as u8,
             value: Some(v),
             range: range(v, v),
+            lanes: 0,
+            ones: v,
+            rel: REL_ALL,
         }
     }
 
@@ -312,6 +399,9 @@ impl Fact {
             tz: 0,
             value: None,
             range: None,
+            lanes: LANES_NONE,
+            ones: u64::MAX,
+            rel: 0,
         }
     }
 
@@ -346,6 +436,9 @@ impl Fact {
                 .zip(other.range)
                 .filter(|&((a, b), (c, d))| a <= c && d <= b)
                 .map(|(r, _)| r),
+            lanes: self.lanes.max(other.lanes),
+            ones: self.ones | other.ones,
+            rel: self.rel.min(other.rel),
         }
     }
 
@@ -387,6 +480,9 @@ impl Fact {
             tz: tz.min(64) as u8,
             value: None,
             range: None,
+            lanes: LANES_NONE,
+            ones: u64::MAX,
+            rel: 0,
         }
     }
 
@@ -422,7 +518,46 @@ impl Fact {
             range: self
                 .range
                 .and_then(|(lo, hi)| range(lo << n.min(31), hi << n.min(31))),
+            lanes: LANES_NONE,
+            ones: u64::MAX,
+            rel: 0,
         }
+    }
+
+    /// The same, its lane facts made consistent with the rest: a constant
+    /// or a value below `2^n` in every lane of every block is the same in
+    /// every lane from bit `n` up; one the same in every lane, or in every
+    /// block, differs between blocks by the same amount in every lane; an
+    /// unknown one has none.
+    fn settled(mut self) -> Fact {
+        if !self.known {
+            self.lanes = LANES_NONE;
+            self.ones = u64::MAX;
+            self.rel = 0;
+            return self;
+        }
+        if self.value.is_some() || self.tz >= 64 {
+            self.lanes = 0;
+        }
+        if let Some(v) = self.value {
+            self.ones = v;
+        }
+        self.ones &= !low_bits(self.tz);
+        if let Some((_, hi)) = self.range {
+            self.lanes = self.lanes.min(bit_length(hi));
+            self.ones &= low_bits(bit_length(hi));
+        }
+        if self.lanes == 0 || self.comps() == 0 {
+            self.rel = REL_ALL;
+        }
+        self
+    }
+
+    /// The same in every lane of a warp, and in every block, with at least
+    /// `t` trailing zeros: a bound that a comparison with a value the same
+    /// in every lane from bit `t` up splits on warps.
+    fn uniform_multiple(&self, t: u8) -> bool {
+        self.known && self.lanes == 0 && self.tz >= t
     }
 
     /// Of a logical `self >> n` in 64 bits.
@@ -440,7 +575,324 @@ impl Fact {
             },
             value: self.value.map(|v| v >> n),
             range: self.range.map(|(lo, hi)| (lo >> n, hi >> n)),
+            lanes: LANES_NONE,
+            ones: u64::MAX,
+            rel: 0,
         }
+    }
+}
+
+/// The bits needed to write `v`: its bits from there up are zeros.
+fn bit_length(v: u64) -> u8 {
+    (64 - v.leading_zeros()) as u8
+}
+
+/// The low `n` bits set (all 64 from 64 up).
+fn low_bits(n: u8) -> u64 {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << n) - 1
+    }
+}
+
+/// [`Fact::ones`] of what `kind` writes into its `i`-th destination, known
+/// where `known`, its operands' facts given by `of` (bits above the
+/// destination's width: zeros, or the sign where an operation extends it).
+fn ones_of(kind: &Kind, i: usize, known: bool, of: &dyn Fn(&Src) -> Fact) -> u64 {
+    let width = |bits: u32| low_bits(bits.min(64) as u8);
+    if !known {
+        return u64::MAX;
+    }
+    // A sum carries at most one bit past its terms' highest.
+    let sum = |a: u64, b: u64| {
+        if a & b == 0 {
+            a | b
+        } else {
+            low_bits(bit_length(a | b).saturating_add(1))
+        }
+    };
+    match kind {
+        Kind::Mov { bits, a, .. } => of(a).ones & width(*bits),
+        Kind::Unpack { piece, a, .. } => (of(a).ones >> (piece * i as u32).min(63)) & width(*piece),
+        Kind::IntBin { op, t, a, b, .. } => {
+            let (a, b) = (of(a), of(b));
+            let bits = t.bits();
+            let amount = b.value.map(|n| (n as u32).min(bits));
+            match op {
+                IntBin::And => a.ones & b.ones & width(bits),
+                IntBin::Or | IntBin::Xor => (a.ones | b.ones) & width(bits),
+                IntBin::Add { sat: false } => sum(a.ones, b.ones) & width(bits),
+                IntBin::Shl => match amount {
+                    Some(n) if n < 64 => (a.ones << n) & width(bits),
+                    _ => width(bits),
+                },
+                IntBin::Shr if !t.signed() => match amount {
+                    Some(n) if n < 64 => (a.ones & width(bits)) >> n,
+                    _ => width(bits),
+                },
+                IntBin::Mul(Half::Wide) => width(t.wide().bits()),
+                _ => width(bits),
+            }
+        }
+        Kind::Cvt {
+            dst: Ty::Int(to),
+            src: Ty::Int(from),
+            sat: false,
+            a,
+            ..
+        } => {
+            let low = of(a).ones & width(from.bits());
+            let sign = from.signed() && low >> (from.bits() - 1) & 1 == 1;
+            (if sign { u64::MAX } else { low }) & width(to.bits())
+        }
+        Kind::CvtaWindow {
+            base,
+            to_generic: true,
+            bits,
+            a,
+            ..
+        } => sum(*base, of(a).ones & width(32)) & width(*bits),
+        _ => u64::MAX,
+    }
+}
+
+/// `lanes` of a value held in `bits` bits: where a lane-varying bit reaches
+/// the width, the bits above it (zeros or the sign) may vary too.
+fn fit(lanes: u8, bits: u32) -> u8 {
+    if u32::from(lanes) < bits {
+        lanes
+    } else {
+        LANES_NONE
+    }
+}
+
+/// `rel` of a value held in `bits` bits.
+fn cap(rel: u8, bits: u32) -> u8 {
+    rel.min(bits.min(64) as u8)
+}
+
+/// The lane facts ([`Fact::lanes`], [`Fact::rel`]) of what `kind` writes
+/// into its `i`-th destination, known where `known`, its operands' facts
+/// given by `of` (see the module docs, "What a value keeps of the lane").
+fn lane_facts(kind: &Kind, i: usize, known: bool, of: &dyn Fn(&Src) -> Fact) -> (u8, u8) {
+    const NONE: (u8, u8) = (LANES_NONE, 0);
+    if !known {
+        return NONE;
+    }
+    // Of a sum: where one term is the same in every lane with its low bits
+    // zeros up to where the other's lanes vary, no carry leaves them.
+    let sum_lanes = |a: &Fact, b: &Fact| {
+        if a.lanes == 0 && a.tz >= b.lanes {
+            b.lanes
+        } else if b.lanes == 0 && b.tz >= a.lanes {
+            a.lanes
+        } else {
+            LANES_NONE
+        }
+    };
+    // Of a product, by a value the same in every lane and every block.
+    let product_rel = |a: &Fact, b: &Fact| {
+        let by = |x: &Fact, k: &Fact| {
+            (k.lanes == 0 && k.comps() == 0).then(|| x.rel.saturating_add(k.tz).min(REL_ALL))
+        };
+        by(a, b).or_else(|| by(b, a)).unwrap_or(0)
+    };
+    // No bit set in both, in any lane of any block: `|` and `^` are `+`.
+    let disjoint = |a: &Fact, b: &Fact| a.ones & b.ones == 0;
+    match kind {
+        Kind::Mov { bits, a, .. } => {
+            let a = of(a);
+            (fit(a.lanes, *bits), cap(a.rel, *bits))
+        }
+        Kind::Unpack { piece, a, .. } => {
+            let a = of(a);
+            let shift = piece * i as u32;
+            let lanes = u32::from(a.lanes).saturating_sub(shift).min(64) as u8;
+            let rel = if i == 0 { cap(a.rel, *piece) } else { 0 };
+            (fit(lanes, *piece), rel)
+        }
+        Kind::Pack { piece, parts, .. } => {
+            let parts: Vec<Fact> = parts.iter().map(of).collect();
+            let lanes = parts
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.lanes > 0)
+                .map(|(i, p)| u32::from(fit(p.lanes, *piece)) + piece * i as u32)
+                .max()
+                .unwrap_or(0);
+            // The pieces' differences are whole integers side by side: one
+            // that varies by lane is the same only modulo its width.
+            let rel = parts
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.lanes > 0 && p.comps() != 0)
+                .map(|(i, p)| u32::from(cap(p.rel, *piece)) + piece * i as u32)
+                .min()
+                .unwrap_or(u32::from(REL_ALL));
+            (lanes.min(64) as u8, rel.min(64) as u8)
+        }
+        Kind::IntBin { op, t, a, b, .. } => {
+            let (a, b) = (of(a), of(b));
+            let bits = t.bits();
+            let amount = b.value.map(|n| (n as u32).min(bits));
+            match op {
+                IntBin::Add { sat: false } => {
+                    (fit(sum_lanes(&a, &b), bits), cap(a.rel.min(b.rel), bits))
+                }
+                // Less a value the same in every lane, its low bits zeros.
+                IntBin::Sub { sat: false } => {
+                    let lanes = if b.lanes == 0 && b.tz >= a.lanes {
+                        a.lanes
+                    } else {
+                        LANES_NONE
+                    };
+                    (fit(lanes, bits), cap(a.rel.min(b.rel), bits))
+                }
+                IntBin::Or | IntBin::Xor => {
+                    let rel = if disjoint(&a, &b) {
+                        a.rel.min(b.rel)
+                    } else {
+                        0
+                    };
+                    (fit(a.lanes.max(b.lanes), bits), cap(rel, bits))
+                }
+                IntBin::And => {
+                    // A constant mask: bits it clears are zeros.
+                    let masked = |x: &Fact, m: Option<u64>| {
+                        m.map_or(x.lanes, |m| {
+                            let below = if x.lanes >= 64 {
+                                u64::MAX
+                            } else {
+                                (1u64 << x.lanes) - 1
+                            };
+                            bit_length(m & below)
+                        })
+                    };
+                    let lanes = masked(&a, b.value).max(masked(&b, a.value));
+                    (fit(lanes, bits), 0)
+                }
+                IntBin::Shl => match amount {
+                    Some(n) => (
+                        fit(u32::from(a.lanes).saturating_add(n).min(64) as u8, bits),
+                        cap((u32::from(a.rel) + n).min(64) as u8, bits),
+                    ),
+                    None if b.lanes == 0 && b.comps() == 0 => (LANES_NONE, cap(a.rel, bits)),
+                    None => NONE,
+                },
+                IntBin::Shr => match amount {
+                    Some(n) if u32::from(a.lanes) < bits => {
+                        (u32::from(a.lanes).saturating_sub(n) as u8, 0)
+                    }
+                    _ => NONE,
+                },
+                IntBin::Mul(Half::Lo) => (LANES_NONE, cap(product_rel(&a, &b), bits)),
+                IntBin::Mul(Half::Wide) => (LANES_NONE, cap(product_rel(&a, &b), t.wide().bits())),
+                _ => NONE,
+            }
+        }
+        Kind::IntUn { op, t, a, .. } => {
+            let a = of(a);
+            match op {
+                // `!x = -x - 1`: the difference is negated.
+                IntUn::Not => (fit(a.lanes, t.bits()), cap(a.rel, t.bits())),
+                IntUn::Neg => (LANES_NONE, cap(a.rel, t.bits())),
+                _ => NONE,
+            }
+        }
+        Kind::Mad {
+            t,
+            half,
+            sat: false,
+            a,
+            b,
+            c,
+            ..
+        } if *half != Half::Hi => {
+            let (a, b, c) = (of(a), of(b), of(c));
+            let bits = if *half == Half::Wide {
+                t.wide().bits()
+            } else {
+                t.bits()
+            };
+            (LANES_NONE, cap(product_rel(&a, &b).min(c.rel), bits))
+        }
+        Kind::Lop3 { a, b, c, .. } => {
+            let lanes = of(a).lanes.max(of(b).lanes).max(of(c).lanes);
+            (fit(lanes, 32), 0)
+        }
+        Kind::Selp { bits, a, b, c, .. } => {
+            let (a, b, c) = (of(a), of(b), of(c));
+            if c.known && c.lanes == 0 {
+                // Every lane of a warp picks the same operand; in every
+                // block, where the predicate is the same in every block.
+                let rel = if c.comps() == 0 { a.rel.min(b.rel) } else { 0 };
+                (fit(a.lanes.max(b.lanes), *bits), cap(rel, *bits))
+            } else {
+                NONE
+            }
+        }
+        Kind::Cvt {
+            dst: Ty::Int(to),
+            src: Ty::Int(from),
+            sat: false,
+            a,
+            ..
+        } => {
+            let a = of(a);
+            let lanes = fit(a.lanes, from.bits());
+            (
+                fit(lanes, to.bits()),
+                cap(cap(a.rel, from.bits()), to.bits()),
+            )
+        }
+        Kind::CvtaWindow {
+            base,
+            to_generic: true,
+            bits,
+            a,
+            ..
+        } => {
+            let a = of(a);
+            let low = fit(a.lanes, 32);
+            let lanes = if base.trailing_zeros() >= u32::from(low) {
+                low
+            } else {
+                LANES_NONE
+            };
+            (fit(lanes, *bits), cap(cap(a.rel, 32), *bits))
+        }
+        Kind::Setp {
+            cmp: Compare::Int(t, cmp),
+            a,
+            b,
+            combine,
+            ..
+        } => {
+            let (a, b) = (of(a), of(b));
+            // `x < c` and `x >= c`, `c` a multiple of `2^t` the same in
+            // every lane and `x`'s bits from `t` up the same: `x >> t`
+            // (floor) against `c >> t`, the same in every lane.
+            let split = match cmp {
+                Cmp::Lt | Cmp::Lo | Cmp::Ge | Cmp::Hs => {
+                    u32::from(a.lanes) < t.bits() && b.uniform_multiple(a.lanes)
+                }
+                Cmp::Gt | Cmp::Hi | Cmp::Le | Cmp::Ls => {
+                    u32::from(b.lanes) < t.bits() && a.uniform_multiple(b.lanes)
+                }
+                _ => false,
+            } || (a.lanes == 0 && b.lanes == 0);
+            let with = combine.is_none_or(|(_, c, _)| {
+                let c = of(&c);
+                c.known && c.lanes == 0
+            });
+            if split && with {
+                (0, REL_ALL)
+            } else {
+                NONE
+            }
+        }
+        _ => NONE,
     }
 }
 
@@ -512,20 +964,48 @@ pub(crate) struct Given<'a> {
 fn special(s: Special, given: &Given<'_>, program: &Program) -> Fact {
     let comp = |d: u8| usize::from(d.min(2));
     let below = |n: u32| Fact::within(0, u64::from(n.max(1)) - 1);
-    match s {
+    let warp_wide = Fact {
+        lanes: 0,
+        ..Fact::UNIFORM
+    };
+    let [bx, by, _] = given.block;
+    let f = match s {
         Special::Ctaid(d) => {
             let mut f = below(given.grid[comp(d)]);
             f.dep[comp(d)] = Dep::ITSELF;
+            f.lanes = 0;
             f
         }
-        Special::Tid(d) => below(given.block[comp(d)]),
+        // A warp's threads are 32 consecutive linear indices: where a row
+        // of `x` holds whole warps, `tid.x`'s bits from 5 up and the other
+        // components are the same in every lane.
+        Special::Tid(d) => {
+            let mut f = below(given.block[comp(d)]);
+            let whole = |n: u32| n.is_multiple_of(32);
+            f.lanes = match comp(d) {
+                0 if whole(bx) => 5,
+                1 if whole(bx) => 0,
+                2 if whole(bx.saturating_mul(by)) => 0,
+                _ => LANES_NONE,
+            };
+            f
+        }
         Special::Laneid => below(32),
-        Special::Warpid => below(given.block.iter().product::<u32>().div_ceil(32)),
+        Special::Warpid => Fact {
+            lanes: 0,
+            ..below(given.block.iter().product::<u32>().div_ceil(32))
+        },
         // The quotient or the remainder by the cluster's size: the ctaid of
         // a launch without clusters, any function of it in general.
-        Special::ClusterId(d) | Special::ClusterCtaid(d) => Fact::any(1 << comp(d), true),
+        Special::ClusterId(d) | Special::ClusterCtaid(d) => Fact {
+            lanes: 0,
+            ..Fact::any(1 << comp(d), true)
+        },
         // The rank in the cluster mixes every component.
-        Special::ClusterCtarank => Fact::any(0b111, true),
+        Special::ClusterCtarank => Fact {
+            lanes: 0,
+            ..Fact::any(0b111, true)
+        },
         Special::Ntid(d) => Fact::constant(u64::from(given.block[comp(d)])),
         Special::Nctaid(d) => Fact::constant(u64::from(given.grid[comp(d)])),
         Special::WarpSize => Fact::constant(32),
@@ -535,17 +1015,18 @@ fn special(s: Special, given: &Given<'_>, program: &Program) -> Fact {
             Fact::constant(u64::from(program.static_shared) + u64::from(given.dynamic_shared))
         }
         Special::Unknown => Fact::UNKNOWN,
-        Special::Nwarpid
-        | Special::LanemaskEq
+        Special::LanemaskEq
         | Special::LanemaskLt
         | Special::LanemaskLe
         | Special::LanemaskGt
-        | Special::LanemaskGe
+        | Special::LanemaskGe => Fact::UNIFORM,
+        Special::Nwarpid
         | Special::NclusterId(_)
         | Special::ClusterNctaid(_)
         | Special::ClusterNctarank
-        | Special::ExplicitCluster => Fact::UNIFORM,
-    }
+        | Special::ExplicitCluster => warp_wide,
+    };
+    f.settled()
 }
 
 /// The operands an instruction reads, its guard first.
@@ -932,10 +1413,23 @@ fn fact_of(regs: &[Option<Fact>], s: &Src, given: &Given<'_>, program: &Program)
     })
 }
 
+/// What [`classes`] finds of a launch.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Classes {
+    /// How much of each component of the block index can change what a
+    /// block tells its consumer.
+    pub relevant: Relevant,
+    /// The plain `cp.async.cg` copies (function, instruction) whose source
+    /// event is the same in every two blocks that run them alike (the same
+    /// instructions under the same masks): a key need not hold it.
+    pub same_sources: Vec<(u32, u32)>,
+}
+
 /// How much of each component of the block index can change what a block
-/// of `program`'s entry tells its consumer, in the launch `given` (see the
-/// module docs).
-pub(crate) fn relevant(program: &Program, plan: &Plan, given: &Given<'_>) -> Relevant {
+/// of `program`'s entry tells its consumer, in the launch `given`, and
+/// which copies' source events a value key need not hold (see the module
+/// docs).
+pub(crate) fn classes(program: &Program, plan: &Plan, given: &Given<'_>) -> Classes {
     // Whether any global load is numbered: then whatever may write global
     // memory changes later numbers (the epoch).
     let numbered_loads = program.functions.iter().enumerate().any(|(f, func)| {
@@ -973,7 +1467,10 @@ pub(crate) fn relevant(program: &Program, plan: &Plan, given: &Given<'_>) -> Rel
     // What the `.param` and shared spaces may hold depends on.
     let (mut param, mut shared): (Components, Components) = (0, 0);
     let mut sinks = Relevant::default();
+    // The plain `.cg` copies, and their sources.
+    let mut bypass: Vec<(usize, usize, Src)> = Vec::new();
     loop {
+        bypass.clear();
         let before = (param, shared, sinks, regs.clone());
         for (f, func) in program.functions.iter().enumerate() {
             let r = &mut regs[f];
@@ -1150,6 +1647,9 @@ pub(crate) fn relevant(program: &Program, plan: &Plan, given: &Given<'_>) -> Rel
                                     .range
                                     .zip(b.range)
                                     .map(|((l1, h1), (l2, h2))| (l1.min(l2), h1.max(h2))),
+                                lanes: LANES_NONE,
+                                ones: u64::MAX,
+                                rel: 0,
                             }
                             .trunc(*bits)
                         } else {
@@ -1373,12 +1873,12 @@ pub(crate) fn relevant(program: &Program, plan: &Plan, given: &Given<'_>) -> Rel
                         sinks.need(g, WIDTH);
                         // What the event carries of the source, and whether
                         // it is sent at all (every reading lane's source
-                        // known).
-                        let bits = match kind {
-                            CpAsync::Ca => CP_ASYNC_SOURCE_BITS,
-                            CpAsync::Cg => WIDTH,
-                        };
-                        sinks.need(fact(&src.base), bits);
+                        // known); a plain `.cg`'s, once the lane facts are
+                        // settled (below).
+                        match kind {
+                            CpAsync::Ca => sinks.need(fact(&src.base), CP_ASYNC_SOURCE_BITS),
+                            CpAsync::Cg => bypass.push((f, pc, src.base)),
+                        }
                         if let Some(s) = src_size {
                             full(&mut sinks, s);
                         }
@@ -1434,18 +1934,105 @@ pub(crate) fn relevant(program: &Program, plan: &Plan, given: &Given<'_>) -> Rel
                 if let Some(e) = each {
                     out = vec![e; dests.len()];
                 }
-                for (d, o) in dests.into_iter().zip(out) {
+                // Whether the guard is the same in every lane of a warp:
+                // then every lane writes, or none.
+                let warp_wide = inst
+                    .guard
+                    .is_none_or(|_| operands.first().is_some_and(|g| g.known && g.lanes == 0));
+                // Operands the same in every lane give a result the same in
+                // every lane (every instruction whose result is known is a
+                // function of its operands).
+                let uniform = body.iter().all(|o| o.known && o.lanes == 0);
+                let of = |s: &Src| fact(s).unwrap_or(Fact::UNKNOWN);
+                let lanes: Vec<(u8, u8, u64)> = (0..dests.len())
+                    .map(|i| {
+                        let known = out.get(i).is_some_and(|o| o.known);
+                        let ones = ones_of(&inst.kind, i, known, &of);
+                        let (l, rel) = if known && uniform {
+                            (0, REL_ALL)
+                        } else {
+                            lane_facts(&inst.kind, i, known, &of)
+                        };
+                        (l, rel, ones)
+                    })
+                    .collect();
+                for ((d, o), (l, rel, ones)) in dests.into_iter().zip(out).zip(lanes) {
                     if let Some(slot) = r.get_mut(d as usize) {
-                        let o = o.tainted(guard);
+                        let mut o = o.tainted(guard);
+                        o.ones &= ones;
+                        // Written in some lanes of a warp and not in
+                        // others, or in one block and not in another: the
+                        // difference is the old value's against the new.
+                        (o.lanes, o.rel) = match (warp_wide, guard) {
+                            (true, 0) => (l, rel),
+                            (true, _) => (l, 0),
+                            (false, _) => (LANES_NONE, 0),
+                        };
+                        let o = o.settled();
                         *slot = Some(slot.map_or(o, |s| s.join(o)));
                     }
                 }
             }
         }
         if (param, shared, sinks, &regs) == (before.0, before.1, before.2, &before.3) {
-            return sinks;
+            break;
         }
     }
+    let converged = converged(program, &regs);
+    // A plain `.cg`'s event carries the low 7 bits of each reading lane's
+    // source and the rest relative to the first reading lane's line: the
+    // same in two blocks whose sources agree on their low 7 bits and differ
+    // by the same amount in every lane (module docs).
+    let mut same = Vec::new();
+    for (f, pc, base) in bypass {
+        let Some(fact) = fact_of(&regs[f], &base, given, program) else {
+            continue;
+        };
+        if converged && fact.known && fact.rel >= CP_ASYNC_OFFSET_BITS {
+            let mut low = Relevant::default();
+            low.need(Some(fact), CP_ASYNC_SOURCE_BITS);
+            if low.none() {
+                same.push((f as u32, pc as u32));
+            }
+            sinks.need(Some(fact), CP_ASYNC_SOURCE_BITS);
+        } else {
+            sinks.need(Some(fact), WIDTH);
+        }
+    }
+    Classes {
+        relevant: sinks,
+        same_sources: same,
+    }
+}
+
+/// Whether no warp of `program` ever runs some of its lanes down one path
+/// and others down another (lanes that leave for good, at `exit` or the
+/// kernel's `ret`, take no path): every branch, call and callee's `ret` is
+/// guarded by a predicate known and the same in every lane of a warp, by
+/// the lane facts found assuming so. By induction over a warp's steps, its
+/// lanes then run the same instructions, so each register holds in every
+/// lane what one write left there (or, under a guard that varies by lane,
+/// what one of two writes left, which its facts allow for), and the lane
+/// facts hold (module docs).
+fn converged(program: &Program, regs: &[Vec<Option<Fact>>]) -> bool {
+    program.functions.iter().zip(regs).all(|(func, r)| {
+        func.insts.iter().all(|inst| {
+            let Some((p, _)) = inst.guard else {
+                return true;
+            };
+            let parts = match inst.kind {
+                Kind::Bra { .. } | Kind::Call { .. } => true,
+                Kind::Ret => !func.is_entry,
+                _ => false,
+            };
+            // A guard no write reaches: the instruction never runs.
+            !parts
+                || r.get(p as usize)
+                    .copied()
+                    .flatten()
+                    .is_none_or(|g| g.known && g.lanes == 0)
+        })
+    })
 }
 
 #[cfg(test)]
@@ -1457,6 +2044,12 @@ mod tests {
     /// What the sinks of `body` need of each component, in a launch of 80 x
     /// 50 blocks of 128 threads with `g` at 0x1000 and `n` given.
     fn relevant_with(body: &str, n: u32) -> [u8; 3] {
+        analysed(body, n, [128, 1, 1]).relevant.bits
+    }
+
+    /// [`Classes`] of `body` in a launch of 80 x 50 blocks of `block`
+    /// threads with `g` at 0x1000 and `n` given.
+    fn analysed(body: &str, n: u32, block: [u32; 3]) -> Classes {
         let text = format!(
             ".version 8.0\n.target sm_90\n.address_size 64\n\
              .visible .entry k(.param .u64 g, .param .u32 n)\n{{\n\
@@ -1470,10 +2063,31 @@ mod tests {
         let given = Given {
             args: &args,
             grid: [80, 50, 1],
-            block: [128, 1, 1],
+            block,
             dynamic_shared: 0,
         };
-        relevant(&program, &plan, &given).bits
+        classes(&program, &plan, &given)
+    }
+
+    /// `body` computing `%rd5` (64 bits) from `%r10 = %tid.x`, then a
+    /// plain 16-byte `cp.async.cg` from `%rd5` to `s + 16 tid` in blocks of
+    /// `block` threads: what the sinks need of each component, and whether
+    /// the copy's source event is the same in every two blocks run alike.
+    fn bypass_from(body: &str, block: [u32; 3]) -> ([u8; 3], bool) {
+        let c = analysed(
+            &format!(
+                "mov.u32 %r10, %tid.x;
+shl.b32 %r11, %r10, 4;
+mov.u32 %r12, s;
+                 add.s32 %r13, %r12, %r11;
+ld.param.u64 %rd1, [g];
+{body}
+                 cp.async.cg.shared.global [%r13], [%rd5], 16, 16;"
+            ),
+            64,
+            block,
+        );
+        (c.relevant.bits, !c.same_sources.is_empty())
     }
 
     fn relevant_of(body: &str) -> [u8; 3] {
@@ -1601,10 +2215,9 @@ mod tests {
     }
 
     #[test]
-    fn a_bypassing_copy_needs_its_whole_source() {
-        // g + 128 ctaid.x: .cg reads the lines (all bits), with a src-size
-        // register too (its reading lanes follow the same rule), and
-        // whether the source is known counts.
+    fn a_bypassing_copy_needs_its_lane_pattern_or_none_of_it() {
+        // g + 128 ctaid.x tid: .cg reads the lines, which the block moves
+        // apart lane by lane (all bits), with a src-size register or not.
         let body = |copy: &str, value: &str| {
             format!(
                 "ld.param.u64 %rd1, [g];\nmov.u32 %r1, %ctaid.x;\n{value}\n\
@@ -1615,12 +2228,143 @@ mod tests {
         };
         let plain = "cp.async.cg.shared.global [%r7], [%rd5], 16, 16;";
         let register = "cp.async.cg.shared.global [%r7], [%rd5], 16, %r3;";
-        let ctaid = "mov.u32 %r2, %ctaid.x;";
+        let ctaid = "mov.u32 %r9, %tid.x;\nmul.lo.s32 %r2, %r1, %r9;";
         assert_eq!(relevant_of(&body(plain, ctaid)), [ALL, 0, 0]);
         assert_eq!(relevant_of(&body(register, ctaid)), [ALL, 0, 0]);
-        // A global value times ctaid.x: known in block 0 only.
+        // g + 128 ctaid.x in every lane: the lines move together.
+        let ctaid = "mov.u32 %r2, %ctaid.x;";
+        assert_eq!(relevant_of(&body(plain, ctaid)), [0, 0, 0]);
+        assert_eq!(relevant_of(&body(register, ctaid)), [0, 0, 0]);
+        // A global value times ctaid.x: known in block 0 only (whether the
+        // event is sent).
         let unknown = "ld.global.u32 %r8, [%rd1];\nmul.lo.s32 %r2, %r8, %r1;";
         assert_eq!(relevant_of(&body(register, unknown)), [ALL, 0, 0]);
+    }
+
+    #[test]
+    fn a_block_term_the_same_in_every_lane_keeps_a_bypassing_copys_pattern() {
+        // g + 4 ((ctaid.x << 7) | 4 (tid & 31)): the block's part is the
+        // same in every lane, a multiple of 512; the lane's is below 128 and
+        // the same in every block, and `|` of the two is their sum.
+        let with = |block: &str, op: &str| {
+            format!(
+                "mov.u32 %r1, %ctaid.x;\n{block}\nand.b32 %r3, %r10, 31;\n\
+                 shl.b32 %r4, %r3, 2;\n{op} %r5, %r2, %r4;\nmul.wide.u32 %rd2, %r5, 4;\n\
+                 add.s64 %rd5, %rd1, %rd2;"
+            )
+        };
+        let src = |block: &str| with(block, "or.b32");
+        let warps = [128, 1, 1];
+        assert_eq!(
+            bypass_from(&src("shl.b32 %r2, %r1, 7;"), warps),
+            ([0; 3], true)
+        );
+        // 64 ctaid.x + 16 lane: the low 7 bits follow ctaid.x's bit 0 (two
+        // classes), the lanes still move together; `|` there is not a sum.
+        let sixteen = "shl.b32 %r2, %r1, 4;";
+        assert_eq!(
+            bypass_from(&with(sixteen, "add.s32"), warps),
+            ([1, 0, 0], false)
+        );
+        assert_eq!(
+            bypass_from(&with(sixteen, "xor.b32"), warps),
+            ([ALL, 0, 0], false)
+        );
+        // Any function of the block index, the same in every lane: `>>`,
+        // `&`, a product of two.
+        let any = "shr.u32 %r6, %r1, 2;\nand.b32 %r7, %r1, 3;\nmul.lo.s32 %r8, %r6, %r7;\n\
+                   shl.b32 %r2, %r8, 7;";
+        assert_eq!(bypass_from(&src(any), warps), ([0; 3], true));
+        // A block term that varies by lane: 128 ctaid.x tid.x.
+        let lane = "mul.lo.s32 %r6, %r1, %r10;\nshl.b32 %r2, %r6, 7;";
+        assert_eq!(bypass_from(&src(lane), warps), ([ALL, 0, 0], false));
+    }
+
+    #[test]
+    fn tid_x_above_bit_5_is_the_same_in_a_warp_only_where_rows_hold_whole_warps() {
+        // g + 16 tid.x + 512 ctaid.x, and blocks of 128 x 2 or 48 x 2: the
+        // lanes' part is block-independent either way.
+        let src = "mov.u32 %r1, %ctaid.x;\nshl.b32 %r2, %r1, 9;\nadd.s32 %r5, %r2, %r11;\n\
+                   cvt.u64.u32 %rd2, %r5;\nadd.s64 %rd5, %rd1, %rd2;";
+        assert_eq!(bypass_from(src, [128, 2, 1]), ([0; 3], true));
+        assert_eq!(bypass_from(src, [48, 2, 1]), ([0; 3], true));
+        // A branch on tid.x < 32 splits no warp of 128 x 2, but does one of
+        // 48 x 2 (warp 1 holds x 32 to 47 and 0 to 15); so does one on
+        // tid.y < 1 there, not of 128 x 2.
+        let branch = |bound: &str| {
+            format!("setp.lt.u32 %p1, {bound};\n@%p1 bra SKIP;\nmov.u32 %r14, 0;\nSKIP:\n{src}")
+        };
+        assert_eq!(
+            bypass_from(&branch("%r10, 32"), [128, 2, 1]),
+            ([0; 3], true)
+        );
+        assert_eq!(
+            bypass_from(&branch("%r10, 32"), [48, 2, 1]),
+            ([ALL, 0, 0], false)
+        );
+        // Below 64 every lane of 48 x 2 is.
+        assert_eq!(bypass_from(&branch("%r10, 64"), [48, 2, 1]), ([0; 3], true));
+        let y = format!("mov.u32 %r15, %tid.y;\n{}", branch("%r15, 1"));
+        assert_eq!(bypass_from(&y, [128, 2, 1]), ([0; 3], true));
+        assert_eq!(bypass_from(&y, [48, 2, 1]), ([ALL, 0, 0], false));
+        // tid.x < 100 splits a warp of 128 x 2: the lanes' histories may
+        // differ, no lane fact holds, and the copy needs its whole source.
+        assert_eq!(
+            bypass_from(&branch("%r10, 100"), [128, 2, 1]),
+            ([ALL, 0, 0], false)
+        );
+    }
+
+    #[test]
+    fn a_write_under_a_guard_that_varies_by_lane_mixes_two_values() {
+        // %r2 = 128 ctaid.x, then 256 ctaid.x in the lanes below 7 only:
+        // the lanes of a warp differ by 128 ctaid.x, which moves with the
+        // block.
+        let src = |bound: u32| {
+            format!(
+                "mov.u32 %r1, %ctaid.x;\nshl.b32 %r2, %r1, 7;\nsetp.lt.u32 %p1, %r10, {bound};\n\
+                 @%p1 shl.b32 %r2, %r1, 8;\nadd.s32 %r5, %r2, %r11;\ncvt.u64.u32 %rd2, %r5;\n\
+                 add.s64 %rd5, %rd1, %rd2;"
+            )
+        };
+        assert_eq!(bypass_from(&src(7), [128, 1, 1]), ([ALL, 0, 0], false));
+        // In whole warps (below 64): every lane of a warp has the one or
+        // the other.
+        assert_eq!(bypass_from(&src(64), [128, 1, 1]), ([0; 3], true));
+        // A value the same in every block written in some lanes only:
+        // the same in every block still.
+        let src = "mov.u32 %r1, %ctaid.x;\nshl.b32 %r2, %r1, 7;\nsetp.lt.u32 %p1, %r10, 7;\n\
+                   mov.u32 %r6, 0;\n@%p1 mov.u32 %r6, 4096;\nadd.s32 %r7, %r6, %r11;\n\
+                   add.s32 %r5, %r2, %r7;\ncvt.u64.u32 %rd2, %r5;\nadd.s64 %rd5, %rd1, %rd2;";
+        assert_eq!(bypass_from(src, [128, 1, 1]), ([0; 3], true));
+    }
+
+    #[test]
+    fn a_persistent_loop_over_tiles_keeps_a_bypassing_copys_pattern() {
+        // for (pos = ctaid.x; pos < 1000; pos += nctaid.x): a copy from
+        // g + 4096 (pos / 8) + 128 (pos % 8) + 16 lane, under a warp-wide
+        // branch (the first 64 threads copy A, the others B).
+        let body = "mov.u32 %r1, %ctaid.x;\nLOOP:\nsetp.lt.u32 %p2, %r10, 64;\n\
+                    shr.u32 %r2, %r1, 3;\nand.b32 %r3, %r1, 7;\n@%p2 bra A;\n\
+                    shl.b32 %r6, %r2, 12;\nbra.uni JOIN;\nA:\nshl.b32 %r6, %r2, 13;\nJOIN:\n\
+                    shl.b32 %r7, %r3, 7;\nadd.s32 %r8, %r6, %r7;\nand.b32 %r9, %r10, 7;\n\
+                    shl.b32 %r4, %r9, 4;\nadd.s32 %r5, %r8, %r4;\ncvt.u64.u32 %rd2, %r5;\n\
+                    add.s64 %rd5, %rd1, %rd2;";
+        let tail = "mov.u32 %r15, %nctaid.x;\nadd.s32 %r1, %r1, %r15;\n\
+                    setp.lt.u32 %p1, %r1, 1000;\n@%p1 bra LOOP;";
+        let c = analysed(
+            &format!(
+                "mov.u32 %r10, %tid.x;\nshl.b32 %r11, %r10, 4;\nmov.u32 %r12, s;\n\
+                 add.s32 %r13, %r12, %r11;\nld.param.u64 %rd1, [g];\n{body}\n\
+                 cp.async.cg.shared.global [%r13], [%rd5], 16, 16;\n{tail}"
+            ),
+            64,
+            [128, 1, 1],
+        );
+        // The loop's exit keeps every block apart; the copy's event does
+        // not need to.
+        assert_eq!(c.relevant.bits, [ALL, 0, 0]);
+        assert_eq!(c.same_sources.len(), 1);
     }
 
     #[test]

@@ -3335,19 +3335,22 @@ fn run_inst<C: Consumer + ?Sized>(
                     };
                     if let Some(reads) = reads.filter(|&r| g.known() & r == r) {
                         let zero_fill = matches!(src_size, Some(Src::Reg(_)));
+                        // The first reading lane's 128-byte line.
+                        let line = lanes_of(reads).next().map_or(0, |l| g.val(l) & !127);
                         let event = Event::CpAsyncSource {
                             site,
                             lanes: LaneSet::from_bits(reads),
                             // What the wavefronts read (see the event's
                             // docs): more would keep apart blocks whose
-                            // sources differ only in bits no figure uses
+                            // sources differ only in what no figure uses
                             // (classes.rs).
                             offsets: core::array::from_fn(|l| match kind {
+                                _ if reads >> l & 1 == 0 => 0,
                                 crate::CpAsync::Ca => {
                                     (g.val(l) & u64::from(crate::kernel::CP_ASYNC_SOURCE_MASK))
                                         as u32
                                 }
-                                crate::CpAsync::Cg => g.val(l) as u32,
+                                crate::CpAsync::Cg => g.val(l).wrapping_sub(line) as u32,
                             }),
                             zero_fill,
                             guarded: inst.guard.is_some(),

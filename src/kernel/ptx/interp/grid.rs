@@ -220,10 +220,11 @@ impl Keys {
             block: launch.block,
             dynamic_shared: launch.dynamic_shared,
         };
-        let relevant = classes::relevant(launch.program, launch.plan, &given);
+        let found = classes::classes(launch.program, launch.plan, &given);
+        let relevant = found.relevant;
         let classes = relevant.classes(launch.grid);
         let dynamic = (launch.options.reuse && !relevant.none() && classes > blocks.len() / 2)
-            .then(|| Slice::new(launch.program, launch.plan))
+            .then(|| Slice::new(launch.program, launch.plan, &found.same_sources))
             .flatten()
             .map(|slice| Dynamic {
                 slice,

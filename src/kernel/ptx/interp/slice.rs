@@ -32,8 +32,10 @@
 //! - at every executed instruction with a tainted sink operand: the place
 //!   (function, instruction, warp, the warp's active mask), and for each
 //!   tainted sink operand the lanes of the mask that know it and their
-//!   values (a `cp.async`'s source address: its low 32 bits, what
-//!   [`Event::CpAsyncSource`] carries);
+//!   values (a `cp.async`'s source address: the bits [`Event::CpAsyncSource`]
+//!   is computed from, the low 7 for `.ca`, the low 32 for `.cg`; nothing
+//!   for a `.cg` whose event the static analysis proved the same in every
+//!   two blocks on one path, [`Classes::same_sources`]);
 //! - at every executed numbered global load: the place, the lanes that run
 //!   it and those of them that know their address, and which of its pieces
 //!   equal which loads before: nothing, where every numbered load of the
@@ -66,11 +68,14 @@
 //! expressions). Renaming the one block's load numbers to the other's makes
 //! every value correspond: the table of expressions sees corresponding keys
 //! in the same order, so it hands out the same numbers and overflows at the
-//! same entry, and the consumer sees only which numbers are equal. Every event's contents is a sink, or computed from equal
-//! values; so are the notes, the steps and the errors (a shared access out
-//! of bounds names the block: the first block of a class is run, and its
-//! error ends the launch before any other block of it). So the consumer is
-//! called alike, byte for byte.
+//! same entry, and the consumer sees only which numbers are equal. Every
+//! event's contents is a sink, or computed from equal values, or a `.cg`
+//! source left out of the key: equal by the static analysis's lane facts,
+//! which hold of any two blocks on one path ([`classes`](super::classes),
+//! "What a value keeps of the lane"); so are the notes, the steps and the
+//! errors (a shared access out of bounds names the block: the first block
+//! of a class is run, and its error ends the launch before any other block
+//! of it). So the consumer is called alike, byte for byte.
 //!
 //! # The slice
 //!
@@ -90,10 +95,13 @@
 //! a key run ends on the run budget where the block would).
 
 #[cfg(doc)]
+use super::classes::Classes;
+#[cfg(doc)]
 use crate::kernel::Event;
 
 use super::ir::{Addr, BarKind, Inst, Kind, Merge, Program, Space, Special, Src};
 use super::number::Plan;
+use crate::CpAsync;
 
 /// What the key run does with one instruction.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -117,10 +125,17 @@ pub(crate) struct Slice {
     roles: Vec<Vec<Role>>,
 }
 
-/// The bits of a `cp.async`'s global address that its event carries (see
-/// [`Event::CpAsyncSource`]): the low 32. The low bits of a sum are those of
-/// the low bits of its terms, so they are the base register's.
-const CP_ASYNC_SOURCE_BITS: u64 = u32::MAX as u64;
+/// The bits of a `cp.async`'s global address that decide its event (see
+/// [`Event::CpAsyncSource`]): the low 7 for `.ca`, the low 32 for `.cg`
+/// (its offsets relative to the first reading lane's 128-byte line are a
+/// function of them). The low bits of a sum are those of the low bits of
+/// its terms, so they are the base register's.
+fn cp_async_source_bits(kind: CpAsync) -> u64 {
+    match kind {
+        CpAsync::Ca => u64::from(crate::kernel::CP_ASYNC_SOURCE_MASK),
+        CpAsync::Cg => u64::from(u32::MAX),
+    }
+}
 
 /// Whether a source operand is tainted, given its function's registers.
 fn tainted(regs: &[bool], s: &Src) -> bool {
@@ -168,7 +183,13 @@ fn reg(r: u32) -> Src {
     Src::Reg(r)
 }
 
-fn facts(program: &Program, plan: &Plan, f: usize, pc: usize, inst: &Inst) -> Option<Facts> {
+fn facts(
+    program: &Program,
+    plan: &Plan,
+    same_sources: &[(u32, u32)],
+    (f, pc): (usize, usize),
+    inst: &Inst,
+) -> Option<Facts> {
     let func = &program.functions[f];
     let guard: Vec<Src> = inst.guard.iter().map(|&(p, _)| reg(p)).collect();
     let all = |v: &[Src]| v.iter().map(|&s| (s, u64::MAX)).collect::<Vec<_>>();
@@ -393,10 +414,18 @@ fn facts(program: &Program, plan: &Plan, f: usize, pc: usize, inst: &Inst) -> Op
             x.sinks.extend(all(&guard));
         }
         Kind::CpAsync {
-            dst, src, src_size, ..
+            kind,
+            dst,
+            src,
+            src_size,
+            ..
         } => {
             x.sinks.push((addr(dst), u64::MAX));
-            x.sinks.push((addr(src), CP_ASYNC_SOURCE_BITS));
+            // Not where the static analysis proved the event the same in
+            // every two blocks that run alike (classes.rs).
+            if same_sources.binary_search(&(f as u32, pc as u32)).is_err() {
+                x.sinks.push((addr(src), cp_async_source_bits(*kind)));
+            }
             x.sinks.extend(src_size.map(|s| (s, u64::MAX)));
             x.sinks.extend(all(&guard));
         }
@@ -454,8 +483,13 @@ fn facts(program: &Program, plan: &Plan, f: usize, pc: usize, inst: &Inst) -> Op
 
 impl Slice {
     /// The slice of `program`'s kernel (see the module docs), or `None`
-    /// where its keys cannot be computed by a partial run.
-    pub(crate) fn new(program: &Program, plan: &Plan) -> Option<Slice> {
+    /// where its keys cannot be computed by a partial run; the sources of
+    /// the copies `same_sources` (sorted) are left out of the key.
+    pub(crate) fn new(
+        program: &Program,
+        plan: &Plan,
+        same_sources: &[(u32, u32)],
+    ) -> Option<Slice> {
         let facts: Vec<Vec<Facts>> = program
             .functions
             .iter()
@@ -464,7 +498,7 @@ impl Slice {
                 func.insts
                     .iter()
                     .enumerate()
-                    .map(|(pc, inst)| facts(program, plan, f, pc, inst))
+                    .map(|(pc, inst)| facts(program, plan, same_sources, (f, pc), inst))
                     .collect::<Option<Vec<_>>>()
             })
             .collect::<Option<Vec<_>>>()?;
@@ -633,7 +667,7 @@ mod tests {
         let module = crate::kernel::ptx::parse(&text).unwrap();
         let program = super::super::lower::lower(&module, Some("k")).unwrap();
         let plan = Plan::new(&program);
-        Slice::new(&program, &plan)
+        Slice::new(&program, &plan, &[])
     }
 
     #[test]
