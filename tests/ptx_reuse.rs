@@ -639,3 +639,23 @@ fn repeated_blocks_are_counted_and_named_as_interpreted_ones() {
     let requests: Vec<u64> = every.tally.entries().map(|e| e.totals.requests).collect();
     assert_eq!(requests, [8, 8]);
 }
+
+/// Triton's sm_90 matmul at 1024^3 (256 blocks): its `cp.async.cg` sources
+/// wrap the row index (`offs_am % M`), which the static analysis cannot
+/// prove the same in every block, so the key records them, each lane less
+/// the first lane's 128-byte line: the blocks' tiles differ by whole lines,
+/// so they share keys and few are interpreted (all 4,096 of the 4096^3
+/// launch were, with the sources' absolute bits in the key).
+#[test]
+fn a_triton_matmul_keys_its_copies_by_their_lines() {
+    let (kernel, fixture) = fixture::load("triton_matmul");
+    let mut launch = KernelLaunch::new([256, 1, 1], fixture.block())
+        .unwrap()
+        .with_dynamic_shared(fixture.dynamic_shared());
+    for i in 3..=8 {
+        launch = launch.with_arg(format!("{i}=1024").parse().unwrap());
+    }
+    let (interpreted, run) = same_every_way(&kernel, &launch, RunOptions::new());
+    assert_eq!(run, 256);
+    assert!(interpreted <= 4, "{interpreted} of {run} interpreted");
+}

@@ -1016,6 +1016,14 @@ impl KeyRun<'_> {
     fn value(&mut self, v: &Opnd<'_>, mask: u32, bits: u64) {
         let known = v.known() & mask;
         self.key.push(u64::from(known));
+        if bits == super::slice::LINE_RELATIVE {
+            let line = lanes_of(known).next().map_or(0, |l| v.val(l) & !127);
+            for lane in lanes_of(known) {
+                self.key
+                    .push(v.val(lane).wrapping_sub(line) & u64::from(u32::MAX));
+            }
+            return;
+        }
         for lane in lanes_of(known) {
             self.key.push(v.val(lane) & bits);
         }

@@ -125,17 +125,26 @@ pub(crate) struct Slice {
     roles: Vec<Vec<Role>>,
 }
 
-/// The bits of a `cp.async`'s global address that decide its event (see
-/// [`Event::CpAsyncSource`]): the low 7 for `.ca`, the low 32 for `.cg`
-/// (its offsets relative to the first reading lane's 128-byte line are a
-/// function of them). The low bits of a sum are those of the low bits of
-/// its terms, so they are the base register's.
+/// What a key records of a `cp.async`'s global address, as the bits of each
+/// lane's value to keep, or [`LINE_RELATIVE`]: what decides its event (see
+/// [`Event::CpAsyncSource`]). For `.ca` the low 7 bits (the low bits of a
+/// sum are those of the low bits of its terms, so they are the base
+/// register's); for `.cg` each lane's base less the first recorded lane's
+/// 128-byte line, 32 bits: the event's offsets (each reading lane's address
+/// less the first reading lane's line) are a function of those, of which
+/// lanes read (the src-size, a sink of its own) and of the immediate offset,
+/// since a multiple of 128 added to every lane changes neither.
 fn cp_async_source_bits(kind: CpAsync) -> u64 {
     match kind {
         CpAsync::Ca => u64::from(crate::kernel::CP_ASYNC_SOURCE_MASK),
-        CpAsync::Cg => u64::from(u32::MAX),
+        CpAsync::Cg => LINE_RELATIVE,
     }
 }
+
+/// A sink's "bits" that ask for each lane's 32-bit value less the first
+/// recorded lane's 128-byte line ([`cp_async_source_bits`]); no real mask
+/// has its top bit set without its low bits.
+pub(crate) const LINE_RELATIVE: u64 = 1 << 63;
 
 /// Whether a source operand is tainted, given its function's registers.
 fn tainted(regs: &[bool], s: &Src) -> bool {
