@@ -72,8 +72,11 @@ pub mod ptx;
 mod repeat;
 pub mod tally;
 
+pub(crate) use repeat::PerClass;
 pub use repeat::{BlockClass, Repeat};
-pub(crate) use repeat::{PerClass, Recall, Recorded};
+// What records a class's calls: the PTX interpreter's tapes (and tests).
+#[cfg(any(feature = "ptx", test))]
+pub(crate) use repeat::{Recall, Recorded};
 
 use crate::{AccessWidth, ComputeCapability, ConstantLoad, Error, LaneSet, Op, WarpRequest};
 

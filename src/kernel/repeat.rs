@@ -29,6 +29,8 @@ impl BlockClass {
 }
 
 /// One call a block made on its consumer, as a [`Repeat`] gives it back.
+/// Only the PTX interpreter's tapes (and tests) make them.
+#[cfg_attr(not(any(feature = "ptx", test)), allow(dead_code))]
 pub(crate) enum Recall<'a> {
     /// [`Consumer::place`].
     Place(&'a Place<'a>),
