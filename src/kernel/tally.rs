@@ -210,6 +210,25 @@ enum Form {
     GuardedZeroFill,
 }
 
+/// The `cp.async.cg` requests whose wavefronts are an estimate, and how far
+/// below and above their figures the counter can be: summed over those
+/// whose bounds are known, with how many have none.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct BypassEstimates {
+    estimated: u64,
+    spread: (u64, u64),
+    unbounded: u64,
+}
+
+impl BypassEstimates {
+    fn add(&mut self, other: &BypassEstimates) {
+        self.estimated += other.estimated;
+        self.spread.0 += other.spread.0;
+        self.spread.1 += other.spread.1;
+        self.unbounded += other.unbounded;
+    }
+}
+
 /// How a `cp.async.cg`'s figure relates to Nsight Compute's counter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Claim {
@@ -607,11 +626,7 @@ pub struct Tally {
     /// `.ca` requests costed without their global side.
     ldgsts_unsourced: u64,
     /// `.cg` requests whose wavefronts are an estimate.
-    ldgsts_bypass_estimated: u64,
-    /// Of those, how far below and above their figures the counter can be,
-    /// summed over those whose bounds are known, and how many have none.
-    ldgsts_bypass_spread: (u64, u64),
-    ldgsts_bypass_unbounded: u64,
+    bypass: BypassEstimates,
     errors: Vec<TallyError>,
     error_count: u64,
     /// The parts of the classes of blocks met
@@ -657,9 +672,7 @@ impl Tally {
             gmma: GmmaCounts::default(),
             source: None,
             ldgsts_unsourced: 0,
-            ldgsts_bypass_estimated: 0,
-            ldgsts_bypass_spread: (0, 0),
-            ldgsts_bypass_unbounded: 0,
+            bypass: BypassEstimates::default(),
             errors: Vec::new(),
             error_count: 0,
             parts: PerClass::new(repeat::PARTS_BYTES),
@@ -832,7 +845,7 @@ impl Tally {
     /// where [`ldgsts_bypass_wavefronts`]'s rule was measured exact. The
     /// others' wavefronts are the counter's.
     pub fn ldgsts_bypass_estimated(&self) -> u64 {
-        self.ldgsts_bypass_estimated
+        self.bypass.estimated
     }
 
     /// How far below and above the tally's LDGSTS wavefronts Nsight
@@ -854,7 +867,7 @@ impl Tally {
     /// assert_eq!(Tally::new().ldgsts_bypass_bounds(), Some((0, 0)));
     /// ```
     pub fn ldgsts_bypass_bounds(&self) -> Option<(u64, u64)> {
-        (self.ldgsts_bypass_unbounded == 0).then_some(self.ldgsts_bypass_spread)
+        (self.bypass.unbounded == 0).then_some(self.bypass.spread)
     }
 
     /// The first [`KEPT_ERRORS`] requests the model refused since the last
@@ -1067,10 +1080,7 @@ impl Tally {
         self.gmma.wavefronts += other.gmma.wavefronts;
         self.gmma.conflicts += other.gmma.conflicts;
         self.ldgsts_unsourced += other.ldgsts_unsourced;
-        self.ldgsts_bypass_estimated += other.ldgsts_bypass_estimated;
-        self.ldgsts_bypass_spread.0 += other.ldgsts_bypass_spread.0;
-        self.ldgsts_bypass_spread.1 += other.ldgsts_bypass_spread.1;
-        self.ldgsts_bypass_unbounded += other.ldgsts_bypass_unbounded;
+        self.bypass.add(&other.bypass);
         self.error_count += other.error_count;
         for error in other.errors {
             if self.errors.len() < KEPT_ERRORS {
@@ -1354,19 +1364,19 @@ impl Consumer for Tally {
                             match claim {
                                 Claim::Exact => {}
                                 Claim::Between(low, high) => {
-                                    self.ldgsts_bypass_estimated += 1;
-                                    self.ldgsts_bypass_spread.0 += u64::from(wavefronts - low);
-                                    self.ldgsts_bypass_spread.1 += u64::from(high - wavefronts);
+                                    self.bypass.estimated += 1;
+                                    self.bypass.spread.0 += u64::from(wavefronts - low);
+                                    self.bypass.spread.1 += u64::from(high - wavefronts);
                                 }
                                 Claim::Unbounded => {
-                                    self.ldgsts_bypass_estimated += 1;
-                                    self.ldgsts_bypass_unbounded += 1;
+                                    self.bypass.estimated += 1;
+                                    self.bypass.unbounded += 1;
                                 }
                             }
                         }
                         None => {
-                            self.ldgsts_bypass_estimated += 1;
-                            self.ldgsts_bypass_unbounded += 1;
+                            self.bypass.estimated += 1;
+                            self.bypass.unbounded += 1;
                         }
                     }
                 }

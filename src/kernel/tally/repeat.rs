@@ -59,9 +59,7 @@ pub(super) struct BlockPart {
     constant: ConstantCounts,
     gmma: GmmaCounts,
     ldgsts_unsourced: u64,
-    ldgsts_bypass_estimated: u64,
-    ldgsts_bypass_spread: (u64, u64),
-    ldgsts_bypass_unbounded: u64,
+    bypass: super::BypassEstimates,
     errors: Vec<TallyError>,
     error_count: u64,
 }
@@ -132,9 +130,7 @@ impl Tally {
             gmma,
             source: _,
             ldgsts_unsourced,
-            ldgsts_bypass_estimated,
-            ldgsts_bypass_spread,
-            ldgsts_bypass_unbounded,
+            bypass,
             errors,
             error_count,
             parts: _,
@@ -178,9 +174,7 @@ impl Tally {
             constant,
             gmma,
             ldgsts_unsourced,
-            ldgsts_bypass_estimated,
-            ldgsts_bypass_spread,
-            ldgsts_bypass_unbounded,
+            bypass,
             errors,
             error_count,
         })
@@ -217,10 +211,7 @@ impl Tally {
         self.gmma.wavefronts += part.gmma.wavefronts;
         self.gmma.conflicts += part.gmma.conflicts;
         self.ldgsts_unsourced += part.ldgsts_unsourced;
-        self.ldgsts_bypass_estimated += part.ldgsts_bypass_estimated;
-        self.ldgsts_bypass_spread.0 += part.ldgsts_bypass_spread.0;
-        self.ldgsts_bypass_spread.1 += part.ldgsts_bypass_spread.1;
-        self.ldgsts_bypass_unbounded += part.ldgsts_bypass_unbounded;
+        self.bypass.add(&part.bypass);
         self.error_count += part.error_count;
         let room = KEPT_ERRORS.saturating_sub(self.errors.len());
         self.errors.extend(part.errors.iter().take(room).cloned());
