@@ -139,32 +139,35 @@
 
 // The modules in layers, each importing only those below it (so each can be
 // changed, and read, without the ones above):
-// - `ir` (the interpreter's program form and the address windows) and `cfg`
-//   (post-dominators), at the bottom;
+// - `ir` (the interpreter's program form, the address windows, what each
+//   integer op computes), `cfg` (post-dominators), `wmma` (ptxas's measured
+//   wmma lowerings, with their generated table as a child) and `wgmma`, at
+//   the bottom;
 // - the ptxas model over the IR: `merge` (which accesses ptxas merges in
 //   straight-line code), `unroll` (in the loops it unrolls, above `merge`);
-//   and value numbering's plan, `number`; over them, `slice` (what a
-//   block's dynamic key needs run);
+//   value numbering's plan, `number`; over it, `classes` (which values can
+//   differ between blocks, proved statically) and `slice` (what a block's
+//   dynamic key needs run, using `classes`);
 // - `lower`: the syntax tree to the IR, calling the ptxas model;
 // - `exec`: running the IR, one block;
-// - `classes` (which blocks run alike), `tape` (a block's events kept) and
-//   `grid` (every block, on one thread or several), on top.
+// - `tape` (a block's events kept) and `grid` (every block, on one thread or
+//   several, reusing runs between blocks alike), on top.
 mod cfg;
 mod ir;
 mod wgmma;
 mod wmma;
-mod wmma_table;
 
 mod merge;
 mod number;
-mod slice;
 mod unroll;
+
+mod classes;
+mod slice;
 
 mod lower;
 
 mod exec;
 
-mod classes;
 mod grid;
 mod tape;
 

@@ -180,7 +180,6 @@ use crate::kernel::{Consumer, Event, CP_ASYNC_SOURCE_MASK};
 
 use super::super::ops::{self, Cmp, Half, IntType, Value};
 use super::cfg::{self, Flow};
-use super::exec;
 use super::ir::{
     Addr, BarKind, BulkKind, Compare, Function, Inst, IntBin, IntUn, Kind, Merge, Program, Reg,
     Space, Special, Src, Ty,
@@ -1537,12 +1536,9 @@ pub(crate) fn classes(program: &Program, plan: &Plan, given: &Given<'_>) -> Clas
                     Kind::IntBin { op, t, a, b, .. } => {
                         let [a, b] = [a, b].map(|s| fact(s).unwrap_or(Fact::UNKNOWN));
                         each = Some(match (a.value, b.value) {
-                            (Some(x), Some(y)) => Fact::folded(exec::int_bin(
-                                *op,
-                                *t,
-                                Value::known(x),
-                                Value::known(y),
-                            )),
+                            (Some(x), Some(y)) => {
+                                Fact::folded(op.eval(*t, Value::known(x), Value::known(y)))
+                            }
                             _ if a.known && b.known => int_bin(*op, *t, &a, &b),
                             _ => Fact::any(comps, false),
                         });
@@ -1550,7 +1546,7 @@ pub(crate) fn classes(program: &Program, plan: &Plan, given: &Given<'_>) -> Clas
                     Kind::IntUn { op, t, a, .. } => {
                         let a = fact(a).unwrap_or(Fact::UNKNOWN);
                         each = Some(match (a.value, op) {
-                            (Some(x), _) => Fact::folded(exec::int_un(*op, *t, Value::known(x))),
+                            (Some(x), _) => Fact::folded(op.eval(*t, Value::known(x))),
                             (None, IntUn::Neg) if a.known => {
                                 Fact::computed(a.dep, u32::from(a.tz)).trunc(t.bits())
                             }

@@ -44,9 +44,9 @@ use crate::{AccessWidth, Error, LaneSet, Op, SharedAccessFault, WarpRequest};
 
 use super::super::ops::{self, Half, IntType, Value};
 use super::ir::{
-    Addr, BarKind, BarRed, BulkKind, Compare, FloatOp, FloatRel, Function, Inst, IntBin, IntUn,
-    Kind, MbarOp, Merge, Program, ReduxOp, Reg, RoundInt, ShflMode, Space, Special, Src, Ty,
-    VoteMode, CLUSTER_RANK_SHIFT, CLUSTER_WINDOW_BASE, PARAM_WINDOW_BASE, SHARED_WINDOW_BASE,
+    Addr, BarKind, BarRed, BulkKind, Compare, FloatOp, FloatRel, Function, Inst, IntBin, Kind,
+    MbarOp, Merge, Program, ReduxOp, Reg, RoundInt, ShflMode, Space, Special, Src, Ty, VoteMode,
+    CLUSTER_RANK_SHIFT, CLUSTER_WINDOW_BASE, PARAM_WINDOW_BASE, SHARED_WINDOW_BASE,
 };
 use super::number::{FirstSeen, Numbers, Operand, Plan};
 use super::slice::Slice;
@@ -2116,37 +2116,6 @@ fn map3(
     out
 }
 
-pub(super) fn int_bin(op: IntBin, t: IntType, a: Value, b: Value) -> Value {
-    match op {
-        IntBin::Add { sat } => ops::add(t, a, b, sat),
-        IntBin::Sub { sat } => ops::sub(t, a, b, sat),
-        IntBin::Mul(half) => ops::mul(t, half, a, b),
-        IntBin::Mul24(half) => ops::mul24(t, half, a, b),
-        IntBin::Div => ops::div(t, a, b),
-        IntBin::Rem => ops::rem(t, a, b),
-        IntBin::Min => ops::min(t, a, b),
-        IntBin::Max => ops::max(t, a, b),
-        IntBin::And => ops::and(t, a, b),
-        IntBin::Or => ops::or(t, a, b),
-        IntBin::Xor => ops::xor(t, a, b),
-        IntBin::Shl => ops::shl(t, a, b),
-        IntBin::Shr => ops::shr(t, a, b),
-    }
-}
-
-pub(super) fn int_un(op: IntUn, t: IntType, a: Value) -> Value {
-    match op {
-        IntUn::Neg => ops::neg(t, a),
-        IntUn::Abs => ops::abs(t, a),
-        IntUn::Not => ops::not(t, a),
-        IntUn::Cnot => ops::cnot(t, a),
-        IntUn::Popc => ops::popc(t, a),
-        IntUn::Clz => ops::clz(t, a),
-        IntUn::Brev => ops::brev(t, a),
-        IntUn::Bfind { shiftamt } => ops::bfind(t, a, shiftamt),
-    }
-}
-
 /// A float operation on bits of width 32 or 64, rounding to nearest even.
 fn float_op(op: FloatOp, bits: u8, a: Value, b: Value, c: Value) -> Value {
     let needs = match op {
@@ -2620,12 +2589,12 @@ fn run_inst<C: Consumer + ?Sized>(
         Kind::IntBin { op, t, d, a, b } => {
             let (a, b) = (warp.read(ctx, *a), warp.read(ctx, *b));
             let out = fast_int_bin(*op, *t, &a, &b, mask)
-                .unwrap_or_else(|| map2(&a, &b, mask, |x, y| int_bin(*op, *t, x, y)));
+                .unwrap_or_else(|| map2(&a, &b, mask, |x, y| op.eval(*t, x, y)));
             warp.write(*d, &out, mask);
         }
         Kind::IntUn { op, t, d, a } => {
             let a = warp.read(ctx, *a);
-            let out = map1(&a, mask, |x| int_un(*op, *t, x));
+            let out = map1(&a, mask, |x| op.eval(*t, x));
             warp.write(*d, &out, mask);
         }
         Kind::Mad {

@@ -9,7 +9,7 @@
 use crate::kernel::Site;
 use crate::{AtomicKind, CpAsync, Matrices};
 
-use super::super::ops::{BoolOp, Cmp, Half, IntType, PrmtMode};
+use super::super::ops::{self, BoolOp, Cmp, Half, IntType, PrmtMode, Value};
 
 /// The generic address at which the shared window starts, in this model: a
 /// `cvta.shared` adds it, a generic access within 4 GiB above it is a shared
@@ -216,6 +216,28 @@ pub(crate) enum IntBin {
     Shr,
 }
 
+impl IntBin {
+    /// Its result on `a` and `b` at type `t`, as the PTX ISA defines it
+    /// ([`ops`]): the interpreter runs it, and the static proofs fold it.
+    pub(crate) fn eval(self, t: IntType, a: Value, b: Value) -> Value {
+        match self {
+            IntBin::Add { sat } => ops::add(t, a, b, sat),
+            IntBin::Sub { sat } => ops::sub(t, a, b, sat),
+            IntBin::Mul(half) => ops::mul(t, half, a, b),
+            IntBin::Mul24(half) => ops::mul24(t, half, a, b),
+            IntBin::Div => ops::div(t, a, b),
+            IntBin::Rem => ops::rem(t, a, b),
+            IntBin::Min => ops::min(t, a, b),
+            IntBin::Max => ops::max(t, a, b),
+            IntBin::And => ops::and(t, a, b),
+            IntBin::Or => ops::or(t, a, b),
+            IntBin::Xor => ops::xor(t, a, b),
+            IntBin::Shl => ops::shl(t, a, b),
+            IntBin::Shr => ops::shr(t, a, b),
+        }
+    }
+}
+
 /// A one-operand integer instruction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum IntUn {
@@ -227,6 +249,22 @@ pub(crate) enum IntUn {
     Clz,
     Brev,
     Bfind { shiftamt: bool },
+}
+
+impl IntUn {
+    /// Its result on `a` at type `t`, as the PTX ISA defines it ([`ops`]).
+    pub(crate) fn eval(self, t: IntType, a: Value) -> Value {
+        match self {
+            IntUn::Neg => ops::neg(t, a),
+            IntUn::Abs => ops::abs(t, a),
+            IntUn::Not => ops::not(t, a),
+            IntUn::Cnot => ops::cnot(t, a),
+            IntUn::Popc => ops::popc(t, a),
+            IntUn::Clz => ops::clz(t, a),
+            IntUn::Brev => ops::brev(t, a),
+            IntUn::Bfind { shiftamt } => ops::bfind(t, a, shiftamt),
+        }
+    }
 }
 
 /// A float instruction the interpreter evaluates (round to nearest even,

@@ -812,3 +812,58 @@ $L_ok:
     assert_eq!(log.accesses.len(), 1);
     assert!(summary.notes.is_empty(), "{:?}", summary.notes);
 }
+
+/// Issue 35, item 5: the interpreter's modules import one way. Each module
+/// names only modules listed before it here (the order of `interp.rs`'s
+/// layers), so no two import each other, directly or around a circle. Tests
+/// (`mod tests` at a file's end) may reach anywhere.
+#[test]
+fn modules_import_only_the_layers_below() {
+    const ORDER: [&str; 13] = [
+        "cfg", "wgmma", "wmma", "ir", "merge", "number", "unroll", "classes", "slice", "lower",
+        "exec", "tape", "grid",
+    ];
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/kernel/ptx/interp");
+    let mut checked = 0;
+    for (rank, module) in ORDER.iter().enumerate() {
+        // The module's file names its siblings `super::x`; its children's
+        // files (`exec/asyncs.rs`) name them `super::super::x`.
+        let mut files = vec![(dir.join(format!("{module}.rs")), "super::")];
+        if let Ok(entries) = std::fs::read_dir(dir.join(module)) {
+            files.extend(entries.map(|e| (e.unwrap().path(), "super::super::")));
+        }
+        for (file, prefix) in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let code = text.split("#[cfg(test)]\nmod tests").next().unwrap();
+            for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
+                for (at, _) in line.match_indices(prefix) {
+                    let rest = &line[at + prefix.len()..];
+                    let names: Vec<&str> = match rest.strip_prefix('{') {
+                        Some(group) => group[..group.find('}').unwrap_or(group.len())]
+                            .split(',')
+                            .map(|n| n.trim().split("::").next().unwrap())
+                            .collect(),
+                        None => vec![rest.split("::").next().unwrap()],
+                    };
+                    for name in names {
+                        let name = name
+                            .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+                            .next()
+                            .unwrap();
+                        let Some(below) = ORDER.iter().position(|m| *m == name) else {
+                            continue;
+                        };
+                        assert!(
+                            below < rank,
+                            "{} imports {name}, which is not below it: {line}",
+                            file.display()
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    // The modules do import each other: the walk saw those imports.
+    assert!(checked > 20, "only {checked} imports seen");
+}

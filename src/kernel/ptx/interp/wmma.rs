@@ -9,7 +9,7 @@
 //! byte's own offset, the fragment each lane loads gives the offset of each of
 //! its bytes (a store: the fragment filled with tags, where each tag lands),
 //! at several leading dimensions. `tools/device/s4d/wmma_table.py` turns the
-//! two into [`TABLE`](super::wmma_table::TABLE): each SASS instruction and each
+//! two into [`TABLE`](table::TABLE): each SASS instruction and each
 //! lane's address in it as (line, byte) from the fragment's pointer, the
 //! address being `pointer + line * ldm_bytes + byte`. The same (line, byte)
 //! held at every leading dimension measured (the generator checks it), and
@@ -25,6 +25,8 @@
 //! loads and stores.
 
 use crate::Matrices;
+
+mod table;
 
 /// One SASS instruction of a lowering.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,7 +142,7 @@ impl Fragment {
 
     /// Its lowering, if measured.
     pub(crate) fn lowering(&self) -> Option<&'static [Row]> {
-        super::wmma_table::TABLE
+        table::TABLE
             .iter()
             .find(|(name, _)| *name == self.name)
             .map(|(_, rows)| *rows)
