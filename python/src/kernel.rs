@@ -15,8 +15,8 @@ use smem_model::kernel::ncu::profile;
 use smem_model::kernel::ptx::resolve::{self, TritonMeta};
 use smem_model::kernel::ptx::{self, Arg, ArgKey, Kernel, KernelLaunch, NoteKind, RunOptions};
 use smem_model::kernel::tally::{Profiler, Tally};
-use smem_model::kernel::{BlockInfo, Consumer, Event, KernelInfo, Place, Repeat};
-use smem_model::{ComputeCapability, Error, LaneSet, Racecheck};
+use smem_model::kernel::{BlockInfo, Consumer, Event, Repeat};
+use smem_model::{ComputeCapability, Error, Racecheck};
 
 use crate::args::{self, bounded, describe, value_error};
 use crate::trace::{summary_of, PySummary};
@@ -116,14 +116,6 @@ fn ncu_paths(value: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<PathBuf>> {
     value.try_iter()?.map(|v| one(&v?)).collect()
 }
 
-/// Gives every event to both the tally and the race checker (as `smem
-/// kernel` does), and lets Python's Ctrl-C stop the run.
-struct Both<'a> {
-    tally: &'a mut Tally,
-    races: &'a mut Racecheck,
-    signals: &'a mut Signals,
-}
-
 /// Python's signal handlers, run from the interpreter's callbacks at most
 /// every 50 ms (each takes the GIL): a `KeyboardInterrupt` they raise stops
 /// the run and is raised from `kernel()`.
@@ -198,59 +190,24 @@ impl SignalsBetweenBlocks {
     }
 }
 
-impl Consumer for Both<'_> {
-    fn begin_kernel(&mut self, kernel: &KernelInfo<'_>) -> Result<(), Error> {
-        self.tally.begin_kernel(kernel)?;
-        self.races.begin_kernel(kernel)
+/// Runs Python's signal handlers as the events come: first in a pair with
+/// the tally and the race checker, it stops the run before they see the
+/// event that a `KeyboardInterrupt` came at.
+impl Consumer for Signals {
+    fn begin_block(&mut self, _block: &BlockInfo) -> Result<(), Error> {
+        // Every block is a chance to stop, not only every 256th call.
+        self.calls |= 255;
+        self.check()
     }
 
-    fn begin_block(&mut self, block: &BlockInfo) -> Result<(), Error> {
-        // Every block is a chance to stop, not only every 256th.
-        self.signals.calls |= 255;
-        self.signals.check()?;
-        self.tally.begin_block(block)?;
-        self.races.begin_block(block)
+    fn event(&mut self, _warp: u32, _event: &Event<'_>) -> Result<(), Error> {
+        self.check()
     }
 
-    fn place(&mut self, place: &Place<'_>) {
-        self.tally.place(place);
-        self.races.place(place);
-    }
-
-    fn event(&mut self, warp: u32, event: &Event<'_>) -> Result<(), Error> {
-        self.signals.check()?;
-        self.tally.event(warp, event)?;
-        self.races.event(warp, event)
-    }
-
-    // The race checker needs the lanes that store what memory holds (no
-    // write-after-write hazard), as `smem kernel` gives them.
-    fn event_unchanged(
-        &mut self,
-        warp: u32,
-        event: &Event<'_>,
-        unchanged: LaneSet,
-    ) -> Result<(), Error> {
-        self.signals.check()?;
-        self.tally.event_unchanged(warp, event, unchanged)?;
-        self.races.event_unchanged(warp, event, unchanged)
-    }
-
-    fn end_block(&mut self) -> Result<(), Error> {
-        self.tally.end_block()?;
-        self.races.end_block()
-    }
-
-    fn repeat_block(&mut self, block: &BlockInfo, repeat: &Repeat<'_>) -> Result<(), Error> {
-        self.signals.calls |= 255;
-        self.signals.check()?;
-        self.tally.repeat_block(block, repeat)?;
-        self.races.repeat_block(block, repeat)
-    }
-
-    fn end_kernel(&mut self) -> Result<(), Error> {
-        self.tally.end_kernel()?;
-        self.races.end_kernel()
+    fn repeat_block(&mut self, _block: &BlockInfo, _repeat: &Repeat<'_>) -> Result<(), Error> {
+        // A repeated block is one call here, however many events it holds.
+        self.calls |= 255;
+        self.check()
     }
 }
 
@@ -710,11 +667,7 @@ fn run(py: Python<'_>, request: Request) -> PyResult<PyKernelRun> {
         let run = kernel.run(
             &launch,
             &options,
-            &mut Both {
-                tally: &mut tally,
-                races: &mut races,
-                signals: &mut signals,
-            },
+            &mut (&mut signals, (&mut tally, &mut races)),
         );
         let run = run?;
         let opaque: BTreeMap<String, usize> = kernel

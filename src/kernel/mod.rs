@@ -845,3 +845,128 @@ pub trait Consumer {
         Ok(())
     }
 }
+
+/// A consumer borrowed: every call goes to it, so a caller can keep a
+/// consumer and still hand it to something that takes one by value (such as
+/// a pair, below).
+impl<C: Consumer + ?Sized> Consumer for &mut C {
+    fn begin_kernel(&mut self, kernel: &KernelInfo<'_>) -> Result<(), Error> {
+        (**self).begin_kernel(kernel)
+    }
+
+    fn begin_block(&mut self, block: &BlockInfo) -> Result<(), Error> {
+        (**self).begin_block(block)
+    }
+
+    fn place(&mut self, place: &Place<'_>) {
+        (**self).place(place);
+    }
+
+    fn event(&mut self, warp: u32, event: &Event<'_>) -> Result<(), Error> {
+        (**self).event(warp, event)
+    }
+
+    fn event_unchanged(
+        &mut self,
+        warp: u32,
+        event: &Event<'_>,
+        unchanged: LaneSet,
+    ) -> Result<(), Error> {
+        (**self).event_unchanged(warp, event, unchanged)
+    }
+
+    fn end_block(&mut self) -> Result<(), Error> {
+        (**self).end_block()
+    }
+
+    fn repeat_block(&mut self, block: &BlockInfo, repeat: &Repeat<'_>) -> Result<(), Error> {
+        (**self).repeat_block(block, repeat)
+    }
+
+    fn end_kernel(&mut self) -> Result<(), Error> {
+        (**self).end_kernel()
+    }
+}
+
+/// Two consumers fed by one source: every call goes to the first, then to
+/// the second (the first's error stops it before the second sees the call),
+/// each method as itself, so [`event_unchanged`](Consumer::event_unchanged)
+/// and [`repeat_block`](Consumer::repeat_block) reach each consumer's own.
+/// Nest pairs for more: `(a, (b, c))`.
+///
+/// # Example
+///
+/// The bank-conflict tally and the race checker of one run, as `smem kernel`
+/// takes them:
+///
+/// ```
+/// # #[cfg(feature = "ptx")]
+/// # {
+/// use smem_model::kernel::ptx::{self, Kernel, KernelLaunch, RunOptions};
+/// use smem_model::kernel::tally::Tally;
+/// use smem_model::Racecheck;
+///
+/// // Each thread stores its index, then reads its neighbour's without a
+/// // barrier between: a read-after-write race.
+/// let module = ptx::parse(
+///     ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\
+///      .reg .b32 %r<6>;\n.shared .align 4 .b8 s[256];\nmov.u32 %r1, %tid.x;\n\
+///      shl.b32 %r2, %r1, 2;\nmov.u32 %r3, s;\nadd.s32 %r4, %r3, %r2;\n\
+///      st.shared.u32 [%r4], %r1;\nxor.b32 %r5, %r2, 128;\nadd.s32 %r5, %r3, %r5;\n\
+///      ld.shared.u32 %r1, [%r5];\nret;\n}\n",
+/// )?;
+/// let kernel = Kernel::new(&module, None)?;
+/// let launch = KernelLaunch::new([1, 1, 1], [64, 1, 1])?;
+/// let (mut tally, mut races) = (Tally::new(), Racecheck::new());
+/// kernel.run(&launch, &RunOptions::new(), &mut (&mut tally, &mut races))?;
+/// assert_eq!(tally.totals().requests, 4);
+/// assert_ne!(races.kernels()[0].hazards().len(), 0);
+/// # }
+/// # Ok::<(), smem_model::Error>(())
+/// ```
+impl<A: Consumer, B: Consumer> Consumer for (A, B) {
+    fn begin_kernel(&mut self, kernel: &KernelInfo<'_>) -> Result<(), Error> {
+        self.0.begin_kernel(kernel)?;
+        self.1.begin_kernel(kernel)
+    }
+
+    fn begin_block(&mut self, block: &BlockInfo) -> Result<(), Error> {
+        self.0.begin_block(block)?;
+        self.1.begin_block(block)
+    }
+
+    fn place(&mut self, place: &Place<'_>) {
+        self.0.place(place);
+        self.1.place(place);
+    }
+
+    fn event(&mut self, warp: u32, event: &Event<'_>) -> Result<(), Error> {
+        self.0.event(warp, event)?;
+        self.1.event(warp, event)
+    }
+
+    fn event_unchanged(
+        &mut self,
+        warp: u32,
+        event: &Event<'_>,
+        unchanged: LaneSet,
+    ) -> Result<(), Error> {
+        self.0.event_unchanged(warp, event, unchanged)?;
+        self.1.event_unchanged(warp, event, unchanged)
+    }
+
+    fn end_block(&mut self) -> Result<(), Error> {
+        self.0.end_block()?;
+        self.1.end_block()
+    }
+
+    fn repeat_block(&mut self, block: &BlockInfo, repeat: &Repeat<'_>) -> Result<(), Error> {
+        self.0.repeat_block(block, repeat)?;
+        self.1.repeat_block(block, repeat)
+    }
+
+    fn end_kernel(&mut self) -> Result<(), Error> {
+        self.0.end_kernel()?;
+        self.1.end_kernel()
+    }
+}

@@ -29,8 +29,7 @@ use smem_model::kernel::ptx::{
     RunSummary,
 };
 use smem_model::kernel::tally::{nvprof_counters, Entry, Profiler, Tally, Totals};
-use smem_model::kernel::{BlockInfo, Consumer, Event, KernelInfo, Place, Repeat};
-use smem_model::{ComputeCapability, Error, KernelRaces, LaneSet, Racecheck};
+use smem_model::{ComputeCapability, Error, KernelRaces, Racecheck};
 
 use crate::output::{emit, fail, plural, styled, HEADING, NOTE, WARN};
 use crate::table::{Align, Table};
@@ -228,59 +227,6 @@ fn parse_tensor_map(text: &str) -> Result<(ptx::ArgKey, ptx::TensorMap), Error> 
     Ok((arg.key, arg.value.parse()?))
 }
 
-/// Gives every event to both the tally and the race checker.
-struct Both<'a> {
-    tally: &'a mut Tally,
-    races: &'a mut Racecheck,
-}
-
-impl Consumer for Both<'_> {
-    fn begin_kernel(&mut self, kernel: &KernelInfo<'_>) -> Result<(), Error> {
-        self.tally.begin_kernel(kernel)?;
-        self.races.begin_kernel(kernel)
-    }
-
-    fn begin_block(&mut self, block: &BlockInfo) -> Result<(), Error> {
-        self.tally.begin_block(block)?;
-        self.races.begin_block(block)
-    }
-
-    fn place(&mut self, place: &Place<'_>) {
-        self.tally.place(place);
-        self.races.place(place);
-    }
-
-    fn event(&mut self, warp: u32, event: &Event<'_>) -> Result<(), Error> {
-        self.tally.event(warp, event)?;
-        self.races.event(warp, event)
-    }
-
-    fn event_unchanged(
-        &mut self,
-        warp: u32,
-        event: &Event<'_>,
-        unchanged: LaneSet,
-    ) -> Result<(), Error> {
-        self.tally.event(warp, event)?;
-        self.races.event_unchanged(warp, event, unchanged)
-    }
-
-    fn end_block(&mut self) -> Result<(), Error> {
-        self.tally.end_block()?;
-        self.races.end_block()
-    }
-
-    fn repeat_block(&mut self, block: &BlockInfo, repeat: &Repeat<'_>) -> Result<(), Error> {
-        self.tally.repeat_block(block, repeat)?;
-        self.races.repeat_block(block, repeat)
-    }
-
-    fn end_kernel(&mut self) -> Result<(), Error> {
-        self.tally.end_kernel()?;
-        self.races.end_kernel()
-    }
-}
-
 /// Runs `smem kernel`.
 pub fn run(args: &Args) -> ExitCode {
     match analyse(args) {
@@ -408,10 +354,8 @@ fn analyse(args: &Args) -> Result<ExitCode, String> {
     let summary = kernel.run(
         &launch,
         &options,
-        &mut Both {
-            tally: &mut tally,
-            races: &mut races,
-        },
+        // The pair gives every call to the tally, then the race checker.
+        &mut (&mut tally, &mut races),
     );
     bar.finish_and_clear();
     let summary = summary.map_err(|e| e.to_string())?;
