@@ -16,8 +16,8 @@ ONLY=("$@")
 echo "# $(date -u +%FT%TZ) $($S --version 2>/dev/null) $(git -C "$(dirname "$0")" log --oneline -1 | cut -c1-50)" >> $O
 run matrixMul $T/ptx/matmul/kernel.ptx --grid 20,10 --block 32,32 --arg 3=320 --arg 4=640
 run LargeChunk $F/globalToShmemAsyncCopy.ptx --kernel 'MatrixMulAsyncCopyMultiStageLargeChunk<16>' --grid 80,80 --block 16,16 --arg 3=1280 --arg 4=1280
-run triton_matmul $T/ptx/triton_matmul --grid 4096 --arg 3..8=4096
-run triton_h_matmul $T/ncu/hopper/triton/triton_h_matmul/kernel.ptx --kernel fx_h_matmul --grid 1024 --block 128 --dynamic-shared 98304 --arg 3..8=4096
+run triton_matmul $T/ptx/triton_matmul --grid 4096 --arg 3=4096 --arg 4=4096 --arg 5=4096 --arg 6=4096 --arg 7=4096 --arg 8=4096
+run triton_h_matmul $T/ncu/hopper/triton/triton_h_matmul/kernel.ptx --kernel fx_h_matmul --grid 1024 --block 128 --dynamic-shared 98304 --arg 3=4096 --arg 4=4096 --arg 5=4096 --arg 6=4096 --arg 7=4096 --arg 8=4096
 run cudaTensorCoreGemm $F/cudaTensorCoreGemm.ptx --kernel compute_gemm --grid 132 --block 256 --dynamic-shared 65536 --arg 4=1.1 --arg 5=1.2
 run immaTensorCoreGemm $F/immaTensorCoreGemm.ptx --kernel compute_gemm_imma --grid 132 --block 256 --dynamic-shared 65536 --arg 4=1 --arg 5=1
 run bf16TensorCoreGemm $F/bf16TensorCoreGemm.ptx --kernel compute_bf16gemm_async_copy --grid 264 --block 256 --dynamic-shared 73728 --arg 4=1.1 --arg 5=1.2
