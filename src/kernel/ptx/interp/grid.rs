@@ -44,10 +44,12 @@ use super::RunOptions;
 /// together.
 pub(crate) const IN_FLIGHT_BYTES: usize = 1 << 30;
 
-/// Bytes the tapes kept for reuse hold at most, together: one block of a
-/// full-size cuda-samples bf16 or tf32 GEMM records about 1.7 M calls, more
-/// than 256 MiB, and a class whose tape does not fit is interpreted for
-/// each of its blocks (bf16: 302 s instead of 9 s of CPU, 1 GB resident).
+/// Bytes the tapes kept for reuse hold at most, together: a class whose
+/// tape does not fit is interpreted for each of its blocks. One block of a
+/// full-size cuda-samples dmma GEMM makes 5.9 M calls (bf16's and tf32's
+/// 1.7 M), which take about 95 MB as a tape keeps them ([`Tape`]: 16 bytes a
+/// call, each distinct event once); at 192 bytes a call they did not fit,
+/// and dmma took over 240 s of CPU instead of 35.
 pub(crate) const CACHE_BYTES: usize = 1 << 30;
 
 /// The blocks to run, by linear index, without listing them: every block,
@@ -389,12 +391,12 @@ impl Cache {
         }
     }
 
-    /// How many calls a tape of class `key` may record and still be kept.
+    /// How many bytes a tape of class `key` may record and still be kept.
     fn room(&self, key: &[u32; 3]) -> usize {
         if self.refused.contains(key) || self.classes.contains_key(key) {
             return 0;
         }
-        self.capacity / Tape::CALL_BYTES
+        self.capacity
     }
 
     fn get(&self, key: &[u32; 3]) -> Option<&Class> {
@@ -405,8 +407,12 @@ impl Cache {
         if self.classes.contains_key(&key) {
             return;
         }
+        let tape = tape.filter(|t| !t.is_full()).map(|mut t| {
+            t.seal();
+            t
+        });
         match tape {
-            Some(tape) if !tape.is_full() && tape.bytes() <= self.capacity => {
+            Some(tape) if tape.bytes() <= self.capacity => {
                 while self.bytes + tape.bytes() > self.capacity {
                     let Some(old) = self.order.pop_front() else {
                         break;
@@ -502,7 +508,7 @@ fn parallel<C: Consumer + ?Sized>(
     consumer: &mut C,
 ) -> Result<Totals, Error> {
     let window = 2 * threads;
-    let limit = (IN_FLIGHT_BYTES / window / Tape::CALL_BYTES).max(1 << 12);
+    let limit = (IN_FLIGHT_BYTES / window).max(1 << 20);
     let stop = Arc::new(AtomicBool::new(false));
     let (job_tx, job_rx) = mpsc::channel::<Job>();
     let job_rx = Mutex::new(job_rx);
@@ -527,7 +533,10 @@ fn parallel<C: Consumer + ?Sized>(
                 let back = match std::panic::catch_unwind(AssertUnwindSafe(|| {
                     exec::run_block(&launch.ctx(id), &mut tape, &mut notes)
                 })) {
-                    Ok(run) => Back::Ran(Box::new(Outcome { tape, run, notes })),
+                    Ok(run) => {
+                        tape.seal();
+                        Back::Ran(Box::new(Outcome { tape, run, notes }))
+                    }
                     Err(panic) => Back::Panicked(panic),
                 };
                 if done_tx.send((i, back)).is_err() {
@@ -659,7 +668,7 @@ mod tests {
 
     /// A tape of `n` fences.
     fn tape(n: usize) -> Tape {
-        let mut t = Tape::with_limit(1 << 10);
+        let mut t = Tape::with_limit(1 << 20);
         for pc in 0..n {
             let fence = Event::Fence {
                 site: Site::pc(pc as u64),
@@ -672,10 +681,14 @@ mod tests {
 
     #[test]
     fn the_oldest_tapes_give_way_to_a_new_one() {
-        let each = tape(4).bytes();
+        let each = {
+            let mut t = tape(4);
+            t.seal();
+            t.bytes()
+        };
         let mut cache = Cache::new(2 * each);
         for x in 0..3 {
-            assert!(cache.room(&[x, 0, 0]) >= 4);
+            assert!(cache.room(&[x, 0, 0]) >= each);
             cache.keep([x, 0, 0], Some(tape(4)), 4, Notes::new());
         }
         // Rows met in order: the first went when the third came.

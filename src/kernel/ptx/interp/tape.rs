@@ -4,63 +4,94 @@
 //! ([`classes`](super::classes)), which a consumer may take or not
 //! ([`Repeat`](crate::kernel::Repeat)).
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
 
 use crate::kernel::{Consumer, Event, Place, Recall, Recorded};
 use crate::{Error, LaneSet};
 
-/// One call a block's run made on its consumer.
+/// One call a block's run made on its consumer: what it gave, by its index
+/// in [`Tape::events`] or [`Tape::places`]. A block makes millions of calls
+/// (a full-size dmma GEMM's, 5.9 M) but few distinct ones (a pipelined
+/// GEMM's shared addresses come round again with its stages), so each call
+/// takes 16 bytes and each distinct one its 200 once: a tape of 192-byte
+/// calls did not fit in the reuse cache, and every block was interpreted.
 #[derive(Debug, Clone, Copy)]
 enum Call {
-    /// `event` (`unchanged` none) or `event_unchanged`; `name` indexes
-    /// [`Tape::names`] for the events that carry one.
-    Event {
+    /// `event`.
+    Event { warp: u32, event: u32 },
+    /// `event_unchanged`.
+    Unchanged {
         warp: u32,
-        event: Event<'static>,
-        name: u32,
-        /// A [`Event::GmmaReads`]'s chunks: their range in [`Tape::chunks`]; a
-        /// [`Event::BulkCopy`]'s runs: their range in [`Tape::runs`].
-        chunks: (u32, u32),
-        unchanged: Option<LaneSet>,
+        event: u32,
+        unchanged: LaneSet,
     },
-    /// `place`, its strings in [`Tape::names`].
-    Place {
-        input: u32,
-        line: u64,
-        instruction: u32,
-        source_file: Option<u32>,
-    },
+    /// `place`.
+    Place(u32),
 }
+
+/// An event as a tape keeps it: its borrowed parts as indices. `name`
+/// indexes [`Tape::names`] for the events that carry one (else 0);
+/// `chunks` is a [`Event::GmmaReads`]'s chunks (their range in
+/// [`Tape::chunks`]) or a [`Event::BulkCopy`]'s runs (in [`Tape::runs`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct Stored {
+    event: Event<'static>,
+    name: u32,
+    chunks: (u32, u32),
+}
+
+/// A place as a tape keeps it, its strings in [`Tape::names`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct StoredPlace {
+    input: u32,
+    line: u64,
+    instruction: u32,
+    source_file: Option<u32>,
+}
+
+/// Bytes a hash table's entry costs beside its key and value, roughly.
+const ENTRY_OVERHEAD: usize = 8;
 
 /// The calls a block's run made on its consumer between `begin_block` and
 /// `end_block`, in order, as a [`Consumer`] that records them.
 #[derive(Debug, Default)]
 pub(super) struct Tape {
     calls: Vec<Call>,
+    /// The distinct events, each once.
+    events: Vec<Stored>,
+    /// The distinct places, each once.
+    places: Vec<StoredPlace>,
+    /// Where each distinct event and place is, while recording (dropped by
+    /// [`seal`](Tape::seal)).
+    event_index: FxHashMap<Stored, u32>,
+    place_index: FxHashMap<StoredPlace, u32>,
     /// The strings the events and places borrowed, each once.
     names: Vec<Box<str>>,
-    index: HashMap<Box<str>, u32>,
+    index: FxHashMap<Box<str>, u32>,
+    names_bytes: usize,
     /// The chunks the [`Event::GmmaReads`] events borrowed, one after another.
     chunks: Vec<u32>,
     /// The runs the [`Event::BulkCopy`] events borrowed, one after another.
     runs: Vec<(u32, u32)>,
-    /// At most this many calls are kept: past it, recording stops with
-    /// [`Tape::FULL`] (the caller runs the block again into its consumer).
+    /// At most this many bytes ([`bytes`](Tape::bytes)) are kept: past it,
+    /// recording stops with [`Tape::FULL`] (the caller runs the block again
+    /// into its consumer).
     limit: usize,
     /// Set when the run ends early: recording stops as when full.
     stop: Option<Arc<AtomicBool>>,
+    /// Whether a call was refused: the tape is short of the block's calls
+    /// (a full tape may hold fewer bytes once [sealed](Tape::seal)).
+    refused: bool,
 }
 
 impl Tape {
     /// The error a full tape stops its block with (never seen outside).
     pub(super) const FULL: Error = Error::Interrupted;
 
-    /// Bytes a call takes on a tape.
-    pub(super) const CALL_BYTES: usize = std::mem::size_of::<Call>();
-
-    /// A tape that keeps at most `limit` calls.
+    /// A tape that keeps at most `limit` bytes.
     pub(super) fn with_limit(limit: usize) -> Self {
         Tape {
             limit,
@@ -76,19 +107,38 @@ impl Tape {
 
     /// Whether recording stopped short: at the limit, or told to stop.
     pub(super) fn is_full(&self) -> bool {
-        self.calls.len() >= self.limit
+        self.refused
+            || self.bytes() >= self.limit
             || self
                 .stop
                 .as_ref()
                 .is_some_and(|s| s.load(Ordering::Relaxed))
     }
 
-    /// Bytes it holds, roughly (what a cache of tapes counts).
+    /// Bytes it holds, roughly (what a cache of tapes counts): the indices
+    /// while recording too.
     pub(super) fn bytes(&self) -> usize {
+        let event = std::mem::size_of::<Stored>();
+        let place = std::mem::size_of::<StoredPlace>();
         self.calls.len() * std::mem::size_of::<Call>()
-            + self.names.iter().map(|n| n.len() + 48).sum::<usize>()
+            + self.events.len() * event
+            + self.places.len() * place
+            + self.event_index.len() * (event + 4 + ENTRY_OVERHEAD)
+            + self.place_index.len() * (place + 4 + ENTRY_OVERHEAD)
+            + self.names_bytes
             + self.chunks.len() * 4
             + self.runs.len() * 8
+    }
+
+    /// Drops what only recording needs (the indices of the distinct events,
+    /// places and names): the tape is complete.
+    pub(super) fn seal(&mut self) {
+        self.event_index = FxHashMap::default();
+        self.place_index = FxHashMap::default();
+        self.index = FxHashMap::default();
+        self.calls.shrink_to_fit();
+        self.events.shrink_to_fit();
+        self.places.shrink_to_fit();
     }
 
     fn intern(&mut self, s: &str) -> u32 {
@@ -98,15 +148,33 @@ impl Tape {
         let i = self.names.len() as u32;
         self.names.push(s.into());
         self.index.insert(s.into(), i);
+        self.names_bytes += 2 * s.len() + 48;
         i
     }
 
     fn push(&mut self, call: Call) -> Result<(), Error> {
         if self.is_full() {
+            self.refused = true;
             return Err(Tape::FULL);
         }
         self.calls.push(call);
         Ok(())
+    }
+
+    /// The index of `stored` among the distinct events, added if new. An
+    /// event that borrowed chunks or runs has its own range (no two alike):
+    /// it is added.
+    fn event_index(&mut self, stored: Stored) -> u32 {
+        let n = self.events.len() as u32;
+        if stored.chunks != (0, 0) {
+            self.events.push(stored);
+            return n;
+        }
+        let i = *self.event_index.entry(stored).or_insert(n);
+        if i == n {
+            self.events.push(stored);
+        }
+        i
     }
 
     fn record(
@@ -118,7 +186,9 @@ impl Tape {
         let mut chunks = (0, 0);
         let (event, name) = match *event {
             Event::GmmaReads { site, chunks: c } => {
-                chunks = (self.chunks.len() as u32, c.len() as u32);
+                if !c.is_empty() {
+                    chunks = (self.chunks.len() as u32, c.len() as u32);
+                }
                 self.chunks.extend_from_slice(c);
                 (Event::GmmaReads { site, chunks: &[] }, 0)
             }
@@ -168,7 +238,9 @@ impl Tape {
                 barrier,
                 name,
             } => {
-                chunks = (self.runs.len() as u32, runs.len() as u32);
+                if !runs.is_empty() {
+                    chunks = (self.runs.len() as u32, runs.len() as u32);
+                }
                 self.runs.extend_from_slice(runs);
                 (
                     Event::BulkCopy {
@@ -261,12 +333,18 @@ impl Tape {
                 0,
             ),
         };
-        self.push(Call::Event {
-            warp,
+        let event = self.event_index(Stored {
             event,
             name,
             chunks,
-            unchanged,
+        });
+        self.push(match unchanged {
+            None => Call::Event { warp, event },
+            Some(unchanged) => Call::Unchanged {
+                warp,
+                event,
+                unchanged,
+            },
         })
     }
 
@@ -282,73 +360,71 @@ impl Tape {
     /// Calls `f` with each recorded call, in order, up to the first error.
     fn each<F: FnMut(Recall<'_>) -> Result<(), Error>>(&self, mut f: F) -> Result<(), Error> {
         for call in &self.calls {
-            match *call {
-                Call::Event {
+            let (warp, event, unchanged) = match *call {
+                Call::Event { warp, event } => (warp, event, None),
+                Call::Unchanged {
                     warp,
                     event,
-                    name,
-                    chunks,
                     unchanged,
-                } => {
-                    let name = self.names.get(name as usize).map_or("", |n| n);
-                    let event = match event {
-                        Event::GmmaReads { site, .. } => Event::GmmaReads {
-                            site,
-                            chunks: &self.chunks
-                                [chunks.0 as usize..chunks.0 as usize + chunks.1 as usize],
-                        },
-                        Event::Unmodelled { site, lanes, .. } => {
-                            Event::Unmodelled { site, lanes, name }
-                        }
-                        Event::BulkCopy {
-                            site,
-                            lanes,
-                            write,
-                            barrier,
-                            ..
-                        } => Event::BulkCopy {
-                            site,
-                            lanes,
-                            runs: &self.runs
-                                [chunks.0 as usize..chunks.0 as usize + chunks.1 as usize],
-                            write,
-                            barrier,
-                            name,
-                        },
-                        Event::UnknownAddress {
-                            site,
-                            lanes,
-                            op,
-                            width,
-                            ..
-                        } => Event::UnknownAddress {
-                            site,
-                            lanes,
-                            op,
-                            width,
-                            name,
-                        },
-                        other => other,
-                    };
-                    f(Recall::Event {
-                        warp,
-                        event: &event,
-                        unchanged,
-                    })?;
-                }
-                Call::Place {
-                    input,
-                    line,
-                    instruction,
-                    source_file,
-                } => {
-                    let mut place = Place::new(input, line, &self.names[instruction as usize]);
-                    if let Some(file) = source_file {
+                } => (warp, event, Some(unchanged)),
+                Call::Place(i) => {
+                    let p = &self.places[i as usize];
+                    let mut place =
+                        Place::new(p.input, p.line, &self.names[p.instruction as usize]);
+                    if let Some(file) = p.source_file {
                         place = place.with_source_file(&self.names[file as usize]);
                     }
                     f(Recall::Place(&place))?;
+                    continue;
                 }
-            }
+            };
+            let Stored {
+                event,
+                name,
+                chunks,
+            } = self.events[event as usize];
+            let name = self.names.get(name as usize).map_or("", |n| n);
+            let range = chunks.0 as usize..chunks.0 as usize + chunks.1 as usize;
+            let event = match event {
+                Event::GmmaReads { site, .. } => Event::GmmaReads {
+                    site,
+                    chunks: &self.chunks[range],
+                },
+                Event::Unmodelled { site, lanes, .. } => Event::Unmodelled { site, lanes, name },
+                Event::BulkCopy {
+                    site,
+                    lanes,
+                    write,
+                    barrier,
+                    ..
+                } => Event::BulkCopy {
+                    site,
+                    lanes,
+                    runs: &self.runs[range],
+                    write,
+                    barrier,
+                    name,
+                },
+                Event::UnknownAddress {
+                    site,
+                    lanes,
+                    op,
+                    width,
+                    ..
+                } => Event::UnknownAddress {
+                    site,
+                    lanes,
+                    op,
+                    width,
+                    name,
+                },
+                other => other,
+            };
+            f(Recall::Event {
+                warp,
+                event: &event,
+                unchanged,
+            })?;
         }
         Ok(())
     }
@@ -366,12 +442,18 @@ impl Consumer for Tape {
         let source_file = place.source_file.map(|f| self.intern(f));
         // A full tape has already stopped its block at an event; a place
         // past the limit is dropped with it.
-        let _ = self.push(Call::Place {
+        let stored = StoredPlace {
             input: place.input,
             line: place.line,
             instruction,
             source_file,
-        });
+        };
+        let n = self.places.len() as u32;
+        let i = *self.place_index.entry(stored).or_insert(n);
+        if i == n {
+            self.places.push(stored);
+        }
+        let _ = self.push(Call::Place(i));
     }
 
     fn event(&mut self, warp: u32, event: &Event<'_>) -> Result<(), Error> {
@@ -431,5 +513,108 @@ impl<C: Consumer + ?Sized> Consumer for Tee<'_, C> {
     ) -> Result<(), Error> {
         self.keep(|t| t.event_unchanged(warp, event, unchanged));
         self.consumer.event_unchanged(warp, event, unchanged)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::Site;
+    use crate::request::WarpRequest;
+    use crate::Op;
+
+    /// Every call as text, in order.
+    #[derive(Default)]
+    struct Log(Vec<String>);
+
+    impl Consumer for Log {
+        fn place(&mut self, place: &Place<'_>) {
+            self.0.push(format!("{place:?}"));
+        }
+
+        fn event(&mut self, warp: u32, event: &Event<'_>) -> Result<(), Error> {
+            self.0.push(format!("{warp} {event:?}"));
+            Ok(())
+        }
+
+        fn event_unchanged(
+            &mut self,
+            warp: u32,
+            event: &Event<'_>,
+            unchanged: LaneSet,
+        ) -> Result<(), Error> {
+            self.0.push(format!("{warp} {event:?} {unchanged:?}"));
+            Ok(())
+        }
+    }
+
+    /// A loop's calls, its stages coming round again: a load of stage
+    /// `i % 2` by warp `i % 4`, between places, with the borrowed kinds.
+    fn calls(c: &mut dyn Consumer, n: u32) -> Result<(), Error> {
+        let chunks: Vec<u32> = (0..8).collect();
+        for i in 0..n {
+            let instruction = if i % 3 == 0 {
+                "ld.shared.b32"
+            } else {
+                "wmma.load"
+            };
+            let place = Place::new(0, u64::from(i % 5), instruction);
+            c.place(&place.with_source_file("gemm.cu"));
+            let addresses = core::array::from_fn(|l| Some(4 * l as u32 + 128 * (i % 2)));
+            let request = WarpRequest::new(Op::Load, 4, addresses)?;
+            let site = Site::pc(u64::from(i % 7));
+            c.event(i % 4, &Event::Access { site, request })?;
+            c.event_unchanged(1, &Event::Access { site, request }, LaneSet::from_bits(i))?;
+            let lanes = LaneSet::FULL;
+            let name = if i % 2 == 0 { "tex.2d" } else { "suld" };
+            c.event(0, &Event::Unmodelled { site, lanes, name })?;
+            c.event(
+                0,
+                &Event::GmmaReads {
+                    site,
+                    chunks: &chunks[(i % 8) as usize..],
+                },
+            )?;
+            let runs = [(i, 16), (i + 64, 8)];
+            let bulk = Event::BulkCopy {
+                site,
+                lanes,
+                runs: &runs[..(i % 3).min(2) as usize],
+                write: i % 2 == 0,
+                barrier: None,
+                name: "cp.async.bulk",
+            };
+            c.event(2, &bulk)?;
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_replay_gives_the_calls_recorded_and_each_distinct_one_is_kept_once() {
+        let (mut direct, mut replayed) = (Log::default(), Log::default());
+        calls(&mut direct, 40).unwrap();
+        let mut tape = Tape::with_limit(1 << 30);
+        calls(&mut tape, 40).unwrap();
+        tape.seal();
+        tape.replay(&mut replayed).unwrap();
+        assert_eq!(direct.0, replayed.0);
+        assert_eq!(tape.calls.len(), 40 * 6);
+        // Places: (line, whether a load) pairs. Events: loads by (site,
+        // stage), the warp and the unchanged lanes being the call's; the
+        // unmodelled by (site, name); bulk copies without runs by (site,
+        // write); the 40 gmma reads and the 26 bulk copies with runs each
+        // on its own.
+        assert_eq!(tape.places.len(), 10);
+        assert_eq!(tape.events.len(), 14 + 14 + 14 + 40 + 26);
+        assert_eq!(tape.names.len(), 6);
+    }
+
+    #[test]
+    fn a_full_tape_stays_full_once_sealed() {
+        let mut tape = Tape::with_limit(4096);
+        assert!(calls(&mut tape, 40) == Err(Tape::FULL));
+        assert!(tape.is_full());
+        tape.seal();
+        assert!(tape.bytes() < 4096 && tape.is_full());
     }
 }
