@@ -3225,7 +3225,13 @@ fn run_inst<C: Consumer + ?Sized>(
                         .wrapping_add(byte as u64);
                 }
                 let store = op == Op::Store;
-                match shared_target(*space, &at, lanes, unsure, here, notes) {
+                let target = shared_target(*space, &at, lanes, unsure, here, notes);
+                // A generic store that may reach global memory begins an
+                // epoch, as `st`'s does.
+                if store && !matches!(target, Target::Shared(_)) && *space != Space::Shared {
+                    numbers.global_write();
+                }
+                match target {
                     Target::Shared(offsets) => {
                         let what = if store { "write" } else { "read" };
                         in_bounds(ctx, (wid, site, name), what, &offsets, lanes, width)?;

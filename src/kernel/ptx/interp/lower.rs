@@ -655,8 +655,9 @@ impl Lowering<'_, '_> {
     /// written (nvcc writes bf16, tf32 and f64 without one, ptxas then emits
     /// generic accesses; the others with `.shared`, and then `LDSM`/`LDS`/
     /// `STS`: a form the table does not hold would be a guess, so it is not
-    /// modelled). On `.global`, no shared access: its fragment registers are
-    /// unknown.
+    /// modelled). On `.global`, no shared access: a load's fragment
+    /// registers are unknown, a store writes global memory (opaque: it
+    /// begins an epoch, [`may_write_global`](super::number::may_write_global)).
     fn wmma(&self, inst: &Instruction<'_>) -> Kind {
         let space = space_of(inst);
         let store = inst.has("store");
@@ -667,14 +668,10 @@ impl Lowering<'_, '_> {
             inst.operands.first().map(dests).unwrap_or_default()
         };
         if !matches!(space, Space::Shared | Space::Generic) {
-            return if store {
-                Kind::Nop
-            } else {
-                Kind::Opaque {
-                    ds,
-                    srcs: None,
-                    warp: true,
-                }
+            return Kind::Opaque {
+                ds,
+                srcs: None,
+                warp: true,
             };
         }
         let fragment = super::wmma::Fragment::of(inst.mnemonic);

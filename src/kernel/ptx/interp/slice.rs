@@ -410,6 +410,12 @@ fn facts(
                 x.sinks.push((*stride, u64::MAX));
                 x.sinks.extend(all(&guard));
             }
+            // A store whose addresses may be global memory's begins an epoch.
+            if ds.is_empty() && *space != Space::Shared {
+                x.always = true;
+                x.needs.extend([addr(a), *stride]);
+                x.needs.extend(&guard);
+            }
         }
         Kind::Wgmma { a, b, ds, .. } => {
             x.defs.extend(ds);
@@ -667,16 +673,66 @@ mod tests {
     use super::*;
 
     fn slice_of(body: &str) -> Option<Slice> {
+        slice_and_names(body).0
+    }
+
+    /// The slice, and each instruction's opcode.
+    fn slice_and_names(body: &str) -> (Option<Slice>, Vec<String>) {
         let text = format!(
             ".version 8.0\n.target sm_90\n.address_size 64\n\
              .visible .entry k(.param .u64 g, .param .u32 n)\n{{\n\
              .reg .b32 %r<20>;\n.reg .b64 %rd<20>;\n.reg .pred %p<8>;\n\
-             .shared .align 4 .b8 s[4096];\n{body}\nret;\n}}\n"
+             .reg .f64 %fd<20>;\n.shared .align 8 .b8 s[4096];\n{body}\nret;\n}}\n"
         );
         let module = crate::kernel::ptx::parse(&text).unwrap();
         let program = super::super::lower::lower(&module, Some("k")).unwrap();
         let plan = Plan::new(&program);
-        Slice::new(&program, &plan, &[])
+        let names = program.functions[0]
+            .insts
+            .iter()
+            .map(|i| program.names[i.name as usize].clone())
+            .collect();
+        (Slice::new(&program, &plan, &[]), names)
+    }
+
+    #[test]
+    fn a_wmma_mma_is_not_run_and_a_wmma_store_that_may_write_global_memory_is() {
+        // dmmaTensorCoreGemm's loop: fragments loaded from shared memory
+        // through a generic address, multiplied, stored back; then a store
+        // to global memory. A key run needs the stores (each may begin a
+        // global epoch) and what their addresses are computed from; the
+        // mma writes registers only (taken to write global memory, it put
+        // a full-size dmma GEMM's 2,048 a tile in every key run: 3.5 ms
+        // a key run became 55).
+        let (s, names) = slice_and_names(
+            "mov.u32 %r1, %ctaid.x;\nld.param.u32 %r2, [n];\nsetp.ge.u32 %p1, %r1, %r2;\n\
+             @%p1 bra DONE;\nmov.u64 %rd5, s;\ncvta.shared.u64 %rd6, %rd5;\n\
+             wmma.load.a.sync.aligned.row.m8n8k4.f64 {%fd1}, [%rd6], 4;\n\
+             wmma.load.b.sync.aligned.col.m8n8k4.f64 {%fd2}, [%rd6+256], 4;\n\
+             wmma.mma.sync.aligned.row.col.m8n8k4.f64.f64.f64.f64 {%fd3, %fd4}, {%fd1}, {%fd2}, {%fd5, %fd6};\n\
+             wmma.store.d.sync.aligned.row.m8n8k4.f64 [%rd6+512], {%fd3, %fd4}, 8;\n\
+             ld.param.u64 %rd1, [g];\n\
+             wmma.store.d.sync.aligned.row.m8n8k4.global.f64 [%rd1], {%fd3, %fd4}, 8;\nDONE:",
+        );
+        let s = s.unwrap();
+        let run: Vec<&str> = (0..names.len() as u32)
+            .filter(|&pc| s.role(0, pc).run)
+            .map(|pc| names[pc as usize].as_str())
+            .collect();
+        assert_eq!(
+            run,
+            [
+                "mov.u32",
+                "ld.param.u32",
+                "setp.ge.u32",
+                "bra",
+                "mov.u64",
+                "cvta.shared.u64",
+                "wmma.store.d.sync.aligned.row.m8n8k4.f64",
+                "wmma.store.d.sync.aligned.row.m8n8k4.global.f64",
+                "ret"
+            ]
+        );
     }
 
     #[test]
