@@ -45,7 +45,8 @@
 //! instruction that touched it, not per warp: 32 warps that each read all
 //! 228 KB from 8 instructions take 466,944 records (14 MiB), far below the
 //! bound; only warps out of step (different lanes or instruction counts on
-//! each word) need a record each. While the shadow is empty, up to 4,096
+//! each word) need a record each. While the shadow holds nothing an
+//! access conflicts with (no record, or only reads for a read), up to 4,096
 //! accesses that race with nothing wait unwritten (about 180 bytes each,
 //! 720 KiB), to be written only if a later access may race with one before
 //! the next barrier of the whole block: the same records, written later or
@@ -411,6 +412,9 @@ pub struct Block {
     hazards: HazardTable,
     /// Scratch: the conflicts of the access being run.
     found: Vec<Found>,
+    /// Scratch: what the coarse quads' records gave the access being run
+    /// ([`check_quad`]).
+    quads_seen: QuadsSeen,
     /// Scratch: the words of the access being run, with their lanes.
     batches: Vec<Batch>,
     /// Scratch: the batches of deferred accesses as they are written
@@ -767,6 +771,7 @@ impl Block {
                 hazards: Vec::new(),
                 runs: Vec::new(),
                 more: Vec::new(),
+                spare: Vec::new(),
                 index: FxHashMap::default(),
                 limit: Self::MAX_HAZARDS,
                 not_listed: FxHashSet::default(),
@@ -777,6 +782,7 @@ impl Block {
                 held: VecDeque::new(),
             },
             found: Vec::new(),
+            quads_seen: QuadsSeen::default(),
             batches: Vec::new(),
             spare_batches: Vec::new(),
             barrier_errors: Vec::new(),
@@ -1594,7 +1600,7 @@ impl Block {
         if kind != AccessKind::AsyncCopy
             && active != 0
             && !self.shadow.plain()
-            && self.may_defer(warp)
+            && self.may_defer(warp, kind)
         {
             let me = &self.warps[warp as usize];
             let access = AccessAt {
@@ -1721,7 +1727,7 @@ impl Block {
             highest,
             whole: true,
         };
-        if self.may_defer(now.warp) && self.defer(&access, addresses) {
+        if self.may_defer(now.warp, now.kind) && self.defer(&access, addresses) {
             return;
         }
         self.settle();
@@ -1730,8 +1736,10 @@ impl Block {
             shadow,
             hazards,
             found,
+            quads_seen,
             ..
         } = self;
+        quads_seen.next_access();
         let (warp, kind) = (now.warp, now.kind);
         let me = &warps[warp as usize];
         let look = relevant(kind);
@@ -1744,7 +1752,9 @@ impl Block {
             let first = addresses[lane as usize] / 4;
             if words == 4
                 && shadow.coarse(first)
-                && check_quad(shadow, first, lane, me, now, addresses, found, hazards)
+                && check_quad(
+                    shadow, first, lane, me, now, addresses, found, hazards, quads_seen,
+                )
             {
                 continue;
             }
@@ -1770,10 +1780,11 @@ impl Block {
 
     /// Whether an access of warp `warp` may be deferred
     /// ([`Shadow::deferred`]), but for the deferred accesses it overlaps:
-    /// the shadow holds no record, the warp has no lane order of its own,
-    /// and there is room.
-    fn may_defer(&self, warp: u32) -> bool {
-        self.shadow.any == 0
+    /// the shadow holds no record an access of `kind` conflicts with (none
+    /// at all, or only reads for a read), the warp has no lane order of its
+    /// own, and there is room.
+    fn may_defer(&self, warp: u32, kind: AccessKind) -> bool {
+        self.shadow.any & relevant(kind) == 0
             && self.warps[warp as usize].seen.is_none()
             && self.shadow.deferred.len() < MAX_DEFERRED
     }
@@ -2111,6 +2122,11 @@ struct HazardTable {
     runs: Vec<FirstRun>,
     /// The other runs of the hazards that cover more than one.
     more: Vec<Slot>,
+    /// Slots of earlier blocks, emptied, to be taken before a new one: a
+    /// hazard of many runs grows its slot's runs onto the heap (FlashInfer
+    /// prefill's, 16 rows a hazard), and growing them again in each block
+    /// was 1% of that trace's time with every block through the model.
+    spare: Vec<Slot>,
     index: FxHashMap<Key, u32>,
     /// The most hazards listed ([`Block::with_max_hazards`]).
     limit: usize,
@@ -2152,7 +2168,11 @@ impl HazardTable {
         }
         self.hazards.clear();
         self.runs.clear();
-        self.more.clear();
+        for mut slot in self.more.drain(..) {
+            slot.groups.clear();
+            slot.pages.clear();
+            self.spare.push(slot);
+        }
         self.index.clear();
         self.not_listed.clear();
         self.beyond = false;
@@ -2170,7 +2190,7 @@ impl HazardTable {
                 return;
             }
             if run.more == 0 {
-                self.more.push(Slot::default());
+                self.more.push(self.spare.pop().unwrap_or_default());
                 run.more = self.more.len() as u32;
             }
             self.more[run.more as usize - 1].add(base, bits);
@@ -2731,6 +2751,10 @@ fn check(
 /// none of them and its warp has no lane order of its own (the first lane
 /// it is not ordered after is then the record's first on each word):
 /// otherwise the words are checked one by one.
+///
+/// A quad's one record that the access met before on another quad, but
+/// for its lanes, none of which is `lane` (on any word), gives it what it
+/// gave then ([`QuadsSeen`]).
 #[allow(clippy::too_many_arguments)]
 #[inline]
 fn check_quad(
@@ -2742,12 +2766,40 @@ fn check_quad(
     addresses: &[u32; WARP_SIZE],
     found: &mut Vec<Found>,
     hazards: &mut HazardTable,
+    seen: &mut QuadsSeen,
 ) -> bool {
     let kinds = shadow.kinds[first as usize];
     if kinds & relevant(now.kind) == 0 {
         return true;
     }
     let records = shadow.records_any(first, kinds);
+    let spread = |r: &Record| (0..4).fold(0, |all, i| all | r.on_word(i).lanes);
+    // The one record, when what it gives the access is the same for every
+    // lane it does not have (see `QuadsSeen`).
+    let alone = match records {
+        [only]
+            if me.seen.is_none()
+                && now.unchanged == 0
+                && hazards.held.is_empty()
+                && spread(only) & 1 << lane == 0 =>
+        {
+            let only = Record {
+                lanes: 0,
+                lane_stride: 0,
+                ..*only
+            };
+            if let Some(index) = seen.get(&only) {
+                if index != NOT_LISTED && index != QuadsSeen::NONE {
+                    for word in first..first + 4 {
+                        hazards.add(index, word, only.bytes);
+                    }
+                }
+                return true;
+            }
+            Some(only)
+        }
+        _ => None,
+    };
     let batch = Batch {
         word: first,
         mask: 0xf,
@@ -2757,6 +2809,9 @@ fn check_quad(
     if kinds & AFFINE_BIT == 0 {
         check(records, &batch, me, now, addresses, found);
         if put_once(found, first, hazards) {
+            if let Some(only) = alone {
+                seen.put(only, found, hazards);
+            }
             return true;
         }
         for i in 0..4 {
@@ -2770,7 +2825,6 @@ fn check_quad(
         }
         return true;
     }
-    let spread = |r: &Record| (0..4).fold(0, |all, i| all | r.on_word(i).lanes);
     if me.seen.is_some()
         || records
             .iter()
@@ -2793,6 +2847,9 @@ fn check_quad(
         *end = found.len();
     }
     if put_once(found, first, hazards) {
+        if let Some(only) = alone {
+            seen.put(only, found, hazards);
+        }
         return true;
     }
     for i in 0..4 {
@@ -2814,6 +2871,75 @@ fn check_quad(
         }
     }
     true
+}
+
+/// What the one records of coarse quads gave the access being run
+/// ([`check_quad`]), each with its lanes left out: at most one conflict
+/// (its hazard's index, [`NOT_LISTED`], or [`NONE`](Self::NONE) for no
+/// conflict), for lanes it does not have, of a warp without a lane order
+/// of its own, none of them writing what memory holds, with no conflict
+/// held.
+///
+/// Why it is exact: [`check`] of one record for such a lane depends on the
+/// lane only through the example it names (the record's first lane other
+/// than the lane, which is then any of them), and the access, its warp and
+/// the conflicts held do not change while it runs; a conflict whose
+/// hazard is already noted adds its bytes and nothing else (its example is
+/// the first conflict's). Why: the rows of a tile stored a word a lane
+/// and read back 16 bytes a lane by the same warp, with no `__syncwarp`
+/// between (FlashInfer prefill's last step), make each lane of each read
+/// a conflict with the quad's record, from one of a few stores: noting
+/// each of them in full was a third of that trace's time with every block
+/// through the model.
+#[derive(Debug)]
+struct QuadsSeen {
+    /// The records, direct-mapped by site; each valid while its access is
+    /// the one being run.
+    lines: [(Record, u32, u64); QuadsSeen::LINES],
+    /// The access being run (a count, never reused).
+    access: u64,
+}
+
+impl Default for QuadsSeen {
+    fn default() -> Self {
+        QuadsSeen {
+            lines: [(Record::EMPTY, 0, 0); QuadsSeen::LINES],
+            access: 0,
+        }
+    }
+}
+
+impl QuadsSeen {
+    const LINES: usize = 64;
+    /// No conflict.
+    const NONE: u32 = u32::MAX - 1;
+
+    /// A new access: what the last one saw is forgotten.
+    fn next_access(&mut self) {
+        self.access += 1;
+    }
+
+    fn line(record: &Record) -> usize {
+        (record.site.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58) as usize % Self::LINES
+    }
+
+    /// What `record` (its lanes left out) gave the access being run.
+    #[inline]
+    fn get(&self, record: &Record) -> Option<u32> {
+        let (cached, index, access) = &self.lines[Self::line(record)];
+        (*access == self.access && cached == record).then_some(*index)
+    }
+
+    /// Keeps what `record` gave: the conflicts `found` (noted, none held).
+    #[inline]
+    fn put(&mut self, record: Record, found: &[Found], hazards: &HazardTable) {
+        let index = match (found, hazards.last) {
+            ([], _) => Self::NONE,
+            ([_], Some((_, index))) => index,
+            _ => return,
+        };
+        self.lines[Self::line(&record)] = (record, index, self.access);
+    }
 }
 
 /// [`check_quad`]'s puts of its one conflict, when it found one and none is

@@ -53,8 +53,9 @@
 //! a record per four lanes, not one per lane.
 //!
 //! Accesses that cannot race with anything deferred so far wait unwritten
-//! while the shadow is empty ([`Shadow::deferred`]): most of a clean
-//! kernel's accesses between two barriers are never written at all.
+//! while the shadow holds nothing they conflict with
+//! ([`Shadow::deferred`]): most of a clean kernel's accesses between two
+//! barriers are never written at all.
 //!
 //! Memory is bounded: at most 4 x [`SITES_PER_WARP`] records per warp and
 //! kind on a word, so at least that many instructions apart (an instruction
@@ -361,8 +362,11 @@ pub(super) struct Shadow {
     /// Records of `cp.async` writes not yet waited for.
     pub pending: usize,
     /// Accesses since the last block-wide barrier whose records are not
-    /// written yet, in the order they ran: while the shadow holds no record,
-    /// an access (not a `cp.async`) whose check provably finds nothing (each
+    /// written yet, in the order they ran: while the shadow holds no record
+    /// the access conflicts with (none at all, or, for a read, only reads:
+    /// records are only ever written before the deferred accesses, by the
+    /// access that settled them), an access (not a `cp.async`) whose check
+    /// provably finds nothing (each
     /// earlier deferred access whose words it overlaps is of a kind it does
     /// not conflict with, or ordered before it: its own warp's at or below
     /// its floor, another warp's at or below its clock) is kept here rather
@@ -372,7 +376,9 @@ pub(super) struct Shadow {
     /// been written when it ran ([`super::Block::settle`]), so the records
     /// are the same. Why: a clean tiled kernel's accesses (stores, a
     /// barrier, loads, a barrier) need no record at all, and a record a lane
-    /// and word was most of their time. A modelling device, not a rule: the
+    /// and word was most of their time; reads over a shadow of reads (a
+    /// tile's `ldmatrix` rows after an access that wrote the records) wait
+    /// too. A modelling device, not a rule: the
     /// reports are the same (the property tests of `src/block/tests.rs` and
     /// `tests/block_reference.rs`).
     pub deferred: Vec<Deferred>,

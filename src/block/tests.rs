@@ -530,8 +530,11 @@ fn warps_in_step_share_a_record_until_one_merges() {
     assert_eq!(block.shadow.records, 64);
     let warps: Vec<u32> = block.shadow.cell(5).iter().map(|r| r.warps).collect();
     assert_eq!(warps, [0b1011, 0b0100]);
-    // Warp 0 falls in with warp 2 again.
+    // Warp 0 falls in with warp 2 again (a read where the block only
+    // read: it waits in `deferred` too).
     block.access(0, 1, &read).unwrap();
+    assert_eq!(block.shadow.deferred.len(), 1);
+    block.settle();
     assert_eq!(block.shadow.records, 64);
     let warps: Vec<u32> = block.shadow.cell(5).iter().map(|r| r.warps).collect();
     assert_eq!(warps, [0b1010, 0b0101]);
