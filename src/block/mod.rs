@@ -415,6 +415,9 @@ pub struct Block {
     /// Scratch: what the coarse quads' records gave the access being run
     /// ([`check_quad`]).
     quads_seen: QuadsSeen,
+    /// Whether the lanes of whole-warp accesses of a few shapes are on words
+    /// of their own.
+    shapes: Shapes,
     /// Scratch: the words of the access being run, with their lanes.
     batches: Vec<Batch>,
     /// Scratch: the batches of deferred accesses as they are written
@@ -783,6 +786,7 @@ impl Block {
             },
             found: Vec::new(),
             quads_seen: QuadsSeen::default(),
+            shapes: Shapes::default(),
             batches: Vec::new(),
             spare_batches: Vec::new(),
             barrier_errors: Vec::new(),
@@ -1577,14 +1581,25 @@ impl Block {
             && kind != AccessKind::AsyncCopy
             && !self.shadow.plain()
             && active.count_ones() > 1;
-        let mut own_words =
-            whole_words && (monotonic(active, addresses) || !may_repeat(active, addresses, width));
+        let (mut own_words, mut known) = (false, false);
+        if whole_words {
+            if monotonic(active, addresses) {
+                (own_words, known) = (true, true);
+            } else if let Some(own) = self.shapes.get(site, active, addresses) {
+                (own_words, known) = (own, true);
+            } else {
+                own_words = !may_repeat(active, addresses, width);
+            }
+        }
         if !own_words {
             self.batch(active, addresses, width, highest);
             // `may_repeat` may see a repeat where there is none: the
             // batches tell.
             own_words = whole_words
                 && self.batches.len() == active.count_ones() as usize * (width / 4) as usize;
+        }
+        if whole_words && !known {
+            self.shapes.put(site, active, addresses, own_words);
         }
         if own_words {
             let now = Now {
@@ -2220,6 +2235,22 @@ impl HazardTable {
         }
     }
 
+    /// Adds the bytes `mask` of each word of the quad from word `first` (a
+    /// multiple of 4) to hazard `index`: [`add`](Self::add) of each, the
+    /// four in one run of 16 words.
+    #[inline]
+    fn add_quad(&mut self, index: u32, first: u32, mask: u8) {
+        let bits = (u64::from(mask) * 0x1111) << (4 * (first % 16));
+        let base = first & !15;
+        match &mut self.pending {
+            Some((i, b, pending)) if *i == index && *b == base => *pending |= bits,
+            _ => {
+                self.flush();
+                self.pending = Some((index, base, bits));
+            }
+        }
+    }
+
     /// Takes a conflict: noted at once, unless it is one between warps with
     /// a `cp.async` write in flight, or one found after such a conflict that
     /// is still held. Whether the model reports it is only known when the
@@ -2773,7 +2804,6 @@ fn check_quad(
         return true;
     }
     let records = shadow.records_any(first, kinds);
-    let spread = |r: &Record| (0..4).fold(0, |all, i| all | r.on_word(i).lanes);
     // The one record, when what it gives the access is the same for every
     // lane it does not have (see `QuadsSeen`).
     let alone = match records {
@@ -2781,22 +2811,15 @@ fn check_quad(
             if me.seen.is_none()
                 && now.unchanged == 0
                 && hazards.held.is_empty()
-                && spread(only) & 1 << lane == 0 =>
+                && only.spread() & 1 << lane == 0 =>
         {
-            let only = Record {
-                lanes: 0,
-                lane_stride: 0,
-                ..*only
-            };
-            if let Some(index) = seen.get(&only) {
+            if let Some(index) = seen.get(only) {
                 if index != NOT_LISTED && index != QuadsSeen::NONE {
-                    for word in first..first + 4 {
-                        hazards.add(index, word, only.bytes);
-                    }
+                    hazards.add_quad(index, first, only.bytes);
                 }
                 return true;
             }
-            Some(only)
+            Some(*only)
         }
         _ => None,
     };
@@ -2828,7 +2851,7 @@ fn check_quad(
     if me.seen.is_some()
         || records
             .iter()
-            .any(|r| r.lane_stride != 0 && spread(r) & batch.lanes != 0)
+            .any(|r| r.lane_stride != 0 && r.spread() & batch.lanes != 0)
     {
         return false;
     }
@@ -2873,8 +2896,64 @@ fn check_quad(
     true
 }
 
+/// Whether the lanes of an access of all 32 lanes, of whole words, are on
+/// words of their own, by its shape (each lane's address less lane 0's),
+/// for a few shapes met lately, direct-mapped by site: the lanes are on
+/// words of their own exactly when their addresses differ (requests are
+/// aligned to their width), which the shape says. Why: the rows of an
+/// `ldmatrix` tile, swizzled, neither rise nor fall from lane to lane, and
+/// telling that every address differs ([`may_repeat`]) was a twelfth of
+/// FlashInfer prefill's time with every block through the model; each
+/// warp's and each iteration's rows have the same shape.
+#[derive(Debug)]
+struct Shapes {
+    /// The shapes, each with whether its lanes are on words of their own.
+    lines: Vec<([u32; WARP_SIZE], bool)>,
+}
+
+impl Default for Shapes {
+    fn default() -> Self {
+        // Lane 0's offset is 0 in every shape: none matches a line of 1s
+        // before it is written.
+        Shapes {
+            lines: vec![([1; WARP_SIZE], false); Shapes::LINES],
+        }
+    }
+}
+
+impl Shapes {
+    const LINES: usize = 64;
+
+    fn line(site: u64) -> usize {
+        (site.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58) as usize % Self::LINES
+    }
+
+    fn shape(addresses: &[u32; WARP_SIZE]) -> [u32; WARP_SIZE] {
+        core::array::from_fn(|lane| addresses[lane].wrapping_sub(addresses[0]))
+    }
+
+    /// Whether the lanes of the access at `site` are on words of their own,
+    /// if its shape is known (only those of all 32 lanes are kept).
+    #[inline]
+    fn get(&self, site: u64, active: u32, addresses: &[u32; WARP_SIZE]) -> Option<bool> {
+        if active != u32::MAX {
+            return None;
+        }
+        let (shape, own) = &self.lines[Self::line(site)];
+        (*shape == Self::shape(addresses)).then_some(*own)
+    }
+
+    /// Keeps whether the lanes of the access at `site` are on words of
+    /// their own.
+    fn put(&mut self, site: u64, active: u32, addresses: &[u32; WARP_SIZE], own: bool) {
+        if active == u32::MAX {
+            self.lines[Self::line(site)] = (Self::shape(addresses), own);
+        }
+    }
+}
+
 /// What the one records of coarse quads gave the access being run
-/// ([`check_quad`]), each with its lanes left out: at most one conflict
+/// ([`check_quad`]), each but for its lanes: at most one conflict
 /// (its hazard's index, [`NOT_LISTED`], or [`NONE`](Self::NONE) for no
 /// conflict), for lanes it does not have, of a warp without a lane order
 /// of its own, none of them writing what memory holds, with no conflict
@@ -2923,11 +3002,11 @@ impl QuadsSeen {
         (record.site.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58) as usize % Self::LINES
     }
 
-    /// What `record` (its lanes left out) gave the access being run.
+    /// What `record` (but for its lanes) gave the access being run.
     #[inline]
     fn get(&self, record: &Record) -> Option<u32> {
         let (cached, index, access) = &self.lines[Self::line(record)];
-        (*access == self.access && cached == record).then_some(*index)
+        (*access == self.access && cached.same_but_lanes(record)).then_some(*index)
     }
 
     /// Keeps what `record` gave: the conflicts `found` (noted, none held).
@@ -2944,7 +3023,7 @@ impl QuadsSeen {
 
 /// [`check_quad`]'s puts of its one conflict, when it found one and none is
 /// held: the conflict on the quad's first word, noted at once, then the
-/// same bytes of the other three words added to its hazard, all that
+/// same bytes of the quad's words added to its hazard, all that
 /// putting each would do (the conflicts of a coarse quad's records are
 /// never with a `cp.async` write in flight); whether it did.
 #[inline]
@@ -2964,9 +3043,7 @@ fn put_once(found: &[Found], first: u32, hazards: &mut HazardTable) -> bool {
     if let Some((_, index)) = hazards.last
         && index != NOT_LISTED
     {
-        for word in first + 1..first + 4 {
-            hazards.add(index, word, f.mask);
-        }
+        hazards.add_quad(index, first, f.mask);
     }
     true
 }

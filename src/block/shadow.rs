@@ -154,6 +154,30 @@ impl Record {
         }) && (0..4).any(|i| lanes(self, i) == lanes(other, i))
     }
 
+    /// The lanes `self` has on some word of a coarse quad that holds it.
+    #[inline]
+    pub fn spread(&self) -> u32 {
+        let l = self.lanes;
+        if self.lane_stride == 0 {
+            l
+        } else {
+            l | l << 1 | l << 2 | l << 3
+        }
+    }
+
+    /// Whether `self` and `other` are the same record but for their lanes
+    /// (and how those go from word to word).
+    #[inline]
+    pub fn same_but_lanes(&self, other: &Record) -> bool {
+        self.site == other.site
+            && self.step == other.step
+            && self.clock == other.clock
+            && self.warps == other.warps
+            && self.kind == other.kind
+            && self.bytes == other.bytes
+            && self.pending == other.pending
+    }
+
     /// The record of word `i` (0 to 3) of a coarse quad that holds `self`.
     #[inline]
     pub fn on_word(&self, i: u32) -> Record {
