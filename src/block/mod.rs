@@ -2235,12 +2235,13 @@ impl HazardTable {
         }
     }
 
-    /// Adds the bytes `mask` of each word of the quad from word `first` (a
-    /// multiple of 4) to hazard `index`: [`add`](Self::add) of each, the
-    /// four in one run of 16 words.
+    /// Adds the bytes `mask` of the words `words` (bit `i`: word `first +
+    /// i`) of the quad from word `first` (a multiple of 4) to hazard
+    /// `index`: [`add`](Self::add) of each, the four in one run of 16 words.
     #[inline]
-    fn add_quad(&mut self, index: u32, first: u32, mask: u8) {
-        let bits = (u64::from(mask) * 0x1111) << (4 * (first % 16));
+    fn add_quad(&mut self, index: u32, first: u32, words: u8, mask: u8) {
+        let spread = (0..4).fold(0u64, |bits, i| bits | u64::from(words >> i & 1) << (4 * i));
+        let bits = (u64::from(mask) * spread) << (4 * (first % 16));
         let base = first & !15;
         match &mut self.pending {
             Some((i, b, pending)) if *i == index && *b == base => *pending |= bits,
@@ -2784,8 +2785,11 @@ fn check(
 /// otherwise the words are checked one by one.
 ///
 /// A quad's one record that the access met before on another quad, but
-/// for its lanes, none of which is `lane` (on any word), gives it what it
-/// gave then ([`QuadsSeen`]).
+/// for its lanes, gives it what it gave then ([`QuadsSeen`]): on every word
+/// when none of its lanes is `lane`, else (a record of the warp alone) on
+/// the words where it has another lane; the first time, a record of the
+/// warp alone that has `lane` is checked on the first of those words, where
+/// the words one by one would first find its conflict.
 #[allow(clippy::too_many_arguments)]
 #[inline]
 fn check_quad(
@@ -2804,19 +2808,63 @@ fn check_quad(
         return true;
     }
     let records = shadow.records_any(first, kinds);
+    let lane_bit = 1u32 << lane;
     // The one record, when what it gives the access is the same for every
-    // lane it does not have (see `QuadsSeen`).
+    // lane it does not have, or, standing for the warp alone, for every
+    // lane on the words where it has another (see `QuadsSeen`).
     let alone = match records {
         [only]
             if me.seen.is_none()
                 && now.unchanged == 0
                 && hazards.held.is_empty()
-                && only.spread() & 1 << lane == 0 =>
+                && (only.spread() & lane_bit == 0 || only.warps == 1 << now.warp) =>
         {
+            let has_lane = only.spread() & lane_bit != 0;
+            // The words it may conflict on: a lane is no conflict of its own.
+            let words = if has_lane {
+                (0..4)
+                    .filter(|&i| only.on_word(i).lanes & !lane_bit != 0)
+                    .fold(0, |words, i| words | 1 << i)
+            } else {
+                0xf
+            };
             if let Some(index) = seen.get(only) {
                 if index != NOT_LISTED && index != QuadsSeen::NONE {
-                    hazards.add_quad(index, first, only.bytes);
+                    hazards.add_quad(index, first, words, only.bytes);
                 }
+                return true;
+            }
+            if has_lane {
+                // Checked on the first word it may conflict on, where a
+                // check word by word would first find its conflict, if any.
+                if words == 0 {
+                    return true;
+                }
+                let i = words.trailing_zeros();
+                let batch = Batch {
+                    word: first + i,
+                    mask: 0xf,
+                    lanes: lane_bit,
+                };
+                found.clear();
+                let record = only.on_word(i);
+                check(
+                    core::slice::from_ref(&record),
+                    &batch,
+                    me,
+                    now,
+                    addresses,
+                    found,
+                );
+                if let [f] = found[..] {
+                    hazards.put(f);
+                    if let Some((_, index)) = hazards.last
+                        && index != NOT_LISTED
+                    {
+                        hazards.add_quad(index, first, words, only.bytes);
+                    }
+                }
+                seen.put(*only, found, hazards);
                 return true;
             }
             Some(*only)
@@ -2955,16 +3003,21 @@ impl Shapes {
 /// What the one records of coarse quads gave the access being run
 /// ([`check_quad`]), each but for its lanes: at most one conflict
 /// (its hazard's index, [`NOT_LISTED`], or [`NONE`](Self::NONE) for no
-/// conflict), for lanes it does not have, of a warp without a lane order
-/// of its own, none of them writing what memory holds, with no conflict
-/// held.
+/// conflict), for lanes of a warp without a lane order of its own, none of
+/// them writing what memory holds, with no conflict held: on each word of
+/// the quad for a lane the record does not have; on each word where the
+/// record has another lane than the lane, for a record that stands for
+/// the warp alone.
 ///
-/// Why it is exact: [`check`] of one record for such a lane depends on the
-/// lane only through the example it names (the record's first lane other
-/// than the lane, which is then any of them), and the access, its warp and
-/// the conflicts held do not change while it runs; a conflict whose
-/// hazard is already noted adds its bytes and nothing else (its example is
-/// the first conflict's). Why: the rows of a tile stored a word a lane
+/// Why it is exact: [`check`] of one record for a lane it does not have
+/// depends on the lane only through the example it names (the record's
+/// first lane other than the lane, which is then any of them); for a
+/// record of the warp alone, its one possible conflict is a warning, with
+/// the record's lanes other than the lane (on words where it has none,
+/// none); and the access, its warp and the conflicts held do not change
+/// while it runs. A conflict whose hazard is already noted adds its bytes
+/// and nothing else (its example is the first conflict's). Why: the rows
+/// of a tile stored a word a lane
 /// and read back 16 bytes a lane by the same warp, with no `__syncwarp`
 /// between (FlashInfer prefill's last step), make each lane of each read
 /// a conflict with the quad's record, from one of a few stores: noting
@@ -3043,7 +3096,7 @@ fn put_once(found: &[Found], first: u32, hazards: &mut HazardTable) -> bool {
     if let Some((_, index)) = hazards.last
         && index != NOT_LISTED
     {
-        hazards.add_quad(index, first, f.mask);
+        hazards.add_quad(index, first, 0xf, f.mask);
     }
     true
 }
@@ -3306,9 +3359,11 @@ fn record_words(
 /// [`lane_stride`](Record::lane_stride) 1), on the quad from word `first`,
 /// once for its four words when the quad is new or coarse and stays so;
 /// whether they were taken (else the words go one by one, as they do near
-/// the bound on records, to be refused at the same one). Out of line, so
-/// that the loop of narrower lanes stays as it was.
-#[inline(never)]
+/// the bound on records, to be refused at the same one). Inlined: its
+/// call (the record passed on the stack, registers saved and restored)
+/// was a quarter of its cost, and it runs for most lanes of tensor-core
+/// kernels' 16-byte accesses.
+#[inline(always)]
 fn record_quad(shadow: &mut Shadow, first: u32, new: Record) -> bool {
     if shadow.records + 4 > MAX_RECORDS || !shadow.quads() {
         return false;
