@@ -814,8 +814,8 @@ pub trait Consumer {
     /// # {
     /// use smem_model::kernel::ptx::{self, Kernel, KernelLaunch, RunOptions};
     ///
-    /// // Four blocks alike, of two warps each storing once: one interpreted,
-    /// // the second given as the class's first repeat, two more added.
+    /// // Four blocks alike, of two warps each storing once: one interpreted
+    /// // and given as the class's first repeat, three more added.
     /// let module = ptx::parse(
     ///     ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\
     ///      .reg .b32 %r<4>;\n.shared .align 4 .b8 s[256];\nmov.u32 %r1, %tid.x;\n\

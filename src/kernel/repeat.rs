@@ -77,7 +77,9 @@ pub(crate) trait Recorded: Sync {
 /// `begin_block` and `end_block`, given again on demand.
 ///
 /// The class's first block was given to the same consumer earlier in the
-/// same kernel, with these calls. Only a source makes one.
+/// same kernel, with these calls, or is this block: a source may record a
+/// block before giving it, and give it as its class's first repeat. Only a
+/// source makes one.
 pub struct Repeat<'a> {
     class: BlockClass,
     calls: &'a dyn Recorded,

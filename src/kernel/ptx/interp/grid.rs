@@ -11,7 +11,11 @@
 //! has a tape is given as a repeat of it ([`Consumer::repeat_block`]: by
 //! default the tape's calls between `begin_block` and `end_block`; the
 //! library's consumers add what they worked out for the class instead).
-//! Notes and steps are added per block, the same way. So neither the reuse
+//! The class's first block is recorded before the consumer sees it, and
+//! given as the class's first repeat: a consumer that works out a part per
+//! class takes the calls once, not once as they come and again for the
+//! part (that was a third of a full-size dmma GEMM's 12 s). Notes and
+//! steps are added per block, the same way. So neither the reuse
 //! nor the number of threads changes anything the consumer or the summary
 //! holds, errors included.
 //!
@@ -37,7 +41,7 @@ use super::exec::{self, BlockRun, Notes};
 use super::ir::Program;
 use super::number::Plan;
 use super::slice::Slice;
-use super::tape::{Tape, Tee};
+use super::tape::{Held, Tape};
 use super::RunOptions;
 
 /// Bytes the tapes of the blocks being run on other threads hold at most,
@@ -345,26 +349,95 @@ pub(crate) fn run<C: Consumer + ?Sized>(
     }
 }
 
-/// A block interpreted on this thread, into the consumer, recorded too
-/// (at most `room` calls) where its class may be reused.
+/// Adds an interpreted block's steps.
+fn ran(totals: &mut Totals, budget: &mut Budget, steps: u64) {
+    totals.steps += steps;
+    totals.interpreted += 1;
+    budget.ran(steps);
+}
+
+/// Interprets block `id` on this thread and gives it to the consumer: where
+/// its class may be reused (`room` bytes for its tape), recorded and given
+/// as the class's first repeat ([`give_recorded`]); where the tape fills, or
+/// without room, its calls straight into the consumer.
+#[allow(clippy::too_many_arguments)]
 fn interpret<C: Consumer + ?Sized>(
     launch: &Launch<'_>,
-    id: [u32; 3],
+    (id, info, key): ([u32; 3], &BlockInfo, Option<[u32; 3]>),
     room: usize,
+    cache: &mut Cache,
+    totals: &mut Totals,
+    budget: &mut Budget,
     consumer: &mut C,
-) -> (Result<BlockRun, Error>, Notes, Option<Tape>) {
+) -> Result<(), Error> {
     let mut notes = Notes::new();
     let ctx = launch.ctx(id);
-    if room > 0 {
-        let mut tee = Tee {
-            consumer,
-            tape: Some(Tape::with_limit(room)),
-        };
-        let run = exec::run_block(&ctx, &mut tee, &mut notes);
-        (run, notes, tee.tape)
-    } else {
-        (exec::run_block(&ctx, consumer, &mut notes), notes, None)
+    if room == 0 {
+        consumer.begin_block(info)?;
+        let run = exec::run_block(&ctx, consumer, &mut notes);
+        add_notes(&mut totals.notes, &notes);
+        ran(totals, budget, run?.steps);
+        return consumer.end_block();
     }
+    let mut held = Held::new(consumer, info, Tape::with_limit(room));
+    let run = exec::run_block(&ctx, &mut held, &mut notes);
+    let (tape, error) = held.finish();
+    add_notes(&mut totals.notes, &notes);
+    // The consumer's error came before the run's (it was the consumer's at
+    // an earlier call).
+    if let Some(e) = error {
+        return Err(e);
+    }
+    match tape {
+        Some(tape) => {
+            let run = match run {
+                Ok(run) => run,
+                Err(e) => {
+                    consumer.begin_block(info)?;
+                    tape.replay(consumer)?;
+                    return Err(e);
+                }
+            };
+            ran(totals, budget, run.steps);
+            give_recorded(consumer, info, key, tape, (run.steps, notes), cache)
+        }
+        // Full: the consumer has had the block's calls, and the class's
+        // blocks are interpreted.
+        None => {
+            if let Some(key) = key {
+                cache.refuse(key);
+            }
+            ran(totals, budget, run?.steps);
+            consumer.end_block()
+        }
+    }
+}
+
+/// Gives a block interpreted without error, whose tape holds all its calls,
+/// to the consumer: as the first repeat of its class, kept for the class's
+/// further blocks (the consumer takes the calls once, and a consumer that
+/// works out a part per class has it for them); where the class is not
+/// kept, its calls.
+fn give_recorded<C: Consumer + ?Sized>(
+    consumer: &mut C,
+    info: &BlockInfo,
+    key: Option<[u32; 3]>,
+    tape: Tape,
+    (steps, notes): (u64, Notes),
+    cache: &mut Cache,
+) -> Result<(), Error> {
+    let tape = match key {
+        Some(key) => match cache.keep(key, tape, steps, notes) {
+            Ok(class) => {
+                return consumer.repeat_block(info, &Repeat::new(class.id, &*class.tape));
+            }
+            Err(tape) => *tape,
+        },
+        None => tape,
+    };
+    consumer.begin_block(info)?;
+    tape.replay(consumer)?;
+    consumer.end_block()
 }
 
 /// The reuse cache: the classes' tapes, the oldest dropped where a new one
@@ -403,40 +476,51 @@ impl Cache {
         self.classes.get(key)
     }
 
-    fn keep(&mut self, key: [u32; 3], tape: Option<Tape>, steps: u64, notes: Notes) {
+    /// Keeps `tape` as class `key`'s (the oldest classes giving way), and
+    /// returns the class; or the tape, where it is not kept (full, or longer
+    /// than the cache: the class's blocks are interpreted). A class kept
+    /// already is returned as it is (its blocks make the same calls).
+    fn keep(
+        &mut self,
+        key: [u32; 3],
+        mut tape: Tape,
+        steps: u64,
+        notes: Notes,
+    ) -> Result<&Class, Box<Tape>> {
         if self.classes.contains_key(&key) {
-            return;
+            return Ok(&self.classes[&key]);
         }
-        let tape = tape.filter(|t| !t.is_full()).map(|mut t| {
-            t.seal();
-            t
-        });
-        match tape {
-            Some(tape) if tape.bytes() <= self.capacity => {
-                while self.bytes + tape.bytes() > self.capacity {
-                    let Some(old) = self.order.pop_front() else {
-                        break;
-                    };
-                    if let Some(class) = self.classes.remove(&old) {
-                        self.bytes -= class.tape.bytes();
-                    }
-                }
-                self.bytes += tape.bytes();
-                self.order.push_back(key);
-                self.classes.insert(
-                    key,
-                    Class {
-                        id: BlockClass::new(),
-                        tape: Arc::new(tape),
-                        steps,
-                        notes,
-                    },
-                );
-            }
-            _ => {
-                self.refused.insert(key);
+        if tape.is_full() {
+            self.refused.insert(key);
+            return Err(Box::new(tape));
+        }
+        tape.seal();
+        if tape.bytes() > self.capacity {
+            self.refused.insert(key);
+            return Err(Box::new(tape));
+        }
+        while self.bytes + tape.bytes() > self.capacity {
+            let Some(old) = self.order.pop_front() else {
+                break;
+            };
+            if let Some(class) = self.classes.remove(&old) {
+                self.bytes -= class.tape.bytes();
             }
         }
+        self.bytes += tape.bytes();
+        self.order.push_back(key);
+        let class = Class {
+            id: BlockClass::new(),
+            tape: Arc::new(tape),
+            steps,
+            notes,
+        };
+        Ok(self.classes.entry(key).or_insert(class))
+    }
+
+    /// Class `key`'s blocks are interpreted, each on its own.
+    fn refuse(&mut self, key: [u32; 3]) {
+        self.refused.insert(key);
     }
 }
 
@@ -474,18 +558,16 @@ fn serial<C: Consumer + ?Sized>(
             budget.ran(class.steps);
             continue;
         }
-        consumer.begin_block(&info)?;
         let room = key.map_or(0, |key| cache.room(&key));
-        let (run, notes, tape) = interpret(launch, id, room, consumer);
-        add_notes(&mut totals.notes, &notes);
-        let run = run?;
-        totals.steps += run.steps;
-        totals.interpreted += 1;
-        budget.ran(run.steps);
-        if let Some(key) = key {
-            cache.keep(key, tape, run.steps, notes);
-        }
-        consumer.end_block()?;
+        interpret(
+            launch,
+            (id, &info, key),
+            room,
+            &mut cache,
+            &mut totals,
+            budget,
+            consumer,
+        )?;
     }
     budget.check(n, totals.steps)?;
     progress(launch, n, n)?;
@@ -620,7 +702,6 @@ fn feed<C: Consumer + ?Sized>(
             budget.ran(class.steps);
             continue;
         }
-        consumer.begin_block(&info)?;
         let outcome = if out.contains_key(&i) {
             while out.get(&i).is_some_and(Option::is_none) {
                 let (j, back) = done.recv().map_err(|_| Error::Interrupted)?;
@@ -633,27 +714,42 @@ fn feed<C: Consumer + ?Sized>(
         } else {
             None
         };
-        let (run, notes, tape) = match outcome {
+        match outcome {
             Some(o) if !o.tape.is_full() => {
-                o.tape.replay(consumer)?;
-                (o.run, o.notes, Some(o.tape))
+                add_notes(&mut totals.notes, &o.notes);
+                let run = match o.run {
+                    Ok(run) => run,
+                    Err(e) => {
+                        consumer.begin_block(&info)?;
+                        o.tape.replay(consumer)?;
+                        return Err(e);
+                    }
+                };
+                ran(&mut totals, budget, run.steps);
+                give_recorded(
+                    consumer,
+                    &info,
+                    key,
+                    o.tape,
+                    (run.steps, o.notes),
+                    &mut cache,
+                )?;
             }
             // Too many calls to record, or a class whose tape was not
-            // kept: on this thread, straight into the consumer.
+            // kept: on this thread.
             _ => {
                 let room = key.map_or(0, |key| cache.room(&key));
-                interpret(launch, id, room, consumer)
+                interpret(
+                    launch,
+                    (id, &info, key),
+                    room,
+                    &mut cache,
+                    &mut totals,
+                    budget,
+                    consumer,
+                )?;
             }
-        };
-        add_notes(&mut totals.notes, &notes);
-        let run = run?;
-        totals.steps += run.steps;
-        totals.interpreted += 1;
-        budget.ran(run.steps);
-        if let Some(key) = key {
-            cache.keep(key, tape, run.steps, notes);
         }
-        consumer.end_block()?;
     }
     budget.check(n, totals.steps)?;
     progress(launch, n, n)?;
@@ -689,7 +785,7 @@ mod tests {
         let mut cache = Cache::new(2 * each);
         for x in 0..3 {
             assert!(cache.room(&[x, 0, 0]) >= each);
-            cache.keep([x, 0, 0], Some(tape(4)), 4, Notes::new());
+            assert!(cache.keep([x, 0, 0], tape(4), 4, Notes::new()).is_ok());
         }
         // Rows met in order: the first went when the third came.
         assert!(cache.get(&[0, 0, 0]).is_none());
@@ -700,7 +796,7 @@ mod tests {
         assert!(cache.room(&[0, 0, 0]) > 0);
         // A tape longer than the whole cache is refused, and its class
         // interpreted for every block; the others stay.
-        cache.keep([5, 0, 0], Some(tape(12)), 12, Notes::new());
+        assert!(cache.keep([5, 0, 0], tape(12), 12, Notes::new()).is_err());
         assert!(cache.get(&[5, 0, 0]).is_none() && cache.refused.contains(&[5, 0, 0]));
         assert_eq!(cache.room(&[5, 0, 0]), 0);
         assert!(cache.get(&[2, 0, 0]).is_some());

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
-use crate::kernel::{Consumer, Event, Place, Recall, Recorded};
+use crate::kernel::{BlockInfo, Consumer, Event, Place, Recall, Recorded};
 use crate::{Error, LaneSet};
 
 /// One call a block's run made on its consumer: what it gave, by its index
@@ -470,39 +470,70 @@ impl Consumer for Tape {
     }
 }
 
-/// Gives every call to a consumer and records it on a tape, until the tape
-/// is full (then only the consumer gets them).
-pub(super) struct Tee<'a, C: ?Sized> {
-    pub consumer: &'a mut C,
-    pub tape: Option<Tape>,
+/// Holds a block's calls on a tape, for the consumer to be given them
+/// later, as the first repeat of the block's class
+/// ([`Consumer::repeat_block`], which a consumer that works out a part per
+/// class takes once); where the tape fills, gives the consumer
+/// `begin_block`, the calls held, and every call after as it comes.
+pub(super) struct Held<'a, C: ?Sized> {
+    consumer: &'a mut C,
+    block: &'a BlockInfo,
+    tape: Option<Tape>,
+    /// The consumer's error at taking the calls held: returned at the next
+    /// event (a place cannot return one), or by [`finish`](Held::finish).
+    error: Option<Error>,
 }
 
-impl<C: Consumer + ?Sized> Tee<'_, C> {
-    fn keep(&mut self, f: impl FnOnce(&mut Tape) -> Result<(), Error>) {
-        if let Some(tape) = &mut self.tape {
-            if f(tape).is_err() {
-                self.tape = None;
+impl<'a, C: Consumer + ?Sized> Held<'a, C> {
+    pub(super) fn new(consumer: &'a mut C, block: &'a BlockInfo, tape: Tape) -> Self {
+        Held {
+            consumer,
+            block,
+            tape: Some(tape),
+            error: None,
+        }
+    }
+
+    /// The tape where it holds every call (the consumer was given none:
+    /// not even `begin_block`), and the consumer's error not yet returned.
+    pub(super) fn finish(self) -> (Option<Tape>, Option<Error>) {
+        (self.tape, self.error)
+    }
+
+    /// Where the tape is full, gives the consumer its calls: the next calls
+    /// go to the consumer.
+    fn give_when_full(&mut self) {
+        if self.tape.as_ref().is_some_and(Tape::is_full) {
+            if let Some(tape) = self.tape.take() {
+                let given = self
+                    .consumer
+                    .begin_block(self.block)
+                    .and_then(|()| tape.replay(self.consumer));
+                self.error = given.err();
             }
         }
     }
 }
 
-impl<C: Consumer + ?Sized> Consumer for Tee<'_, C> {
+impl<C: Consumer + ?Sized> Consumer for Held<'_, C> {
     fn place(&mut self, place: &Place<'_>) {
-        self.keep(|t| {
-            t.place(place);
-            if t.is_full() {
-                Err(Tape::FULL)
-            } else {
-                Ok(())
-            }
-        });
-        self.consumer.place(place);
+        self.give_when_full();
+        match &mut self.tape {
+            Some(tape) => tape.place(place),
+            None if self.error.is_none() => self.consumer.place(place),
+            None => {}
+        }
     }
 
     fn event(&mut self, warp: u32, event: &Event<'_>) -> Result<(), Error> {
-        self.keep(|t| t.event(warp, event));
-        self.consumer.event(warp, event)
+        self.give_when_full();
+        match &mut self.tape {
+            Some(tape) => tape.event(warp, event),
+            None => match self.error.take() {
+                Some(e) => Err(e),
+                None => self.consumer.event(warp, event),
+            },
+        }
     }
 
     fn event_unchanged(
@@ -511,8 +542,14 @@ impl<C: Consumer + ?Sized> Consumer for Tee<'_, C> {
         event: &Event<'_>,
         unchanged: LaneSet,
     ) -> Result<(), Error> {
-        self.keep(|t| t.event_unchanged(warp, event, unchanged));
-        self.consumer.event_unchanged(warp, event, unchanged)
+        self.give_when_full();
+        match &mut self.tape {
+            Some(tape) => tape.event_unchanged(warp, event, unchanged),
+            None => match self.error.take() {
+                Some(e) => Err(e),
+                None => self.consumer.event_unchanged(warp, event, unchanged),
+            },
+        }
     }
 }
 
@@ -528,6 +565,11 @@ mod tests {
     struct Log(Vec<String>);
 
     impl Consumer for Log {
+        fn begin_block(&mut self, block: &BlockInfo) -> Result<(), Error> {
+            self.0.push(format!("{block:?}"));
+            Ok(())
+        }
+
         fn place(&mut self, place: &Place<'_>) {
             self.0.push(format!("{place:?}"));
         }
@@ -616,5 +658,54 @@ mod tests {
         assert!(tape.is_full());
         tape.seal();
         assert!(tape.bytes() < 4096 && tape.is_full());
+    }
+
+    #[test]
+    fn a_held_block_is_given_where_its_tape_fills_and_held_whole_otherwise() {
+        let block = BlockInfo::new([3, 0, 0], Some(64));
+        let mut direct = Log::default();
+        direct.begin_block(&block).unwrap();
+        calls(&mut direct, 40).unwrap();
+        // Room for all: the consumer has seen nothing.
+        let mut log = Log::default();
+        let mut held = Held::new(&mut log, &block, Tape::with_limit(1 << 30));
+        calls(&mut held, 40).unwrap();
+        let (tape, error) = held.finish();
+        assert!(log.0.is_empty() && error.is_none());
+        let mut replayed = Log::default();
+        replayed.begin_block(&block).unwrap();
+        tape.unwrap().replay(&mut replayed).unwrap();
+        assert_eq!(replayed.0, direct.0);
+        // Room for some: begin_block, the calls held, then the others as
+        // they come, in order.
+        let mut log = Log::default();
+        let mut held = Held::new(&mut log, &block, Tape::with_limit(4096));
+        calls(&mut held, 40).unwrap();
+        let (tape, error) = held.finish();
+        assert!(tape.is_none() && error.is_none());
+        assert_eq!(log.0, direct.0);
+    }
+
+    /// Refuses `begin_block`.
+    struct Refuses;
+
+    impl Consumer for Refuses {
+        fn begin_block(&mut self, _: &BlockInfo) -> Result<(), Error> {
+            Err(Error::Interrupted)
+        }
+
+        fn event(&mut self, _: u32, _: &Event<'_>) -> Result<(), Error> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_consumer_error_at_giving_the_calls_held_ends_the_block_at_its_next_event() {
+        let block = BlockInfo::new([0, 0, 0], None);
+        let mut refuses = Refuses;
+        let mut held = Held::new(&mut refuses, &block, Tape::with_limit(4096));
+        assert_eq!(calls(&mut held, 40), Err(Error::Interrupted));
+        let (tape, error) = held.finish();
+        assert!(tape.is_none() && error.is_none());
     }
 }

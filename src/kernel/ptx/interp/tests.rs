@@ -867,3 +867,65 @@ fn modules_import_only_the_layers_below() {
     // The modules do import each other: the walk saw those imports.
     assert!(checked > 20, "only {checked} imports seen");
 }
+
+/// Blocks given as repeats, blocks begun, and stores taken.
+#[derive(Default)]
+struct Repeats {
+    repeats: u32,
+    begun: u32,
+    stores: u32,
+    classes: std::collections::HashSet<crate::kernel::BlockClass>,
+}
+
+impl Consumer for Repeats {
+    fn begin_block(&mut self, _: &crate::kernel::BlockInfo) -> Result<(), Error> {
+        self.begun += 1;
+        Ok(())
+    }
+
+    fn event(&mut self, _: u32, _: &Event<'_>) -> Result<(), Error> {
+        self.stores += 1;
+        Ok(())
+    }
+
+    fn repeat_block(
+        &mut self,
+        block: &crate::kernel::BlockInfo,
+        repeat: &crate::kernel::Repeat<'_>,
+    ) -> Result<(), Error> {
+        self.repeats += 1;
+        if self.classes.insert(repeat.class()) {
+            self.begin_block(block)?;
+            repeat.replay(self)?;
+            self.end_block()?;
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn a_class_first_block_is_given_as_its_first_repeat() {
+    // Four blocks alike of two warps storing once each: recorded, the
+    // first given as the class's first repeat, so a consumer that works
+    // out a part per class takes the calls once, not twice.
+    let text = format!(
+        "{HEAD}.visible .entry k()\n{{\n.reg .b32 %r<4>;\n.shared .align 4 .b8 s[256];\n\
+         mov.u32 %r1, %tid.x;\nshl.b32 %r2, %r1, 2;\nmov.u32 %r3, s;\nadd.s32 %r3, %r3, %r2;\n\
+         st.shared.u32 [%r3], %r1;\nret;\n}}\n"
+    );
+    let module = ptx::parse(&text).unwrap();
+    let kernel = Kernel::new(&module, None).unwrap();
+    let launch = KernelLaunch::new([4, 1, 1], [64, 1, 1]).unwrap();
+    for threads in [1, 2] {
+        let mut got = Repeats::default();
+        let options = RunOptions::new().with_threads(threads);
+        let summary = kernel.run(&launch, &options, &mut got).unwrap();
+        assert_eq!(summary.blocks_interpreted, 1);
+        assert_eq!((got.repeats, got.begun, got.stores), (4, 1, 2), "{threads}");
+        let mut every = Repeats::default();
+        kernel
+            .run(&launch, &options.with_reuse(false), &mut every)
+            .unwrap();
+        assert_eq!((every.repeats, every.begun, every.stores), (0, 4, 8));
+    }
+}
