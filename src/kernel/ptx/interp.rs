@@ -142,7 +142,8 @@
 // - `ir` (the interpreter's program form, the address windows, what each
 //   integer op computes), `cfg` (post-dominators), `wmma` (ptxas's measured
 //   wmma lowerings, with their generated table as a child) and `wgmma`, at
-//   the bottom;
+//   the bottom; `prepared` (each instruction's facts for the hot loop) over
+//   `ir`;
 // - the ptxas model over the IR: `merge` (which accesses ptxas merges in
 //   straight-line code), `unroll` (in the loops it unrolls, above `merge`);
 //   value numbering's plan, `number`; over it, `classes` (which values can
@@ -154,6 +155,7 @@
 //   several, reusing runs between blocks alike), on top.
 mod cfg;
 mod ir;
+mod prepared;
 mod wgmma;
 mod wmma;
 

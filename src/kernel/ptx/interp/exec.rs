@@ -386,6 +386,25 @@ impl Drop for Warp {
     }
 }
 
+thread_local! {
+    /// The value numbers of the last block this thread ran, emptied, for its
+    /// next block ([`Numbers::reset`]).
+    static SPARE_NUMBERS: std::cell::RefCell<Option<Numbers>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// A block's value numbers, given back emptied to [`SPARE_NUMBERS`] when the
+/// block ends, however it ends.
+struct SpareNumbers(Numbers);
+
+impl Drop for SpareNumbers {
+    fn drop(&mut self) {
+        let mut numbers = std::mem::take(&mut self.0);
+        numbers.reset();
+        SPARE_NUMBERS.with(|spare| *spare.borrow_mut() = Some(numbers));
+    }
+}
+
 struct Warp {
     id: u32,
     stack: Vec<Entry>,
@@ -1124,7 +1143,12 @@ fn run<C: Consumer + ?Sized>(
         })
         .collect();
     let mut barriers: Vec<Barrier> = vec![Barrier::default(); 16];
-    let mut numbers = Numbers::default();
+    let mut numbers = SpareNumbers(
+        SPARE_NUMBERS
+            .with(|spare| spare.borrow_mut().take())
+            .unwrap_or_default(),
+    );
+    let numbers = &mut numbers.0;
     let mut steps = 0u64;
     loop {
         let mut ran = false;
@@ -1134,7 +1158,7 @@ fn run<C: Consumer + ?Sized>(
                 run_warp(
                     ctx,
                     warp,
-                    (&mut shared, &mut numbers),
+                    (&mut shared, &mut *numbers),
                     &mut barriers,
                     &mut steps,
                     consumer,
@@ -1545,7 +1569,7 @@ fn run_warp<C: Consumer + ?Sized>(
         if let Some(t) = warp.stack.last_mut() {
             t.pc += 1;
         }
-        if unknown_results(ctx, warp, &inst.kind, mask) {
+        if unknown_results(ctx, warp, here, mask, numbering) {
             continue;
         }
         let site = inst.site;
@@ -1580,62 +1604,29 @@ fn run_warp<C: Consumer + ?Sized>(
     }
 }
 
-/// Forgets the results of a pure instruction whose operands are all unknown
-/// and unnumbered in every lane of `mask`, and says whether it did. Its
-/// results are unknown there (every operation below needs a known operand
-/// to know its result: a known zero of `and` or `mul`, a known `false` of
-/// `and.pred`, ...), and value numbering has nothing to name (it numbers a
-/// lane only where every operand is known or numbered), so running it lane
+/// Forgets the results of a pure instruction that cannot know them in any
+/// lane of `mask`, and says whether it did ([`Prepared`](super::prepared)):
+/// an operand it cannot do without is unknown in every lane (and, where it
+/// numbers its results, unnumbered: value numbering names a lane only where
+/// every operand is known or numbered), or every operand is. Running it lane
 /// by lane would only find that out. The commonest instruction of a kernel
-/// that computes on global data: 60% of dxtc's warp instructions (`lop3`,
+/// that computes on global data: most of dxtc's warp instructions (`lop3`,
 /// whose table may be constant, and `prmt`, `bfi` run as usual).
-fn unknown_results(ctx: &Ctx<'_>, warp: &mut Warp, kind: &Kind, mask: u32) -> bool {
-    let none = |warp: &Warp, s: Src| (warp.read(ctx, s).known() | warp.nums_of(s)) & mask == 0;
-    let (d, e) = match *kind {
-        Kind::IntBin { d, a, b, .. }
-        | Kind::Set { d, a, b, .. }
-        | Kind::PredBin { d, a, b, .. }
-            if none(warp, a) && none(warp, b) =>
-        {
-            (Some(d), None)
-        }
-        Kind::IntUn { d, a, .. }
-        | Kind::Cvt { d, a, .. }
-        | Kind::Mov { d, a, .. }
-        | Kind::CvtaWindow { d, a, .. }
-        | Kind::PredNot { d, a }
-            if none(warp, a) =>
-        {
-            (Some(d), None)
-        }
-        Kind::Mad { d, a, b, c, .. }
-        | Kind::Mad24 { d, a, b, c, .. }
-        | Kind::Bfe { d, a, b, c, .. }
-        | Kind::Float { d, a, b, c, .. }
-        | Kind::Selp { d, a, b, c, .. }
-            if none(warp, a) && none(warp, b) && none(warp, c) =>
-        {
-            (Some(d), None)
-        }
-        Kind::Setp {
-            p,
-            q,
-            a,
-            b,
-            combine,
-            ..
-        } if none(warp, a) && none(warp, b) && combine.is_none_or(|(_, c, _)| none(warp, c)) => {
-            (p, q)
-        }
-        _ => return false,
+fn unknown_results(
+    ctx: &Ctx<'_>,
+    warp: &mut Warp,
+    here: (u32, u32),
+    mask: u32,
+    numbering: bool,
+) -> bool {
+    let Some(p) = ctx.plan.prepared(here.0, here.1) else {
+        return false;
     };
-    if let Some(d) = d {
-        warp.forget(d, mask);
-    }
-    if let Some(e) = e {
-        warp.forget(e, mask);
-    }
-    true
+    p.unknown_results(
+        (&mut warp.known, &mut warp.nums, warp.reg_base),
+        mask,
+        numbering,
+    )
 }
 
 /// The reads of the warp's `wgmma` groups but the `pending` most recent
@@ -1717,12 +1708,16 @@ fn atomic_values(
     Some(olds)
 }
 
-/// Whether an instruction of this kind may give the consumer an event.
+/// Whether an instruction of this kind may give the consumer an event (a
+/// load from global, local, constant or param memory gives none, and is not
+/// placed: dxtc's table lookups in constant memory).
 fn emits(kind: &Kind) -> bool {
     matches!(
         kind,
-        Kind::Ld { .. }
-            | Kind::St { .. }
+        Kind::Ld {
+            space: Space::Shared | Space::SharedCluster | Space::Generic,
+            ..
+        } | Kind::St { .. }
             | Kind::Atom { .. }
             | Kind::LdMatrix { .. }
             | Kind::StMatrix { .. }
@@ -2196,10 +2191,33 @@ fn compare(cmp: Compare, a: Value, b: Value) -> Option<bool> {
     }
 }
 
-/// [`ops::compare`] of two known values.
-#[inline]
-fn int_compare(t: IntType, cmp: ops::Cmp, a: u64, b: u64) -> bool {
-    ops::compare(t, cmp, Value::known(a), Value::known(b)).unwrap_or(false)
+/// [`ops::compare`] of 32 lanes of known values, 1 where true: one loop per
+/// comparison, not a `Value` round trip per lane.
+fn int_compare(t: IntType, cmp: ops::Cmp, x: &[u64; 32], y: &[u64; 32], out: &mut [u64; 32]) {
+    fn each(
+        t: IntType,
+        x: &[u64; 32],
+        y: &[u64; 32],
+        out: &mut [u64; 32],
+        f: impl Fn(i128, i128) -> bool,
+    ) {
+        for ((r, &x), &y) in out.iter_mut().zip(x).zip(y) {
+            *r = u64::from(f(t.extend(x), t.extend(y)));
+        }
+    }
+    let u = t.unsigned();
+    match cmp {
+        ops::Cmp::Eq => each(t, x, y, out, |a, b| a == b),
+        ops::Cmp::Ne => each(t, x, y, out, |a, b| a != b),
+        ops::Cmp::Lt => each(t, x, y, out, |a, b| a < b),
+        ops::Cmp::Le => each(t, x, y, out, |a, b| a <= b),
+        ops::Cmp::Gt => each(t, x, y, out, |a, b| a > b),
+        ops::Cmp::Ge => each(t, x, y, out, |a, b| a >= b),
+        ops::Cmp::Lo => each(u, x, y, out, |a, b| a < b),
+        ops::Cmp::Ls => each(u, x, y, out, |a, b| a <= b),
+        ops::Cmp::Hi => each(u, x, y, out, |a, b| a > b),
+        ops::Cmp::Hs => each(u, x, y, out, |a, b| a >= b),
+    }
 }
 
 fn round(mode: Option<RoundInt>, x: f64) -> f64 {
@@ -2711,9 +2729,7 @@ fn run_inst<C: Consumer + ?Sized>(
                     v: [0; 32],
                     k: mask,
                 };
-                for ((r, &x), &y) in po.v.iter_mut().zip(&x).zip(&y) {
-                    *r = u64::from(int_compare(t, c, x, y));
-                }
+                int_compare(t, c, &x, &y, &mut po.v);
                 if let Some(p) = p {
                     warp.write(*p, &po, mask);
                 }
@@ -2847,6 +2863,15 @@ fn run_inst<C: Consumer + ?Sized>(
             addr,
             merge,
         } => {
+            if matches!(space, Space::Const | Space::Local) {
+                // Memory the model does not hold, and numbers no load of
+                // (`number`): unknown wherever it is read (dxtc's table
+                // lookups by data, 10% of its warp instructions).
+                for d in ds.iter().flatten() {
+                    warp.forget(*d, mask);
+                }
+                return Ok(());
+            }
             let merge = &loop_merge(ctx, here, warp, *merge, mask);
             let a = addresses(warp, ctx, addr);
             if *space == Space::Param {

@@ -66,18 +66,23 @@
 //! # Memory
 //!
 //! The table of hash-consed keys holds at most [`MAX_NUMBERS`] entries per
-//! block, 2^18 (a key and its number are 80 bytes; the hash table's 2^19
-//! slots of 81 bytes, and the shared loads' origins beside it, about 54 MiB
+//! block, 2^18 (a key and its number are 48 bytes; the hash table's 2^19
+//! slots of 49 bytes, and the shared loads' origins beside it, about 37 MiB
 //! at most); past that, new keys get fresh numbers: never a wrong equality,
 //! only missed ones. 2^20, as first planned, would have been four times that.
+//! A thread keeps its last block's tables, emptied, for its next block
+//! ([`Numbers::reset`]), so that memory stays taken between blocks.
 //! Global loads whose address, epoch and width fit in 63 bits (every
 //! launch's fake pointers do) are numbered without the table. Shared memory
 //! keeps 9 bytes per byte for the numbers stored (allocated at a block's
 //! first numbered store: 2 MiB for the largest window).
 
+use std::collections::hash_map::Entry;
+
 use rustc_hash::FxHashMap;
 
 use super::ir::{FloatOp, Kind, Program, Space, Src};
+use super::prepared::{self, Prepared};
 
 /// The most entries of a block's table of numbered expressions (see the
 /// module's "Memory").
@@ -97,30 +102,67 @@ pub(crate) enum Operand {
     Number(u64),
 }
 
-/// What a number stands for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum Key {
+/// What a number stands for, packed in five words: a tag word (which kind
+/// of key, its small fields, and for an operation which operands are
+/// numbers), then the wide fields. Distinct keys pack to distinct words, and
+/// 40 bytes hash and compare in a few steps, where an enum of [`Operand`]s
+/// took 72 (dxtc numbers a million lanes per 256 blocks).
+#[derive(Debug, Clone, Copy)]
+struct Key([u64; 5]);
+
+impl Key {
+    const LOAD: u64 = 0;
+    const SHARED_LOAD: u64 = 1;
+    const OP: u64 = 2;
+
     /// A global load: address, bytes, sign-extended, epoch.
-    Load {
-        address: u64,
-        bytes: u8,
-        signed: bool,
-        epoch: u64,
-    },
+    fn load(address: u64, bytes: u8, signed: bool, epoch: u64) -> Key {
+        let tag = Self::LOAD | u64::from(bytes) << 8 | u64::from(signed) << 16;
+        Key([tag, address, epoch, 0, 0])
+    }
+
     /// A shared load of `bytes` bytes of the value numbered `number` stored
     /// at that width, sign-extended or not.
-    SharedLoad {
-        number: u64,
-        bytes: u8,
-        signed: bool,
-    },
+    fn shared_load(number: u64, bytes: u8, signed: bool) -> Key {
+        let tag = Self::SHARED_LOAD | u64::from(bytes) << 8 | u64::from(signed) << 16;
+        Key([tag, number, 0, 0, 0])
+    }
+
     /// A pure instruction's destination `out` over its operands (at most 4;
     /// unused ones `Known(0)`).
-    Op {
-        name: u32,
-        out: u8,
-        args: [Operand; 4],
-    },
+    fn op(name: u32, out: u8, args: [Operand; 4]) -> Key {
+        #[inline]
+        fn word(a: Operand) -> (u64, u64) {
+            match a {
+                Operand::Known(x) => (x, 0),
+                Operand::Number(x) => (x, 1),
+            }
+        }
+        let [(a, i), (b, j), (c, k), (d, l)] = args.map(word);
+        let numbered = i | j << 1 | k << 2 | l << 3;
+        let tag = Self::OP | u64::from(out) << 8 | numbered << 16 | u64::from(name) << 32;
+        Key([tag, a, b, c, d])
+    }
+}
+
+impl PartialEq for Key {
+    /// Word by word (the derived comparison of an array calls `memcmp`).
+    #[inline]
+    fn eq(&self, other: &Key) -> bool {
+        let (a, b) = (&self.0, &other.0);
+        a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3] && a[4] == b[4]
+    }
+}
+
+impl Eq for Key {}
+
+impl core::hash::Hash for Key {
+    #[inline]
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        for w in self.0 {
+            state.write_u64(w);
+        }
+    }
 }
 
 /// A block's value numbers: the table, the global epoch and the next fresh
@@ -161,6 +203,18 @@ impl Numbers {
         }
     }
 
+    /// Empties the numbers for another block, as [`Numbers::with_limit`]
+    /// would give them, but keeping the tables' memory: a kernel of many
+    /// small blocks (dxtc: 16,384 blocks of a few thousand entries) would
+    /// otherwise grow them from nothing in each block.
+    pub(crate) fn reset(&mut self) {
+        self.table.clear();
+        self.loaded.clear();
+        self.next = 1;
+        self.epoch = 0;
+        self.written = false;
+    }
+
     /// A number equal to no other.
     #[inline]
     pub(crate) fn fresh(&mut self) -> u64 {
@@ -178,14 +232,20 @@ impl Numbers {
     /// The number of `key`: its entry, a new entry, or past the table's
     /// limit a fresh number.
     fn intern(&mut self, key: Key) -> u64 {
-        if let Some(&n) = self.table.get(&key) {
-            return n;
+        // One hash and one probe for a new key, the commoner case (a
+        // kernel's data differ lane by lane).
+        let full = self.full();
+        let next = self.next;
+        match self.table.entry(key) {
+            Entry::Occupied(e) => *e.get(),
+            Entry::Vacant(e) => {
+                if !full {
+                    e.insert(next);
+                }
+                self.next += 1;
+                next
+            }
         }
-        let n = self.fresh();
-        if !self.full() {
-            self.table.insert(key, n);
-        }
-        n
     }
 
     fn full(&self) -> bool {
@@ -195,20 +255,20 @@ impl Numbers {
     /// The number of a shared load of `bytes` bytes whose memory holds the
     /// value numbered `number` at that width, sign-extended or not.
     pub(crate) fn shared_load(&mut self, number: u64, bytes: u32, signed: bool) -> u64 {
-        let key = Key::SharedLoad {
-            number,
-            bytes: bytes as u8,
-            signed,
-        };
-        if let Some(&n) = self.table.get(&key) {
-            return n;
+        let key = Key::shared_load(number, bytes as u8, signed);
+        let full = self.full();
+        let next = self.next;
+        match self.table.entry(key) {
+            Entry::Occupied(e) => *e.get(),
+            Entry::Vacant(e) => {
+                if !full {
+                    e.insert(next);
+                    self.loaded.insert(next, (number, bytes));
+                }
+                self.next += 1;
+                next
+            }
         }
-        let n = self.fresh();
-        if !self.full() {
-            self.table.insert(key, n);
-            self.loaded.insert(n, (number, bytes));
-        }
-        n
     }
 
     /// The number memory keeps for a store of `bytes` bytes of the value
@@ -261,18 +321,13 @@ impl Numbers {
         if let Some(n) = Self::packed(address, bytes, signed, epoch) {
             return n;
         }
-        self.intern(Key::Load {
-            address,
-            bytes: bytes as u8,
-            signed,
-            epoch,
-        })
+        self.intern(Key::load(address, bytes as u8, signed, epoch))
     }
 
     /// The number of destination `out` of the pure instruction named `name`
     /// over `args`.
     pub(crate) fn op(&mut self, name: u32, out: u8, args: [Operand; 4]) -> u64 {
-        self.intern(Key::Op { name, out, args })
+        self.intern(Key::op(name, out, args))
     }
 
     /// The operands `args`, any number of them, as one operand: a number
@@ -283,11 +338,7 @@ impl Numbers {
         for chunk in args.chunks(3) {
             let mut link = [acc, Operand::Known(0), Operand::Known(0), Operand::Known(0)];
             link[1..=chunk.len()].copy_from_slice(chunk);
-            acc = Operand::Number(self.intern(Key::Op {
-                name: CHAIN,
-                out: 0,
-                args: link,
-            }));
+            acc = Operand::Number(self.intern(Key::op(CHAIN, 0, link)));
         }
         acc
     }
@@ -309,11 +360,11 @@ impl Numbers {
         // Flags in `out` keep these keys apart from a pure instruction's.
         let out = out | if collective { 0x80 } else { 0x40 };
         let lane = Operand::Known(if collective { u64::from(lane) } else { 0 });
-        self.intern(Key::Op {
+        self.intern(Key::op(
             name,
             out,
-            args: [over, lane, Operand::Known(0), Operand::Known(0)],
-        })
+            [over, lane, Operand::Known(0), Operand::Known(0)],
+        ))
     }
 
     /// Entries in the table (tests).
@@ -387,9 +438,12 @@ pub(crate) struct PureOp {
 /// Which instructions number their results: those whose destinations can
 /// reach the value of a shared store, through registers (flow-insensitive,
 /// per function) and shared memory (every shared store's value is wanted).
+/// It also carries each instruction's [`Prepared`] facts, the other table
+/// the interpreter's hot loop reads per instruction.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Plan {
     wanted: Vec<Vec<bool>>,
+    prepared: Vec<Vec<Prepared>>,
     /// The wanted pure instructions' operands.
     pure: Vec<Vec<Option<PureOp>>>,
     /// Per opcode name: how a global load of it is numbered.
@@ -467,8 +521,15 @@ impl Plan {
                     .collect()
             })
             .collect();
+        let mut prepared = prepared::prepare(&program.functions);
+        for (p, w) in prepared.iter_mut().zip(&wanted) {
+            for (p, &w) in p.iter_mut().zip(w) {
+                p.wanted = w;
+            }
+        }
         Plan {
             wanted,
+            prepared,
             pure,
             loads: program.names.iter().map(|n| global_load_class(n)).collect(),
             signed: program
@@ -488,6 +549,12 @@ impl Plan {
             .and_then(|f| f.get(pc as usize))
             .copied()
             .unwrap_or(false)
+    }
+
+    /// Instruction `pc` of function `func`'s [`Prepared`] facts.
+    #[inline]
+    pub(crate) fn prepared(&self, func: u32, pc: u32) -> Option<&Prepared> {
+        self.prepared.get(func as usize)?.get(pc as usize)
     }
 
     /// The operands of instruction `pc` of function `func` if it is a wanted
@@ -686,9 +753,9 @@ mod tests {
     const ONE: Operand = Operand::Known(1);
 
     #[test]
-    fn a_table_entry_is_80_bytes() {
+    fn a_table_entry_is_48_bytes() {
         // The figure the module's memory bound is stated with.
-        assert_eq!(core::mem::size_of::<(Key, u64)>(), 80);
+        assert_eq!(core::mem::size_of::<(Key, u64)>(), 48);
         assert_eq!(MAX_NUMBERS, 1 << 18);
     }
 

@@ -819,9 +819,9 @@ $L_ok:
 /// (`mod tests` at a file's end) may reach anywhere.
 #[test]
 fn modules_import_only_the_layers_below() {
-    const ORDER: [&str; 13] = [
-        "cfg", "wgmma", "wmma", "ir", "merge", "number", "unroll", "classes", "slice", "lower",
-        "exec", "tape", "grid",
+    const ORDER: [&str; 14] = [
+        "cfg", "wgmma", "wmma", "ir", "prepared", "merge", "number", "unroll", "classes", "slice",
+        "lower", "exec", "tape", "grid",
     ];
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/kernel/ptx/interp");
     let mut checked = 0;
