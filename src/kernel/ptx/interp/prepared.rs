@@ -26,8 +26,9 @@ const NONE: Reg = Reg::MAX;
 /// of them it cannot do without, and its destinations.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Prepared {
-    /// The register operands (unused slots [`NONE`]).
+    /// The register operands, the first `count`.
     regs: [Reg; 4],
+    count: u8,
     /// Bit `i`: the results are unknown in a lane where `regs[i]` is.
     strict: u8,
     /// Results are unknown in a lane where every register operand is
@@ -51,6 +52,7 @@ impl Prepared {
     /// An instruction the fast path leaves alone.
     const SLOW: Prepared = Prepared {
         regs: [NONE; 4],
+        count: 0,
         strict: 0,
         all: false,
         never: false,
@@ -149,13 +151,12 @@ impl Prepared {
             return Prepared::SLOW;
         }
         out.all = all;
-        let mut n = 0;
         for (src, strict) in ops {
             match src {
                 Src::Reg(r) => {
-                    out.regs[n] = r;
-                    out.strict |= u8::from(strict) << n;
-                    n += 1;
+                    out.regs[usize::from(out.count)] = r;
+                    out.strict |= u8::from(strict) << out.count;
+                    out.count += 1;
                 }
                 Src::Unknown => out.never |= strict,
                 // A known operand: the all-unknown rule never holds.
@@ -170,7 +171,7 @@ impl Prepared {
     /// and numbered ones (`nums`, consulted only where the instruction
     /// numbers its results: `numbering` and [`wanted`](Self::wanted)) from
     /// `base`; then they are forgotten there.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn unknown_results(
         &self,
         (known, nums, base): (&mut [u32], &mut [u32], usize),
@@ -180,17 +181,18 @@ impl Prepared {
         if self.dsts[0] == NONE && self.dsts[1] == NONE {
             return false;
         }
-        let numbering = numbering && self.wanted;
+        // Numbered lanes count as present only where the instruction numbers.
+        let numbered = if numbering && self.wanted {
+            u32::MAX
+        } else {
+            0
+        };
         let mut missing = self.never;
         let mut all = self.all;
-        for (i, &r) in self.regs.iter().enumerate() {
-            if r == NONE {
-                break;
-            }
-            let i_reg = base + r as usize;
-            let seen = known[i_reg] | if numbering { nums[i_reg] } else { 0 };
-            let none = seen & mask == 0;
-            missing |= none && self.strict >> i & 1 == 1;
+        for (j, &r) in self.regs[..usize::from(self.count)].iter().enumerate() {
+            let i = base + r as usize;
+            let none = (known[i] | nums[i] & numbered) & mask == 0;
+            missing |= none & (self.strict >> j & 1 == 1);
             all &= none;
         }
         if !(missing || all) {
@@ -222,4 +224,159 @@ pub(crate) fn prepare(functions: &[Function]) -> Vec<Vec<Prepared>> {
         .iter()
         .map(|f| f.insts.iter().map(|i| Prepared::of(&i.kind)).collect())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::super::super::ops::{self, Cmp, Half, IntType, Value};
+    use super::super::ir::{Compare, IntBin, Kind, Src};
+    use super::Prepared;
+
+    const OPS: [IntBin; 16] = [
+        IntBin::Add { sat: false },
+        IntBin::Add { sat: true },
+        IntBin::Sub { sat: false },
+        IntBin::Mul(Half::Lo),
+        IntBin::Mul(Half::Hi),
+        IntBin::Mul(Half::Wide),
+        IntBin::Mul24(Half::Lo),
+        IntBin::Div,
+        IntBin::Rem,
+        IntBin::Min,
+        IntBin::Max,
+        IntBin::And,
+        IntBin::Or,
+        IntBin::Xor,
+        IntBin::Shl,
+        IntBin::Shr,
+    ];
+
+    const TYPES: [IntType; 4] = [IntType::U16, IntType::S32, IntType::U32, IntType::U64];
+
+    /// Values that decide an operation alone (0, all ones in a type) come
+    /// up often.
+    fn value() -> impl Strategy<Value = u64> {
+        prop_oneof![
+            Just(0u64),
+            Just(u64::MAX),
+            Just(0xffff),
+            Just(0xffff_ffff),
+            any::<u64>()
+        ]
+    }
+
+    /// Operand `i` (register `i`, or an immediate) and its value: known,
+    /// or unknown where `unknown`.
+    fn operand(i: u32, imm: bool, x: u64, unknown: bool) -> (Src, Value) {
+        if imm {
+            (Src::Imm(x), Value::known(x))
+        } else if unknown {
+            (Src::Reg(i), Value::UNKNOWN)
+        } else {
+            (Src::Reg(i), Value::known(x))
+        }
+    }
+
+    /// Whether the fast path forgets `kind`'s results in one lane whose
+    /// registers 0 to 2 are known as `known` says (bit `i`, register `i`).
+    fn forgets(kind: &Kind, known: u32) -> bool {
+        let mut k: Vec<u32> = (0..4).map(|i| known >> i & 1).collect();
+        let mut n = vec![0u32; 4];
+        Prepared::of(kind).unknown_results((&mut k, &mut n, 0), 1, false)
+    }
+
+    proptest! {
+        /// Where the fast path forgets an instruction's results, running
+        /// it gives unknown: it never forgets what the interpreter knows.
+        #[test]
+        fn forgotten_results_are_unknown(
+            op in 0..OPS.len(),
+            t in 0..TYPES.len(),
+            (x, y, z) in (value(), value(), value()),
+            (ia, ib, ic) in (any::<bool>(), any::<bool>(), any::<bool>()),
+            known in 0u32..8,
+        ) {
+            let (op, t) = (OPS[op], TYPES[t]);
+            let (a, va) = operand(0, ia, x, known & 1 == 0);
+            let (b, vb) = operand(1, ib, y, known & 2 == 0);
+            let (c, vc) = operand(2, ic, z, known & 4 == 0);
+            let bin = Kind::IntBin { op, t, d: 3, a, b };
+            if forgets(&bin, known) {
+                prop_assert_eq!(op.eval(t, va, vb), Value::UNKNOWN);
+            }
+            let mad = Kind::Mad { t, half: Half::Lo, sat: false, d: 3, a, b, c };
+            if forgets(&mad, known) {
+                prop_assert_eq!(ops::mad(t, Half::Lo, va, vb, vc, false), Value::UNKNOWN);
+            }
+            let cmp = Compare::Int(t, Cmp::Lt);
+            let setp = Kind::Setp { cmp, p: Some(3), q: None, a, b, combine: None };
+            if forgets(&setp, known) {
+                prop_assert_eq!(ops::compare(t, Cmp::Lt, va, vb), None);
+            }
+        }
+    }
+
+    #[test]
+    fn one_unknown_operand_is_enough_where_the_other_cannot_decide() {
+        let t = IntType::U32;
+        let add = Kind::IntBin {
+            op: IntBin::Add { sat: false },
+            t,
+            d: 2,
+            a: Src::Reg(0),
+            b: Src::Reg(1),
+        };
+        assert!(forgets(&add, 0b10));
+        assert!(forgets(&add, 0b01));
+        assert!(!forgets(&add, 0b11));
+        // `and` with a register: it may hold 0, which decides.
+        let and = Kind::IntBin {
+            op: IntBin::And,
+            t,
+            d: 2,
+            a: Src::Reg(0),
+            b: Src::Reg(1),
+        };
+        assert!(!forgets(&and, 0b10));
+        assert!(forgets(&and, 0b00));
+        // `and` with 12: the unknown operand is needed; with 0 it is not.
+        let and12 = Kind::IntBin {
+            op: IntBin::And,
+            t,
+            d: 2,
+            a: Src::Reg(0),
+            b: Src::Imm(12),
+        };
+        assert!(forgets(&and12, 0b0));
+        let and0 = Kind::IntBin {
+            op: IntBin::And,
+            t,
+            d: 2,
+            a: Src::Reg(0),
+            b: Src::Imm(0),
+        };
+        assert!(!forgets(&and0, 0b0));
+    }
+
+    #[test]
+    fn a_numbered_operand_counts_where_the_instruction_numbers() {
+        let t = IntType::U32;
+        let add = Kind::IntBin {
+            op: IntBin::Add { sat: false },
+            t,
+            d: 2,
+            a: Src::Reg(0),
+            b: Src::Imm(1),
+        };
+        let mut p = Prepared::of(&add);
+        let (mut k, mut n) = (vec![0u32; 3], vec![1u32, 0, 0]);
+        // Not numbering: the number does not matter.
+        assert!(p.unknown_results((&mut k, &mut n, 0), 1, true));
+        p.wanted = true;
+        n[0] = 1;
+        assert!(!p.unknown_results((&mut k, &mut n, 0), 1, true));
+        assert!(p.unknown_results((&mut k, &mut n, 0), 1, false));
+    }
 }
