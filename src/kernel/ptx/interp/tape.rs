@@ -4,6 +4,7 @@
 //! ([`classes`](super::classes)), which a consumer may take or not
 //! ([`Repeat`](crate::kernel::Repeat)).
 
+use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -36,11 +37,31 @@ enum Call {
 /// indexes [`Tape::names`] for the events that carry one (else 0);
 /// `chunks` is a [`Event::GmmaReads`]'s chunks (their range in
 /// [`Tape::chunks`]) or a [`Event::BulkCopy`]'s runs (in [`Tape::runs`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Stored {
     event: Event<'static>,
     name: u32,
     chunks: (u32, u32),
+}
+
+/// As the derived hash would, but a request's lanes as their word: bitvec
+/// hashes a lane set bit by bit, 32 writes (a tenth of recording a GEMM
+/// block, whose calls are mostly requests).
+impl Hash for Stored {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        match &self.event {
+            Event::Access { site, request } | Event::CasRound { site, request } => {
+                core::mem::discriminant(&self.event).hash(state);
+                site.hash(state);
+                request.op().hash(state);
+                request.width().hash(state);
+                request.raw().hash(state);
+            }
+            event => event.hash(state),
+        }
+        self.name.hash(state);
+        self.chunks.hash(state);
+    }
 }
 
 /// A place as a tape keeps it, its strings in [`Tape::names`].
@@ -71,6 +92,8 @@ pub(super) struct Tape {
     /// The strings the events and places borrowed, each once.
     names: Vec<Box<str>>,
     index: FxHashMap<Box<str>, u32>,
+    /// The names by the address and length of a string given.
+    at: FxHashMap<(usize, usize), u32>,
     names_bytes: usize,
     /// The chunks the [`Event::GmmaReads`] events borrowed, one after another.
     chunks: Vec<u32>,
@@ -136,19 +159,35 @@ impl Tape {
         self.event_index = FxHashMap::default();
         self.place_index = FxHashMap::default();
         self.index = FxHashMap::default();
+        self.at = FxHashMap::default();
         self.calls.shrink_to_fit();
         self.events.shrink_to_fit();
         self.places.shrink_to_fit();
     }
 
     fn intern(&mut self, s: &str) -> u32 {
-        if let Some(&i) = self.index.get(s) {
-            return i;
+        // By where the string is first (the interpreter's are its program's,
+        // the same each time), checked: a string's hash costs more.
+        let at = (s.as_ptr() as usize, s.len());
+        if let Some(&i) = self.at.get(&at) {
+            if *self.names[i as usize] == *s {
+                return i;
+            }
         }
-        let i = self.names.len() as u32;
-        self.names.push(s.into());
-        self.index.insert(s.into(), i);
-        self.names_bytes += 2 * s.len() + 48;
+        let i = match self.index.get(s) {
+            Some(&i) => i,
+            None => {
+                let i = self.names.len() as u32;
+                self.names.push(s.into());
+                self.index.insert(s.into(), i);
+                self.names_bytes += 2 * s.len() + 48;
+                i
+            }
+        };
+        if self.at.len() < 1 << 12 {
+            self.at.insert(at, i);
+            self.names_bytes += 24;
+        }
         i
     }
 
