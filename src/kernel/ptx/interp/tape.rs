@@ -191,12 +191,14 @@ impl Tape {
         i
     }
 
-    fn push(&mut self, call: Call) -> Result<(), Error> {
+    /// Whether a call may be recorded: the tape is not full before it
+    /// (what the call adds may take it past its limit, so that a tape found
+    /// not full always takes the next call, as [`Held`] needs).
+    fn admit(&mut self) -> Result<(), Error> {
         if self.is_full() {
             self.refused = true;
             return Err(Tape::FULL);
         }
-        self.calls.push(call);
         Ok(())
     }
 
@@ -222,6 +224,7 @@ impl Tape {
         event: &Event<'_>,
         unchanged: Option<LaneSet>,
     ) -> Result<(), Error> {
+        self.admit()?;
         let mut chunks = (0, 0);
         let (event, name) = match *event {
             Event::GmmaReads { site, chunks: c } => {
@@ -377,14 +380,15 @@ impl Tape {
             name,
             chunks,
         });
-        self.push(match unchanged {
+        self.calls.push(match unchanged {
             None => Call::Event { warp, event },
             Some(unchanged) => Call::Unchanged {
                 warp,
                 event,
                 unchanged,
             },
-        })
+        });
+        Ok(())
     }
 
     /// Gives the recorded calls to `consumer`, in order.
@@ -477,10 +481,13 @@ impl Recorded for Tape {
 
 impl Consumer for Tape {
     fn place(&mut self, place: &Place<'_>) {
+        // A full tape has already stopped its block at an event (or will at
+        // the next); a place past the limit is dropped with it.
+        if self.admit().is_err() {
+            return;
+        }
         let instruction = self.intern(place.instruction);
         let source_file = place.source_file.map(|f| self.intern(f));
-        // A full tape has already stopped its block at an event; a place
-        // past the limit is dropped with it.
         let stored = StoredPlace {
             input: place.input,
             line: place.line,
@@ -492,7 +499,7 @@ impl Consumer for Tape {
         if i == n {
             self.places.push(stored);
         }
-        let _ = self.push(Call::Place(i));
+        self.calls.push(Call::Place(i));
     }
 
     fn event(&mut self, warp: u32, event: &Event<'_>) -> Result<(), Error> {
@@ -688,6 +695,20 @@ mod tests {
         assert_eq!(tape.places.len(), 10);
         assert_eq!(tape.events.len(), 14 + 14 + 14 + 40 + 26);
         assert_eq!(tape.names.len(), 6);
+    }
+
+    #[test]
+    fn a_tape_not_full_takes_the_next_call_whatever_it_adds() {
+        let mut tape = Tape::with_limit(1);
+        let site = Site::pc(0);
+        let lanes = LaneSet::FULL;
+        let name = "tex.2d";
+        let call = Event::Unmodelled { site, lanes, name };
+        assert!(!tape.is_full());
+        assert_eq!(tape.event(0, &call), Ok(()));
+        assert!(tape.is_full());
+        assert_eq!(tape.event(0, &call), Err(Tape::FULL));
+        assert_eq!(tape.calls.len(), 1);
     }
 
     #[test]
