@@ -2953,20 +2953,12 @@ fn check_quad(
 /// telling that every address differs ([`may_repeat`]) was a twelfth of
 /// FlashInfer prefill's time with every block through the model; each
 /// warp's and each iteration's rows have the same shape.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct Shapes {
-    /// The shapes, each with whether its lanes are on words of their own.
+    /// The shapes, each with whether its lanes are on words of their own;
+    /// none until the first is kept (a block model of kernels of a few
+    /// requests each, nn-onestep's 118, pays nothing for them).
     lines: Vec<([u32; WARP_SIZE], bool)>,
-}
-
-impl Default for Shapes {
-    fn default() -> Self {
-        // Lane 0's offset is 0 in every shape: none matches a line of 1s
-        // before it is written.
-        Shapes {
-            lines: vec![([1; WARP_SIZE], false); Shapes::LINES],
-        }
-    }
 }
 
 impl Shapes {
@@ -2987,7 +2979,7 @@ impl Shapes {
         if active != u32::MAX {
             return None;
         }
-        let (shape, own) = &self.lines[Self::line(site)];
+        let (shape, own) = self.lines.get(Self::line(site))?;
         (*shape == Self::shape(addresses)).then_some(*own)
     }
 
@@ -2995,6 +2987,11 @@ impl Shapes {
     /// their own.
     fn put(&mut self, site: u64, active: u32, addresses: &[u32; WARP_SIZE], own: bool) {
         if active == u32::MAX {
+            if self.lines.is_empty() {
+                // Lane 0's offset is 0 in every shape: none matches a line
+                // of 1s.
+                self.lines = vec![([1; WARP_SIZE], false); Self::LINES];
+            }
             self.lines[Self::line(site)] = (Self::shape(addresses), own);
         }
     }
@@ -3023,22 +3020,15 @@ impl Shapes {
 /// a conflict with the quad's record, from one of a few stores: noting
 /// each of them in full was a third of that trace's time with every block
 /// through the model.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct QuadsSeen {
-    /// The records, direct-mapped by site; each valid while its access is
-    /// the one being run.
-    lines: [(Record, u32, u64); QuadsSeen::LINES],
-    /// The access being run (a count, never reused).
+    /// The records, two lines a site's hash; each valid while its access is
+    /// the one being run. None until the first is kept: on the heap, so
+    /// that the block model stays small to move (in place, they made each
+    /// block of nn-onestep's 118 kernels cost a 3 KB copy or two).
+    lines: Vec<(Record, u32, u64)>,
+    /// The access being run (a count from 1, never reused).
     access: u64,
-}
-
-impl Default for QuadsSeen {
-    fn default() -> Self {
-        QuadsSeen {
-            lines: [(Record::EMPTY, 0, 0); QuadsSeen::LINES],
-            access: 0,
-        }
-    }
 }
 
 impl QuadsSeen {
@@ -3062,7 +3052,8 @@ impl QuadsSeen {
     #[inline]
     fn get(&self, record: &Record) -> Option<u32> {
         let at = Self::line(record);
-        self.lines[at..at + 2]
+        self.lines
+            .get(at..at + 2)?
             .iter()
             .find(|(cached, _, access)| *access == self.access && cached.same_but_lanes(record))
             .map(|&(_, index, _)| index)
@@ -3076,6 +3067,9 @@ impl QuadsSeen {
             ([_], Some((_, index))) => index,
             _ => return,
         };
+        if self.lines.is_empty() {
+            self.lines = vec![(Record::EMPTY, 0, 0); Self::LINES];
+        }
         let at = Self::line(&record);
         // The first line unless it holds another record of this access.
         let (cached, _, access) = &self.lines[at];
