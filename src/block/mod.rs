@@ -3045,7 +3045,7 @@ impl QuadsSeen {
     /// sites of one access that hash alike (FlashInfer prefill's stores
     /// 0x65b0 and 0x6640) do not put each other out.
     fn line(record: &Record) -> usize {
-        (record.site.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58) as usize % Self::LINES & !1
+        ((record.site.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58) as usize % Self::LINES) & !1
     }
 
     /// What `record` (but for its lanes) gave the access being run.
