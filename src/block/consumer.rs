@@ -1453,24 +1453,8 @@ impl Racecheck {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::{BarrierKind, BlockClass, Recall, Recorded};
-
-    /// A block's calls, warp and event.
-    struct Calls(Vec<(u32, Event<'static>)>);
-
-    impl Recorded for Calls {
-        fn each(&self, f: &mut dyn FnMut(Recall<'_>) -> Result<(), Error>) -> Result<(), Error> {
-            for (warp, event) in &self.0 {
-                let (warp, unchanged) = (*warp, None);
-                f(Recall::Event {
-                    warp,
-                    event,
-                    unchanged,
-                })?;
-            }
-            Ok(())
-        }
-    }
+    use crate::kernel::testing::{give, Calls};
+    use crate::kernel::{BarrierKind, BlockClass};
 
     /// Two classes of blocks, one racing (warps 0 and 1 store to one word)
     /// and one with a barrier warp 1 never reaches and an instruction not
@@ -1499,8 +1483,8 @@ mod tests {
             lanes: LaneSet::FULL,
             name: "x",
         };
-        let racing = Calls(vec![(0, store(1)), (1, store(2))]);
-        let stuck = Calls(vec![(0, bar), (0, other), (1, store(5))]);
+        let racing = Calls(vec![(0, None, store(1)), (1, None, store(2))]);
+        let stuck = Calls(vec![(0, None, bar), (0, None, other), (1, None, store(5))]);
         let classes = [BlockClass::new(), BlockClass::new()];
         let mut by_calls = Racecheck::new();
         let mut by_parts = Racecheck::new();
@@ -1512,17 +1496,7 @@ mod tests {
             let calls = [&racing, &stuck][c];
             let block = BlockInfo::new([x, 0, 0], None);
             let repeat = Repeat::new(classes[c], calls);
-            by_calls.begin_block(&block).unwrap();
-            repeat.replay(&mut by_calls).unwrap();
-            by_calls.end_block().unwrap();
-            if met[c] {
-                by_parts.repeat_block(&block, &repeat).unwrap();
-            } else {
-                by_parts.begin_block(&block).unwrap();
-                repeat.replay(&mut by_parts).unwrap();
-                by_parts.end_block().unwrap();
-                met[c] = true;
-            }
+            give(&mut by_calls, &mut by_parts, &block, &repeat, &mut met[c]).unwrap();
             assert_eq!(by_parts.kernels(), by_calls.kernels(), "block {x}");
         }
         let kernel = &by_parts.kernels()[0];

@@ -75,6 +75,8 @@ pub mod tally;
 pub(crate) use repeat::PerClass;
 pub use repeat::{BlockClass, Repeat};
 // What records a class's calls: the PTX interpreter's tapes (and tests).
+#[cfg(test)]
+pub(crate) use repeat::testing;
 #[cfg(any(feature = "ptx", test))]
 pub(crate) use repeat::{Recall, Recorded};
 

@@ -174,6 +174,57 @@ impl<T> PerClass<T> {
     }
 }
 
+/// What the per-class tests of the tally and the race checker share: a
+/// block's calls written out, and the two ways a source gives a block.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::{Recall, Recorded, Repeat};
+    use crate::kernel::{BlockInfo, Consumer, Event, Place};
+    use crate::Error;
+
+    /// A block's calls: each event by its warp, after a place or none.
+    pub(crate) struct Calls(pub Vec<(u32, Option<Place<'static>>, Event<'static>)>);
+
+    impl Recorded for Calls {
+        fn each(&self, f: &mut dyn FnMut(Recall<'_>) -> Result<(), Error>) -> Result<(), Error> {
+            for (warp, place, event) in &self.0 {
+                if let Some(place) = place {
+                    f(Recall::Place(place))?;
+                }
+                let (warp, unchanged) = (*warp, None);
+                f(Recall::Event {
+                    warp,
+                    event,
+                    unchanged,
+                })?;
+            }
+            Ok(())
+        }
+    }
+
+    /// Gives `block` to `by_calls` as its calls, and to `by_parts` as its
+    /// calls too the first time its class is met (`met`, then set), as a
+    /// repeat after.
+    pub(crate) fn give<C: Consumer>(
+        by_calls: &mut C,
+        by_parts: &mut C,
+        block: &BlockInfo,
+        repeat: &Repeat<'_>,
+        met: &mut bool,
+    ) -> Result<(), Error> {
+        by_calls.begin_block(block)?;
+        repeat.replay(by_calls)?;
+        by_calls.end_block()?;
+        if *met {
+            return by_parts.repeat_block(block, repeat);
+        }
+        *met = true;
+        by_parts.begin_block(block)?;
+        repeat.replay(by_parts)?;
+        by_parts.end_block()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

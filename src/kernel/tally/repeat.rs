@@ -258,28 +258,9 @@ impl Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::{BlockClass, Event, KernelInfo, Place, Recall, Recorded, Site};
+    use crate::kernel::testing::{give, Calls};
+    use crate::kernel::{BlockClass, Event, KernelInfo, Place, Site};
     use crate::{LaneSet, WarpRequest};
-
-    /// A block's calls: events, each after a place or none.
-    struct Calls(Vec<(Option<Place<'static>>, Event<'static>)>);
-
-    impl Recorded for Calls {
-        fn each(&self, f: &mut dyn FnMut(Recall<'_>) -> Result<(), Error>) -> Result<(), Error> {
-            for (place, event) in &self.0 {
-                if let Some(place) = place {
-                    f(Recall::Place(place))?;
-                }
-                let unchanged = None;
-                f(Recall::Event {
-                    warp: 0,
-                    event,
-                    unchanged,
-                })?;
-            }
-            Ok(())
-        }
-    }
 
     fn access(pc: u64, stride: u32) -> Event<'static> {
         let request = WarpRequest::from_fn(Op::Load, 4, |l| Some(stride * l.get())).unwrap();
@@ -321,18 +302,19 @@ mod tests {
             guarded: false,
         };
         let a = Calls(vec![
-            (None, access(1, far)),
-            (Some(Place::new(0, 10, "ld.shared.b32")), access(2, 4)),
-            (Some(Place::new(0, 11, "ld.shared.b32")), access(3, far)),
-            (None, access(3, far)),
-            (Some(Place::new(0, 12, "cp.async")), source),
+            (0, None, access(1, far)),
+            (0, Some(Place::new(0, 10, "ld.shared.b32")), access(2, 4)),
+            (0, Some(Place::new(0, 11, "ld.shared.b32")), access(3, far)),
+            (0, None, access(3, far)),
+            (0, Some(Place::new(0, 12, "cp.async")), source),
         ]);
         let b = Calls(vec![
-            (Some(Place::new(0, 20, "ld.shared.b32")), access(1, 8)),
-            (None, access(4, far)),
-            (Some(Place::new(0, 21, "ld.shared.b32")), access(4, far)),
-            (None, access(6, far)),
+            (0, Some(Place::new(0, 20, "ld.shared.b32")), access(1, 8)),
+            (0, None, access(4, far)),
+            (0, Some(Place::new(0, 21, "ld.shared.b32")), access(4, far)),
+            (0, None, access(6, far)),
             (
+                0,
                 None,
                 Event::Unmodelled {
                     site: Site::pc(5),
@@ -352,17 +334,7 @@ mod tests {
             let calls = [&a, &b][c];
             let block = BlockInfo::new([n as u32, 0, 0], Some(32));
             let repeat = Repeat::new(classes[c], calls);
-            by_calls.begin_block(&block).unwrap();
-            repeat.replay(&mut by_calls).unwrap();
-            by_calls.end_block().unwrap();
-            if met[c] {
-                by_parts.repeat_block(&block, &repeat).unwrap();
-            } else {
-                by_parts.begin_block(&block).unwrap();
-                repeat.replay(&mut by_parts).unwrap();
-                by_parts.end_block().unwrap();
-                met[c] = true;
-            }
+            give(&mut by_calls, &mut by_parts, &block, &repeat, &mut met[c]).unwrap();
             assert_eq!(told(&by_parts), told(&by_calls), "block {n}");
         }
         assert_eq!((by_calls.error_count(), by_calls.errors().len()), (21, 20));

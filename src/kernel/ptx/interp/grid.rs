@@ -357,14 +357,12 @@ fn ran(totals: &mut Totals, budget: &mut Budget, steps: u64) {
 }
 
 /// Interprets block `id` on this thread and gives it to the consumer: where
-/// its class may be reused (`room` bytes for its tape), recorded and given
+/// its class may be reused (the cache's room for its tape), recorded and given
 /// as the class's first repeat ([`give_recorded`]); where the tape fills, or
 /// without room, its calls straight into the consumer.
-#[allow(clippy::too_many_arguments)]
 fn interpret<C: Consumer + ?Sized>(
     launch: &Launch<'_>,
     (id, info, key): ([u32; 3], &BlockInfo, Option<[u32; 3]>),
-    room: usize,
     cache: &mut Cache,
     totals: &mut Totals,
     budget: &mut Budget,
@@ -372,6 +370,7 @@ fn interpret<C: Consumer + ?Sized>(
 ) -> Result<(), Error> {
     let mut notes = Notes::new();
     let ctx = launch.ctx(id);
+    let room = key.map_or(0, |key| cache.room(&key));
     if room == 0 {
         consumer.begin_block(info)?;
         let run = exec::run_block(&ctx, consumer, &mut notes);
@@ -558,11 +557,9 @@ fn serial<C: Consumer + ?Sized>(
             budget.ran(class.steps);
             continue;
         }
-        let room = key.map_or(0, |key| cache.room(&key));
         interpret(
             launch,
             (id, &info, key),
-            room,
             &mut cache,
             &mut totals,
             budget,
@@ -738,11 +735,9 @@ fn feed<C: Consumer + ?Sized>(
             // Too many calls to record, or a class whose tape was not
             // kept: on this thread.
             _ => {
-                let room = key.map_or(0, |key| cache.room(&key));
                 interpret(
                     launch,
                     (id, &info, key),
-                    room,
                     &mut cache,
                     &mut totals,
                     budget,
